@@ -1,0 +1,76 @@
+//! Criterion versions of the suite's fork–join programs: `fib(35)` and the
+//! 1K- and 16M-node tree sums, each as the sequential reference, Prescient
+//! (default `Params`, `DEF` with capacity 4, `PF` with capacity 4), rayon and
+//! chili, at the thread counts of `PRESCIENT_BENCH_THREADS` (e.g. `1,2` or
+//! `all`; default 1 and 2, capped at the available parallelism).
+//!
+//! As in the suite, each pool is built once and the runs are timed inside it
+//! (`Pool::time` enters the pool once per sample and times the iterations
+//! there), so entering a pool is not counted. Sample sizes are small so that
+//! `cargo bench -p prescient-benches` finishes in a few minutes on two cores;
+//! pass a filter to run one group, e.g. `cargo bench -p prescient-benches --
+//! tree1k`.
+
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, SamplingMode};
+use prescient_benches::suite::{cli, machine, Pool, Program, Runner, THREADS_ENV};
+
+fn thread_counts() -> Vec<usize> {
+    let max = machine::available_threads();
+    match std::env::var(THREADS_ENV) {
+        Ok(spec) if !spec.trim().is_empty() => {
+            cli::parse_threads(&spec, max).unwrap_or_else(|e| panic!("{THREADS_ENV}: {e}"))
+        }
+        _ => cli::default_threads(max),
+    }
+}
+
+fn bench_program(c: &mut Criterion, program: Program) {
+    let work = program.prepare();
+    let mut group = c.benchmark_group(program.name());
+    group.sample_size(10);
+    match program {
+        Program::Fib | Program::Tree16m => {
+            group
+                .sampling_mode(SamplingMode::Flat)
+                .warm_up_time(Duration::from_secs(1))
+                .measurement_time(Duration::from_secs(3));
+        }
+        Program::Tree1k => {
+            group
+                .warm_up_time(Duration::from_millis(500))
+                .measurement_time(Duration::from_secs(1));
+        }
+    }
+    let seq = Pool::Seq;
+    group.bench_function(BenchmarkId::new(Runner::Seq.name(), 1), |b| {
+        b.iter_custom(|iters| seq.time(&work, iters))
+    });
+    for threads in thread_counts() {
+        for runner in Runner::ALL.into_iter().filter(|r| r.is_parallel()) {
+            let pool = Pool::build(runner, threads).unwrap_or_else(|e| panic!("{e}"));
+            group.bench_function(BenchmarkId::new(runner.name(), threads), |b| {
+                b.iter_custom(|iters| pool.time(&work, iters))
+            });
+        }
+    }
+    group.finish();
+    // Freeing a 16M-node tree takes a while and is not what we measure.
+    std::mem::forget(work);
+}
+
+fn fib(c: &mut Criterion) {
+    bench_program(c, Program::Fib);
+}
+
+fn tree1k(c: &mut Criterion) {
+    bench_program(c, Program::Tree1k);
+}
+
+fn tree16m(c: &mut Criterion) {
+    bench_program(c, Program::Tree16m);
+}
+
+criterion_group!(benches, fib, tree1k, tree16m);
+criterion_main!(benches);

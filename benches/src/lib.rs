@@ -1,0 +1,19 @@
+//! Benchmark programs and the suite runner of the Prescient task runtime.
+//!
+//! * [`programs`] holds the benchmark programs, each with a sequential
+//!   reference and one variant per runner (Prescient, rayon, chili) that
+//!   differ only in the fork–join call. It is a plain library shared by the
+//!   criterion benches, the suite, the examples and the integration tests.
+//! * [`suite`] is the side-by-side runner behind the `suite` binary
+//!   (`cargo run --release -p prescient-benches --bin suite -- --quick`): every
+//!   program × runner × thread count runs in its own child process, so that its
+//!   peak RSS is its own, and the parent prints one table and writes JSON.
+//!
+//! The fork–join anchors are rayon 1.12 (`rayon::join` inside
+//! `ThreadPool::install`) and chili 0.2.1 (`Scope::join`, the Rust port of
+//! Spice).
+
+#![deny(missing_docs)]
+
+pub mod programs;
+pub mod suite;

@@ -1,0 +1,415 @@
+//! The child processes: one configuration each, measured and reported on one
+//! line of stdout; and the parent's side that spawns them and reads that line.
+//!
+//! The line is `RESULT key=value …` (or `IDLE key=value …`), with times in
+//! nanoseconds and the peak RSS in KiB, so that it is easy to read by eye and
+//! by the parent.
+
+use std::collections::HashMap;
+use std::io::Read;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use prescient::Counters;
+
+use super::{Options, Pool, Program, Runner, Work};
+
+/// The prefix of a child's result line.
+pub const RESULT_PREFIX: &str = "RESULT";
+/// The prefix of an idle child's result line.
+pub const IDLE_PREFIX: &str = "IDLE";
+
+/// The peak resident set size of this process, in KiB
+/// (`getrusage(RUSAGE_SELF).ru_maxrss`).
+pub fn peak_rss_kib() -> u64 {
+    rusage().map_or(0, |u| u.ru_maxrss.max(0) as u64)
+}
+
+/// The CPU time (user + system) this process has used, in nanoseconds.
+pub fn cpu_time_ns() -> u64 {
+    fn ns(t: libc::timeval) -> u64 {
+        t.tv_sec.max(0) as u64 * 1_000_000_000 + t.tv_usec.max(0) as u64 * 1_000
+    }
+    rusage().map_or(0, |u| ns(u.ru_utime) + ns(u.ru_stime))
+}
+
+fn rusage() -> Option<libc::rusage> {
+    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: `usage` points to writable memory for one `rusage`, which
+    // `getrusage` fills on success; we read it only then.
+    let rc = unsafe { libc::getrusage(libc::RUSAGE_SELF, usage.as_mut_ptr()) };
+    if rc == 0 {
+        // SAFETY: `getrusage` returned 0, so it initialised `usage`.
+        Some(unsafe { usage.assume_init() })
+    } else {
+        None
+    }
+}
+
+/// What one child measured.
+#[derive(Clone, Debug)]
+pub struct ChildResult {
+    /// The median time per run.
+    pub median_ns: f64,
+    /// The fastest batch, per run.
+    pub min_ns: f64,
+    /// The slowest batch, per run.
+    pub max_ns: f64,
+    /// Runs per timed batch.
+    pub batch: u64,
+    /// Timed batches.
+    pub samples: u64,
+    /// The child's peak RSS in KiB.
+    pub rss_kib: u64,
+    /// For Prescient, the counters of the timed runs (all `runs` of them).
+    pub counters: Option<Counters>,
+}
+
+impl ChildResult {
+    /// The number of timed runs.
+    pub fn runs(&self) -> u64 {
+        self.batch * self.samples
+    }
+
+    /// The child's `RESULT` line.
+    pub fn to_line(&self, program: Program, runner: Runner, threads: usize) -> String {
+        let mut line = format!(
+            "{RESULT_PREFIX} program={program} runner={runner} threads={threads} \
+             median_ns={:.1} min_ns={:.1} max_ns={:.1} batch={} samples={} rss_kib={}",
+            self.median_ns, self.min_ns, self.max_ns, self.batch, self.samples, self.rss_kib
+        );
+        if let Some(c) = &self.counters {
+            line += &format!(
+                " spawns={} inlined_spawns={} steals={} suspensions={} live_stacks={} \
+                 peak_live_stacks={} stacks_beyond_cap={}",
+                c.spawns,
+                c.inlined_spawns,
+                c.steals,
+                c.suspensions,
+                c.live_stacks,
+                c.peak_live_stacks,
+                c.stacks_beyond_cap
+            );
+        }
+        line
+    }
+
+    /// Parses a `RESULT` line.
+    pub fn parse_line(line: &str) -> Result<ChildResult, String> {
+        let fields = fields(line, RESULT_PREFIX)?;
+        let float = |k: &str| -> Result<f64, String> {
+            fields
+                .get(k)
+                .and_then(|v| v.parse::<f64>().ok())
+                .ok_or_else(|| format!("missing or bad `{k}` in `{line}`"))
+        };
+        let int = |k: &str| -> Result<u64, String> {
+            fields
+                .get(k)
+                .and_then(|v| v.parse::<u64>().ok())
+                .ok_or_else(|| format!("missing or bad `{k}` in `{line}`"))
+        };
+        let counters = if fields.contains_key("spawns") {
+            Some(Counters {
+                spawns: int("spawns")?,
+                inlined_spawns: int("inlined_spawns")?,
+                steals: int("steals")?,
+                suspensions: int("suspensions")?,
+                live_stacks: int("live_stacks")?,
+                peak_live_stacks: int("peak_live_stacks")?,
+                stacks_beyond_cap: int("stacks_beyond_cap")?,
+            })
+        } else {
+            None
+        };
+        Ok(ChildResult {
+            median_ns: float("median_ns")?,
+            min_ns: float("min_ns")?,
+            max_ns: float("max_ns")?,
+            batch: int("batch")?,
+            samples: int("samples")?,
+            rss_kib: int("rss_kib")?,
+            counters,
+        })
+    }
+}
+
+/// What an idle child measured.
+#[derive(Clone, Debug, PartialEq)]
+pub struct IdleResult {
+    /// Process CPU time (user + system) burned while the main thread slept.
+    pub cpu_ns: f64,
+    /// The wall time of that sleep (about one second).
+    pub wall_ns: f64,
+    /// The child's peak RSS in KiB.
+    pub rss_kib: u64,
+}
+
+impl IdleResult {
+    /// The child's `IDLE` line.
+    pub fn to_line(&self, runner: Runner, threads: usize) -> String {
+        format!(
+            "{IDLE_PREFIX} runner={runner} threads={threads} cpu_ns={:.0} wall_ns={:.0} rss_kib={}",
+            self.cpu_ns, self.wall_ns, self.rss_kib
+        )
+    }
+
+    /// Parses an `IDLE` line.
+    pub fn parse_line(line: &str) -> Result<IdleResult, String> {
+        let fields = fields(line, IDLE_PREFIX)?;
+        let get = |k: &str| {
+            fields
+                .get(k)
+                .and_then(|v| v.parse::<f64>().ok())
+                .ok_or_else(|| format!("missing or bad `{k}` in `{line}`"))
+        };
+        Ok(IdleResult {
+            cpu_ns: get("cpu_ns")?,
+            wall_ns: get("wall_ns")?,
+            rss_kib: get("rss_kib")? as u64,
+        })
+    }
+}
+
+fn fields<'a>(line: &'a str, prefix: &str) -> Result<HashMap<&'a str, &'a str>, String> {
+    let mut words = line.split_whitespace();
+    if words.next() != Some(prefix) {
+        return Err(format!("not a {prefix} line: `{line}`"));
+    }
+    Ok(words.filter_map(|w| w.split_once('=')).collect())
+}
+
+/// The child of one configuration: builds the input and the pool, measures,
+/// prints the `RESULT` line. Returns the exit code.
+pub fn run_child(program: Program, runner: Runner, threads: usize, quick: bool) -> i32 {
+    let work = program.prepare();
+    let pool = match Pool::build(runner, threads) {
+        Ok(pool) => pool,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 1;
+        }
+    };
+    let m = pool.measure(&work, &program.plan(quick));
+    let result = ChildResult {
+        median_ns: m.median_ns(),
+        min_ns: m.per_run_ns.iter().copied().fold(f64::INFINITY, f64::min),
+        max_ns: m.per_run_ns.iter().copied().fold(0.0, f64::max),
+        batch: m.batch,
+        samples: m.per_run_ns.len() as u64,
+        rss_kib: peak_rss_kib(),
+        counters: m.counters,
+    };
+    println!("{}", result.to_line(program, runner, threads));
+    drop(pool);
+    // A 16M-node tree takes a while to free; the process is about to exit.
+    std::mem::forget(work);
+    0
+}
+
+/// Builds `runner`'s pool, runs one tiny job on it, then sleeps one second
+/// and measures the process CPU time burned meanwhile. For chili, the scope
+/// of the tiny job is dropped before the sleep (a held scope keeps chili's
+/// heartbeat thread ticking). Prints the `IDLE` line; returns the exit code.
+pub fn run_idle_child(runner: Runner, threads: usize) -> i32 {
+    let pool = match Pool::build(runner, threads) {
+        Ok(pool) => pool,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 1;
+        }
+    };
+    pool.time(&Work::fib(15), 1);
+    let cpu0 = cpu_time_ns();
+    let wall0 = Instant::now();
+    std::thread::sleep(Duration::from_secs(1));
+    let cpu = cpu_time_ns().saturating_sub(cpu0);
+    let wall = wall0.elapsed();
+    let result = IdleResult {
+        cpu_ns: cpu as f64,
+        wall_ns: wall.as_nanos() as f64,
+        rss_kib: peak_rss_kib(),
+    };
+    println!("{}", result.to_line(runner, threads));
+    0
+}
+
+/// One configuration's outcome, as the parent saw it.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// The program.
+    pub program: Program,
+    /// The runner.
+    pub runner: Runner,
+    /// The thread count.
+    pub threads: usize,
+    /// What the child measured, or why it failed.
+    pub result: Result<ChildResult, String>,
+}
+
+/// An idle measurement's outcome, as the parent saw it.
+#[derive(Clone, Debug)]
+pub struct IdleOutcome {
+    /// The runner.
+    pub runner: Runner,
+    /// The thread count.
+    pub threads: usize,
+    /// What the child measured, or why it failed.
+    pub result: Result<IdleResult, String>,
+}
+
+/// Runs `exe --child PROGRAM RUNNER THREADS [--quick]` and reads its line.
+pub fn spawn_run(
+    exe: &Path,
+    program: Program,
+    runner: Runner,
+    threads: usize,
+    options: &Options,
+) -> Outcome {
+    let mut args = vec![
+        "--child".to_string(),
+        program.name().to_string(),
+        runner.name().to_string(),
+        threads.to_string(),
+    ];
+    if options.quick {
+        args.push("--quick".to_string());
+    }
+    let result = run_and_read(exe, &args, options.timeout, RESULT_PREFIX)
+        .and_then(|line| ChildResult::parse_line(&line));
+    Outcome {
+        program,
+        runner,
+        threads,
+        result,
+    }
+}
+
+/// Runs `exe --child-idle RUNNER THREADS` and reads its line.
+pub fn spawn_idle(exe: &Path, runner: Runner, threads: usize, options: &Options) -> IdleOutcome {
+    let args = [
+        "--child-idle".to_string(),
+        runner.name().to_string(),
+        threads.to_string(),
+    ];
+    let result = run_and_read(exe, &args, options.timeout, IDLE_PREFIX)
+        .and_then(|line| IdleResult::parse_line(&line));
+    IdleOutcome {
+        runner,
+        threads,
+        result,
+    }
+}
+
+/// Runs `exe args…` (stderr passed through), kills it after `timeout`, and
+/// returns its last stdout line that starts with `prefix`.
+fn run_and_read(
+    exe: &Path,
+    args: &[String],
+    timeout: Duration,
+    prefix: &str,
+) -> Result<String, String> {
+    let mut child = Command::new(exe)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .map_err(|e| format!("spawning {}: {e}", exe.display()))?;
+    let mut stdout = child.stdout.take().expect("stdout is piped");
+    let reader = std::thread::spawn(move || {
+        let mut out = String::new();
+        let _ = stdout.read_to_string(&mut out);
+        out
+    });
+    let start = Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if start.elapsed() > timeout => {
+                let _ = child.kill();
+                let _ = child.wait();
+                let _ = reader.join();
+                return Err(format!("timed out after {:.0} s", timeout.as_secs_f64()));
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(10)),
+            Err(e) => return Err(format!("waiting for the child: {e}")),
+        }
+    };
+    let out = reader.join().unwrap_or_default();
+    if !status.success() {
+        return Err(format!("child exited with {status}"));
+    }
+    out.lines()
+        .rev()
+        .find(|l| l.starts_with(prefix))
+        .map(str::to_string)
+        .ok_or_else(|| format!("the child printed no {prefix} line"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn result_line_round_trips() {
+        let r = ChildResult {
+            median_ns: 1234.5,
+            min_ns: 1000.0,
+            max_ns: 2000.5,
+            batch: 8,
+            samples: 5,
+            rss_kib: 4096,
+            counters: Some(Counters {
+                spawns: 1,
+                inlined_spawns: 2,
+                steals: 3,
+                suspensions: 4,
+                live_stacks: 5,
+                peak_live_stacks: 6,
+                stacks_beyond_cap: 7,
+            }),
+        };
+        let line = r.to_line(Program::Fib, Runner::PrescientPfCap4, 2);
+        assert!(line.starts_with("RESULT program=fib runner=prescient-pf-c4 threads=2 "));
+        let back = ChildResult::parse_line(&line).unwrap();
+        assert_eq!(back.median_ns, 1234.5);
+        assert_eq!(back.max_ns, 2000.5);
+        assert_eq!(back.runs(), 40);
+        let c = back.counters.unwrap();
+        assert_eq!((c.spawns, c.suspensions, c.stacks_beyond_cap), (1, 4, 7));
+
+        let plain = ChildResult {
+            counters: None,
+            ..r.clone()
+        };
+        let line = plain.to_line(Program::Tree1k, Runner::Rayon, 1);
+        assert!(ChildResult::parse_line(&line).unwrap().counters.is_none());
+        assert!(ChildResult::parse_line("IDLE cpu_ns=1").is_err());
+        assert!(ChildResult::parse_line("RESULT median_ns=1").is_err());
+    }
+
+    #[test]
+    fn idle_line_round_trips() {
+        let r = IdleResult {
+            cpu_ns: 1.5e6,
+            wall_ns: 1.0e9,
+            rss_kib: 100,
+        };
+        let back = IdleResult::parse_line(&r.to_line(Runner::Chili, 2)).unwrap();
+        assert_eq!(back, r);
+    }
+
+    #[test]
+    fn rusage_reads() {
+        assert!(peak_rss_kib() > 0);
+        let before = cpu_time_ns();
+        let mut x = 0u64;
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_millis(20) {
+            x = std::hint::black_box(x.wrapping_add(1));
+        }
+        assert!(cpu_time_ns() > before);
+    }
+}

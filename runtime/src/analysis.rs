@@ -1,0 +1,584 @@
+//! What `#[task_program]` found, and the `const fn`s that turn it into
+//! [`Params`] (Thoman, Zangerl, Fahringer, CF'17 §3.2–3.3).
+//!
+//! The macro emits the *raw* analysis of an annotated module: per task context
+//! (the function that contains spawn sites) the parallel structure ρ and λ, the
+//! effort of its tasks and the stack it needs, plus a table of its spawn sites.
+//! Effort and stack terms are `const` expressions — `core::mem::size_of::<T>()`,
+//! module-level `const` loop bounds — that rustc evaluates. This module does the
+//! rest at compile time:
+//!
+//! * **aggregation** (§3.3, [`ProgramAnalysis::new`]): ρ and λ by minimum over the
+//!   contexts, effort by mean, stack by maximum, rounded up to a power of two and
+//!   clamped to [`MIN_STACK_SIZE`] ..= [`MAX_STACK_SIZE`];
+//! * **decision trees** (§3.3.4, [`decide`]), exactly as in the paper:
+//!   - queue policy = `PF` if ρ > 5 or 1M < e ≤ 1T, else `DEF`;
+//!   - queue capacity = 128 if ρ = 0 and λ > 0; else 8 if 1M < e ≤ 1T; else 4;
+//!   - dependency buckets = 256019 if ρ > 0, else 97;
+//!   - stack size = the aggregated estimate.
+//!
+//!   Every other field stays at [`Params::DEFAULT`].
+//!
+//! Effort is counted in units of one built-in operation (the macro documents its
+//! cost table), so the paper's 1M / 1T thresholds apply unchanged. All arithmetic
+//! saturates.
+//!
+//! A spawn site's identity is the address of its [`SpawnSite`] `static`, emitted
+//! in the annotated module and passed to [`join_at`](crate::join_at) /
+//! [`spawn_at`](crate::spawn_at); it is unique across every annotated module of a
+//! program. [`ProgramAnalysis::sites`] holds plain copies of the sites'
+//! descriptions ([`SiteInfo`]), so that the analysis stays a `const` even once
+//! the site statics carry run-time statistics.
+
+use crate::params::{Params, QueuePolicy, MAX_STACK_SIZE, MIN_STACK_SIZE};
+use core::fmt;
+use core::ops::Deref;
+
+/// Bytes the runtime's own join/spawn machinery adds to a task stack per nested
+/// spawn construct (the frames of `join_at`/`spawn_at` and what they keep live),
+/// added by the stack analysis once per level of spawn nesting in a frame.
+///
+/// These are first estimates: **they must be re-measured** against the
+/// scheduler (deepest stack use of a recursive `join` benchmark, per build
+/// profile) whenever the join path changes.
+#[cfg(debug_assertions)]
+pub const JOIN_FRAME_BYTES: usize = 2048;
+/// Bytes the runtime's own join/spawn machinery adds to a task stack per nested
+/// spawn construct (the frames of `join_at`/`spawn_at` and what they keep live),
+/// added by the stack analysis once per level of spawn nesting in a frame.
+///
+/// These are first estimates: **they must be re-measured** against the
+/// scheduler (deepest stack use of a recursive `join` benchmark, per build
+/// profile) whenever the join path changes.
+#[cfg(not(debug_assertions))]
+pub const JOIN_FRAME_BYTES: usize = 512;
+
+/// ρ above which the queue policy becomes `PF` (CF'17 §3.3.4).
+pub const PF_RECURSION_THRESHOLD: u32 = 5;
+/// The lower, exclusive bound of the "coarse task" effort band: 1M operations.
+pub const COARSE_EFFORT_MIN: u64 = 1_000_000;
+/// The upper, inclusive bound of the "coarse task" effort band: 1T operations.
+pub const COARSE_EFFORT_MAX: u64 = 1_000_000_000_000;
+/// Queue capacity for loop-parallel programs (ρ = 0, λ > 0).
+pub const LOOP_QUEUE_CAPACITY: usize = 128;
+/// Queue capacity for coarse tasks (1M < e ≤ 1T).
+pub const COARSE_QUEUE_CAPACITY: usize = 8;
+/// Queue capacity otherwise.
+pub const SMALL_QUEUE_CAPACITY: usize = 4;
+/// Dependency-table buckets for programs with recursive parallelism (ρ > 0).
+pub const RECURSIVE_DEPENDENCY_BUCKETS: usize = 256_019;
+/// Dependency-table buckets otherwise.
+pub const FLAT_DEPENDENCY_BUCKETS: usize = 97;
+
+/// Which spawn construct a site is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SiteKind {
+    /// `join(a, b)`.
+    Join,
+    /// `spawn(f)`.
+    Spawn,
+    /// `spawn` on the scope value a `scope` closure receives.
+    ScopeSpawn,
+    /// `spawn` on a task group.
+    GroupSpawn,
+    /// A dataflow task.
+    DataflowTask,
+}
+
+impl SiteKind {
+    /// A short name for tables: `join`, `spawn`, `scope spawn`, `group spawn`, `dataflow task`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            SiteKind::Join => "join",
+            SiteKind::Spawn => "spawn",
+            SiteKind::ScopeSpawn => "scope spawn",
+            SiteKind::GroupSpawn => "group spawn",
+            SiteKind::DataflowTask => "dataflow task",
+        }
+    }
+}
+
+impl fmt::Display for SiteKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The static description of one spawn site, as the analyzer saw it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SiteInfo {
+    /// `module_path!()` of the annotated module.
+    pub module: &'static str,
+    /// The site's index in its module's site table (source order).
+    pub index: u32,
+    /// The enclosing function (its task context), `name` or `Type::name`.
+    pub function: &'static str,
+    /// The spawn construct.
+    pub kind: SiteKind,
+    /// Source file of the site.
+    pub file: &'static str,
+    /// Line of the site (1-based).
+    pub line: u32,
+    /// Column of the site (1-based).
+    pub column: u32,
+    /// Whether the site sits inside a loop (`for`, `while`, `loop`, or an
+    /// iterator closure such as `for_each`) of its function.
+    pub in_loop: bool,
+    /// The static effort estimate of the tasks this site spawns, in built-in
+    /// operations: the starting point of adaptive inlining.
+    pub static_effort: u64,
+}
+
+impl fmt::Display for SiteInfo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}::{}#{} ({}) at {}:{}:{}",
+            self.module, self.function, self.index, self.kind, self.file, self.line, self.column
+        )
+    }
+}
+
+/// A spawn site: one `static` per site, emitted by `#[task_program]` in the
+/// annotated module; its address is the site's id, passed to
+/// [`join_at`](crate::join_at) and [`spawn_at`](crate::spawn_at).
+///
+/// It dereferences to its [`SiteInfo`]. Adaptive inlining will add the site's
+/// run-time statistics (atomic counters and timings) here, next to `info`; they
+/// must stay `const`-constructible in [`SpawnSite::new`], which is the only
+/// constructor the macro uses.
+#[derive(Debug)]
+pub struct SpawnSite {
+    /// What the analyzer knows about the site.
+    pub info: SiteInfo,
+}
+
+impl SpawnSite {
+    /// A site with the given description (and, later, zeroed statistics).
+    pub const fn new(info: SiteInfo) -> SpawnSite {
+        SpawnSite { info }
+    }
+}
+
+impl Deref for SpawnSite {
+    type Target = SiteInfo;
+
+    fn deref(&self) -> &SiteInfo {
+        &self.info
+    }
+}
+
+impl fmt::Display for SpawnSite {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.info, f)
+    }
+}
+
+/// The analysis of one task context: a function that contains spawn sites.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ContextAnalysis {
+    /// The context's function, `name` or `Type::name`.
+    pub function: &'static str,
+    /// ρ: recursive parallel paths reachable from the context (CF'17 Alg. 2).
+    pub rho: u32,
+    /// λ: spawn sites reachable from the context that execute inside a loop.
+    pub lambda: u32,
+    /// Mean static effort of the tasks spawned in this context, in built-in
+    /// operations (CF'17 Alg. 3).
+    pub effort: u64,
+    /// Estimated stack bytes needed to run the context's function, including
+    /// recursion and the runtime's join frames (CF'17 Alg. 4).
+    pub stack: u64,
+    /// Indices into [`ProgramAnalysis::sites`] of the context's spawn sites.
+    pub sites: &'static [u32],
+}
+
+impl ContextAnalysis {
+    /// A context's analysis, as the macro emits it.
+    pub const fn new(
+        function: &'static str,
+        rho: u32,
+        lambda: u32,
+        effort: u64,
+        stack: u64,
+        sites: &'static [u32],
+    ) -> ContextAnalysis {
+        ContextAnalysis {
+            function,
+            rho,
+            lambda,
+            effort,
+            stack,
+            sites,
+        }
+    }
+}
+
+/// The analysis of one `#[task_program]` module: per context, aggregated, and
+/// its spawn-site table. `Display` prints a human-readable report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ProgramAnalysis {
+    /// `module_path!()` of the annotated module.
+    pub module: &'static str,
+    /// The task contexts, in source order.
+    pub contexts: &'static [ContextAnalysis],
+    /// The spawn sites, in source order (index = [`SiteInfo::index`]).
+    pub sites: &'static [SiteInfo],
+    /// Aggregated ρ: the minimum over the contexts (0 without contexts).
+    pub rho: u32,
+    /// Aggregated λ: the minimum over the contexts (0 without contexts).
+    pub lambda: u32,
+    /// Aggregated effort: the mean over the contexts (0 without contexts).
+    pub effort: u64,
+    /// The largest context stack estimate, in bytes, before rounding.
+    pub stack_estimate: u64,
+    /// The stack size chosen: `stack_estimate` rounded up to a power of two and
+    /// clamped to [`MIN_STACK_SIZE`] ..= [`MAX_STACK_SIZE`].
+    pub stack_size: usize,
+}
+
+impl ProgramAnalysis {
+    /// Aggregates the contexts (CF'17 §3.3): ρ and λ by minimum, effort by
+    /// mean, stack by maximum (see [`stack_size`]).
+    pub const fn new(
+        module: &'static str,
+        contexts: &'static [ContextAnalysis],
+        sites: &'static [SiteInfo],
+    ) -> ProgramAnalysis {
+        let mut rho = u32::MAX;
+        let mut lambda = u32::MAX;
+        let mut effort_sum: u64 = 0;
+        let mut stack_estimate: u64 = 0;
+        let mut i = 0;
+        while i < contexts.len() {
+            let c = &contexts[i];
+            if c.rho < rho {
+                rho = c.rho;
+            }
+            if c.lambda < lambda {
+                lambda = c.lambda;
+            }
+            effort_sum = effort_sum.saturating_add(c.effort);
+            if c.stack > stack_estimate {
+                stack_estimate = c.stack;
+            }
+            i += 1;
+        }
+        let (rho, lambda, effort) = if contexts.is_empty() {
+            (0, 0, 0)
+        } else {
+            (rho, lambda, effort_sum / contexts.len() as u64)
+        };
+        ProgramAnalysis {
+            module,
+            contexts,
+            sites,
+            rho,
+            lambda,
+            effort,
+            stack_estimate,
+            stack_size: stack_size(stack_estimate),
+        }
+    }
+
+    /// The parameters the decision trees choose, [`decide`]`(self)`.
+    pub const fn params(&self) -> Params {
+        decide(self)
+    }
+}
+
+/// Whether an effort lies in the paper's coarse band 1M < e ≤ 1T.
+pub const fn is_coarse(effort: u64) -> bool {
+    effort > COARSE_EFFORT_MIN && effort <= COARSE_EFFORT_MAX
+}
+
+/// Queue policy tree: `PF` if ρ > 5 or 1M < e ≤ 1T, else `DEF`.
+pub const fn queue_policy(rho: u32, effort: u64) -> QueuePolicy {
+    if rho > PF_RECURSION_THRESHOLD || is_coarse(effort) {
+        QueuePolicy::PF
+    } else {
+        QueuePolicy::DEF
+    }
+}
+
+/// Queue capacity tree: 128 if ρ = 0 and λ > 0; else 8 if 1M < e ≤ 1T; else 4.
+pub const fn queue_capacity(rho: u32, lambda: u32, effort: u64) -> usize {
+    if rho == 0 && lambda > 0 {
+        LOOP_QUEUE_CAPACITY
+    } else if is_coarse(effort) {
+        COARSE_QUEUE_CAPACITY
+    } else {
+        SMALL_QUEUE_CAPACITY
+    }
+}
+
+/// Dependency buckets tree: 256019 if ρ > 0, else 97.
+pub const fn dependency_buckets(rho: u32) -> usize {
+    if rho > 0 {
+        RECURSIVE_DEPENDENCY_BUCKETS
+    } else {
+        FLAT_DEPENDENCY_BUCKETS
+    }
+}
+
+/// The stack size for an estimate in bytes: rounded up to a power of two and
+/// clamped to [`MIN_STACK_SIZE`] ..= [`MAX_STACK_SIZE`].
+pub const fn stack_size(estimate: u64) -> usize {
+    if estimate <= MIN_STACK_SIZE as u64 {
+        return MIN_STACK_SIZE;
+    }
+    if estimate >= MAX_STACK_SIZE as u64 {
+        return MAX_STACK_SIZE;
+    }
+    // Within (16 KiB, 8 MiB): no overflow, and a power of two ≤ 8 MiB.
+    estimate.next_power_of_two() as usize
+}
+
+/// The decision trees of CF'17 §3.3.4 applied to the aggregated analysis; every
+/// other field is [`Params::DEFAULT`]'s.
+pub const fn decide(analysis: &ProgramAnalysis) -> Params {
+    Params::DEFAULT
+        .with_queue_policy(queue_policy(analysis.rho, analysis.effort))
+        .with_queue_capacity(queue_capacity(
+            analysis.rho,
+            analysis.lambda,
+            analysis.effort,
+        ))
+        .with_dependency_buckets(dependency_buckets(analysis.rho))
+        .with_stack_size(analysis.stack_size)
+}
+
+/// Saturating sum, for the effort and stack expressions the macro emits.
+pub const fn sum(values: &[u64]) -> u64 {
+    let mut total: u64 = 0;
+    let mut i = 0;
+    while i < values.len() {
+        total = total.saturating_add(values[i]);
+        i += 1;
+    }
+    total
+}
+
+/// Saturating product, for the effort expressions the macro emits.
+pub const fn product(values: &[u64]) -> u64 {
+    let mut total: u64 = 1;
+    let mut i = 0;
+    while i < values.len() {
+        total = total.saturating_mul(values[i]);
+        i += 1;
+    }
+    total
+}
+
+/// Maximum (0 for none), for the stack and effort expressions the macro emits.
+pub const fn max(values: &[u64]) -> u64 {
+    let mut best: u64 = 0;
+    let mut i = 0;
+    while i < values.len() {
+        if values[i] > best {
+            best = values[i];
+        }
+        i += 1;
+    }
+    best
+}
+
+/// Trip count of `start..end` (or `start..=end` if `inclusive`): 0 for an
+/// empty range, saturated to `u64::MAX`.
+pub const fn trip_count(start: i128, end: i128, inclusive: bool) -> u64 {
+    let trips = end.saturating_sub(start);
+    let trips = if inclusive {
+        trips.saturating_add(1)
+    } else {
+        trips
+    };
+    if trips <= 0 {
+        0
+    } else if trips > u64::MAX as i128 {
+        u64::MAX
+    } else {
+        trips as u64
+    }
+}
+
+impl fmt::Display for ProgramAnalysis {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let params = self.params();
+        writeln!(
+            f,
+            "task program {}: {} task context(s), {} spawn site(s)",
+            self.module,
+            self.contexts.len(),
+            self.sites.len()
+        )?;
+        writeln!(
+            f,
+            "  aggregated: rho = {}, lambda = {}, effort = {}, stack = {} B -> {} B",
+            self.rho, self.lambda, self.effort, self.stack_estimate, self.stack_size
+        )?;
+        writeln!(
+            f,
+            "  params: queue policy {}, queue capacity {}, dependency buckets {}, stack size {}",
+            params.queue_policy,
+            params.queue_capacity,
+            params.dependency_buckets,
+            params.stack_size
+        )?;
+        for c in self.contexts {
+            write!(
+                f,
+                "  context {}: rho = {}, lambda = {}, effort = {}, stack = {} B, sites",
+                c.function, c.rho, c.lambda, c.effort, c.stack
+            )?;
+            for s in c.sites {
+                write!(f, " #{s}")?;
+            }
+            writeln!(f)?;
+        }
+        for s in self.sites {
+            writeln!(
+                f,
+                "  site #{} {} in {} at {}:{}:{}{}: effort {}",
+                s.index,
+                s.kind,
+                s.function,
+                s.file,
+                s.line,
+                s.column,
+                if s.in_loop { " (in a loop)" } else { "" },
+                s.static_effort
+            )?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const fn ctx(rho: u32, lambda: u32, effort: u64, stack: u64) -> ContextAnalysis {
+        ContextAnalysis::new("f", rho, lambda, effort, stack, &[])
+    }
+
+    #[test]
+    fn queue_policy_at_its_thresholds() {
+        assert_eq!(queue_policy(0, 0), QueuePolicy::DEF);
+        assert_eq!(queue_policy(5, 0), QueuePolicy::DEF);
+        assert_eq!(queue_policy(6, 0), QueuePolicy::PF);
+        assert_eq!(queue_policy(0, 1_000_000), QueuePolicy::DEF);
+        assert_eq!(queue_policy(0, 1_000_001), QueuePolicy::PF);
+        assert_eq!(queue_policy(0, 1_000_000_000_000), QueuePolicy::PF);
+        assert_eq!(queue_policy(0, 1_000_000_000_001), QueuePolicy::DEF);
+        assert_eq!(queue_policy(6, u64::MAX), QueuePolicy::PF);
+    }
+
+    #[test]
+    fn queue_capacity_at_its_thresholds() {
+        assert_eq!(queue_capacity(0, 1, 0), 128);
+        assert_eq!(queue_capacity(0, 1, 5_000_000), 128, "the loop rule comes first");
+        assert_eq!(queue_capacity(1, 1, 0), 4);
+        assert_eq!(queue_capacity(0, 0, 1_000_000), 4);
+        assert_eq!(queue_capacity(0, 0, 1_000_001), 8);
+        assert_eq!(queue_capacity(3, 7, 1_000_000_000_000), 8);
+        assert_eq!(queue_capacity(0, 0, 1_000_000_000_001), 4);
+    }
+
+    #[test]
+    fn dependency_buckets_at_its_threshold() {
+        assert_eq!(dependency_buckets(0), 97);
+        assert_eq!(dependency_buckets(1), 256_019);
+    }
+
+    #[test]
+    fn stack_size_rounds_and_clamps() {
+        assert_eq!(stack_size(0), 16 * 1024);
+        assert_eq!(stack_size(16 * 1024), 16 * 1024);
+        assert_eq!(stack_size(16 * 1024 + 1), 32 * 1024);
+        assert_eq!(stack_size(100_000), 128 * 1024);
+        assert_eq!(stack_size(8 << 20), 8 << 20);
+        assert_eq!(stack_size((8 << 20) - 1), 8 << 20);
+        assert_eq!(stack_size((8 << 20) + 1), 8 << 20);
+        assert_eq!(stack_size(u64::MAX), 8 << 20);
+    }
+
+    #[test]
+    fn aggregation_is_min_min_mean_max() {
+        const CONTEXTS: &[ContextAnalysis] = &[ctx(2, 3, 10, 40_000), ctx(7, 1, 30, 1_000)];
+        const A: ProgramAnalysis = ProgramAnalysis::new("m", CONTEXTS, &[]);
+        assert_eq!((A.rho, A.lambda, A.effort), (2, 1, 20));
+        assert_eq!(A.stack_estimate, 40_000);
+        assert_eq!(A.stack_size, 64 * 1024);
+        const EMPTY: ProgramAnalysis = ProgramAnalysis::new("m", &[], &[]);
+        assert_eq!((EMPTY.rho, EMPTY.lambda, EMPTY.effort), (0, 0, 0));
+        assert_eq!(EMPTY.stack_size, MIN_STACK_SIZE);
+        assert_eq!(EMPTY.params().validate(), Ok(()));
+    }
+
+    #[test]
+    fn decide_fib_like_and_loop_like() {
+        // fib: recursive, tiny tasks.
+        const FIB: ProgramAnalysis = ProgramAnalysis::new("fib", &[ctx(2, 0, 12, 30_000)], &[]);
+        const P: Params = decide(&FIB).checked();
+        assert_eq!(P.queue_policy, QueuePolicy::DEF);
+        assert_eq!(P.queue_capacity, 4);
+        assert_eq!(P.dependency_buckets, 256_019);
+        assert_eq!(P.stack_size, 32 * 1024);
+        assert_eq!(P.pinning, Params::DEFAULT.pinning);
+        // A loop of coarse tasks.
+        const LOOP: ProgramAnalysis =
+            ProgramAnalysis::new("loop", &[ctx(0, 1, 50_000_000, 1_000)], &[]);
+        let p = LOOP.params();
+        assert_eq!(p.queue_policy, QueuePolicy::PF);
+        assert_eq!(p.queue_capacity, 128);
+        assert_eq!(p.dependency_buckets, 97);
+        assert_eq!(p.stack_size, 16 * 1024);
+        // Deep recursion picks PF.
+        assert_eq!(
+            ProgramAnalysis::new("r", &[ctx(6, 0, 1, 1)], &[]).params().queue_policy,
+            QueuePolicy::PF
+        );
+    }
+
+    #[test]
+    fn helpers_saturate() {
+        assert_eq!(sum(&[]), 0);
+        assert_eq!(sum(&[u64::MAX, 1]), u64::MAX);
+        assert_eq!(product(&[]), 1);
+        assert_eq!(product(&[u64::MAX, 2]), u64::MAX);
+        assert_eq!(max(&[]), 0);
+        assert_eq!(max(&[3, 9, 4]), 9);
+        assert_eq!(trip_count(0, 10, false), 10);
+        assert_eq!(trip_count(0, 10, true), 11);
+        assert_eq!(trip_count(10, 0, false), 0);
+        assert_eq!(trip_count(i128::MIN, i128::MAX, true), u64::MAX);
+    }
+
+    #[test]
+    fn display_reports_contexts_and_sites() {
+        const SITES: &[SiteInfo] = &[SiteInfo {
+            module: "demo::fib",
+            index: 0,
+            function: "fib",
+            kind: SiteKind::Join,
+            file: "src/lib.rs",
+            line: 7,
+            column: 9,
+            in_loop: false,
+            static_effort: 12,
+        }];
+        const A: ProgramAnalysis = ProgramAnalysis::new(
+            "demo::fib",
+            &[ContextAnalysis::new("fib", 2, 0, 12, 30_000, &[0])],
+            SITES,
+        );
+        let text = A.to_string();
+        assert!(text.contains("task program demo::fib: 1 task context(s), 1 spawn site(s)"));
+        assert!(text.contains("context fib: rho = 2, lambda = 0, effort = 12"));
+        assert!(text.contains("site #0 join in fib at src/lib.rs:7:9: effort 12"));
+        assert!(text.contains("queue policy DEF, queue capacity 4, dependency buckets 256019"));
+        let site = SpawnSite::new(SITES[0]);
+        assert_eq!(site.function, "fib");
+        assert_eq!(site.to_string(), "demo::fib::fib#0 (join) at src/lib.rs:7:9");
+    }
+}

@@ -1,0 +1,301 @@
+//! The per-worker task deques, one flavour per [`QueuePolicy`].
+//!
+//! crossbeam-deque's stealers always take the oldest end, so it expresses two
+//! policies: `PF` (insert front, steal back) is its LIFO worker, and
+//! insert-back/steal-front is its FIFO worker. `DEF` (insert back, steal back)
+//! and insert-front/steal-front put thieves at an end the owner also uses, so
+//! they get [`LockedDeque`]: a `VecDeque` behind a per-worker mutex. Thieves
+//! only `try_lock` it (a busy lock is a `Retry`, never a wait), so a popular
+//! victim does not serialise the thieves behind each other; the owner's lock is
+//! uncontended unless a thief is at that very deque. The owner's hot path does
+//! not touch the deque at all while it is full (lazy task creation in
+//! `registry.rs`), so the lock is paid per real deferred task only.
+//!
+//! Naming: "front" is where the owner takes from; "newest"/"oldest" follow
+//! insertion order.
+
+use crate::job::JobRef;
+use crate::params::QueuePolicy;
+use crossbeam_deque::{Steal, Stealer, Worker};
+use parking_lot::Mutex;
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+/// A deque of our own for the policies crossbeam cannot express.
+pub(crate) struct LockedDeque {
+    items: Mutex<VecDeque<JobRef>>,
+    /// Length, written under the lock, read without it (`len`).
+    len: AtomicUsize,
+    /// Whether the owner inserts at the front (`InsertFrontStealFront`) or the
+    /// back (`InsertBackStealBack`). The owner always takes from the front.
+    insert_front: bool,
+}
+
+impl LockedDeque {
+    fn update_len(&self, items: &VecDeque<JobRef>) {
+        self.len.store(items.len(), Ordering::Relaxed);
+    }
+
+    fn steal(&self) -> Steal<JobRef> {
+        let Some(mut items) = self.items.try_lock() else {
+            return if self.len.load(Ordering::Relaxed) == 0 {
+                Steal::Empty
+            } else {
+                Steal::Retry
+            };
+        };
+        // DEF: thieves take the back (newest); FF: the front (newest).
+        let job = if self.insert_front {
+            items.pop_front()
+        } else {
+            items.pop_back()
+        };
+        self.update_len(&items);
+        match job {
+            Some(job) => Steal::Success(job),
+            None => Steal::Empty,
+        }
+    }
+}
+
+enum Owner {
+    Crossbeam(Worker<JobRef>),
+    Locked(Arc<LockedDeque>),
+}
+
+/// The owner's end of a worker's deque. Not `Sync`: only the worker thread
+/// (any of its fibers) uses it.
+pub(crate) struct TaskDeque {
+    owner: Owner,
+    policy: QueuePolicy,
+}
+
+/// What the owner found when it looked for the child it is about to wait for.
+pub(crate) enum TakeOwn {
+    /// The child was next by policy and is now removed: run it inline.
+    Taken,
+    /// The next job by policy is another one, already removed from the deque:
+    /// the waiting task must hand it to the worker to run next.
+    Other(JobRef),
+    /// The next job by policy is another one, left in the deque.
+    NotNext,
+    /// The deque is empty: the child was stolen.
+    Empty,
+}
+
+impl TaskDeque {
+    /// A deque for `policy`, and the handle thieves use.
+    pub(crate) fn new(policy: QueuePolicy) -> (TaskDeque, DequeStealer) {
+        let (owner, stealer) = match policy {
+            QueuePolicy::InsertFrontStealBack | QueuePolicy::InsertBackStealFront => {
+                let worker = if policy == QueuePolicy::InsertFrontStealBack {
+                    Worker::new_lifo()
+                } else {
+                    Worker::new_fifo()
+                };
+                let stealer = worker.stealer();
+                (Owner::Crossbeam(worker), StealerInner::Crossbeam(stealer))
+            }
+            QueuePolicy::InsertBackStealBack | QueuePolicy::InsertFrontStealFront => {
+                let deque = Arc::new(LockedDeque {
+                    items: Mutex::new(VecDeque::new()),
+                    len: AtomicUsize::new(0),
+                    insert_front: policy == QueuePolicy::InsertFrontStealFront,
+                });
+                (
+                    Owner::Locked(deque.clone()),
+                    StealerInner::Locked(deque),
+                )
+            }
+        };
+        (
+            TaskDeque { owner, policy },
+            DequeStealer { inner: stealer },
+        )
+    }
+
+    /// Inserts a job at the policy's insertion end.
+    #[inline]
+    pub(crate) fn push(&self, job: JobRef) {
+        match &self.owner {
+            Owner::Crossbeam(worker) => worker.push(job),
+            Owner::Locked(deque) => {
+                let mut items = deque.items.lock();
+                if deque.insert_front {
+                    items.push_front(job);
+                } else {
+                    items.push_back(job);
+                }
+                deque.update_len(&items);
+            }
+        }
+    }
+
+    /// Takes the owner's next job (always from the front).
+    pub(crate) fn pop(&self) -> Option<JobRef> {
+        match &self.owner {
+            Owner::Crossbeam(worker) => worker.pop(),
+            Owner::Locked(deque) => {
+                let mut items = deque.items.lock();
+                let job = items.pop_front();
+                deque.update_len(&items);
+                job
+            }
+        }
+    }
+
+    /// The joining task looks for its own child `job` at the owner's end.
+    pub(crate) fn take_own(&self, job: JobRef) -> TakeOwn {
+        match &self.owner {
+            Owner::Crossbeam(worker) => match worker.pop() {
+                None => TakeOwn::Empty,
+                Some(next) if next == job => TakeOwn::Taken,
+                Some(next) => {
+                    if self.policy.owner_takes_newest() {
+                        // LIFO: pushing back restores the exact order.
+                        worker.push(next);
+                        TakeOwn::NotNext
+                    } else {
+                        TakeOwn::Other(next)
+                    }
+                }
+            },
+            Owner::Locked(deque) => {
+                let mut items = deque.items.lock();
+                match items.front() {
+                    None => TakeOwn::Empty,
+                    Some(&next) if next == job => {
+                        items.pop_front();
+                        deque.update_len(&items);
+                        TakeOwn::Taken
+                    }
+                    Some(_) => TakeOwn::NotNext,
+                }
+            }
+        }
+    }
+
+    /// Removes `job` wherever it is, if no thief took it (locked deques only;
+    /// used at the live-stack cap so a waiting task runs its own child inline
+    /// instead of needing a new stack). Returns whether it was removed.
+    pub(crate) fn remove(&self, job: JobRef) -> bool {
+        match &self.owner {
+            Owner::Crossbeam(_) => false,
+            Owner::Locked(deque) => {
+                let mut items = deque.items.lock();
+                // The child of the innermost join is at the insertion end.
+                let position = if deque.insert_front {
+                    items.iter().position(|&j| j == job)
+                } else {
+                    items.iter().rposition(|&j| j == job)
+                };
+                let removed = position.map(|i| items.remove(i)).is_some();
+                deque.update_len(&items);
+                removed
+            }
+        }
+    }
+
+    /// The number of jobs in the deque, read from shared state (the owner's
+    /// cold resynchronisation path).
+    pub(crate) fn len(&self) -> usize {
+        match &self.owner {
+            Owner::Crossbeam(worker) => worker.len(),
+            Owner::Locked(deque) => deque.len.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Whether the deque is empty.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+enum StealerInner {
+    Crossbeam(Stealer<JobRef>),
+    Locked(Arc<LockedDeque>),
+}
+
+/// The thieves' handle to a worker's deque.
+pub(crate) struct DequeStealer {
+    inner: StealerInner,
+}
+
+impl DequeStealer {
+    /// Takes a job from the policy's stealing end.
+    pub(crate) fn steal(&self) -> Steal<JobRef> {
+        match &self.inner {
+            StealerInner::Crossbeam(stealer) => stealer.steal(),
+            StealerInner::Locked(deque) => deque.steal(),
+        }
+    }
+
+    /// Whether the deque looks empty (racy; for idle checks).
+    pub(crate) fn is_empty(&self) -> bool {
+        match &self.inner {
+            StealerInner::Crossbeam(stealer) => stealer.is_empty(),
+            StealerInner::Locked(deque) => deque.len.load(Ordering::Relaxed) == 0,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(n: usize) -> JobRef {
+        unsafe fn noop(_: *const ()) {}
+        crate::job::tests_support::job_ref(n as *const (), noop)
+    }
+
+    /// Pushes 1, 2, 3; returns (owner's order, thief's first).
+    fn orders(policy: QueuePolicy) -> (Vec<usize>, usize) {
+        let (deque, stealer) = TaskDeque::new(policy);
+        for i in 1..=3 {
+            deque.push(job(i));
+        }
+        let stolen = match stealer.steal() {
+            Steal::Success(j) => crate::job::tests_support::addr(j),
+            _ => panic!("steal failed"),
+        };
+        let mut owner = Vec::new();
+        while let Some(j) = deque.pop() {
+            owner.push(crate::job::tests_support::addr(j));
+        }
+        (owner, stolen)
+    }
+
+    #[test]
+    fn each_policy_orders_owner_and_thief_as_defined() {
+        // DEF: owner oldest first, thief newest.
+        assert_eq!(orders(QueuePolicy::InsertBackStealBack), (vec![1, 2], 3));
+        // PF: owner newest first, thief oldest.
+        assert_eq!(orders(QueuePolicy::InsertFrontStealBack), (vec![3, 2], 1));
+        // back/front: owner oldest first, thief oldest.
+        assert_eq!(orders(QueuePolicy::InsertBackStealFront), (vec![2, 3], 1));
+        // front/front: owner newest first, thief newest.
+        assert_eq!(orders(QueuePolicy::InsertFrontStealFront), (vec![2, 1], 3));
+    }
+
+    #[test]
+    fn take_own_finds_the_child_at_the_owner_end() {
+        for policy in QueuePolicy::ALL {
+            let (deque, _stealer) = TaskDeque::new(policy);
+            deque.push(job(7));
+            assert!(matches!(deque.take_own(job(7)), TakeOwn::Taken), "{policy}");
+            assert!(matches!(deque.take_own(job(7)), TakeOwn::Empty), "{policy}");
+            assert_eq!(deque.len(), 0);
+        }
+    }
+
+    #[test]
+    fn remove_takes_a_child_from_anywhere_in_a_locked_deque() {
+        let (deque, _s) = TaskDeque::new(QueuePolicy::InsertBackStealBack);
+        deque.push(job(1));
+        deque.push(job(2));
+        assert!(deque.remove(job(2)));
+        assert!(!deque.remove(job(2)));
+        assert_eq!(deque.len(), 1);
+    }
+}

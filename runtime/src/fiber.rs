@@ -1,0 +1,162 @@
+//! Stack switching, isolated behind a small safe-to-use API: a [`Fiber`] is a
+//! corosensei coroutine on a `stack_size` stack with a guard page, whose body
+//! runs one job after another. The worker's main loop resumes a fiber with a
+//! job; the fiber answers [`FiberYield::Done`] when the job finished, or
+//! [`FiberYield::Wait`] when a task on it must wait (see
+//! `registry::WorkerThread::wait_until`).
+//!
+//! # Assumptions (written down as corosensei asks)
+//! * A fiber is created, resumed and dropped only on its home worker's thread
+//!   (tasks are tied): `Fiber` is `!Send`, and a suspended fiber travels
+//!   between threads only as a [`FiberPtr`] inside a waiter, which nobody but
+//!   the home worker resumes.
+//! * A fiber is never dropped while suspended inside a job: workers exit only
+//!   when no fiber of theirs is waiting, and idle fibers (between jobs) are
+//!   told to return with [`FiberInput::Exit`] before they are dropped, so
+//!   corosensei never has to force-unwind a stack.
+//! * Jobs never unwind (`job.rs`), so no panic crosses the coroutine root.
+//! * Stack overflow hits the guard page below `limit`; `overflow.rs` turns it
+//!   into an abort that names the stack size.
+
+use crate::job::JobRef;
+use crate::latch::Waitable;
+use crate::sleep::WorkerWake;
+use crate::overflow;
+use corosensei::stack::DefaultStack;
+use corosensei::{Coroutine, CoroutineResult, Yielder};
+use std::cell::Cell;
+use std::io;
+
+thread_local! {
+    /// The fiber running on this thread (null on a worker's main stack and on
+    /// threads outside any runtime). Set by the worker's main loop before each
+    /// resume; task code reads it to wait and to find its task-locals.
+    static CURRENT_FIBER: Cell<*mut Fiber> = const { Cell::new(std::ptr::null_mut()) };
+}
+
+/// The fiber running on this thread, or null.
+#[inline]
+pub(crate) fn current_fiber() -> *mut Fiber {
+    CURRENT_FIBER.with(Cell::get)
+}
+
+/// What the main loop sends into a fiber.
+pub(crate) enum FiberInput {
+    /// Run this job.
+    Run(JobRef),
+    /// Continue after a wait.
+    Resume,
+    /// Return from the body (the fiber is idle and about to be dropped).
+    Exit,
+}
+
+/// What a fiber sends back to the main loop.
+pub(crate) enum FiberYield {
+    /// The job finished; the fiber is idle and can take another one.
+    Done,
+    /// The running task waits for `waitable`. The main loop registers the
+    /// fiber as its waiter after the switch; if `next` is given the worker runs
+    /// that job next (a job the waiting task took from the deque by policy).
+    Wait {
+        waitable: *const (dyn Waitable + 'static),
+        next: Option<JobRef>,
+    },
+}
+
+type FiberCoroutine = Coroutine<FiberInput, FiberYield, (), DefaultStack>;
+
+/// A stack plus the coroutine running on it.
+pub(crate) struct Fiber {
+    coroutine: FiberCoroutine,
+    /// The fiber's yielder, valid while the coroutine body runs (it lives on
+    /// the fiber's own stack). Null until the first `Run`.
+    yielder: *const Yielder<FiberInput, FiberYield>,
+    /// The guard page range of this fiber's stack (for `overflow.rs`).
+    guard: (usize, usize),
+    /// Usable bytes of the stack, named in the overflow message.
+    stack_size: usize,
+    /// The worker this fiber is tied to; set by whoever registers it as a
+    /// waiter (see `latch.rs`).
+    pub(crate) home: *const WorkerWake,
+    /// Head of the task-local frames of the task running on this fiber, saved
+    /// while the fiber is switched out (see `task_local.rs`).
+    pub(crate) task_locals: *const (),
+}
+
+/// A suspended fiber in transit to its home worker's resume inbox.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct FiberPtr(pub(crate) *mut Fiber);
+
+// SAFETY: a FiberPtr is only an address while it travels through a latch and
+// an inbox; it is dereferenced for resumption only by the home worker's thread
+// (module assumptions), and for writing `home` only by the registering worker,
+// which owns the suspended fiber at that moment.
+unsafe impl Send for FiberPtr {}
+
+impl Fiber {
+    /// Maps a new stack (`stack_size` usable bytes plus a guard page) and
+    /// prepares a coroutine on it. Costs a few microseconds: pooled by workers.
+    pub(crate) fn new(stack_size: usize) -> io::Result<Box<Fiber>> {
+        let stack = DefaultStack::new(stack_size)?;
+        let guard = overflow::guard_range(&stack);
+        let coroutine = FiberCoroutine::with_stack(stack, |yielder, mut input| loop {
+            match input {
+                FiberInput::Run(job) => {
+                    let me = current_fiber();
+                    // SAFETY: the main loop set CURRENT_FIBER to this fiber before
+                    // resuming it, and only this thread touches it.
+                    unsafe { (*me).yielder = yielder };
+                    // SAFETY: the main loop hands each job to exactly one fiber
+                    // once (it came out of a deque, an injector or a `next`).
+                    unsafe { job.execute() };
+                    input = yielder.suspend(FiberYield::Done);
+                }
+                FiberInput::Resume => unreachable!("resumed an idle fiber"),
+                FiberInput::Exit => return,
+            }
+        });
+        Ok(Box::new(Fiber {
+            coroutine,
+            yielder: std::ptr::null(),
+            guard,
+            stack_size,
+            home: std::ptr::null(),
+            task_locals: std::ptr::null(),
+        }))
+    }
+
+    /// Switches into the fiber (on its home thread). Returns what it
+    /// yielded, or `None` when it returned after `Exit`.
+    pub(crate) fn resume(self: &mut Box<Self>, input: FiberInput) -> Option<FiberYield> {
+        let me: *mut Fiber = &mut **self;
+        let previous = CURRENT_FIBER.with(|c| c.replace(me));
+        overflow::set_current_task_stack(self.guard.0, self.guard.1, self.stack_size);
+        let out = self.coroutine.resume(input);
+        overflow::clear_current_task_stack();
+        CURRENT_FIBER.with(|c| c.set(previous));
+        match out {
+            CoroutineResult::Yield(out) => Some(out),
+            CoroutineResult::Return(()) => None,
+        }
+    }
+}
+
+/// Suspends the fiber running on this thread with `request` and returns when
+/// the main loop resumes it.
+///
+/// # Safety
+/// Called from task code running on a fiber (`current_fiber()` is non-null),
+/// and whatever `request` points to stays alive until the fiber is resumed.
+pub(crate) unsafe fn suspend_current(request: FiberYield) {
+    let fiber = current_fiber();
+    debug_assert!(!fiber.is_null(), "suspend outside a fiber");
+    // SAFETY: by the contract we run on `fiber`'s stack, so its yielder (set at
+    // the start of the current job) lives on this very stack.
+    let yielder = unsafe { (*fiber).yielder };
+    // SAFETY: as above; `suspend` switches back to the main loop, which resumes
+    // us later on this same thread (tasks are tied).
+    match unsafe { (*yielder).suspend(request) } {
+        FiberInput::Resume => {}
+        FiberInput::Run(_) | FiberInput::Exit => unreachable!("a waiting fiber got a new job"),
+    }
+}

@@ -1,0 +1,117 @@
+//! `join`: fork two closures, possibly in parallel, and wait for both.
+//!
+//! The fast path is lazy task creation: when this worker's deque already
+//! holds `queue_capacity` jobs, `join(a, b)` is `(a(), b())` — a thread-local
+//! load, a compare and two calls. Otherwise `b` is pushed as a job in this
+//! frame, `a` runs, and `b` is taken back and run inline if it is still next
+//! in the deque by policy; if it was stolen (or the policy makes the owner take
+//! older jobs first), the task suspends until `b` is done, and the worker runs
+//! other work meanwhile.
+
+use crate::analysis::SpawnSite;
+use crate::job::StackJob;
+use crate::registry::WorkerThread;
+use crate::runtime::with_worker;
+use std::panic::{self, AssertUnwindSafe};
+
+/// Runs `a` and `b`, potentially in parallel, and returns both results.
+///
+/// A panic in either closure is propagated to the caller after both have
+/// finished (the first one's, if both panic).
+///
+/// Called outside any runtime, it runs in the global runtime.
+///
+/// # Waiting inside a task
+/// If `b` was stolen, the calling task *suspends* until `b` finishes and its
+/// worker runs other tasks meanwhile; the task resumes on the same thread.
+/// Other tasks therefore interleave on this thread while the join waits: do
+/// not hold a `Mutex` guard across `join` that another task on this worker may
+/// need (it would hang), and do not rely on set/restore of a thread-local
+/// across it (`scoped-tls` style); use [`task_local!`](crate::task_local).
+///
+/// ```
+/// fn fib(n: u64) -> u64 {
+///     if n < 2 { return n; }
+///     let (a, b) = prescient::join(|| fib(n - 1), || fib(n - 2));
+///     a + b
+/// }
+/// assert_eq!(fib(20), 6765);
+/// ```
+#[inline]
+pub fn join<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    let worker = WorkerThread::current();
+    if worker.is_null() {
+        return with_worker(|worker| join_on(worker, a, b));
+    }
+    // SAFETY: non-null: the worker of this thread, alive while it runs.
+    let worker = unsafe { &*worker };
+    if !worker.has_room() {
+        worker.note_inlined();
+        return (a(), b());
+    }
+    join_deferred(worker, a, b)
+}
+
+/// [`join`] at an analysed spawn site (emitted by `#[task_program]`). The
+/// site is recorded for the adaptive inliner; the result is the same as
+/// `join(a, b)`.
+#[inline]
+pub fn join_at<A, B, RA, RB>(site: &'static SpawnSite, a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    let _ = site;
+    join(a, b)
+}
+
+fn join_on<A, B, RA, RB>(worker: &WorkerThread, a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    if !worker.has_room() {
+        worker.note_inlined();
+        return (a(), b());
+    }
+    join_deferred(worker, a, b)
+}
+
+#[inline(never)]
+fn join_deferred<A, B, RA, RB>(worker: &WorkerThread, a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    let job_b = StackJob::new(b);
+    let job_ref = job_b.as_job_ref();
+    worker.push(job_ref);
+    // `b` borrows this frame: even if `a` panics, `b` must be finished or
+    // taken back before this frame unwinds.
+    let result_a = panic::catch_unwind(AssertUnwindSafe(a));
+    if worker.take_back_or_wait(job_ref, &job_b.latch) {
+        let result_b = job_b.run_inline();
+        return match result_a {
+            Ok(ra) => (ra, result_b),
+            Err(payload) => panic::resume_unwind(payload),
+        };
+    }
+    // SAFETY: `take_back_or_wait` returned false only after the latch is set.
+    let result_b = unsafe { job_b.take_result() };
+    match (result_a, result_b) {
+        (Ok(ra), Ok(rb)) => (ra, rb),
+        (Err(payload), _) | (_, Err(payload)) => panic::resume_unwind(payload),
+    }
+}

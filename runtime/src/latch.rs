@@ -1,0 +1,255 @@
+//! Waiting without blocking a worker: the [`Waitable`] protocol, the one-shot
+//! lock-free [`Latch`] (join, `TaskHandle`, `Runtime::run`) and the
+//! mutex-protected [`WaitList`] (events, counters of scopes and groups).
+//!
+//! A waiter is either a suspended fiber (a task waiting inside the runtime) or
+//! a parked OS thread (code outside any runtime). Registration happens on the
+//! waiting worker's *main* stack after the fiber has switched out (see
+//! `registry::WorkerThread::wait_until`), so a waker can never resume a fiber
+//! that is still running: a woken fiber is pushed to its home worker's resume
+//! inbox, and only that worker resumes it (tasks are tied to their worker).
+//!
+//! # Why the latch protocol is correct
+//! The latch word is `UNSET`, `SET`, or the address of a waiter (tagged).
+//! * The waiter registers with a CAS `UNSET -> waiter`. If it fails the word is
+//!   `SET` (a latch has one waiter) and the waiter does not sleep.
+//! * The setter swaps in `SET`. If it got a waiter back, it wakes it; it never
+//!   reads the latch again, because the waiter may free it as soon as it runs.
+//! Both are AcqRel: the setter's writes before `set` (a job's result) happen
+//! before the waiter's reads after it observes `SET` or is woken (the wake goes
+//! through the inbox queue or the thread's flag, both release/acquire).
+
+use crate::fiber::FiberPtr;
+use crate::sleep::WorkerWake;
+use parking_lot::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::thread::Thread;
+
+/// Something a task can wait for.
+pub(crate) trait Waitable {
+    /// Whether the awaited condition holds now.
+    fn probe(&self) -> bool;
+    /// Registers `waiter` to be woken when the condition holds. Returns `false`
+    /// (and keeps no reference to the waiter) if it already holds.
+    fn register(&self, waiter: Waiter) -> bool;
+}
+
+/// Who to wake.
+#[derive(Clone, Copy)]
+pub(crate) enum Waiter {
+    /// A suspended fiber and the worker it is tied to.
+    Fiber(FiberPtr, *const WorkerWake),
+    /// An OS thread parked in [`wait_on_thread`].
+    Thread(*const ThreadWaiter),
+}
+
+// SAFETY: the pointers are only dereferenced by `wake`, whose contract says the
+// pointees are alive; a fiber pointer is only resumed by its home worker.
+unsafe impl Send for Waiter {}
+
+impl Waiter {
+    /// Wakes the waiter.
+    ///
+    /// # Safety
+    /// The waiter is still waiting (it was registered and not woken before), so
+    /// the fiber is suspended and its worker is alive, or the thread is parked
+    /// in `wait_on_thread` with its `ThreadWaiter` on its stack.
+    pub(crate) unsafe fn wake(self) {
+        match self {
+            // SAFETY: by the contract the home worker is alive while one of its
+            // fibers is suspended (workers do not exit with suspended fibers).
+            Waiter::Fiber(fiber, home) => unsafe { (*home).push_ready(fiber) },
+            Waiter::Thread(waiter) => {
+                // SAFETY: the waiter is alive until `woken` is set; we clone the
+                // thread handle before setting it and touch nothing after.
+                let thread = unsafe { (*waiter).thread.clone() };
+                // SAFETY: as above, `waiter` is alive until this store.
+                unsafe { (*waiter).woken.store(true, Ordering::Release) };
+                thread.unpark();
+            }
+        }
+    }
+}
+
+/// A parked thread's wake-up slot; lives on the waiting thread's stack.
+pub(crate) struct ThreadWaiter {
+    thread: Thread,
+    woken: AtomicBool,
+}
+
+/// Blocks the calling OS thread (not a worker) until `waitable` holds.
+pub(crate) fn wait_on_thread(waitable: &dyn Waitable) {
+    while !waitable.probe() {
+        let waiter = ThreadWaiter {
+            thread: std::thread::current(),
+            woken: AtomicBool::new(false),
+        };
+        if !waitable.register(Waiter::Thread(&waiter)) {
+            return;
+        }
+        while !waiter.woken.load(Ordering::Acquire) {
+            std::thread::park();
+        }
+    }
+}
+
+const UNSET: usize = 0;
+const SET: usize = 1;
+const THREAD_TAG: usize = 2;
+
+/// A one-shot latch with at most one waiter, lock-free.
+pub(crate) struct Latch {
+    state: AtomicUsize,
+}
+
+impl Latch {
+    pub(crate) const fn new() -> Latch {
+        Latch {
+            state: AtomicUsize::new(UNSET),
+        }
+    }
+
+    /// Sets the latch and wakes its waiter.
+    ///
+    /// Takes a raw pointer because the waiter may free the latch as soon as the
+    /// swap is visible: this function does not touch `*this` afterwards.
+    ///
+    /// # Safety
+    /// `this` points to a live latch that is set at most once.
+    pub(crate) unsafe fn set(this: *const Latch) {
+        // SAFETY: `this` is alive until the swap (contract); after it we only
+        // use the value we swapped out.
+        let previous = unsafe { (*this).state.swap(SET, Ordering::AcqRel) };
+        match previous {
+            UNSET => {}
+            SET => unreachable!("latch set twice"),
+            bits if bits & THREAD_TAG != 0 => {
+                let waiter = (bits & !THREAD_TAG) as *const ThreadWaiter;
+                // SAFETY: the waiter registered and was not woken before (the
+                // latch has one waiter and is set once).
+                unsafe { Waiter::Thread(waiter).wake() }
+            }
+            bits => {
+                let fiber = bits as *mut crate::fiber::Fiber;
+                // SAFETY: a registered fiber waiter stays suspended until woken,
+                // and its home pointer was stored when it registered.
+                unsafe {
+                    let home = (*fiber).home;
+                    Waiter::Fiber(FiberPtr(fiber), home).wake()
+                }
+            }
+        }
+    }
+
+    /// Whether the latch is set.
+    #[inline]
+    pub(crate) fn is_set(&self) -> bool {
+        self.state.load(Ordering::Acquire) == SET
+    }
+}
+
+impl Waitable for Latch {
+    fn probe(&self) -> bool {
+        self.is_set()
+    }
+
+    fn register(&self, waiter: Waiter) -> bool {
+        let bits = match waiter {
+            Waiter::Fiber(fiber, home) => {
+                // SAFETY: the registering worker owns the suspended fiber; we
+                // record its home so `set` can find the inbox without a second
+                // pointer in the latch word.
+                unsafe { (*fiber.0).home = home };
+                fiber.0 as usize
+            }
+            Waiter::Thread(thread) => thread as usize | THREAD_TAG,
+        };
+        debug_assert!(bits & !THREAD_TAG > SET);
+        self.state
+            .compare_exchange(UNSET, bits, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+    }
+}
+
+/// A condition with any number of waiters behind a mutex: events and the
+/// pending-task counters of scopes and groups. Not on any hot path.
+///
+/// `register` checks the condition under the lock and `notify_all` takes the
+/// lock after the condition became true, so a waiter that registered is always
+/// woken. A woken waiter re-checks its condition (a counter may have risen
+/// again), so spurious wake-ups are harmless.
+pub(crate) struct WaitList {
+    waiters: Mutex<Vec<Waiter>>,
+}
+
+impl WaitList {
+    pub(crate) const fn new() -> WaitList {
+        WaitList {
+            waiters: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Registers `waiter` unless `condition()` holds (checked under the lock).
+    pub(crate) fn register_unless(&self, condition: impl Fn() -> bool, waiter: Waiter) -> bool {
+        let mut waiters = self.waiters.lock();
+        if condition() {
+            return false;
+        }
+        if let Waiter::Fiber(fiber, home) = waiter {
+            // SAFETY: the registering worker owns the suspended fiber.
+            unsafe { (*fiber.0).home = home };
+        }
+        waiters.push(waiter);
+        true
+    }
+
+    /// Wakes every registered waiter. Call after making the condition true.
+    pub(crate) fn notify_all(&self) {
+        let waiters = std::mem::take(&mut *self.waiters.lock());
+        for waiter in waiters {
+            // SAFETY: each waiter registered once and was removed from the list
+            // here, so it is still waiting and is woken exactly once.
+            unsafe { waiter.wake() };
+        }
+    }
+}
+
+/// A counter of pending tasks whose waiters wake when it drops to zero.
+pub(crate) struct CountLatch {
+    pending: AtomicUsize,
+    waiters: WaitList,
+}
+
+impl CountLatch {
+    pub(crate) const fn new(initial: usize) -> CountLatch {
+        CountLatch {
+            pending: AtomicUsize::new(initial),
+            waiters: WaitList::new(),
+        }
+    }
+
+    pub(crate) fn increment(&self) {
+        self.pending.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Decrements; the decrement that reaches zero wakes the waiters.
+    pub(crate) fn decrement(&self) {
+        if self.pending.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.waiters.notify_all();
+        }
+    }
+
+    pub(crate) fn pending(&self) -> usize {
+        self.pending.load(Ordering::Acquire)
+    }
+}
+
+impl Waitable for CountLatch {
+    fn probe(&self) -> bool {
+        self.pending() == 0
+    }
+
+    fn register(&self, waiter: Waiter) -> bool {
+        self.waiters.register_unless(|| self.pending() == 0, waiter)
+    }
+}

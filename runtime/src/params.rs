@@ -1,0 +1,304 @@
+//! Runtime parameters: the `const`-constructible, validated knobs that the
+//! `#[task_program]` analyzer chooses at compile time (CF'17 §3.3.4) and that a
+//! user may also set by hand.
+//!
+//! Every field has an effect on the runtime; a parameter arrives together with
+//! the feature that reads it. Validation is a `const fn`, so an invalid constant
+//! is a compile-time error (`Params::checked`), and the runtime builder returns
+//! the same [`ParamsError`] as a value at run time.
+
+use core::fmt;
+
+/// Where a worker inserts new tasks in its own deque and from which end thieves
+/// steal (Thoman et al., CF'17 §3.1.2). The owner always takes from the front.
+///
+/// | policy | insert | owner takes | thieves take | deque |
+/// |---|---|---|---|---|
+/// | [`InsertBackStealBack`](Self::InsertBackStealBack) (`DEF`) | back | front (oldest) | back (newest) | our own |
+/// | [`InsertFrontStealBack`](Self::InsertFrontStealBack) (`PF`) | front | front (newest) | back (oldest) | crossbeam LIFO |
+/// | [`InsertBackStealFront`](Self::InsertBackStealFront) | back | front (oldest) | front (oldest) | crossbeam FIFO |
+/// | [`InsertFrontStealFront`](Self::InsertFrontStealFront) | front | front (newest) | front (newest) | our own |
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum QueuePolicy {
+    /// Insieme's default (`DEF`): insert at the back, thieves steal from the back.
+    InsertBackStealBack,
+    /// "Self push front" (`PF`): insert at the front, thieves steal from the back.
+    /// The owner works depth-first, thieves take the oldest (largest) tasks.
+    InsertFrontStealBack,
+    /// Insert at the back, thieves steal from the front: a FIFO queue for everyone.
+    InsertBackStealFront,
+    /// Insert at the front, thieves steal from the front: everyone works at one end.
+    InsertFrontStealFront,
+}
+
+impl QueuePolicy {
+    /// Insieme's default policy, `DEF` in CF'17.
+    pub const DEF: QueuePolicy = QueuePolicy::InsertBackStealBack;
+    /// The "self push front" policy, `PF` in CF'17.
+    pub const PF: QueuePolicy = QueuePolicy::InsertFrontStealBack;
+    /// All four policies, for tests and sweeps.
+    pub const ALL: [QueuePolicy; 4] = [
+        QueuePolicy::InsertBackStealBack,
+        QueuePolicy::InsertFrontStealBack,
+        QueuePolicy::InsertBackStealFront,
+        QueuePolicy::InsertFrontStealFront,
+    ];
+
+    /// Whether the owner takes tasks from the end it inserts them at, so that a
+    /// join can pop its own child back and run it inline (`PF` and
+    /// insert-front/steal-front). Under the other two the joining task suspends.
+    pub const fn owner_takes_newest(self) -> bool {
+        matches!(
+            self,
+            QueuePolicy::InsertFrontStealBack | QueuePolicy::InsertFrontStealFront
+        )
+    }
+
+    /// A short name for tables: `DEF`, `PF`, `BF` (back/front) or `FF`.
+    pub const fn short_name(self) -> &'static str {
+        match self {
+            QueuePolicy::InsertBackStealBack => "DEF",
+            QueuePolicy::InsertFrontStealBack => "PF",
+            QueuePolicy::InsertBackStealFront => "BF",
+            QueuePolicy::InsertFrontStealFront => "FF",
+        }
+    }
+}
+
+impl fmt::Display for QueuePolicy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.short_name())
+    }
+}
+
+/// How workers are bound to processing units (requires topology discovery;
+/// without the `hwloc` feature the runtime falls back to a flat topology read
+/// from the OS and pins with `sched_setaffinity`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Pinning {
+    /// Workers are not pinned; the OS schedules them.
+    None,
+    /// Fill one socket (package) core by core before using the next (the CF'17
+    /// methodology): worker *i* goes to the *i*-th core in package order, one PU
+    /// per core first, hyper-threads only once every core has a worker.
+    FillSocketFirst,
+    /// Spread workers round-robin over the packages, then over cores.
+    Scatter,
+}
+
+/// The smallest task stack size accepted: 16 KiB.
+pub const MIN_STACK_SIZE: usize = 16 * 1024;
+/// The largest task stack size accepted: 8 MiB.
+pub const MAX_STACK_SIZE: usize = 8 * 1024 * 1024;
+/// The largest deque capacity accepted: 2^16.
+pub const MAX_QUEUE_CAPACITY: usize = 1 << 16;
+
+/// The runtime's parameters. Construct them in a `const`:
+///
+/// ```
+/// use prescient::{Params, QueuePolicy};
+/// const TUNED: Params = Params::DEFAULT
+///     .with_queue_policy(QueuePolicy::PF)
+///     .with_queue_capacity(4)
+///     .with_stack_size(64 * 1024)
+///     .checked(); // an invalid value here fails compilation
+/// assert_eq!(TUNED.queue_capacity, 4);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Params {
+    /// Where new tasks go in the spawning worker's deque and where thieves steal.
+    pub queue_policy: QueuePolicy,
+    /// How many tasks a worker's deque holds before a spawn runs inline as a
+    /// plain call (lazy task creation). `1 ..= 2^16`.
+    pub queue_capacity: usize,
+    /// Bytes of each task stack (a guard page comes on top). A power of two in
+    /// `16 KiB ..= 8 MiB`.
+    pub stack_size: usize,
+    /// Buckets of the dataflow region hash table. `>= 1`.
+    pub dependency_buckets: usize,
+    /// How workers are pinned to processing units.
+    pub pinning: Pinning,
+}
+
+/// Why a [`Params`] value is invalid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamsError {
+    /// `queue_capacity` is zero.
+    ZeroQueueCapacity,
+    /// `queue_capacity` exceeds [`MAX_QUEUE_CAPACITY`].
+    QueueCapacityTooLarge(usize),
+    /// `stack_size` is not a power of two.
+    StackSizeNotPowerOfTwo(usize),
+    /// `stack_size` is outside `MIN_STACK_SIZE ..= MAX_STACK_SIZE`.
+    StackSizeOutOfRange(usize),
+    /// `dependency_buckets` is zero.
+    ZeroDependencyBuckets,
+}
+
+impl ParamsError {
+    /// The message of this error, as a `&'static str` usable in `const` panics.
+    pub const fn message(&self) -> &'static str {
+        match self {
+            ParamsError::ZeroQueueCapacity => "invalid Params: queue_capacity must be at least 1",
+            ParamsError::QueueCapacityTooLarge(_) => {
+                "invalid Params: queue_capacity must be at most 65536 (2^16)"
+            }
+            ParamsError::StackSizeNotPowerOfTwo(_) => {
+                "invalid Params: stack_size must be a power of two"
+            }
+            ParamsError::StackSizeOutOfRange(_) => {
+                "invalid Params: stack_size must be between 16 KiB and 8 MiB"
+            }
+            ParamsError::ZeroDependencyBuckets => {
+                "invalid Params: dependency_buckets must be at least 1"
+            }
+        }
+    }
+}
+
+impl fmt::Display for ParamsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.message())?;
+        match *self {
+            ParamsError::QueueCapacityTooLarge(v)
+            | ParamsError::StackSizeNotPowerOfTwo(v)
+            | ParamsError::StackSizeOutOfRange(v) => write!(f, " (got {v})"),
+            ParamsError::ZeroQueueCapacity | ParamsError::ZeroDependencyBuckets => Ok(()),
+        }
+    }
+}
+
+impl std::error::Error for ParamsError {}
+
+impl Params {
+    /// Insieme's defaults: `DEF`, capacity 16, 8 MiB stacks, 97 buckets, no pinning.
+    pub const DEFAULT: Params = Params {
+        queue_policy: QueuePolicy::DEF,
+        queue_capacity: 16,
+        stack_size: MAX_STACK_SIZE,
+        dependency_buckets: 97,
+        pinning: Pinning::None,
+    };
+
+    /// Returns these parameters with `queue_policy` replaced.
+    pub const fn with_queue_policy(mut self, queue_policy: QueuePolicy) -> Params {
+        self.queue_policy = queue_policy;
+        self
+    }
+
+    /// Returns these parameters with `queue_capacity` replaced.
+    pub const fn with_queue_capacity(mut self, queue_capacity: usize) -> Params {
+        self.queue_capacity = queue_capacity;
+        self
+    }
+
+    /// Returns these parameters with `stack_size` replaced.
+    pub const fn with_stack_size(mut self, stack_size: usize) -> Params {
+        self.stack_size = stack_size;
+        self
+    }
+
+    /// Returns these parameters with `dependency_buckets` replaced.
+    pub const fn with_dependency_buckets(mut self, dependency_buckets: usize) -> Params {
+        self.dependency_buckets = dependency_buckets;
+        self
+    }
+
+    /// Returns these parameters with `pinning` replaced.
+    pub const fn with_pinning(mut self, pinning: Pinning) -> Params {
+        self.pinning = pinning;
+        self
+    }
+
+    /// Checks every field; the first invalid one is the error.
+    pub const fn validate(&self) -> Result<(), ParamsError> {
+        if self.queue_capacity == 0 {
+            return Err(ParamsError::ZeroQueueCapacity);
+        }
+        if self.queue_capacity > MAX_QUEUE_CAPACITY {
+            return Err(ParamsError::QueueCapacityTooLarge(self.queue_capacity));
+        }
+        if !self.stack_size.is_power_of_two() {
+            return Err(ParamsError::StackSizeNotPowerOfTwo(self.stack_size));
+        }
+        if self.stack_size < MIN_STACK_SIZE || self.stack_size > MAX_STACK_SIZE {
+            return Err(ParamsError::StackSizeOutOfRange(self.stack_size));
+        }
+        if self.dependency_buckets == 0 {
+            return Err(ParamsError::ZeroDependencyBuckets);
+        }
+        Ok(())
+    }
+
+    /// Returns `self` if valid and panics with the [`ParamsError`] message
+    /// otherwise. In a `const` item the panic is a compile-time error.
+    pub const fn checked(self) -> Params {
+        match self.validate() {
+            Ok(()) => self,
+            Err(error) => panic!("{}", error.message()),
+        }
+    }
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params::DEFAULT
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_is_valid_and_insieme() {
+        assert_eq!(Params::DEFAULT.validate(), Ok(()));
+        assert_eq!(Params::DEFAULT.queue_policy, QueuePolicy::DEF);
+        assert_eq!(Params::DEFAULT.queue_capacity, 16);
+        assert_eq!(Params::DEFAULT.stack_size, 8 << 20);
+        assert_eq!(Params::DEFAULT.dependency_buckets, 97);
+    }
+
+    #[test]
+    fn invalid_values_are_reported() {
+        let p = Params::DEFAULT;
+        assert_eq!(
+            p.with_queue_capacity(0).validate(),
+            Err(ParamsError::ZeroQueueCapacity)
+        );
+        assert_eq!(
+            p.with_queue_capacity(MAX_QUEUE_CAPACITY + 1).validate(),
+            Err(ParamsError::QueueCapacityTooLarge(MAX_QUEUE_CAPACITY + 1))
+        );
+        assert_eq!(p.with_queue_capacity(MAX_QUEUE_CAPACITY).validate(), Ok(()));
+        assert_eq!(
+            p.with_stack_size(100_000).validate(),
+            Err(ParamsError::StackSizeNotPowerOfTwo(100_000))
+        );
+        assert_eq!(
+            p.with_stack_size(8192).validate(),
+            Err(ParamsError::StackSizeOutOfRange(8192))
+        );
+        assert_eq!(
+            p.with_stack_size(16 << 20).validate(),
+            Err(ParamsError::StackSizeOutOfRange(16 << 20))
+        );
+        assert_eq!(p.with_stack_size(16 << 10).validate(), Ok(()));
+        assert_eq!(
+            p.with_dependency_buckets(0).validate(),
+            Err(ParamsError::ZeroDependencyBuckets)
+        );
+        assert!(p
+            .with_stack_size(100_000)
+            .validate()
+            .unwrap_err()
+            .to_string()
+            .contains("100000"));
+    }
+
+    #[test]
+    #[should_panic(expected = "queue_capacity must be at least 1")]
+    fn checked_panics_at_run_time_too() {
+        let _ = std::hint::black_box(Params::DEFAULT.with_queue_capacity(0)).checked();
+    }
+}

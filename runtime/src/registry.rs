@@ -1,0 +1,618 @@
+//! The scheduler: the registry of workers shared by all threads, and each
+//! worker thread's state and main loop.
+//!
+//! # Layout
+//! A [`Registry`] holds what other threads need of each worker: the thieves'
+//! end of its deque, its wake-up slot (resume inbox + parking) and its
+//! counters, plus the injector for jobs from outside the runtime. A
+//! [`WorkerThread`] is owned by its OS thread and holds the owner's end of the
+//! deque, the lazy-task-creation counter and the pool of fibers (stacks).
+//!
+//! # Where task code runs
+//! A worker's *main* stack runs only [`WorkerThread::main_loop`]. Every job
+//! runs on a fiber (a coroutine with a pooled `stack_size` stack): the loop
+//! resumes a fiber with the job, and the fiber answers `Done` or `Wait`. A
+//! waiting task's fiber stays suspended, registered as the waiter of what it
+//! waits for; when that is set the waker pushes the fiber to this worker's
+//! resume inbox, which the loop serves before any new work. A started task
+//! therefore always resumes on the thread that started it (tied tasks).
+//!
+//! # Lazy task creation
+//! `local_len` counts the jobs this worker pushed and has not taken back; it is
+//! owner-local (a `Cell`), so checking "is my deque full?" costs a
+//! thread-local load and a compare. Steals are invisible to it, so it
+//! overcounts; when it reads full, the owner re-reads the real length from the
+//! deque only every [`RESYNC_INTERVAL`]-th time (a `#[cold]` path), so a
+//! worker whose deque really is full pays a load, a compare, a decrement and a
+//! plain call per spawn.
+//!
+//! # The live-stack cap
+//! Each mapped stack costs two memory mappings (Linux allows about 65k per
+//! process), so a worker keeps at most `live_stack_cap` stacks. When it needs a
+//! new one at the cap it first resumes ready fibers, and takes no new job while
+//! one of its tasks may still become ready; it maps a stack beyond the cap only
+//! when nothing arrived for [`CAP_GRACE`] (counted in `stacks_beyond_cap`). A
+//! joining task at the cap whose child is still in its own deque takes the
+//! child back and runs it inline (its own child: that is the sequential order,
+//! not helping). Nothing is ever run nested on a waiting task's stack, so no
+//! wait depends on a task buried beneath it.
+
+use crate::deque::{DequeStealer, TakeOwn, TaskDeque};
+use crate::fiber::{self, Fiber, FiberInput, FiberPtr, FiberYield};
+use crate::job::{JobRef, PanicPayload};
+use crate::latch::{self, Waitable, Waiter};
+use crate::params::Params;
+use crate::sleep::{WorkerWake, SPIN_BEFORE_SLEEP};
+use crossbeam_deque::{Injector, Steal};
+use crossbeam_utils::CachePadded;
+use std::cell::{Cell, RefCell};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// How many times in a row a worker trusts its local "deque is full" count
+/// before re-reading the real length.
+pub(crate) const RESYNC_INTERVAL: u32 = 64;
+
+/// How long a worker at its live-stack cap waits for one of its tasks to
+/// become ready before it maps a stack beyond the cap.
+pub(crate) const CAP_GRACE: Duration = Duration::from_millis(2);
+
+/// A user callback taking a worker index.
+pub(crate) type WorkerCallback = Box<dyn Fn(usize) + Send + Sync>;
+/// A user callback for panics of detached tasks.
+pub(crate) type PanicCallback = Box<dyn Fn(PanicPayload) + Send + Sync>;
+
+/// Per-worker scheduler counters. Written only by the owning worker (load +
+/// store, no read-modify-write), read by anyone.
+#[derive(Default)]
+pub(crate) struct WorkerCounters {
+    pub(crate) spawns: AtomicU64,
+    pub(crate) inlined_spawns: AtomicU64,
+    pub(crate) steals: AtomicU64,
+    pub(crate) suspensions: AtomicU64,
+    pub(crate) stacks: AtomicU64,
+    pub(crate) peak_suspended: AtomicU64,
+    pub(crate) stacks_beyond_cap: AtomicU64,
+    pub(crate) cap_takebacks: AtomicU64,
+}
+
+#[inline(always)]
+fn bump(counter: &AtomicU64) {
+    counter.store(counter.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+}
+
+/// What other threads see of one worker.
+pub(crate) struct WorkerInfo {
+    stealer: DequeStealer,
+    pub(crate) wake: WorkerWake,
+    pub(crate) counters: CachePadded<WorkerCounters>,
+}
+
+/// User callbacks.
+#[derive(Default)]
+pub(crate) struct Handlers {
+    pub(crate) start: Option<WorkerCallback>,
+    pub(crate) exit: Option<WorkerCallback>,
+    pub(crate) panic: Option<PanicCallback>,
+}
+
+/// State shared by all workers of one runtime.
+pub(crate) struct Registry {
+    pub(crate) params: Params,
+    pub(crate) workers: Vec<WorkerInfo>,
+    injector: Injector<JobRef>,
+    sleepers: Arc<AtomicUsize>,
+    terminate: AtomicBool,
+    next_wake: AtomicUsize,
+    pub(crate) live_stack_cap: usize,
+    pub(crate) handlers: Handlers,
+}
+
+impl Registry {
+    /// Creates the registry and the owner ends of the deques (one per worker),
+    /// which the caller moves into the worker threads.
+    pub(crate) fn new(
+        params: Params,
+        num_workers: usize,
+        live_stack_cap: usize,
+        handlers: Handlers,
+    ) -> (Arc<Registry>, Vec<TaskDeque>) {
+        let sleepers = Arc::new(AtomicUsize::new(0));
+        let mut deques = Vec::with_capacity(num_workers);
+        let mut workers = Vec::with_capacity(num_workers);
+        for _ in 0..num_workers {
+            let (deque, stealer) = TaskDeque::new(params.queue_policy);
+            deques.push(deque);
+            workers.push(WorkerInfo {
+                stealer,
+                wake: WorkerWake::new(sleepers.clone()),
+                counters: CachePadded::new(WorkerCounters::default()),
+            });
+        }
+        let registry = Arc::new(Registry {
+            params,
+            workers,
+            injector: Injector::new(),
+            sleepers,
+            terminate: AtomicBool::new(false),
+            next_wake: AtomicUsize::new(0),
+            live_stack_cap,
+            handlers,
+        });
+        (registry, deques)
+    }
+
+    pub(crate) fn num_workers(&self) -> usize {
+        self.workers.len()
+    }
+
+    /// Queues a job from outside the runtime and wakes a worker for it.
+    pub(crate) fn inject(&self, job: JobRef) {
+        self.injector.push(job);
+        self.wake_one_sleeper();
+    }
+
+    /// Wakes one sleeping worker, if any sleeps. The scan over workers happens
+    /// only when the sleeper count says one exists, and starts at a rotating
+    /// index so that wake-ups spread.
+    pub(crate) fn wake_one_sleeper(&self) {
+        if self.sleepers.load(Ordering::SeqCst) == 0 {
+            return;
+        }
+        let n = self.workers.len();
+        let start = self.next_wake.fetch_add(1, Ordering::Relaxed);
+        for offset in 0..n {
+            let info = &self.workers[(start + offset) % n];
+            if info.wake.is_sleeping() && info.wake.wake() {
+                return;
+            }
+        }
+    }
+
+    /// Tells the workers to finish every task and exit, and wakes them.
+    pub(crate) fn terminate(&self) {
+        self.terminate.store(true, Ordering::SeqCst);
+        for info in &self.workers {
+            info.wake.wake();
+        }
+    }
+
+    /// Reports the panic of a detached task to the panic handler.
+    pub(crate) fn handle_detached_panic(&self, payload: PanicPayload) {
+        match &self.handlers.panic {
+            Some(handler) => {
+                // A panicking handler must not take the worker down.
+                let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| handler(payload)));
+            }
+            None => {
+                // The std panic hook already printed the message and location.
+                eprintln!("prescient: a detached task panicked (no panic handler set)");
+            }
+        }
+    }
+
+    fn steal_from_others(&self, thief: usize, rng: &Cell<u64>) -> Option<JobRef> {
+        let n = self.workers.len();
+        if n <= 1 {
+            return None;
+        }
+        loop {
+            let mut retry = false;
+            let start = (next_random(rng) % n as u64) as usize;
+            for offset in 0..n {
+                let victim = (start + offset) % n;
+                if victim == thief {
+                    continue;
+                }
+                match self.workers[victim].stealer.steal() {
+                    Steal::Success(job) => return Some(job),
+                    Steal::Retry => retry = true,
+                    Steal::Empty => {}
+                }
+            }
+            if !retry {
+                return None;
+            }
+        }
+    }
+
+    fn take_injected(&self) -> Option<JobRef> {
+        loop {
+            match self.injector.steal() {
+                Steal::Success(job) => return Some(job),
+                Steal::Empty => return None,
+                Steal::Retry => continue,
+            }
+        }
+    }
+
+    /// Whether any deque of another worker or the injector looks non-empty.
+    /// O(workers): used only on the idle path before parking.
+    fn any_stealable(&self, thief: usize) -> bool {
+        !self.injector.is_empty()
+            || self
+                .workers
+                .iter()
+                .enumerate()
+                .any(|(i, w)| i != thief && !w.stealer.is_empty())
+    }
+}
+
+fn next_random(rng: &Cell<u64>) -> u64 {
+    // xorshift64*
+    let mut x = rng.get();
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    rng.set(x);
+    x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+}
+
+thread_local! {
+    static WORKER_THREAD: Cell<*const WorkerThread> = const { Cell::new(std::ptr::null()) };
+}
+
+/// One worker: owned by its OS thread, used by every fiber on that thread.
+pub(crate) struct WorkerThread {
+    pub(crate) index: usize,
+    pub(crate) registry: Arc<Registry>,
+    deque: TaskDeque,
+    queue_capacity: usize,
+    /// Jobs pushed and not taken back, as far as the owner knows.
+    local_len: Cell<usize>,
+    /// Full reads left before the next resynchronisation.
+    full_countdown: Cell<u32>,
+    counters: *const WorkerCounters,
+    wake: *const WorkerWake,
+    /// Idle fibers (between jobs), ready for reuse.
+    fiber_pool: RefCell<Vec<Box<Fiber>>>,
+    /// Stacks mapped by this worker (pooled, running or suspended).
+    stacks: Cell<usize>,
+    /// Fibers suspended in a wait.
+    suspended: Cell<usize>,
+    rng: Cell<u64>,
+}
+
+impl WorkerThread {
+    /// The worker running on this thread, or null.
+    #[inline]
+    pub(crate) fn current() -> *const WorkerThread {
+        WORKER_THREAD.with(Cell::get)
+    }
+
+    fn counters(&self) -> &WorkerCounters {
+        // SAFETY: points into `self.registry`, which `self` keeps alive.
+        unsafe { &*self.counters }
+    }
+
+    fn wake(&self) -> &WorkerWake {
+        // SAFETY: points into `self.registry`, which `self` keeps alive.
+        unsafe { &*self.wake }
+    }
+
+    /// Whether a new task may go into the deque (else it runs inline).
+    #[inline(always)]
+    pub(crate) fn has_room(&self) -> bool {
+        if self.local_len.get() < self.queue_capacity {
+            return true;
+        }
+        let countdown = self.full_countdown.get();
+        if countdown != 0 {
+            self.full_countdown.set(countdown - 1);
+            return false;
+        }
+        self.resync_room()
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn resync_room(&self) -> bool {
+        self.full_countdown.set(RESYNC_INTERVAL);
+        let real = self.deque.len();
+        self.local_len.set(real);
+        real < self.queue_capacity
+    }
+
+    /// Counts a spawn that ran inline because the deque was full.
+    #[inline(always)]
+    pub(crate) fn note_inlined(&self) {
+        bump(&self.counters().inlined_spawns);
+    }
+
+    /// Pushes a job; wakes a sleeping worker only when the deque already held
+    /// work (there is surplus to share), so a worker alone on a small job never
+    /// pays for a futex call.
+    #[inline]
+    pub(crate) fn push(&self, job: JobRef) {
+        self.deque.push(job);
+        let len = self.local_len.get();
+        self.local_len.set(len + 1);
+        bump(&self.counters().spawns);
+        if len >= 1 && self.registry.sleepers.load(Ordering::Relaxed) != 0 {
+            self.registry.wake_one_sleeper();
+        }
+    }
+
+    fn note_taken(&self) {
+        self.local_len.set(self.local_len.get().saturating_sub(1));
+    }
+
+    /// `join`'s second half: the joining task (on a fiber of this worker) gets
+    /// its child `job` done, inline if it is still next in its own deque, else
+    /// by waiting on `latch`. Returns `true` if the caller must run the child
+    /// inline.
+    pub(crate) fn take_back_or_wait(&self, job: JobRef, latch: &dyn Waitable) -> bool {
+        match self.deque.take_own(job) {
+            TakeOwn::Taken => {
+                self.note_taken();
+                return true;
+            }
+            TakeOwn::Other(next) => {
+                self.note_taken();
+                self.wait_until(latch, Some(next));
+                return false;
+            }
+            TakeOwn::Empty => self.local_len.set(0),
+            TakeOwn::NotNext => {}
+        }
+        if latch.probe() {
+            return false;
+        }
+        if self.at_stack_cap() && self.deque.remove(job) {
+            self.note_taken();
+            bump(&self.counters().cap_takebacks);
+            return true;
+        }
+        self.wait_until(latch, None);
+        false
+    }
+
+    fn at_stack_cap(&self) -> bool {
+        self.fiber_pool.borrow().is_empty() && self.stacks.get() >= self.registry.live_stack_cap
+    }
+
+    /// Suspends the current task until `waitable` holds; the worker runs other
+    /// work meanwhile (`next` first, if given). Returns at once if it holds.
+    ///
+    /// Must be called from task code on this worker's thread. Callers whose
+    /// condition can become false again (counters) re-check and call again.
+    pub(crate) fn wait_until(&self, waitable: &dyn Waitable, next: Option<JobRef>) {
+        if next.is_none() && waitable.probe() {
+            return;
+        }
+        // Erase the lifetime: the waitable lives in this task's frame or is
+        // kept alive by it, and the frame is suspended (not popped) until the
+        // main loop resumes us, which happens only after the waiter is woken.
+        let waitable: *const (dyn Waitable + '_) = waitable;
+        // SAFETY: transmuting only the trait object's lifetime bound; see above.
+        let waitable: *const (dyn Waitable + 'static) = unsafe { std::mem::transmute(waitable) };
+        // SAFETY: we are task code on a fiber of this worker (contract), and
+        // the waitable outlives the suspension (above).
+        unsafe { fiber::suspend_current(FiberYield::Wait { waitable, next }) };
+    }
+
+    /// The worker thread's main loop: resume ready fibers, else run new jobs
+    /// (own deque, injector, steal), else spin, then park. Returns when the
+    /// runtime terminates and this worker has nothing left.
+    fn main_loop(&self) {
+        loop {
+            if let Some(fiber) = self.wake().pop_ready() {
+                self.resume_ready(fiber);
+                continue;
+            }
+            if self.at_stack_cap() && !self.wait_at_cap() {
+                continue;
+            }
+            if let Some(job) = self.find_job() {
+                self.run_job(job);
+                continue;
+            }
+            if !self.idle() {
+                return;
+            }
+        }
+    }
+
+    fn find_job(&self) -> Option<JobRef> {
+        if let Some(job) = self.deque.pop() {
+            self.note_taken();
+            return Some(job);
+        }
+        if let Some(job) = self.registry.take_injected() {
+            return Some(job);
+        }
+        let job = self.registry.steal_from_others(self.index, &self.rng)?;
+        bump(&self.counters().steals);
+        Some(job)
+    }
+
+    /// At the live-stack cap: wait for a ready fiber up to `CAP_GRACE`.
+    /// Returns `true` if the worker should map a stack beyond the cap and
+    /// take a new job, `false` if a fiber became ready.
+    fn wait_at_cap(&self) -> bool {
+        let deadline = Instant::now() + CAP_GRACE;
+        loop {
+            if self.wake().has_ready() {
+                return false;
+            }
+            if Instant::now() >= deadline {
+                break;
+            }
+            std::thread::yield_now();
+        }
+        if self.deque.is_empty() && !self.registry.any_stealable(self.index) {
+            // No job to take: let the idle path park until something arrives.
+            return true;
+        }
+        bump(&self.counters().stacks_beyond_cap);
+        true
+    }
+
+    fn take_fiber(&self) -> Box<Fiber> {
+        if let Some(fiber) = self.fiber_pool.borrow_mut().pop() {
+            return fiber;
+        }
+        let stack_size = self.registry.params.stack_size;
+        match Fiber::new(stack_size) {
+            Ok(fiber) => {
+                self.stacks.set(self.stacks.get() + 1);
+                bump(&self.counters().stacks);
+                fiber
+            }
+            Err(error) => {
+                eprintln!(
+                    "prescient: cannot map a task stack of {stack_size} bytes: {error} \
+                     ({} stacks mapped by worker {})",
+                    self.stacks.get(),
+                    self.index
+                );
+                std::process::abort();
+            }
+        }
+    }
+
+    fn run_job(&self, job: JobRef) {
+        let fiber = self.take_fiber();
+        self.drive(fiber, FiberInput::Run(job));
+    }
+
+    fn resume_ready(&self, fiber: FiberPtr) {
+        self.suspended.set(self.suspended.get() - 1);
+        // SAFETY: the fiber was suspended by this worker (`drive` leaked its
+        // box into the waiter), and the inbox hands it out exactly once.
+        let fiber = unsafe { Box::from_raw(fiber.0) };
+        self.drive(fiber, FiberInput::Resume);
+    }
+
+    /// Resumes `fiber` and handles what it yields, until the worker can go
+    /// back to choosing work.
+    fn drive(&self, mut fiber: Box<Fiber>, mut input: FiberInput) {
+        loop {
+            match fiber.resume(input) {
+                Some(FiberYield::Done) => {
+                    self.fiber_pool.borrow_mut().push(fiber);
+                    return;
+                }
+                Some(FiberYield::Wait { waitable, next }) => {
+                    bump(&self.counters().suspensions);
+                    let suspended = self.suspended.get() + 1;
+                    self.suspended.set(suspended);
+                    let peak = &self.counters().peak_suspended;
+                    if suspended as u64 > peak.load(Ordering::Relaxed) {
+                        peak.store(suspended as u64, Ordering::Relaxed);
+                    }
+                    let fiber_ptr = FiberPtr(Box::into_raw(fiber));
+                    // SAFETY: the waiting task's frame keeps `waitable` alive
+                    // while its fiber is suspended, and the fiber has switched
+                    // out, so registering it cannot race with its own code.
+                    let registered = unsafe { (*waitable).register(Waiter::Fiber(fiber_ptr, self.wake)) };
+                    if !registered {
+                        // Already satisfied: ready at once.
+                        self.wake().push_ready_local(fiber_ptr);
+                    }
+                    match next {
+                        Some(job) => {
+                            fiber = self.take_fiber();
+                            input = FiberInput::Run(job);
+                        }
+                        None => return,
+                    }
+                }
+                None => unreachable!("a fiber returned without being told to exit"),
+            }
+        }
+    }
+
+    /// Spins, then parks. Returns `false` when the worker should exit.
+    fn idle(&self) -> bool {
+        let start = Instant::now();
+        let mut rounds: u32 = 0;
+        loop {
+            if self.has_work() {
+                return true;
+            }
+            if self.can_exit() {
+                return false;
+            }
+            rounds += 1;
+            if rounds < 32 {
+                std::hint::spin_loop();
+            } else {
+                std::thread::yield_now();
+                if start.elapsed() > SPIN_BEFORE_SLEEP {
+                    break;
+                }
+            }
+        }
+        self.wake().sleep(
+            || self.has_work() || self.registry.terminate.load(Ordering::SeqCst),
+            None,
+        );
+        true
+    }
+
+    fn has_work(&self) -> bool {
+        self.wake().has_ready() || !self.deque.is_empty() || self.registry.any_stealable(self.index)
+    }
+
+    fn can_exit(&self) -> bool {
+        self.registry.terminate.load(Ordering::SeqCst)
+            && self.suspended.get() == 0
+            && !self.wake().has_ready()
+            && self.deque.is_empty()
+            && self.registry.injector.is_empty()
+    }
+}
+
+/// The body of a worker thread.
+pub(crate) fn worker_main(registry: Arc<Registry>, index: usize, deque: TaskDeque, pin_to: Option<usize>) {
+    let _alt_stack = crate::overflow::ensure_alt_stack();
+    if let Some(pu) = pin_to {
+        if let Err(error) = crate::topology::pin_current_thread(pu) {
+            eprintln!("prescient: could not pin worker {index} to PU {pu}: {error}");
+        }
+    }
+    let info = &registry.workers[index];
+    let worker = WorkerThread {
+        index,
+        queue_capacity: registry.params.queue_capacity,
+        deque,
+        local_len: Cell::new(0),
+        full_countdown: Cell::new(0),
+        counters: &*info.counters,
+        wake: &info.wake,
+        fiber_pool: RefCell::new(Vec::new()),
+        stacks: Cell::new(0),
+        suspended: Cell::new(0),
+        rng: Cell::new(0x9E37_79B9_7F4A_7C15 ^ ((index as u64 + 1) << 17)),
+        registry: registry.clone(),
+    };
+    WORKER_THREAD.with(|w| w.set(&worker));
+    if let Some(start) = &registry.handlers.start {
+        start(index);
+    }
+    worker.main_loop();
+    for mut fiber in worker.fiber_pool.borrow_mut().drain(..) {
+        let out = fiber.resume(FiberInput::Exit);
+        debug_assert!(out.is_none());
+    }
+    if let Some(exit) = &registry.handlers.exit {
+        exit(index);
+    }
+    WORKER_THREAD.with(|w| w.set(std::ptr::null()));
+}
+
+/// Waits until `waitable` holds: suspends the task when called on a worker,
+/// parks the thread otherwise. Re-checks after every wake-up.
+pub(crate) fn wait_for(waitable: &dyn Waitable) {
+    while !waitable.probe() {
+        let worker = WorkerThread::current();
+        if worker.is_null() || fiber::current_fiber().is_null() {
+            latch::wait_on_thread(waitable);
+        } else {
+            // SAFETY: non-null: the worker of this thread, alive while it runs.
+            unsafe { (*worker).wait_until(waitable, None) };
+        }
+    }
+}

@@ -1,0 +1,356 @@
+//! The public entry point: [`Runtime`], its [`RuntimeBuilder`], the lazily
+//! created global runtime that the free functions use outside any runtime, and
+//! the scheduler [`Counters`].
+
+use crate::job::StackJob;
+use crate::params::{Params, ParamsError};
+use crate::registry::{self, Handlers, Registry, WorkerThread};
+use crate::topology;
+use std::any::Any;
+use std::fmt;
+use std::panic;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, OnceLock};
+use std::thread::JoinHandle;
+
+/// A pool of worker threads running stackful tasks.
+///
+/// ```
+/// let runtime = prescient::Runtime::builder().num_workers(2).build().unwrap();
+/// let (a, b) = runtime.run(|| prescient::join(|| 1 + 1, || 2 + 2));
+/// assert_eq!((a, b), (2, 4));
+/// ```
+///
+/// Dropping a runtime runs every task still queued or suspended to completion
+/// (a suspended stack cannot be unwound out of order safely), then joins the
+/// worker threads.
+pub struct Runtime {
+    registry: Arc<Registry>,
+    threads: Vec<JoinHandle<()>>,
+}
+
+/// Why a runtime could not be built.
+#[derive(Debug)]
+pub enum BuildError {
+    /// The parameters are invalid.
+    InvalidParams(ParamsError),
+    /// `num_workers(0)` was requested.
+    ZeroWorkers,
+    /// `max_live_stacks(0)` was requested.
+    ZeroStackCap,
+    /// A worker thread could not be spawned.
+    Spawn(std::io::Error),
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BuildError::InvalidParams(error) => error.fmt(f),
+            BuildError::ZeroWorkers => f.write_str("a runtime needs at least one worker"),
+            BuildError::ZeroStackCap => f.write_str("max_live_stacks must be at least 1"),
+            BuildError::Spawn(error) => write!(f, "could not spawn a worker thread: {error}"),
+        }
+    }
+}
+
+impl std::error::Error for BuildError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            BuildError::InvalidParams(error) => Some(error),
+            BuildError::Spawn(error) => Some(error),
+            BuildError::ZeroWorkers | BuildError::ZeroStackCap => None,
+        }
+    }
+}
+
+type ThreadName = Box<dyn FnMut(usize) -> String>;
+
+/// Configures a [`Runtime`].
+pub struct RuntimeBuilder {
+    params: Params,
+    num_workers: Option<usize>,
+    max_live_stacks: Option<usize>,
+    thread_name: Option<ThreadName>,
+    handlers: Handlers,
+}
+
+impl RuntimeBuilder {
+    /// The runtime parameters (default: [`Params::DEFAULT`]), e.g. the
+    /// `PARAMS` constant the `#[task_program]` analyzer emits.
+    pub fn params(mut self, params: Params) -> Self {
+        self.params = params;
+        self
+    }
+
+    /// The number of worker threads. Without it, `PRESCIENT_WORKERS` decides,
+    /// else one worker per hardware thread.
+    pub fn num_workers(mut self, num_workers: usize) -> Self {
+        self.num_workers = Some(num_workers);
+        self
+    }
+
+    /// The soft cap on stacks each worker maps (default: 16384 / workers,
+    /// clamped to 16 ..= 1024; each stack costs two memory mappings).
+    pub fn max_live_stacks(mut self, stacks: usize) -> Self {
+        self.max_live_stacks = Some(stacks);
+        self
+    }
+
+    /// Names worker threads (default: `prescient-worker-{index}`).
+    pub fn thread_name(mut self, name: impl FnMut(usize) -> String + 'static) -> Self {
+        self.thread_name = Some(Box::new(name));
+        self
+    }
+
+    /// Called on each worker thread when it starts, with its index.
+    pub fn start_handler(mut self, handler: impl Fn(usize) + Send + Sync + 'static) -> Self {
+        self.handlers.start = Some(Box::new(handler));
+        self
+    }
+
+    /// Called on each worker thread when it exits, with its index.
+    pub fn exit_handler(mut self, handler: impl Fn(usize) + Send + Sync + 'static) -> Self {
+        self.handlers.exit = Some(Box::new(handler));
+        self
+    }
+
+    /// Receives the panic payload of detached tasks (spawned tasks whose
+    /// handle was dropped). Without it the runtime prints a line to stderr.
+    pub fn panic_handler(
+        mut self,
+        handler: impl Fn(Box<dyn Any + Send>) + Send + Sync + 'static,
+    ) -> Self {
+        self.handlers.panic = Some(Box::new(handler));
+        self
+    }
+
+    /// Validates the configuration and starts the workers.
+    pub fn build(mut self) -> Result<Runtime, BuildError> {
+        self.params.validate().map_err(BuildError::InvalidParams)?;
+        let num_workers = match self.num_workers {
+            Some(0) => return Err(BuildError::ZeroWorkers),
+            Some(n) => n,
+            None => default_num_workers(),
+        };
+        let cap = match self.max_live_stacks {
+            Some(0) => return Err(BuildError::ZeroStackCap),
+            Some(cap) => cap,
+            None => (16384 / num_workers).clamp(16, 1024),
+        };
+        crate::overflow::install_handler();
+        let pus = match self.params.pinning {
+            crate::params::Pinning::None => vec![None; num_workers],
+            pinning => topology::worker_pus(&topology::detect(), pinning, num_workers),
+        };
+        let (registry, deques) = Registry::new(self.params, num_workers, cap, self.handlers);
+        let mut threads = Vec::with_capacity(num_workers);
+        for (index, deque) in deques.into_iter().enumerate() {
+            let name = match &mut self.thread_name {
+                Some(name) => name(index),
+                None => format!("prescient-worker-{index}"),
+            };
+            let worker_registry = registry.clone();
+            let pin_to = pus[index];
+            let spawned = std::thread::Builder::new()
+                .name(name)
+                .spawn(move || registry::worker_main(worker_registry, index, deque, pin_to));
+            match spawned {
+                Ok(thread) => threads.push(thread),
+                Err(error) => {
+                    // Workers that started only wait for work: stop them.
+                    let runtime = Runtime { registry, threads };
+                    drop(runtime);
+                    return Err(BuildError::Spawn(error));
+                }
+            }
+        }
+        Ok(Runtime { registry, threads })
+    }
+}
+
+fn default_num_workers() -> usize {
+    std::env::var("PRESCIENT_WORKERS")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+/// Scheduler counters, summed over the workers, cumulative since the runtime
+/// was built (except the stack figures, which are current).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counters {
+    /// Tasks pushed to a deque (deferred).
+    pub spawns: u64,
+    /// Spawns run inline as plain calls because the deque was full.
+    pub inlined_spawns: u64,
+    /// Jobs a worker took from another worker's deque.
+    pub steals: u64,
+    /// Times a task suspended in a wait (its worker went on with other work).
+    pub suspensions: u64,
+    /// Task stacks mapped now (pooled, running or suspended).
+    pub live_stacks: u64,
+    /// The most tasks suspended at once on one worker.
+    pub peak_live_stacks: u64,
+    /// Stacks mapped beyond a worker's live-stack cap because nothing else
+    /// could progress.
+    pub stacks_beyond_cap: u64,
+    /// Joins at the live-stack cap that took their child back from the deque
+    /// instead of suspending.
+    pub cap_takebacks: u64,
+}
+
+impl Counters {
+    /// The difference of two snapshots (for the cumulative fields; the stack
+    /// figures are taken from `self`).
+    pub fn since(&self, earlier: &Counters) -> Counters {
+        Counters {
+            spawns: self.spawns - earlier.spawns,
+            inlined_spawns: self.inlined_spawns - earlier.inlined_spawns,
+            steals: self.steals - earlier.steals,
+            suspensions: self.suspensions - earlier.suspensions,
+            live_stacks: self.live_stacks,
+            peak_live_stacks: self.peak_live_stacks,
+            stacks_beyond_cap: self.stacks_beyond_cap - earlier.stacks_beyond_cap,
+            cap_takebacks: self.cap_takebacks - earlier.cap_takebacks,
+        }
+    }
+}
+
+impl Runtime {
+    /// A builder with [`Params::DEFAULT`].
+    pub fn builder() -> RuntimeBuilder {
+        RuntimeBuilder {
+            params: Params::DEFAULT,
+            num_workers: None,
+            max_live_stacks: None,
+            thread_name: None,
+            handlers: Handlers::default(),
+        }
+    }
+
+    /// The global runtime the free functions use outside any runtime, created
+    /// on first use with [`Params::DEFAULT`] and `PRESCIENT_WORKERS` workers
+    /// (default: one per hardware thread).
+    pub fn global() -> &'static Runtime {
+        static GLOBAL: OnceLock<Runtime> = OnceLock::new();
+        GLOBAL.get_or_init(|| {
+            Runtime::builder()
+                .build()
+                .expect("prescient: cannot start the global runtime")
+        })
+    }
+
+    pub(crate) fn registry(&self) -> &Arc<Registry> {
+        &self.registry
+    }
+
+    /// Runs `f` on a worker of this runtime and returns its result; the
+    /// calling thread blocks (a calling task of another runtime suspends).
+    /// Called on a worker of this runtime, it just calls `f`. A panic in `f`
+    /// propagates to the caller.
+    pub fn run<R, F>(&self, f: F) -> R
+    where
+        F: FnOnce() -> R + Send,
+        R: Send,
+    {
+        let worker = WorkerThread::current();
+        // SAFETY: non-null means the worker of this thread, alive while it runs.
+        if !worker.is_null() && unsafe { Arc::ptr_eq(&(*worker).registry, &self.registry) } {
+            return f();
+        }
+        let job = StackJob::new(f);
+        self.registry.inject(job.as_job_ref());
+        registry::wait_for(&job.latch);
+        // SAFETY: the latch is set, and the result is taken once.
+        match unsafe { job.take_result() } {
+            Ok(value) => value,
+            Err(payload) => panic::resume_unwind(payload),
+        }
+    }
+
+    /// The number of worker threads.
+    pub fn num_workers(&self) -> usize {
+        self.registry.num_workers()
+    }
+
+    /// The parameters this runtime runs with.
+    pub fn params(&self) -> Params {
+        self.registry.params
+    }
+
+    /// The soft cap on stacks per worker.
+    pub fn max_live_stacks(&self) -> usize {
+        self.registry.live_stack_cap
+    }
+
+    /// A snapshot of the scheduler counters.
+    pub fn counters(&self) -> Counters {
+        let mut total = Counters::default();
+        for info in &self.registry.workers {
+            let c = &info.counters;
+            let load = |a: &std::sync::atomic::AtomicU64| a.load(Ordering::Relaxed);
+            total.spawns += load(&c.spawns);
+            total.inlined_spawns += load(&c.inlined_spawns);
+            total.steals += load(&c.steals);
+            total.suspensions += load(&c.suspensions);
+            total.live_stacks += load(&c.stacks);
+            total.peak_live_stacks = total.peak_live_stacks.max(load(&c.peak_suspended));
+            total.stacks_beyond_cap += load(&c.stacks_beyond_cap);
+            total.cap_takebacks += load(&c.cap_takebacks);
+        }
+        total
+    }
+}
+
+impl Drop for Runtime {
+    fn drop(&mut self) {
+        self.registry.terminate();
+        for thread in self.threads.drain(..) {
+            let _ = thread.join();
+        }
+    }
+}
+
+impl fmt::Debug for Runtime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Runtime")
+            .field("num_workers", &self.num_workers())
+            .field("params", &self.params())
+            .finish()
+    }
+}
+
+/// Runs `f` with this thread's worker, entering the global runtime first when
+/// called outside any runtime.
+pub(crate) fn with_worker<R: Send>(f: impl FnOnce(&WorkerThread) -> R + Send) -> R {
+    let worker = WorkerThread::current();
+    if worker.is_null() {
+        return Runtime::global().run(|| {
+            let worker = WorkerThread::current();
+            // SAFETY: `run` executes on a worker, so this is non-null and alive.
+            f(unsafe { &*worker })
+        });
+    }
+    // SAFETY: non-null: the worker of this thread, alive while it runs.
+    f(unsafe { &*worker })
+}
+
+/// The index of the worker running the caller, or `None` outside a runtime.
+pub fn current_worker_index() -> Option<usize> {
+    let worker = WorkerThread::current();
+    // SAFETY: non-null: the worker of this thread, alive while it runs.
+    (!worker.is_null()).then(|| unsafe { (*worker).index })
+}
+
+/// The number of workers of the runtime running the caller, or of the global
+/// runtime outside any runtime.
+pub fn num_workers() -> usize {
+    let worker = WorkerThread::current();
+    if worker.is_null() {
+        Runtime::global().num_workers()
+    } else {
+        // SAFETY: non-null: the worker of this thread, alive while it runs.
+        unsafe { (*worker).registry.num_workers() }
+    }
+}

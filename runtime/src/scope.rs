@@ -1,0 +1,116 @@
+//! `scope`: spawn tasks that borrow from the enclosing frame; the scope
+//! returns only when all of them (and their nested spawns) have finished.
+//!
+//! The scope's state sits in an `Arc` that every job holds, because the job
+//! that brings the pending count to zero still touches the state (to wake the
+//! waiter) after the scope could otherwise have returned.
+
+use crate::job::{HeapJob, PanicPayload};
+use crate::latch::CountLatch;
+use crate::registry::{self, Registry, WorkerThread};
+use crate::runtime::with_worker;
+use parking_lot::Mutex;
+use std::marker::PhantomData;
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::Arc;
+
+struct ScopeState {
+    pending: CountLatch,
+    panic: Mutex<Option<PanicPayload>>,
+    /// Where spawns from a thread outside the runtime go.
+    registry: Arc<Registry>,
+}
+
+/// A scope of tasks that may borrow data living longer than `'scope`.
+pub struct Scope<'scope> {
+    state: Arc<ScopeState>,
+    /// Invariant in `'scope`, like `std::thread::Scope`.
+    marker: PhantomData<&'scope mut &'scope ()>,
+}
+
+/// Creates a scope, runs `body` in it, and waits for every task spawned in it.
+///
+/// A panic in the body or in any task is propagated after all tasks finished.
+/// Waiting at the end of the scope *suspends* the calling task (see
+/// [`join`](crate::join) about mutex guards and thread-locals across waits).
+///
+/// ```
+/// let mut counts = [0u32; 4];
+/// prescient::scope(|s| {
+///     for (i, slot) in counts.iter_mut().enumerate() {
+///         s.spawn(move |_| *slot = i as u32 * 10);
+///     }
+/// });
+/// assert_eq!(counts, [0, 10, 20, 30]);
+/// ```
+pub fn scope<'scope, F, R>(body: F) -> R
+where
+    F: FnOnce(&Scope<'scope>) -> R + Send,
+    R: Send,
+{
+    with_worker(|worker| {
+        let scope = Scope {
+            state: Arc::new(ScopeState {
+                pending: CountLatch::new(1),
+                panic: Mutex::new(None),
+                registry: worker.registry.clone(),
+            }),
+            marker: PhantomData,
+        };
+        let result = panic::catch_unwind(AssertUnwindSafe(|| body(&scope)));
+        scope.state.pending.decrement();
+        registry::wait_for(&scope.state.pending);
+        if let Some(payload) = scope.state.panic.lock().take() {
+            panic::resume_unwind(payload);
+        }
+        match result {
+            Ok(value) => value,
+            Err(payload) => panic::resume_unwind(payload),
+        }
+    })
+}
+
+impl<'scope> Scope<'scope> {
+    /// Spawns a task in this scope. It may borrow anything that outlives the
+    /// scope, and receives the scope to spawn more.
+    ///
+    /// When this worker's deque is full the task runs right away, before
+    /// `spawn` returns (lazy task creation).
+    pub fn spawn<F>(&self, f: F)
+    where
+        F: FnOnce(&Scope<'scope>) + Send + 'scope,
+    {
+        self.state.pending.increment();
+        let state = self.state.clone();
+        let task = move || {
+            let scope = Scope {
+                state,
+                marker: PhantomData,
+            };
+            if let Err(payload) = panic::catch_unwind(AssertUnwindSafe(|| f(&scope))) {
+                let mut slot = scope.state.panic.lock();
+                if slot.is_none() {
+                    *slot = Some(payload);
+                }
+            }
+            scope.state.pending.decrement();
+        };
+        let worker = WorkerThread::current();
+        if worker.is_null() {
+            // A thread outside the runtime borrowed the scope: inject.
+            let registry = self.state.registry.clone();
+            registry.inject(HeapJob::into_job_ref(task));
+            return;
+        }
+        // SAFETY: non-null: the worker of this thread, alive while it runs.
+        let worker = unsafe { &*worker };
+        if !worker.has_room() {
+            worker.note_inlined();
+            task();
+            return;
+        }
+        // The job may borrow `'scope` data: `scope` does not return before
+        // `pending` reaches zero, i.e. before this job has run.
+        worker.push(HeapJob::into_job_ref(task));
+    }
+}
