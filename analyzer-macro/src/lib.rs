@@ -1,1 +1,285 @@
-//! placeholder
+//! `#[task_program]`: the static analyzer of the Prescient task runtime.
+//!
+//! Put the attribute on an inline module holding a program's task code. At
+//! compile time it runs the analyses of Thoman, Zangerl and Fahringer,
+//! *Task-parallel runtime system optimization using static compiler analysis*
+//! (CF'17) — task contexts, parallel structure ρ/λ, effort, stack size — and
+//! emits, inside the module, the runtime parameters the paper's decision trees
+//! choose:
+//!
+//! ```ignore
+//! #[prescient::task_program]
+//! pub mod fib {
+//!     use prescient::join;
+//!
+//!     pub fn fib(n: u64) -> u64 {
+//!         if n < 2 {
+//!             return n;
+//!         }
+//!         let (a, b) = join(|| fib(n - 1), || fib(n - 2));
+//!         a + b
+//!     }
+//! }
+//!
+//! // How PARAMS reaches the runtime:
+//! let runtime = prescient::Runtime::builder().params(fib::PARAMS).build();
+//! println!("{}", fib::ANALYSIS); // the report: contexts, sites, parameters
+//! ```
+//!
+//! # What is emitted
+//!
+//! * `pub const PARAMS: prescient::Params` — the decision trees applied to the
+//!   analysis (queue policy, queue capacity, dependency buckets, stack size;
+//!   every other field `Params::DEFAULT`'s), with the attribute's overrides,
+//!   validated at compile time. Pass it to the runtime builder:
+//!   `prescient::Runtime::builder().params(my_mod::PARAMS).build()`. Each
+//!   annotated module has its own.
+//! * `pub const ANALYSIS: prescient::analysis::ProgramAnalysis` — ρ, λ, effort
+//!   and stack per task context and aggregated, and the spawn-site table
+//!   (`ANALYSIS.sites`: site number, enclosing function, kind, location,
+//!   per-site static effort); its `Display` is a human-readable report.
+//! * One hidden `static` of type `prescient::analysis::SpawnSite` per spawn
+//!   site: a site's id is the address of its static, unique across every
+//!   annotated module of a program. `ANALYSIS.sites` refers to these statics.
+//! * Recognised `join(a, b)` calls become `prescient::join_at(&SITE, a, b)` and
+//!   `spawn(f)` calls `prescient::spawn_at(&SITE, f)`, which compute the same
+//!   thing and tell the runtime (adaptive inlining) which site spawned. Scope,
+//!   task-group and dataflow spawns are recorded as sites and left unchanged.
+//!   The user's code is otherwise unchanged; `use` items whose `join`/`spawn`
+//!   became unused get `#[allow(unused_imports)]`.
+//!
+//! The macro emits the *raw* analysis: effort and stack contain `const` terms —
+//! `core::mem::size_of::<T>()` for types written in the code, module-level
+//! `const` loop bounds, the runtime's per-join frame cost — that rustc
+//! evaluates; `prescient::analysis` aggregates (ρ, λ by minimum over contexts,
+//! effort by mean, stack by maximum rounded up to a power of two and clamped to
+//! 16 KiB ..= 8 MiB) and decides, in `const fn`s:
+//!
+//! * queue policy = `PF` if ρ > 5 or 1M < e ≤ 1T, else `DEF`;
+//! * queue capacity = 128 if ρ = 0 and λ > 0; else 8 if 1M < e ≤ 1T; else 4;
+//! * dependency buckets = 256019 if ρ > 0, else 97;
+//! * stack size = the aggregated estimate.
+//!
+//! # Arguments
+//!
+//! Each argument overrides one parameter:
+//! `#[task_program(stack_size = 65536)]`, `queue_capacity = 8`,
+//! `queue_policy = PF` (`DEF`, `PF`, `BF`, `FF` or a `QueuePolicy` variant),
+//! `dependency_buckets = 97`. Integer literals are validated by the macro;
+//! other `const` expressions by `Params::checked` at compile time.
+//!
+//! # What the analysis sees
+//!
+//! The macro has no name resolution, so it is conservative:
+//!
+//! * **Spawn constructs** are `prescient::…` paths (`prescient::join`,
+//!   `::prescient::spawn`), names the module imports from `prescient`
+//!   (`use prescient::{join, spawn as sp}`, `use prescient as p`, and
+//!   `use prescient::*` for `join`, `spawn`, `scope`, `dataflow`, `Scope`,
+//!   `TaskGroup`, `Dataflow`), and the methods `spawn` / `task` called on a
+//!   *scope value*: the parameter of a closure passed to a `prescient` function
+//!   (`prescient::scope(|s| s.spawn(…))`, `prescient::dataflow(|df| df.task()…)`)
+//!   or to a scope spawn, or a binding typed `prescient::Scope`, `TaskGroup` or
+//!   `Dataflow` or initialised by their associated functions
+//!   (`let g = TaskGroup::new()`). Local bindings shadow all of these.
+//!   `rayon::join`, `Path::join`, `std::thread::spawn` and
+//!   `std::thread::scope(|s| s.spawn(…))` are never spawns. `Runtime::run` is
+//!   the parallel region, not a task.
+//! * **Task contexts** (Alg. 1): a spawn site's context is the innermost module
+//!   function containing it (closures belong to their function).
+//! * **ρ** (Alg. 2): recursive parallel paths reachable from a context — a call
+//!   that reaches, directly or mutually, back to a function on its own call
+//!   path, with at least one call of that cycle inside a task body. **λ**: spawn
+//!   sites reachable from a context that run inside a loop (`for`, `while`,
+//!   `loop`, iterator closures such as `for_each`). Counts per context, as in
+//!   CF'17 Table 3.
+//! * **Effort** (Alg. 3) in units of one built-in operation: operators cost 1,
+//!   a call 2 plus its arguments plus the callee (a recursive call: arguments
+//!   only), an invisible call 10, a macro invocation 10, a spawn construct 10
+//!   plus its tasks, a loop its trip count × (body + 1), `if`/`match` the
+//!   dearest branch. A loop's trip count is its literal one, or a module-level
+//!   `const` bound (`0..N`) that no generic, const parameter or local binding
+//!   could shadow, else 100. A site's effort is that of its task bodies; a
+//!   context's is the mean over its sites. Arithmetic saturates.
+//! * **Stack** (Alg. 4): per frame, the sum of the declarations — exactly
+//!   `size_of::<T>()` where `T` is written and resolves at module level (no
+//!   generic or const parameter of the function or its `impl`, no `Self`, no
+//!   item or `use` local to a body); else 32 bytes for an untyped binding, 16
+//!   for a reference to an unresolved type, 64 for any other unresolved type —
+//!   plus 64 bytes of frame overhead and `prescient::analysis::JOIN_FRAME_BYTES`
+//!   per level of spawn nesting; plus the largest stack of the callees (4 KiB
+//!   for an invisible call or macro); a recursive component multiplies its
+//!   frames by φ = 64.
+//! * **Invisible**, and estimated rather than reported: the inside of macro
+//!   invocations, items nested in function bodies or inner modules, trait
+//!   default methods, and calls (or recursion) through other modules, trait
+//!   objects, function pointers and closures held in variables.
+//!
+//! # Errors
+//!
+//! The attribute on anything but an inline module, and malformed or unknown
+//! arguments, are compile errors pointing at the offending tokens; the item is
+//! still emitted (with the analysis, if only an argument was wrong) so no
+//! follow-on errors appear.
+
+mod analysis;
+mod args;
+mod contexts;
+mod effort;
+mod emit;
+mod model;
+mod stack;
+mod structure;
+mod sym;
+
+use proc_macro2::TokenStream;
+use quote::{quote, ToTokens};
+
+/// Analyses the inline module it is put on and emits `PARAMS` and `ANALYSIS`
+/// in it; see the [crate documentation](crate).
+///
+/// Arguments override single parameters:
+/// `#[task_program(stack_size = 65536, queue_capacity = 8, queue_policy = PF, dependency_buckets = 97)]`.
+#[proc_macro_attribute]
+pub fn task_program(
+    args: proc_macro::TokenStream,
+    item: proc_macro::TokenStream,
+) -> proc_macro::TokenStream {
+    expand(args.into(), item.into()).into()
+}
+
+/// The expansion, on `proc_macro2` tokens.
+fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
+    let (overrides, mut errors) = args::parse(args);
+    let fail = |e: syn::Error, errors: &mut Option<syn::Error>| match errors {
+        Some(all) => all.combine(e),
+        None => *errors = Some(e),
+    };
+    let module = match syn::parse2::<syn::Item>(item.clone()) {
+        Ok(syn::Item::Mod(m)) if m.content.is_some() => Some(m),
+        Ok(syn::Item::Mod(m)) => {
+            let head = quote!(#m);
+            fail(
+                syn::Error::new_spanned(
+                    head,
+                    "#[task_program] needs an inline module with a body: `mod name { ... }`",
+                ),
+                &mut errors,
+            );
+            None
+        }
+        Ok(other) => {
+            fail(
+                syn::Error::new_spanned(
+                    item_head(&other),
+                    "#[task_program] applies to an inline module (`mod name { ... }`) holding the task code",
+                ),
+                &mut errors,
+            );
+            None
+        }
+        Err(e) => {
+            fail(e, &mut errors);
+            None
+        }
+    };
+    let output = match module {
+        Some(module) => match model::build(&module) {
+            Ok(program) => {
+                let result = analysis::analyse(&program);
+                emit::module(module, &program, &result, &overrides)
+            }
+            Err(e) => {
+                fail(e, &mut errors);
+                item
+            }
+        },
+        None => item,
+    };
+    let errors = errors.map(|e| e.to_compile_error());
+    quote!(#output #errors)
+}
+
+/// The tokens that name an item (its keyword and name), for error spans.
+fn item_head(item: &syn::Item) -> TokenStream {
+    match item {
+        syn::Item::Struct(i) => {
+            let (k, n) = (&i.struct_token, &i.ident);
+            quote!(#k #n)
+        }
+        syn::Item::Enum(i) => {
+            let (k, n) = (&i.enum_token, &i.ident);
+            quote!(#k #n)
+        }
+        syn::Item::Fn(i) => {
+            let (k, n) = (&i.sig.fn_token, &i.sig.ident);
+            quote!(#k #n)
+        }
+        syn::Item::Trait(i) => {
+            let (k, n) = (&i.trait_token, &i.ident);
+            quote!(#k #n)
+        }
+        syn::Item::Impl(i) => {
+            let (k, t) = (&i.impl_token, &i.self_ty);
+            quote!(#k #t)
+        }
+        syn::Item::Const(i) => {
+            let (k, n) = (&i.const_token, &i.ident);
+            quote!(#k #n)
+        }
+        syn::Item::Static(i) => {
+            let (k, n) = (&i.static_token, &i.ident);
+            quote!(#k #n)
+        }
+        syn::Item::Type(i) => {
+            let (k, n) = (&i.type_token, &i.ident);
+            quote!(#k #n)
+        }
+        other => other.to_token_stream(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_keep_the_item() {
+        let out = expand(
+            quote!(),
+            quote!(
+                struct S {
+                    x: u8,
+                }
+            ),
+        )
+        .to_string();
+        assert!(out.starts_with("struct S {"), "{out}");
+        assert!(out.contains("compile_error"));
+        assert!(out.contains("applies to an inline module"));
+
+        let out = expand(
+            quote!(),
+            quote!(
+                mod m;
+            ),
+        )
+        .to_string();
+        assert!(out.contains("needs an inline module with a body"), "{out}");
+
+        let out = expand(
+            quote!(stack = 1),
+            quote!(
+                mod m {
+                    fn f() {}
+                }
+            ),
+        )
+        .to_string();
+        assert!(out.contains("unknown task_program argument"), "{out}");
+        assert!(
+            out.contains("pub const PARAMS"),
+            "the analysis is still emitted: {out}"
+        );
+    }
+}

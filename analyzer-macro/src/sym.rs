@@ -234,6 +234,7 @@ pub fn trip(start: Bound, end: Bound, inclusive: bool) -> Sym {
 }
 
 /// What [`Sym::eval`] needs to know about the leaves rustc would evaluate.
+#[cfg(test)]
 pub trait Env {
     /// The value of a module-level `const`.
     fn constant(&self, name: &str) -> Option<i128>;
@@ -255,6 +256,7 @@ impl Sym {
     }
 
     /// Evaluates the expression as rustc would evaluate the emitted `const`.
+    #[cfg(test)]
     pub fn eval(&self, env: &dyn Env) -> Option<u64> {
         Some(match self {
             Sym::Lit(v) => *v,
@@ -321,7 +323,11 @@ impl fmt::Display for Sym {
                 start,
                 end,
                 inclusive,
-            } => write!(f, "trip({start}..{}{end})", if *inclusive { "=" } else { "" }),
+            } => write!(
+                f,
+                "trip({start}..{}{end})",
+                if *inclusive { "=" } else { "" }
+            ),
             Sym::SizeOf(ty) => {
                 let ty = ty.as_ref();
                 write!(f, "size_of::<{}>()", quote::quote!(#ty))
@@ -340,11 +346,17 @@ mod tests {
     #[test]
     fn folding_constructors() {
         assert_eq!(sum([Sym::Lit(2), Sym::Lit(3)]), Sym::Lit(5));
-        assert_eq!(sum([Sym::Lit(u64::MAX), Sym::JoinFrame]), Sym::Lit(u64::MAX));
+        assert_eq!(
+            sum([Sym::Lit(u64::MAX), Sym::JoinFrame]),
+            Sym::Lit(u64::MAX)
+        );
         assert_eq!(sum([Sym::JoinFrame, Sym::Lit(0)]), Sym::JoinFrame);
         assert_eq!(product([Sym::Lit(0), Sym::JoinFrame]), Sym::Lit(0));
         assert_eq!(product([Sym::Lit(1), Sym::JoinFrame]), Sym::JoinFrame);
-        assert_eq!(product([Sym::Lit(u64::MAX), Sym::Lit(2)]), Sym::Lit(u64::MAX));
+        assert_eq!(
+            product([Sym::Lit(u64::MAX), Sym::Lit(2)]),
+            Sym::Lit(u64::MAX)
+        );
         assert_eq!(max([Sym::Lit(4), Sym::Lit(9), Sym::Lit(0)]), Sym::Lit(9));
         assert_eq!(max([Sym::JoinFrame, Sym::JoinFrame]), Sym::JoinFrame);
         assert_eq!(div(Sym::Lit(9), 2), Sym::Lit(4));

@@ -14,6 +14,7 @@
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, SamplingMode};
+use prescient_benches::programs::tree::Layout;
 use prescient_benches::suite::{cli, machine, Pool, Program, Runner, THREADS_ENV};
 
 fn thread_counts() -> Vec<usize> {
@@ -27,7 +28,7 @@ fn thread_counts() -> Vec<usize> {
 }
 
 fn bench_program(c: &mut Criterion, program: Program) {
-    let work = program.prepare();
+    let work = program.prepare(Layout::DEFAULT);
     let mut group = c.benchmark_group(program.name());
     group.sample_size(10);
     match program {

@@ -15,5 +15,6 @@
 
 #![deny(missing_docs)]
 
+pub mod dataflow;
 pub mod programs;
 pub mod suite;

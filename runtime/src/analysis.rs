@@ -26,32 +26,30 @@
 //! A spawn site's identity is the address of its [`SpawnSite`] `static`, emitted
 //! in the annotated module and passed to [`join_at`](crate::join_at) /
 //! [`spawn_at`](crate::spawn_at); it is unique across every annotated module of a
-//! program. [`ProgramAnalysis::sites`] holds plain copies of the sites'
-//! descriptions ([`SiteInfo`]), so that the analysis stays a `const` even once
-//! the site statics carry run-time statistics.
+//! program. [`ProgramAnalysis::sites`] and [`ContextAnalysis::sites`] refer to
+//! those statics (a `const` may refer to a `static`, even one with interior
+//! mutability, since Rust 1.83).
 
 use crate::params::{Params, QueuePolicy, MAX_STACK_SIZE, MIN_STACK_SIZE};
 use core::fmt;
 use core::ops::Deref;
 
 /// Bytes the runtime's own join/spawn machinery adds to a task stack per nested
-/// spawn construct (the frames of `join_at`/`spawn_at` and what they keep live),
-/// added by the stack analysis once per level of spawn nesting in a frame.
+/// spawn construct (the frames of `join_at`/`join` and the deferred child's job
+/// record they keep live), added by the stack analysis once per level of spawn
+/// nesting in a frame.
 ///
-/// These are first estimates: **they must be re-measured** against the
-/// scheduler (deepest stack use of a recursive `join` benchmark, per build
-/// profile) whenever the join path changes.
+/// Measured with `cargo run --example join_frame_cost` (a recursion whose only
+/// frame content is one `join` per level): a deferred join costs 880 bytes per
+/// level in the debug profile and 256 in release (rustc 1.95, x86-64); an
+/// inlined one (deque full) 306 and 116. The constants round the deferred
+/// figure up; `tests/tests/join_frame.rs` fails if a change to the join path
+/// makes a level cost more than this in the profile it runs under.
 #[cfg(debug_assertions)]
-pub const JOIN_FRAME_BYTES: usize = 2048;
-/// Bytes the runtime's own join/spawn machinery adds to a task stack per nested
-/// spawn construct (the frames of `join_at`/`spawn_at` and what they keep live),
-/// added by the stack analysis once per level of spawn nesting in a frame.
-///
-/// These are first estimates: **they must be re-measured** against the
-/// scheduler (deepest stack use of a recursive `join` benchmark, per build
-/// profile) whenever the join path changes.
+pub const JOIN_FRAME_BYTES: usize = 1024;
+/// See the debug-profile constant above: release figure.
 #[cfg(not(debug_assertions))]
-pub const JOIN_FRAME_BYTES: usize = 512;
+pub const JOIN_FRAME_BYTES: usize = 320;
 
 /// ρ above which the queue policy becomes `PF` (CF'17 §3.3.4).
 pub const PF_RECURSION_THRESHOLD: u32 = 5;
@@ -175,7 +173,7 @@ impl fmt::Display for SpawnSite {
 }
 
 /// The analysis of one task context: a function that contains spawn sites.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug)]
 pub struct ContextAnalysis {
     /// The context's function, `name` or `Type::name`.
     pub function: &'static str,
@@ -189,8 +187,8 @@ pub struct ContextAnalysis {
     /// Estimated stack bytes needed to run the context's function, including
     /// recursion and the runtime's join frames (CF'17 Alg. 4).
     pub stack: u64,
-    /// Indices into [`ProgramAnalysis::sites`] of the context's spawn sites.
-    pub sites: &'static [u32],
+    /// The context's spawn sites.
+    pub sites: &'static [&'static SpawnSite],
 }
 
 impl ContextAnalysis {
@@ -201,7 +199,7 @@ impl ContextAnalysis {
         lambda: u32,
         effort: u64,
         stack: u64,
-        sites: &'static [u32],
+        sites: &'static [&'static SpawnSite],
     ) -> ContextAnalysis {
         ContextAnalysis {
             function,
@@ -216,14 +214,15 @@ impl ContextAnalysis {
 
 /// The analysis of one `#[task_program]` module: per context, aggregated, and
 /// its spawn-site table. `Display` prints a human-readable report.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug)]
 pub struct ProgramAnalysis {
     /// `module_path!()` of the annotated module.
     pub module: &'static str,
     /// The task contexts, in source order.
     pub contexts: &'static [ContextAnalysis],
-    /// The spawn sites, in source order (index = [`SiteInfo::index`]).
-    pub sites: &'static [SiteInfo],
+    /// The spawn sites, in source order (index = [`SiteInfo::index`]): the
+    /// site statics themselves.
+    pub sites: &'static [&'static SpawnSite],
     /// Aggregated ρ: the minimum over the contexts (0 without contexts).
     pub rho: u32,
     /// Aggregated λ: the minimum over the contexts (0 without contexts).
@@ -243,7 +242,7 @@ impl ProgramAnalysis {
     pub const fn new(
         module: &'static str,
         contexts: &'static [ContextAnalysis],
-        sites: &'static [SiteInfo],
+        sites: &'static [&'static SpawnSite],
     ) -> ProgramAnalysis {
         let mut rho = u32::MAX;
         let mut lambda = u32::MAX;
@@ -431,7 +430,7 @@ impl fmt::Display for ProgramAnalysis {
                 c.function, c.rho, c.lambda, c.effort, c.stack
             )?;
             for s in c.sites {
-                write!(f, " #{s}")?;
+                write!(f, " #{}", s.index)?;
             }
             writeln!(f)?;
         }
@@ -476,7 +475,11 @@ mod tests {
     #[test]
     fn queue_capacity_at_its_thresholds() {
         assert_eq!(queue_capacity(0, 1, 0), 128);
-        assert_eq!(queue_capacity(0, 1, 5_000_000), 128, "the loop rule comes first");
+        assert_eq!(
+            queue_capacity(0, 1, 5_000_000),
+            128,
+            "the loop rule comes first"
+        );
         assert_eq!(queue_capacity(1, 1, 0), 4);
         assert_eq!(queue_capacity(0, 0, 1_000_000), 4);
         assert_eq!(queue_capacity(0, 0, 1_000_001), 8);
@@ -534,10 +537,8 @@ mod tests {
         assert_eq!(p.dependency_buckets, 97);
         assert_eq!(p.stack_size, 16 * 1024);
         // Deep recursion picks PF.
-        assert_eq!(
-            ProgramAnalysis::new("r", &[ctx(6, 0, 1, 1)], &[]).params().queue_policy,
-            QueuePolicy::PF
-        );
+        const DEEP: ProgramAnalysis = ProgramAnalysis::new("r", &[ctx(6, 0, 1, 1)], &[]);
+        assert_eq!(DEEP.params().queue_policy, QueuePolicy::PF);
     }
 
     #[test]
@@ -556,7 +557,7 @@ mod tests {
 
     #[test]
     fn display_reports_contexts_and_sites() {
-        const SITES: &[SiteInfo] = &[SiteInfo {
+        static SITE: SpawnSite = SpawnSite::new(SiteInfo {
             module: "demo::fib",
             index: 0,
             function: "fib",
@@ -566,19 +567,23 @@ mod tests {
             column: 9,
             in_loop: false,
             static_effort: 12,
-        }];
-        const A: ProgramAnalysis = ProgramAnalysis::new(
-            "demo::fib",
-            &[ContextAnalysis::new("fib", 2, 0, 12, 30_000, &[0])],
-            SITES,
-        );
+        });
+        const SITES: [&SpawnSite; 1] = [&SITE];
+        const CONTEXTS: [ContextAnalysis; 1] =
+            [ContextAnalysis::new("fib", 2, 0, 12, 30_000, &SITES)];
+        const A: ProgramAnalysis = ProgramAnalysis::new("demo::fib", &CONTEXTS, &SITES);
+        assert!(core::ptr::eq(A.sites[0], &SITE));
+        assert!(core::ptr::eq(A.contexts[0].sites[0], &SITE));
         let text = A.to_string();
         assert!(text.contains("task program demo::fib: 1 task context(s), 1 spawn site(s)"));
-        assert!(text.contains("context fib: rho = 2, lambda = 0, effort = 12"));
+        assert!(text
+            .contains("context fib: rho = 2, lambda = 0, effort = 12, stack = 30000 B, sites #0"));
         assert!(text.contains("site #0 join in fib at src/lib.rs:7:9: effort 12"));
         assert!(text.contains("queue policy DEF, queue capacity 4, dependency buckets 256019"));
-        let site = SpawnSite::new(SITES[0]);
-        assert_eq!(site.function, "fib");
-        assert_eq!(site.to_string(), "demo::fib::fib#0 (join) at src/lib.rs:7:9");
+        assert_eq!(SITE.function, "fib");
+        assert_eq!(
+            SITE.to_string(),
+            "demo::fib::fib#0 (join) at src/lib.rs:7:9"
+        );
     }
 }

@@ -87,10 +87,9 @@ impl TaskGroup {
         }
         // SAFETY: non-null: the worker of this thread, alive while it runs.
         let worker = unsafe { &*worker };
-        if worker.has_room() {
+        if worker.reserve() {
             worker.push(HeapJob::into_job_ref(task));
         } else {
-            worker.note_inlined();
             task();
         }
     }

@@ -51,8 +51,7 @@ where
     }
     // SAFETY: non-null: the worker of this thread, alive while it runs.
     let worker = unsafe { &*worker };
-    if !worker.has_room() {
-        worker.note_inlined();
+    if !worker.reserve() {
         return (a(), b());
     }
     join_deferred(worker, a, b)
@@ -80,8 +79,7 @@ where
     RA: Send,
     RB: Send,
 {
-    if !worker.has_room() {
-        worker.note_inlined();
+    if !worker.reserve() {
         return (a(), b());
     }
     join_deferred(worker, a, b)

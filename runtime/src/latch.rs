@@ -15,14 +15,16 @@
 //!   `SET` (a latch has one waiter) and the waiter does not sleep.
 //! * The setter swaps in `SET`. If it got a waiter back, it wakes it; it never
 //!   reads the latch again, because the waiter may free it as soon as it runs.
+//!
 //! Both are AcqRel: the setter's writes before `set` (a job's result) happen
 //! before the waiter's reads after it observes `SET` or is woken (the wake goes
 //! through the inbox queue or the thread's flag, both release/acquire).
 
 use crate::fiber::FiberPtr;
 use crate::sleep::WorkerWake;
+use crate::sync::{AtomicBool, AtomicUsize};
 use parking_lot::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::thread::Thread;
 
 /// Something a task can wait for.
@@ -103,7 +105,7 @@ pub(crate) struct Latch {
 }
 
 impl Latch {
-    pub(crate) const fn new() -> Latch {
+    pub(crate) fn new() -> Latch {
         Latch {
             state: AtomicUsize::new(UNSET),
         }
@@ -216,14 +218,14 @@ impl WaitList {
 
 /// A counter of pending tasks whose waiters wake when it drops to zero.
 pub(crate) struct CountLatch {
-    pending: AtomicUsize,
+    pending: std::sync::atomic::AtomicUsize,
     waiters: WaitList,
 }
 
 impl CountLatch {
     pub(crate) const fn new(initial: usize) -> CountLatch {
         CountLatch {
-            pending: AtomicUsize::new(initial),
+            pending: std::sync::atomic::AtomicUsize::new(initial),
             waiters: WaitList::new(),
         }
     }
@@ -251,5 +253,62 @@ impl Waitable for CountLatch {
 
     fn register(&self, waiter: Waiter) -> bool {
         self.waiters.register_unless(|| self.pending() == 0, waiter)
+    }
+}
+
+/// Loom models of the latch protocol (`--cfg loom`): every interleaving of a
+/// waiter registering and a setter setting ends with the waiter either not
+/// sleeping (registration failed because the latch was set) or woken.
+#[cfg(all(test, loom))]
+mod loom_models {
+    use super::*;
+    use loom::sync::Arc;
+
+    /// `wait_on_thread` with loom's yield in place of `park` (loom threads
+    /// are not OS threads).
+    fn wait_modelled(latch: &Latch) {
+        let waiter = ThreadWaiter {
+            thread: std::thread::current(),
+            woken: AtomicBool::new(false),
+        };
+        if latch.register(Waiter::Thread(&waiter)) {
+            while !waiter.woken.load(Ordering::Acquire) {
+                loom::thread::yield_now();
+            }
+        }
+    }
+
+    #[test]
+    fn loom_waiter_is_woken_or_sees_the_latch_set() {
+        loom::model(|| {
+            let latch = Arc::new(Latch::new());
+            let data = Arc::new(loom::cell::UnsafeCell::new(0u32));
+            let (setter_latch, setter_data) = (latch.clone(), data.clone());
+            let setter = loom::thread::spawn(move || {
+                // SAFETY: the waiter reads `data` only after the latch is set.
+                setter_data.with_mut(|d| unsafe { *d = 42 });
+                // SAFETY: the latch is alive (Arc) and set once.
+                unsafe { Latch::set(&*setter_latch) };
+            });
+            wait_modelled(&latch);
+            assert!(latch.is_set());
+            // SAFETY: set with Release before; we observed it with Acquire.
+            assert_eq!(data.with(|d| unsafe { *d }), 42);
+            setter.join().unwrap();
+        });
+    }
+
+    #[test]
+    fn loom_registration_fails_after_set() {
+        loom::model(|| {
+            let latch = Latch::new();
+            // SAFETY: alive and set once.
+            unsafe { Latch::set(&latch) };
+            let waiter = ThreadWaiter {
+                thread: std::thread::current(),
+                woken: AtomicBool::new(false),
+            };
+            assert!(!latch.register(Waiter::Thread(&waiter)));
+        });
     }
 }

@@ -34,6 +34,7 @@
 #![deny(missing_docs)]
 
 pub mod analysis;
+mod dataflow;
 mod deque;
 mod event;
 mod fiber;
@@ -48,16 +49,20 @@ mod runtime;
 mod scope;
 mod sleep;
 mod spawn;
+mod sync;
 mod task_local;
 pub mod topology;
 
+pub use dataflow::{
+    dataflow, Accesses, Data, Dataflow, In, InOut, Out, TaskArgs, TileIn, TileInOut, TileOut, Tiles,
+};
 pub use event::Event;
 pub use group::TaskGroup;
 pub use join::{join, join_at};
 pub use params::{
     Params, ParamsError, Pinning, QueuePolicy, MAX_QUEUE_CAPACITY, MAX_STACK_SIZE, MIN_STACK_SIZE,
 };
-// pub use prescient_macros::task_program; // TEMP until the analyzer lands
+pub use prescient_macros::task_program;
 pub use runtime::{current_worker_index, num_workers, BuildError, Counters, Runtime, RuntimeBuilder};
 pub use scope::{scope, Scope};
 pub use spawn::{spawn, spawn_at, TaskHandle};

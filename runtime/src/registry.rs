@@ -22,8 +22,8 @@
 //! owner-local (a `Cell`), so checking "is my deque full?" costs a
 //! thread-local load and a compare. Steals are invisible to it, so it
 //! overcounts; when it reads full, the owner re-reads the real length from the
-//! deque only every [`RESYNC_INTERVAL`]-th time (a `#[cold]` path), so a
-//! worker whose deque really is full pays a load, a compare, a decrement and a
+//! deque every [`RESYNC_INTERVAL`]-th time (a `#[cold]` path), so a worker
+//! whose deque really is full pays a load, a compare, a counter bump and a
 //! plain call per spawn.
 //!
 //! # The live-stack cap
@@ -50,8 +50,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// How many times in a row a worker trusts its local "deque is full" count
-/// before re-reading the real length.
+/// Every how many inlined spawns a worker re-reads the real length of its
+/// deque instead of trusting its local count.
 pub(crate) const RESYNC_INTERVAL: u32 = 64;
 
 /// How long a worker at its live-stack cap waits for one of its tasks to
@@ -261,11 +261,12 @@ pub(crate) struct WorkerThread {
     queue_capacity: usize,
     /// Jobs pushed and not taken back, as far as the owner knows.
     local_len: Cell<usize>,
-    /// Full reads left before the next resynchronisation.
-    full_countdown: Cell<u32>,
     counters: *const WorkerCounters,
     wake: *const WorkerWake,
-    /// Idle fibers (between jobs), ready for reuse.
+    /// Idle fibers (between jobs), ready for reuse. Boxed because a fiber's
+    /// address is handed to latches (as its waiter identity) while it is
+    /// suspended, and the pool must not copy fibers around.
+    #[allow(clippy::vec_box)]
     fiber_pool: RefCell<Vec<Box<Fiber>>>,
     /// Stacks mapped by this worker (pooled, running or suspended).
     stacks: Cell<usize>,
@@ -291,15 +292,24 @@ impl WorkerThread {
         unsafe { &*self.wake }
     }
 
-    /// Whether a new task may go into the deque (else it runs inline).
+    /// Whether a new task may go into the deque. When it may not, the caller
+    /// runs the task inline as a plain call, and this counts it as an inlined
+    /// spawn.
+    ///
+    /// The full path is: load the local length, compare, bump the inlined
+    /// counter (a plain load and store of an owner-written atomic) and test its
+    /// low bits; every [`RESYNC_INTERVAL`]-th full read takes the cold path
+    /// that re-reads the real length, since steals make the local one
+    /// overcount.
     #[inline(always)]
-    pub(crate) fn has_room(&self) -> bool {
+    pub(crate) fn reserve(&self) -> bool {
         if self.local_len.get() < self.queue_capacity {
             return true;
         }
-        let countdown = self.full_countdown.get();
-        if countdown != 0 {
-            self.full_countdown.set(countdown - 1);
+        let inlined = &self.counters().inlined_spawns;
+        let count = inlined.load(Ordering::Relaxed) + 1;
+        inlined.store(count, Ordering::Relaxed);
+        if count % RESYNC_INTERVAL as u64 != 0 {
             return false;
         }
         self.resync_room()
@@ -308,16 +318,15 @@ impl WorkerThread {
     #[cold]
     #[inline(never)]
     fn resync_room(&self) -> bool {
-        self.full_countdown.set(RESYNC_INTERVAL);
         let real = self.deque.len();
         self.local_len.set(real);
-        real < self.queue_capacity
-    }
-
-    /// Counts a spawn that ran inline because the deque was full.
-    #[inline(always)]
-    pub(crate) fn note_inlined(&self) {
-        bump(&self.counters().inlined_spawns);
+        if real < self.queue_capacity {
+            // Not inlined after all: take back the count `reserve` added.
+            let inlined = &self.counters().inlined_spawns;
+            inlined.store(inlined.load(Ordering::Relaxed) - 1, Ordering::Relaxed);
+            return true;
+        }
+        false
     }
 
     /// Pushes a job; wakes a sleeping worker only when the deque already held
@@ -579,7 +588,6 @@ pub(crate) fn worker_main(registry: Arc<Registry>, index: usize, deque: TaskDequ
         queue_capacity: registry.params.queue_capacity,
         deque,
         local_len: Cell::new(0),
-        full_countdown: Cell::new(0),
         counters: &*info.counters,
         wake: &info.wake,
         fiber_pool: RefCell::new(Vec::new()),
@@ -588,11 +596,14 @@ pub(crate) fn worker_main(registry: Arc<Registry>, index: usize, deque: TaskDequ
         rng: Cell::new(0x9E37_79B9_7F4A_7C15 ^ ((index as u64 + 1) << 17)),
         registry: registry.clone(),
     };
-    WORKER_THREAD.with(|w| w.set(&worker));
+    // The handlers run outside the runtime (no worker registered yet / any
+    // more): a handler that enters a runtime blocks like any other thread.
     if let Some(start) = &registry.handlers.start {
         start(index);
     }
+    WORKER_THREAD.with(|w| w.set(&worker));
     worker.main_loop();
+    WORKER_THREAD.with(|w| w.set(std::ptr::null()));
     for mut fiber in worker.fiber_pool.borrow_mut().drain(..) {
         let out = fiber.resume(FiberInput::Exit);
         debug_assert!(out.is_none());
@@ -600,7 +611,6 @@ pub(crate) fn worker_main(registry: Arc<Registry>, index: usize, deque: TaskDequ
     if let Some(exit) = &registry.handlers.exit {
         exit(index);
     }
-    WORKER_THREAD.with(|w| w.set(std::ptr::null()));
 }
 
 /// Waits until `waitable` holds: suspends the task when called on a worker,

@@ -104,8 +104,7 @@ impl<'scope> Scope<'scope> {
         }
         // SAFETY: non-null: the worker of this thread, alive while it runs.
         let worker = unsafe { &*worker };
-        if !worker.has_room() {
-            worker.note_inlined();
+        if !worker.reserve() {
             task();
             return;
         }

@@ -112,6 +112,9 @@ impl WorkerWake {
         let mut guard = self.mutex.lock();
         self.sleeping.store(true, Ordering::SeqCst);
         self.sleepers().fetch_add(1, Ordering::SeqCst);
+        // Pairs with the fence in `wake`: the re-check below cannot read the
+        // queues as they were before the announcement.
+        fence(Ordering::SeqCst);
         if has_work() {
             if self.sleeping.swap(false, Ordering::SeqCst) {
                 self.sleepers().fetch_sub(1, Ordering::SeqCst);

@@ -132,8 +132,7 @@ where
     // SAFETY: non-null: the worker of this thread, alive while it runs.
     let worker = unsafe { &*worker };
     let state = new_state(&worker.registry);
-    if !worker.has_room() {
-        worker.note_inlined();
+    if !worker.reserve() {
         run_task(&state, f);
     } else {
         let task_state = state.clone();

@@ -1,1 +1,323 @@
-//! placeholder
+//! Shared helpers of the Prescient integration and stress tests: a seeded
+//! PRNG, a watchdog that turns a hung runtime into a failing test, the
+//! configuration matrix (policy × capacity × workers), and readers of
+//! `/proc/self/task` (thread names, scheduler states, CPU time, affinity).
+
+use prescient::{Params, QueuePolicy, Runtime};
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// A small seeded PRNG (xorshift64*), so that a failing random test can be
+/// replayed from the seed it prints.
+#[derive(Clone, Debug)]
+pub struct XorShift64 {
+    state: u64,
+}
+
+impl XorShift64 {
+    /// A generator for `seed` (any value; zero is remapped).
+    pub fn new(seed: u64) -> XorShift64 {
+        XorShift64 {
+            state: if seed == 0 { 0x9E37_79B9_7F4A_7C15 } else { seed },
+        }
+    }
+
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        let mut x = self.state;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.state = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// A value in `0 .. n` (`n > 0`).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n
+    }
+
+    /// `true` with probability `percent` / 100.
+    pub fn chance(&mut self, percent: u64) -> bool {
+        self.below(100) < percent
+    }
+}
+
+/// The seed of a random test: the environment variable `var` if set (to
+/// replay a failure), else one derived from the clock. Printed either way.
+pub fn seed_from_env(var: &str) -> u64 {
+    let seed = match std::env::var(var) {
+        Ok(value) => value
+            .trim()
+            .parse::<u64>()
+            .unwrap_or_else(|_| panic!("{var}={value:?} is not a u64")),
+        Err(_) => {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap_or_default();
+            now.as_nanos() as u64 ^ (u64::from(std::process::id()) << 32)
+        }
+    };
+    eprintln!("seed: {seed} (replay with {var}={seed})");
+    seed
+}
+
+/// Runs `f` on the calling thread; if it has not returned (or unwound) within
+/// `limit`, prints `what` (which should name the test and its seed) and exits
+/// the process with status 1. A hung runtime cannot be cancelled, so a hang
+/// must end the process, not just this test.
+pub fn watchdog<R>(what: &str, limit: Duration, f: impl FnOnce() -> R) -> R {
+    watchdog_diag(what, limit, String::new, f)
+}
+
+/// [`watchdog`] that also prints `diagnose()` (e.g. the runtime's counters)
+/// when it fires.
+pub fn watchdog_diag<R>(
+    what: &str,
+    limit: Duration,
+    diagnose: impl Fn() -> String + Sync,
+    f: impl FnOnce() -> R,
+) -> R {
+    std::thread::scope(|scope| {
+        let (done, wait) = mpsc::channel::<()>();
+        let diagnose = &diagnose;
+        std::thread::Builder::new()
+            .name("watchdog".into())
+            .spawn_scoped(scope, move || {
+                if let Err(mpsc::RecvTimeoutError::Timeout) = wait.recv_timeout(limit) {
+                    eprintln!(
+                        "WATCHDOG: `{what}` did not finish within {limit:?}: hang (lost wake-up or deadlock?) {}",
+                        diagnose()
+                    );
+                    std::process::exit(1);
+                }
+            })
+            .expect("spawn watchdog");
+        // Dropping the sender (also on unwind) disconnects the channel: the
+        // watchdog then returns without firing.
+        let _disarm = done;
+        f()
+    })
+}
+
+/// The queue capacities the matrix tests use.
+pub const CAPACITIES: [usize; 4] = [1, 4, 16, 128];
+/// The worker counts the matrix tests use (16 on 2 cores oversubscribes on
+/// purpose: it finds lost wake-ups).
+pub const WORKERS: [usize; 3] = [1, 2, 16];
+
+/// One runtime configuration of the matrix.
+#[derive(Clone, Copy, Debug)]
+pub struct Config {
+    /// The queue policy.
+    pub policy: QueuePolicy,
+    /// The queue capacity.
+    pub capacity: usize,
+    /// The number of workers.
+    pub workers: usize,
+}
+
+impl std::fmt::Display for Config {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "policy={} capacity={} workers={}",
+            self.policy, self.capacity, self.workers
+        )
+    }
+}
+
+impl Config {
+    /// The params of this configuration, with `stack_size` bytes of stack.
+    pub fn params(&self, stack_size: usize) -> Params {
+        Params::DEFAULT
+            .with_queue_policy(self.policy)
+            .with_queue_capacity(self.capacity)
+            .with_stack_size(stack_size)
+    }
+
+    /// A runtime of this configuration (1 MiB task stacks).
+    pub fn runtime(&self) -> Runtime {
+        Runtime::builder()
+            .params(self.params(1 << 20))
+            .num_workers(self.workers)
+            .build()
+            .unwrap_or_else(|e| panic!("{self}: build failed: {e}"))
+    }
+}
+
+/// Every policy × capacity × worker count.
+pub fn matrix() -> Vec<Config> {
+    let mut configs = Vec::new();
+    for policy in QueuePolicy::ALL {
+        for capacity in CAPACITIES {
+            for workers in WORKERS {
+                configs.push(Config {
+                    policy,
+                    capacity,
+                    workers,
+                });
+            }
+        }
+    }
+    configs
+}
+
+/// One thread of this process as `/proc/self/task/<tid>` shows it.
+#[derive(Clone, Debug)]
+pub struct ThreadInfo {
+    /// The kernel thread id.
+    pub tid: u32,
+    /// The thread name (`comm`, at most 15 bytes).
+    pub name: String,
+    /// The scheduler state letter (`R` running, `S` sleeping, `D`, `T`, ...).
+    pub state: char,
+    /// User + system CPU time in clock ticks.
+    pub cpu_ticks: u64,
+    /// `Cpus_allowed_list` of `/proc/self/task/<tid>/status`.
+    pub cpus_allowed: String,
+}
+
+/// Every thread of this process (Linux only; empty elsewhere).
+pub fn threads() -> Vec<ThreadInfo> {
+    let mut out = Vec::new();
+    let Ok(dir) = std::fs::read_dir("/proc/self/task") else {
+        return out;
+    };
+    for entry in dir.flatten() {
+        let Ok(tid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let path = entry.path();
+        // A thread may exit between the listing and the reads: skip it.
+        let Ok(name) = std::fs::read_to_string(path.join("comm")) else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(path.join("stat")) else {
+            continue;
+        };
+        let Ok(status) = std::fs::read_to_string(path.join("status")) else {
+            continue;
+        };
+        // The fields after the ")" that closes the name: state is field 3,
+        // utime and stime are fields 14 and 15.
+        let Some(rest) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
+            continue;
+        };
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        let state = fields.first().and_then(|s| s.chars().next()).unwrap_or('?');
+        let utime: u64 = fields.get(11).and_then(|s| s.parse().ok()).unwrap_or(0);
+        let stime: u64 = fields.get(12).and_then(|s| s.parse().ok()).unwrap_or(0);
+        let cpus_allowed = status
+            .lines()
+            .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+            .unwrap_or("")
+            .trim()
+            .to_owned();
+        out.push(ThreadInfo {
+            tid,
+            name: name.trim_end().to_owned(),
+            state,
+            cpu_ticks: utime + stime,
+            cpus_allowed,
+        });
+    }
+    out
+}
+
+/// The threads of this process whose name starts with `prefix`.
+pub fn threads_named(prefix: &str) -> Vec<ThreadInfo> {
+    threads()
+        .into_iter()
+        .filter(|t| t.name.starts_with(prefix))
+        .collect()
+}
+
+/// Parses a Linux CPU list such as `0-3,8,10-11`.
+pub fn parse_cpu_list(list: &str) -> Vec<usize> {
+    let mut cpus = Vec::new();
+    for part in list.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        match part.split_once('-') {
+            Some((a, b)) => {
+                let (a, b): (usize, usize) = (a.parse().unwrap(), b.parse().unwrap());
+                cpus.extend(a..=b);
+            }
+            None => cpus.push(part.parse().unwrap()),
+        }
+    }
+    cpus
+}
+
+/// For each address, the mapping (start, end) of `/proc/self/maps` that
+/// contains it (one read of the maps file for all of them).
+///
+/// Adjacent anonymous mappings with the same permissions are merged by the
+/// kernel, so a mapping may be larger than the `mmap` that created it; two
+/// task stacks are never merged, because each has a `PROT_NONE` guard page.
+pub fn mappings_of(addrs: &[usize]) -> Vec<Option<(usize, usize)>> {
+    let maps = std::fs::read_to_string("/proc/self/maps").unwrap_or_default();
+    let ranges: Vec<(usize, usize)> = maps
+        .lines()
+        .filter_map(|line| {
+            let (a, b) = line.split_whitespace().next()?.split_once('-')?;
+            Some((
+                usize::from_str_radix(a, 16).ok()?,
+                usize::from_str_radix(b, 16).ok()?,
+            ))
+        })
+        .collect();
+    addrs
+        .iter()
+        .map(|&addr| ranges.iter().copied().find(|&(a, b)| (a..b).contains(&addr)))
+        .collect()
+}
+
+/// The sequential Fibonacci number, the reference for the parallel ones.
+pub fn fib_seq(n: u64) -> u64 {
+    if n < 2 {
+        n
+    } else {
+        fib_seq(n - 1) + fib_seq(n - 2)
+    }
+}
+
+/// Busy-waits (without sleeping the thread) for `d`.
+pub fn spin_for(d: Duration) {
+    let start = std::time::Instant::now();
+    while start.elapsed() < d {
+        std::hint::spin_loop();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn xorshift_is_deterministic_and_spreads() {
+        let mut a = XorShift64::new(42);
+        let mut b = XorShift64::new(42);
+        let xs: Vec<u64> = (0..100).map(|_| a.next_u64()).collect();
+        let ys: Vec<u64> = (0..100).map(|_| b.next_u64()).collect();
+        assert_eq!(xs, ys);
+        let mut c = XorShift64::new(7);
+        let mut seen = [0u32; 10];
+        for _ in 0..10_000 {
+            seen[c.below(10) as usize] += 1;
+        }
+        assert!(seen.iter().all(|&n| (800..1200).contains(&n)), "{seen:?}");
+    }
+
+    #[test]
+    fn cpu_lists_parse() {
+        assert_eq!(parse_cpu_list("0-3,8,10-11\n"), vec![0, 1, 2, 3, 8, 10, 11]);
+        assert_eq!(parse_cpu_list("5"), vec![5]);
+    }
+
+    #[test]
+    fn this_thread_is_listed() {
+        let all = threads();
+        assert!(!all.is_empty());
+        assert!(all.iter().all(|t| t.state != '?'));
+    }
+}

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use prescient::Counters;
 
 use super::{Options, Pool, Program, Runner, Work};
+use crate::programs::tree::Layout;
 
 /// The prefix of a child's result line.
 pub const RESULT_PREFIX: &str = "RESULT";
@@ -62,6 +63,9 @@ pub struct ChildResult {
     pub samples: u64,
     /// The child's peak RSS in KiB.
     pub rss_kib: u64,
+    /// Process CPU time over wall time during the timed runs (see
+    /// [`Measurement::cpu_per_wall`](super::Measurement::cpu_per_wall)).
+    pub cpu_per_wall: f64,
     /// For Prescient, the counters of the timed runs (all `runs` of them).
     pub counters: Option<Counters>,
 }
@@ -76,20 +80,28 @@ impl ChildResult {
     pub fn to_line(&self, program: Program, runner: Runner, threads: usize) -> String {
         let mut line = format!(
             "{RESULT_PREFIX} program={program} runner={runner} threads={threads} \
-             median_ns={:.1} min_ns={:.1} max_ns={:.1} batch={} samples={} rss_kib={}",
-            self.median_ns, self.min_ns, self.max_ns, self.batch, self.samples, self.rss_kib
+             median_ns={:.1} min_ns={:.1} max_ns={:.1} batch={} samples={} rss_kib={} \
+             cpu_per_wall={:.3}",
+            self.median_ns,
+            self.min_ns,
+            self.max_ns,
+            self.batch,
+            self.samples,
+            self.rss_kib,
+            self.cpu_per_wall
         );
         if let Some(c) = &self.counters {
             line += &format!(
                 " spawns={} inlined_spawns={} steals={} suspensions={} live_stacks={} \
-                 peak_live_stacks={} stacks_beyond_cap={}",
+                 peak_live_stacks={} stacks_beyond_cap={} cap_takebacks={}",
                 c.spawns,
                 c.inlined_spawns,
                 c.steals,
                 c.suspensions,
                 c.live_stacks,
                 c.peak_live_stacks,
-                c.stacks_beyond_cap
+                c.stacks_beyond_cap,
+                c.cap_takebacks
             );
         }
         line
@@ -119,6 +131,7 @@ impl ChildResult {
                 live_stacks: int("live_stacks")?,
                 peak_live_stacks: int("peak_live_stacks")?,
                 stacks_beyond_cap: int("stacks_beyond_cap")?,
+                cap_takebacks: int("cap_takebacks")?,
             })
         } else {
             None
@@ -130,6 +143,7 @@ impl ChildResult {
             batch: int("batch")?,
             samples: int("samples")?,
             rss_kib: int("rss_kib")?,
+            cpu_per_wall: float("cpu_per_wall")?,
             counters,
         })
     }
@@ -182,8 +196,14 @@ fn fields<'a>(line: &'a str, prefix: &str) -> Result<HashMap<&'a str, &'a str>, 
 
 /// The child of one configuration: builds the input and the pool, measures,
 /// prints the `RESULT` line. Returns the exit code.
-pub fn run_child(program: Program, runner: Runner, threads: usize, quick: bool) -> i32 {
-    let work = program.prepare();
+pub fn run_child(
+    program: Program,
+    runner: Runner,
+    threads: usize,
+    quick: bool,
+    layout: Layout,
+) -> i32 {
+    let work = program.prepare(layout);
     let pool = match Pool::build(runner, threads) {
         Ok(pool) => pool,
         Err(e) => {
@@ -199,6 +219,7 @@ pub fn run_child(program: Program, runner: Runner, threads: usize, quick: bool) 
         batch: m.batch,
         samples: m.per_run_ns.len() as u64,
         rss_kib: peak_rss_kib(),
+        cpu_per_wall: m.cpu_per_wall,
         counters: m.counters,
     };
     println!("{}", result.to_line(program, runner, threads));
@@ -276,6 +297,8 @@ pub fn spawn_run(
     if options.quick {
         args.push("--quick".to_string());
     }
+    args.push("--tree-layout".to_string());
+    args.push(options.tree_layout.name().to_string());
     let result = run_and_read(exe, &args, options.timeout, RESULT_PREFIX)
         .and_then(|line| ChildResult::parse_line(&line));
     Outcome {
@@ -361,6 +384,7 @@ mod tests {
             batch: 8,
             samples: 5,
             rss_kib: 4096,
+            cpu_per_wall: 1.25,
             counters: Some(Counters {
                 spawns: 1,
                 inlined_spawns: 2,
@@ -369,6 +393,7 @@ mod tests {
                 live_stacks: 5,
                 peak_live_stacks: 6,
                 stacks_beyond_cap: 7,
+                cap_takebacks: 8,
             }),
         };
         let line = r.to_line(Program::Fib, Runner::PrescientPfCap4, 2);
@@ -376,8 +401,10 @@ mod tests {
         let back = ChildResult::parse_line(&line).unwrap();
         assert_eq!(back.median_ns, 1234.5);
         assert_eq!(back.max_ns, 2000.5);
+        assert_eq!(back.cpu_per_wall, 1.25);
         assert_eq!(back.runs(), 40);
         let c = back.counters.unwrap();
+        assert_eq!(c.cap_takebacks, 8);
         assert_eq!((c.spawns, c.suspensions, c.stacks_beyond_cap), (1, 4, 7));
 
         let plain = ChildResult {

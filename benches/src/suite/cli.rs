@@ -4,11 +4,12 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::{Program, Runner, THREADS_ENV};
+use crate::programs::tree::Layout;
 
 /// The usage text of the `suite` binary.
 pub const USAGE: &str = "\
 usage: suite [--quick] [--threads LIST] [--only PROGRAMS] [--runners RUNNERS]
-             [--json PATH] [--no-idle] [--timeout SECONDS]
+             [--json PATH] [--no-idle] [--timeout SECONDS] [--tree-layout LAYOUT]
 
 Runs every program x runner x thread count in its own child process and
 prints a table of times, T/Tseq, overhead per join, speedups, ratios to rayon
@@ -27,6 +28,10 @@ runtime; then writes JSON.
   --json PATH         where to write the JSON (default target/prescient-suite.json)
   --no-idle           skip the idle-CPU measurement
   --timeout SECONDS   kill a child that runs longer (default 300 quick, 1800 full)
+  --tree-layout LAYOUT  allocation order of the trees' nodes: level-order
+                      (default; neutral between left- and right-first
+                      traversals), pre-order (Spice's Zig builder) or
+                      post-order (chili's and Spice's Rust builders)
 ";
 
 /// What the `suite` binary was asked to do.
@@ -46,6 +51,8 @@ pub enum Command {
         threads: usize,
         /// Whether the suite runs in quick mode.
         quick: bool,
+        /// The allocation order of a tree's nodes.
+        layout: Layout,
     },
     /// Measure an idle pool's CPU time (hidden: `--child-idle RUNNER THREADS`).
     Idle {
@@ -73,6 +80,8 @@ pub struct Options {
     pub idle: bool,
     /// How long a child may run before it is killed.
     pub timeout: Duration,
+    /// The allocation order of the trees' nodes.
+    pub tree_layout: Layout,
 }
 
 impl Options {
@@ -171,6 +180,7 @@ pub fn parse(
     let mut timeout = None;
     let mut child = None;
     let mut idle_child = None;
+    let mut tree_layout = Layout::DEFAULT;
 
     fn value(args: &mut impl Iterator<Item = String>, flag: &str) -> Result<String, String> {
         args.next().ok_or_else(|| format!("{flag} needs a value"))
@@ -212,6 +222,11 @@ pub fn parse(
                     .ok_or_else(|| format!("bad timeout `{s}`"))?;
                 timeout = Some(Duration::from_secs_f64(secs));
             }
+            "--tree-layout" => {
+                let name = take("--tree-layout")?;
+                tree_layout =
+                    Layout::parse(&name).ok_or_else(|| format!("unknown tree layout `{name}`"))?;
+            }
             "--child" => {
                 let program = take("--child")?;
                 let program = Program::parse(&program)
@@ -239,6 +254,7 @@ pub fn parse(
             runner,
             threads,
             quick,
+            layout: tree_layout,
         });
     }
     if let Some((runner, threads)) = idle_child {
@@ -260,6 +276,7 @@ pub fn parse(
         runners,
         idle,
         timeout,
+        tree_layout,
     }))
 }
 
@@ -304,6 +321,12 @@ mod tests {
         assert_eq!(o.json, PathBuf::from("target/prescient-suite.json"));
         assert_eq!(o.programs, Program::ALL.to_vec());
         assert_eq!(o.timeout, Duration::from_secs(1800));
+        assert_eq!(o.tree_layout, Layout::LevelOrder);
+        assert_eq!(
+            suite("--tree-layout post-order", None, 2).tree_layout,
+            Layout::PostOrder
+        );
+        assert!(parse(args("--tree-layout sideways"), None, 2).is_err());
         assert_eq!(suite("", Some("all"), 4).threads, vec![1, 2, 4]);
         assert_eq!(suite("--threads 1", Some("all"), 4).threads, vec![1]);
         assert_eq!(suite("--threads=2,1", None, 4).threads, vec![1, 2]);
@@ -347,7 +370,8 @@ mod tests {
                 program: Program::Tree16m,
                 runner: Runner::PrescientPfCap4,
                 threads: 2,
-                quick: true
+                quick: true,
+                layout: Layout::LevelOrder,
             }
         );
         assert_eq!(

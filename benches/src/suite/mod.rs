@@ -7,7 +7,7 @@
 //! warms up, measures inside the pool (so that entering it is not counted),
 //! checks every result and prints one `RESULT key=value …` line: the median
 //! time per run, its peak RSS (`getrusage`), and for Prescient the
-//! [`Counters`](prescient::Counters) of the measured runs. Because each
+//! [`prescient::Counters`] of the measured runs. Because each
 //! configuration is its own process, its peak RSS is its own. An `--child-idle
 //! RUNNER THREADS` child measures the CPU time an idle pool burns in one
 //! second.
@@ -33,6 +33,7 @@ use std::time::{Duration, Instant};
 
 use prescient::{Counters, Params, QueuePolicy};
 
+use crate::programs::tree::Layout;
 use crate::programs::{fib, tree};
 
 pub use cli::{Command, Options};
@@ -88,12 +89,12 @@ impl Program {
         }
     }
 
-    /// Builds the program's input at its suite size.
-    pub fn prepare(self) -> Work {
+    /// Builds the program's input at its suite size, a tree in `layout`.
+    pub fn prepare(self, layout: Layout) -> Work {
         match self {
             Program::Fib => Work::fib(fib::SUITE_N),
-            Program::Tree1k => Work::tree(tree::NODES_1K),
-            Program::Tree16m => Work::tree(tree::NODES_16M),
+            Program::Tree1k => Work::tree(tree::NODES_1K, layout),
+            Program::Tree16m => Work::tree(tree::NODES_16M, layout),
         }
     }
 
@@ -227,10 +228,10 @@ impl Work {
         }
     }
 
-    /// The sum of a balanced tree of `nodes` nodes (built here).
-    pub fn tree(nodes: u64) -> Work {
+    /// The sum of a balanced tree of `nodes` nodes, built here in `layout`.
+    pub fn tree(nodes: u64, layout: Layout) -> Work {
         Work {
-            input: Input::Tree(Box::new(tree::Node::balanced(nodes))),
+            input: Input::Tree(tree::Node::balanced_in(nodes, layout)),
             expected: tree::expected(nodes),
         }
     }
@@ -297,6 +298,10 @@ pub struct Measurement {
     /// For Prescient: the counters accumulated over the timed batches
     /// (`live_stacks` and `peak_live_stacks` are the values after them).
     pub counters: Option<Counters>,
+    /// The process CPU time (user + system, every thread) over the wall time
+    /// of the timed batches: about the number of busy threads (spinning
+    /// counts). Below 1 at one thread, the machine was busy with others.
+    pub cpu_per_wall: f64,
 }
 
 impl Measurement {
@@ -340,6 +345,7 @@ pub fn counters_delta(after: Counters, before: Counters) -> Counters {
         stacks_beyond_cap: after
             .stacks_beyond_cap
             .saturating_sub(before.stacks_beyond_cap),
+        cap_takebacks: after.cap_takebacks.saturating_sub(before.cap_takebacks),
     }
 }
 
@@ -452,11 +458,15 @@ impl Pool {
         let batch = self.calibrate(work, plan.warmup, plan.sample_target);
         let expected = work.expected();
         let before = self.counters();
+        let cpu_before = child::cpu_time_ns();
+        let wall_before = Instant::now();
         let per_run_ns = self.enter(work, |one| {
             (0..plan.samples.max(1))
                 .map(|_| time_runs(one, expected, batch).as_nanos() as f64 / batch as f64)
                 .collect::<Vec<f64>>()
         });
+        let wall = wall_before.elapsed().as_nanos() as f64;
+        let cpu = child::cpu_time_ns().saturating_sub(cpu_before) as f64;
         let counters = match (self.counters(), before) {
             (Some(after), Some(before)) => Some(counters_delta(after, before)),
             _ => None,
@@ -465,6 +475,7 @@ impl Pool {
             batch,
             per_run_ns,
             counters,
+            cpu_per_wall: if wall > 0.0 { cpu / wall } else { f64::NAN },
         }
     }
 }
@@ -503,7 +514,8 @@ pub fn main(args: impl IntoIterator<Item = String>) -> i32 {
             runner,
             threads,
             quick,
-        }) => child::run_child(program, runner, threads, quick),
+            layout,
+        }) => child::run_child(program, runner, threads, quick, layout),
         Ok(Command::Idle { runner, threads }) => child::run_idle_child(runner, threads),
         Err(message) => {
             eprintln!("error: {message}\n\n{}", cli::USAGE);
@@ -526,10 +538,11 @@ pub fn run_suite(options: &Options) -> i32 {
     let machine = machine::Machine::detect();
     println!("{}", machine.describe());
     println!(
-        "mode: {}; threads: {}; programs: {}",
+        "mode: {}; threads: {}; programs: {}; tree layout: {}",
         if options.quick { "quick" } else { "full" },
         cli::join_list(&options.threads),
-        cli::join_list(&options.programs)
+        cli::join_list(&options.programs),
+        options.tree_layout
     );
     for program in &options.programs {
         println!(
@@ -675,7 +688,7 @@ mod tests {
         };
         for runner in Runner::ALL {
             let pool = Pool::build(runner, 2).expect("pool builds");
-            for work in [Work::fib(12), Work::tree(255)] {
+            for work in [Work::fib(12), Work::tree(255, Layout::DEFAULT)] {
                 let m = pool.measure(&work, &plan);
                 assert_eq!(m.per_run_ns.len(), 3);
                 assert!(m.batch >= 1);

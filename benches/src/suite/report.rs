@@ -139,7 +139,7 @@ impl Table {
         let mut out = String::new();
         let _ = writeln!(
             out,
-            "{:<8} {:<18} {:>3} {:>11} {:>7} {:>8} {:>7} {:>6} {:>6} {:>8} {:>10} {:>10}",
+            "{:<8} {:<18} {:>3} {:>11} {:>7} {:>8} {:>7} {:>6} {:>6} {:>8} {:>8} {:>10} {:>10}",
             "program",
             "runner",
             "thr",
@@ -150,6 +150,7 @@ impl Table {
             "/rayon",
             "/chili",
             "RSS MiB",
+            "CPU/wall",
             "susp/run",
             "steals/run"
         );
@@ -169,7 +170,7 @@ impl Table {
                 Ok(r) => {
                     let _ = writeln!(
                         out,
-                        "{:<8} {:<18} {:>3} {:>11} {:>7} {:>8} {:>7} {:>6} {:>6} {:>8.1} {:>10} {:>10}",
+                        "{:<8} {:<18} {:>3} {:>11} {:>7} {:>8} {:>7} {:>6} {:>6} {:>8.1} {:>8} {:>10} {:>10}",
                         o.program.name(),
                         o.runner.name(),
                         threads,
@@ -180,6 +181,7 @@ impl Table {
                         opt(row.vs_rayon, 2),
                         opt(row.vs_chili, 2),
                         r.rss_kib as f64 / 1024.0,
+                        opt(Some(r.cpu_per_wall), 2),
                         opt(row.per_run(|c| c.suspensions), 1),
                         opt(row.per_run(|c| c.steals), 1),
                     );
@@ -199,7 +201,9 @@ impl Table {
             "\ntime: median per run, measured inside the pool; T/Tseq: over the sequential \
              reference;\nns/join: (T1 - Tseq) / joins; speedup: own 1-thread time / time; \
              /rayon, /chili: time over theirs\nat the same thread count (< 1 is faster); \
-             RSS: the child's peak; susp, steals: Prescient's counters per run.\n",
+             RSS: the child's peak;\nCPU/wall: process CPU time over wall time while timing \
+             (below 1 at one thread: the machine was busy\nwith others); susp, steals: \
+             Prescient's counters per run.\n",
         );
         out
     }
@@ -370,6 +374,11 @@ pub fn json(machine: &Machine, options: &Options, table: &Table, idle: &[IdleOut
     let _ = writeln!(out, "  \"quick\": {},", options.quick);
     let _ = writeln!(
         out,
+        "  \"tree_layout\": {},",
+        json_string(options.tree_layout.name())
+    );
+    let _ = writeln!(
+        out,
         "  \"threads\": [{}],",
         super::cli::join_list(&options.threads)
     );
@@ -399,7 +408,7 @@ pub fn json(machine: &Machine, options: &Options, table: &Table, idle: &[IdleOut
                 let _ = write!(
                     out,
                     "\"ok\": true, \"median_ns\": {}, \"min_ns\": {}, \"max_ns\": {}, \
-                     \"batch\": {}, \"samples\": {}, \"peak_rss_kib\": {}, \
+                     \"batch\": {}, \"samples\": {}, \"peak_rss_kib\": {}, \"cpu_per_wall\": {}, \
                      \"t_over_tseq\": {}, \"overhead_ns_per_join\": {}, \"speedup\": {}, \
                      \"vs_rayon\": {}, \"vs_chili\": {}, \"counters\": ",
                     json_number(Some(r.median_ns)),
@@ -408,6 +417,7 @@ pub fn json(machine: &Machine, options: &Options, table: &Table, idle: &[IdleOut
                     r.batch,
                     r.samples,
                     r.rss_kib,
+                    json_number(Some(r.cpu_per_wall)),
                     json_number(row.t_over_tseq),
                     json_number(row.overhead_ns_per_join),
                     json_number(row.speedup),
@@ -420,7 +430,8 @@ pub fn json(machine: &Machine, options: &Options, table: &Table, idle: &[IdleOut
                             out,
                             "{{\"runs\": {}, \"spawns\": {}, \"inlined_spawns\": {}, \
                              \"steals\": {}, \"suspensions\": {}, \"live_stacks\": {}, \
-                             \"peak_live_stacks\": {}, \"stacks_beyond_cap\": {}}}",
+                             \"peak_live_stacks\": {}, \"stacks_beyond_cap\": {}, \
+                             \"cap_takebacks\": {}}}",
                             r.runs(),
                             c.spawns,
                             c.inlined_spawns,
@@ -428,7 +439,8 @@ pub fn json(machine: &Machine, options: &Options, table: &Table, idle: &[IdleOut
                             c.suspensions,
                             c.live_stacks,
                             c.peak_live_stacks,
-                            c.stacks_beyond_cap
+                            c.stacks_beyond_cap,
+                            c.cap_takebacks
                         );
                     }
                     None => out.push_str("null"),
@@ -492,6 +504,7 @@ mod tests {
                 batch: 1,
                 samples: 1,
                 rss_kib: 2048,
+                cpu_per_wall: 1.0,
                 counters: runner.params().map(|_| prescient::Counters {
                     suspensions: 3,
                     ..Default::default()
@@ -568,6 +581,7 @@ mod tests {
             runners: Runner::ALL.to_vec(),
             idle: true,
             timeout: Duration::from_secs(1),
+            tree_layout: crate::programs::tree::Layout::DEFAULT,
         };
         let idle = vec![IdleOutcome {
             runner: Runner::Rayon,

@@ -1,0 +1,243 @@
+//! The attribute's arguments: overrides of single parameters,
+//! `#[task_program(stack_size = 65536, queue_policy = PF)]`.
+//!
+//! | argument | value |
+//! |---|---|
+//! | `queue_policy` | `DEF`, `PF`, `BF`, `FF` or a `QueuePolicy` variant name |
+//! | `queue_capacity` | `1 ..= 65536` |
+//! | `stack_size` | a power of two in `16384 ..= 8388608` |
+//! | `dependency_buckets` | `>= 1` |
+//!
+//! Integer literals are checked here, with an error on the literal; any other
+//! `const` expression is checked by `Params::checked` when rustc evaluates
+//! `PARAMS`.
+
+use proc_macro2::{Span, TokenStream};
+use syn::parse::{Parse, ParseStream, Parser};
+use syn::punctuated::Punctuated;
+use syn::spanned::Spanned;
+
+/// The argument names.
+pub const ARGUMENTS: &[&str] = &[
+    "queue_policy",
+    "queue_capacity",
+    "stack_size",
+    "dependency_buckets",
+];
+
+/// A queue policy override: the `prescient::QueuePolicy` item to use.
+#[derive(Clone, Debug)]
+pub struct PolicyOverride {
+    /// `DEF`, `PF`, or a variant name of `QueuePolicy`.
+    pub item: &'static str,
+    /// The value as written.
+    pub span: Span,
+}
+
+/// Parameter overrides given as attribute arguments.
+#[derive(Clone, Debug, Default)]
+pub struct Overrides {
+    /// `queue_policy = …`.
+    pub queue_policy: Option<PolicyOverride>,
+    /// `queue_capacity = …`.
+    pub queue_capacity: Option<syn::Expr>,
+    /// `stack_size = …`.
+    pub stack_size: Option<syn::Expr>,
+    /// `dependency_buckets = …`.
+    pub dependency_buckets: Option<syn::Expr>,
+}
+
+/// One `name = value`.
+struct Arg {
+    name: syn::Ident,
+    value: syn::Expr,
+}
+
+impl Parse for Arg {
+    fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
+        let name: syn::Ident = input.parse()?;
+        if !input.peek(syn::Token![=]) {
+            return Err(syn::Error::new(
+                name.span(),
+                format!("expected `{name} = value`"),
+            ));
+        }
+        input.parse::<syn::Token![=]>()?;
+        let value: syn::Expr = input.parse()?;
+        Ok(Arg { name, value })
+    }
+}
+
+/// Parses the arguments. Every valid argument is kept; the errors of the
+/// others are combined.
+pub fn parse(tokens: TokenStream) -> (Overrides, Option<syn::Error>) {
+    let mut overrides = Overrides::default();
+    let args = match Punctuated::<Arg, syn::Token![,]>::parse_terminated.parse2(tokens) {
+        Ok(args) => args,
+        Err(e) => return (overrides, Some(e)),
+    };
+    let mut errors: Option<syn::Error> = None;
+    let mut push = |e: syn::Error| match &mut errors {
+        Some(all) => all.combine(e),
+        None => errors = Some(e),
+    };
+    for arg in args {
+        let name = arg.name.to_string();
+        let duplicate = match name.as_str() {
+            "queue_policy" => overrides.queue_policy.is_some(),
+            "queue_capacity" => overrides.queue_capacity.is_some(),
+            "stack_size" => overrides.stack_size.is_some(),
+            "dependency_buckets" => overrides.dependency_buckets.is_some(),
+            _ => {
+                push(syn::Error::new(
+                    arg.name.span(),
+                    format!(
+                        "unknown task_program argument `{name}`; expected one of {}",
+                        ARGUMENTS
+                            .iter()
+                            .map(|a| format!("`{a}`"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                ));
+                continue;
+            }
+        };
+        if duplicate {
+            push(syn::Error::new(
+                arg.name.span(),
+                format!("`{name}` is given more than once"),
+            ));
+            continue;
+        }
+        match name.as_str() {
+            "queue_policy" => match policy(&arg.value) {
+                Ok(p) => overrides.queue_policy = Some(p),
+                Err(e) => push(e),
+            },
+            "queue_capacity" => match integer(&arg.value, &name, |v| {
+                (1..=65536)
+                    .contains(&v)
+                    .then_some(())
+                    .ok_or("must be in 1 ..= 65536")
+            }) {
+                Ok(()) => overrides.queue_capacity = Some(arg.value),
+                Err(e) => push(e),
+            },
+            "stack_size" => match integer(&arg.value, &name, |v| {
+                if !v.is_power_of_two() {
+                    Err("must be a power of two")
+                } else if !(16 * 1024..=8 * 1024 * 1024).contains(&v) {
+                    Err("must be between 16384 (16 KiB) and 8388608 (8 MiB)")
+                } else {
+                    Ok(())
+                }
+            }) {
+                Ok(()) => overrides.stack_size = Some(arg.value),
+                Err(e) => push(e),
+            },
+            _ => match integer(&arg.value, &name, |v| {
+                (v >= 1).then_some(()).ok_or("must be at least 1")
+            }) {
+                Ok(()) => overrides.dependency_buckets = Some(arg.value),
+                Err(e) => push(e),
+            },
+        }
+    }
+    (overrides, errors)
+}
+
+/// The `QueuePolicy` item named by a value.
+fn policy(value: &syn::Expr) -> syn::Result<PolicyOverride> {
+    let name = match value {
+        syn::Expr::Path(p) if p.qself.is_none() => {
+            p.path.segments.last().map(|s| s.ident.to_string())
+        }
+        _ => None,
+    };
+    let item = match name.as_deref() {
+        Some("DEF") => "DEF",
+        Some("PF") => "PF",
+        Some("BF") | Some("InsertBackStealFront") => "InsertBackStealFront",
+        Some("FF") | Some("InsertFrontStealFront") => "InsertFrontStealFront",
+        Some("InsertBackStealBack") => "InsertBackStealBack",
+        Some("InsertFrontStealBack") => "InsertFrontStealBack",
+        _ => {
+            return Err(syn::Error::new(
+                value.span(),
+                "expected a queue policy: `DEF`, `PF`, `BF`, `FF` or a `QueuePolicy` variant",
+            ))
+        }
+    };
+    Ok(PolicyOverride {
+        item,
+        span: value.span(),
+    })
+}
+
+/// Checks an integer literal (other expressions are left to rustc).
+fn integer(
+    value: &syn::Expr,
+    name: &str,
+    check: impl Fn(u128) -> Result<(), &'static str>,
+) -> syn::Result<()> {
+    match value {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(i),
+            ..
+        }) => {
+            let v: u128 = i.base10_parse()?;
+            check(v).map_err(|why| syn::Error::new(i.span(), format!("`{name}` {why}")))
+        }
+        syn::Expr::Lit(l) => Err(syn::Error::new(
+            l.span(),
+            format!("`{name}` expects an integer"),
+        )),
+        _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ok(src: &str) -> Overrides {
+        let (o, e) = parse(src.parse().unwrap());
+        assert!(e.is_none(), "{src}: {e:?}");
+        o
+    }
+
+    fn err(src: &str) -> String {
+        parse(src.parse().unwrap()).1.expect("an error").to_string()
+    }
+
+    #[test]
+    fn accepts_each_override() {
+        assert!(ok("").stack_size.is_none());
+        let o = ok(
+            "stack_size = 65536, queue_capacity = 8, queue_policy = PF, dependency_buckets = 97,",
+        );
+        assert!(
+            o.stack_size.is_some() && o.queue_capacity.is_some() && o.dependency_buckets.is_some()
+        );
+        assert_eq!(o.queue_policy.unwrap().item, "PF");
+        assert_eq!(
+            ok("queue_policy = FF").queue_policy.unwrap().item,
+            "InsertFrontStealFront"
+        );
+        assert!(ok("stack_size = 64 * 1024").stack_size.is_some());
+    }
+
+    #[test]
+    fn rejects_bad_arguments() {
+        assert!(err("stack = 1").contains("unknown task_program argument `stack`"));
+        assert!(err("stack_size").contains("expected `stack_size = value`"));
+        assert!(err("stack_size = 65536, stack_size = 65536").contains("more than once"));
+        assert!(err("stack_size = 1000").contains("power of two"));
+        assert!(err("stack_size = 8192").contains("between"));
+        assert!(err("queue_capacity = 0").contains("1 ..= 65536"));
+        assert!(err("dependency_buckets = \"x\"").contains("expects an integer"));
+        assert!(err("queue_policy = LIFO").contains("expected a queue policy"));
+        assert!(err("stack_size = 65536 queue_capacity = 4").contains("expected `,`"));
+    }
+}

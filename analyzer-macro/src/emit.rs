@@ -1,0 +1,400 @@
+//! Emission: the annotated module, with its `join`/`spawn` calls passing their
+//! site ids, followed by the analysis as `const`s and `static`s.
+//!
+//! Appended to the module (all paths absolute, `::prescient::…`):
+//!
+//! ```text
+//! const __PRESCIENT_EFFORT_i / __PRESCIENT_STACK_i: u64  // per function, when not a literal
+//! static __PRESCIENT_SITE_k: SpawnSite       // one per spawn site; its address is the id
+//! const __PRESCIENT_SITES, __PRESCIENT_CONTEXT_SITES_c, __PRESCIENT_CONTEXTS  // tables
+//! pub const ANALYSIS: ProgramAnalysis        // raw analysis + const fn aggregation
+//! pub const PARAMS: Params                   // decide(&ANALYSIS), overrides, checked
+//! ```
+//!
+//! Recognised `join(a, b)` calls become `::prescient::join_at(&SITE, a, b)` and
+//! `spawn(f)` calls `::prescient::spawn_at(&SITE, f)`; scope, group and
+//! dataflow spawns are recorded as sites but left unchanged. The `use` items
+//! that imported the rewritten names get `#[allow(unused_imports)]`.
+
+use crate::analysis::ProgramResult;
+use crate::args::Overrides;
+use crate::model::{CallKey, Program, SiteKind};
+use crate::sym::{Bound, BoundOp, Sym};
+use proc_macro2::{Literal, Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned, ToTokens};
+use std::collections::HashMap;
+use syn::visit_mut::VisitMut;
+
+/// The name of a site's `static`.
+pub fn site_static(site: usize) -> syn::Ident {
+    format_ident!("__PRESCIENT_SITE_{}", site)
+}
+
+fn effort_const(f: usize) -> syn::Ident {
+    format_ident!("__PRESCIENT_EFFORT_{}", f)
+}
+
+fn stack_const(f: usize) -> syn::Ident {
+    format_ident!("__PRESCIENT_STACK_{}", f)
+}
+
+/// A symbolic expression as a `u64` `const` expression.
+pub fn sym_tokens(sym: &Sym) -> TokenStream {
+    let list = |terms: &[Sym]| {
+        let terms = terms.iter().map(sym_tokens);
+        quote!(&[#(#terms),*])
+    };
+    match sym {
+        Sym::Lit(v) => Literal::u64_suffixed(*v).into_token_stream(),
+        Sym::Sum(t) => {
+            let l = list(t);
+            quote!(::prescient::analysis::sum(#l))
+        }
+        Sym::Product(t) => {
+            let l = list(t);
+            quote!(::prescient::analysis::product(#l))
+        }
+        Sym::Max(t) => {
+            let l = list(t);
+            quote!(::prescient::analysis::max(#l))
+        }
+        Sym::Div(v, d) => {
+            let v = sym_tokens(v);
+            let d = Literal::u64_suffixed(*d);
+            quote!((#v / #d))
+        }
+        Sym::Trip {
+            start,
+            end,
+            inclusive,
+        } => {
+            let (s, e) = (bound_tokens(start), bound_tokens(end));
+            quote!(::prescient::analysis::trip_count(#s, #e, #inclusive))
+        }
+        Sym::SizeOf(ty) => quote!((::core::mem::size_of::<#ty>() as u64)),
+        Sym::JoinFrame => quote!((::prescient::analysis::JOIN_FRAME_BYTES as u64)),
+        Sym::FnEffort(f) => effort_const(*f).into_token_stream(),
+        Sym::FnStack(f) => stack_const(*f).into_token_stream(),
+    }
+}
+
+/// A loop bound as an `i128` `const` expression.
+fn bound_tokens(b: &Bound) -> TokenStream {
+    match b {
+        Bound::Lit(v) => Literal::i128_suffixed(*v).into_token_stream(),
+        Bound::Const(name) => {
+            let name = syn::Ident::new(name, Span::call_site());
+            quote!((#name as i128))
+        }
+        Bound::Bin(op, l, r) => {
+            let (l, r) = (bound_tokens(l), bound_tokens(r));
+            match op {
+                BoundOp::Add => quote!(i128::saturating_add(#l, #r)),
+                BoundOp::Sub => quote!(i128::saturating_sub(#l, #r)),
+                BoundOp::Mul => quote!(i128::saturating_mul(#l, #r)),
+                BoundOp::Div => quote!((#l / #r)),
+            }
+        }
+    }
+}
+
+/// Rewrites the recognised `join`/`spawn` calls, children first.
+struct Rewriter {
+    calls: HashMap<CallKey, (usize, SiteKind)>,
+    rewritten: usize,
+}
+
+impl VisitMut for Rewriter {
+    fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+        syn::visit_mut::visit_expr_mut(self, e);
+        let syn::Expr::Call(call) = e else {
+            return;
+        };
+        let Some(&(site, kind)) = self.calls.get(&CallKey::of(call)) else {
+            return;
+        };
+        let syn::Expr::Path(func) = strip_mut(&mut call.func) else {
+            return;
+        };
+        let Some(last) = func.path.segments.last() else {
+            return;
+        };
+        let span = last.ident.span();
+        let generics = last.arguments.clone();
+        let name = match kind {
+            SiteKind::Join => "join_at",
+            _ => "spawn_at",
+        };
+        let name = syn::Ident::new(name, span);
+        let path: syn::Path = syn::parse_quote_spanned!(span=> ::prescient::#name #generics);
+        func.path = path;
+        func.qself = None;
+        let site = site_static(site);
+        let mut args = syn::punctuated::Punctuated::new();
+        args.push(syn::parse_quote_spanned!(span=> &self::#site));
+        args.extend(std::mem::take(&mut call.args));
+        call.args = args;
+        self.rewritten += 1;
+    }
+}
+
+fn strip_mut(e: &mut syn::Expr) -> &mut syn::Expr {
+    match e {
+        syn::Expr::Paren(p) => strip_mut(&mut p.expr),
+        syn::Expr::Group(g) => strip_mut(&mut g.expr),
+        e => e,
+    }
+}
+
+/// Passes site ids: rewrites the module's `join`/`spawn` calls (the module
+/// must be the one the program was built from, unchanged since).
+pub fn rewrite_sites(module: &mut syn::ItemMod, program: &Program) {
+    let calls = program
+        .sites
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| s.rewrite.map(|key| (key, (i, s.kind))))
+        .collect();
+    let mut rewriter = Rewriter {
+        calls,
+        rewritten: 0,
+    };
+    let Some((_, items)) = &mut module.content else {
+        return;
+    };
+    for item in items.iter_mut() {
+        rewriter.visit_item_mut(item);
+    }
+    if rewriter.rewritten > 0 {
+        for &i in &program.prescient_uses {
+            if let Some(syn::Item::Use(u)) = items.get_mut(i) {
+                u.attrs.push(syn::parse_quote!(#[allow(unused_imports)]));
+            }
+        }
+    }
+}
+
+/// The items describing the analysis, to append to the module.
+pub fn analysis_items(
+    program: &Program,
+    result: &ProgramResult,
+    overrides: &Overrides,
+) -> TokenStream {
+    let pa = quote!(::prescient::analysis);
+    let mut out = TokenStream::new();
+
+    // Per-function effort and stack constants that are referenced symbolically.
+    for (f, e) in result.function_efforts.iter().enumerate() {
+        if e.literal().is_none() {
+            let name = effort_const(f);
+            let value = sym_tokens(e);
+            out.extend(quote! {
+                #[doc(hidden)]
+                #[allow(dead_code)]
+                const #name: u64 = #value;
+            });
+        }
+    }
+    for (f, s) in result.function_stacks.iter().enumerate() {
+        if s.literal().is_none() {
+            let name = stack_const(f);
+            let value = sym_tokens(s);
+            out.extend(quote! {
+                #[doc(hidden)]
+                #[allow(dead_code)]
+                const #name: u64 = #value;
+            });
+        }
+    }
+
+    // The site statics, in source order: their addresses are the site ids.
+    let n_sites = program.sites.len();
+    let statics: Vec<syn::Ident> = (0..n_sites).map(site_static).collect();
+    for (i, site) in program.sites.iter().enumerate() {
+        let name = &statics[i];
+        let index = Literal::u32_suffixed(i as u32);
+        let function = &program.functions[site.function].name;
+        let kind = format_ident!(
+            "{}",
+            match site.kind {
+                SiteKind::Join => "Join",
+                SiteKind::Spawn => "Spawn",
+                SiteKind::ScopeSpawn => "ScopeSpawn",
+                SiteKind::GroupSpawn => "GroupSpawn",
+                SiteKind::DataflowTask => "DataflowTask",
+            }
+        );
+        let in_loop = result.sites[i].in_loop;
+        let effort = sym_tokens(&result.sites[i].effort);
+        let span = site.span;
+        let file = quote_spanned!(span=> ::core::file!());
+        let line = quote_spanned!(span=> ::core::line!());
+        let column = quote_spanned!(span=> ::core::column!());
+        out.extend(quote! {
+            #[doc(hidden)]
+            static #name: #pa::SpawnSite = #pa::SpawnSite::new(#pa::SiteInfo {
+                module: ::core::module_path!(),
+                index: #index,
+                function: #function,
+                kind: #pa::SiteKind::#kind,
+                file: #file,
+                line: #line,
+                column: #column,
+                in_loop: #in_loop,
+                static_effort: #effort,
+            });
+        });
+    }
+    out.extend(quote! {
+        #[doc(hidden)]
+        const __PRESCIENT_SITES: [&'static #pa::SpawnSite; #n_sites] = [#(&#statics),*];
+    });
+
+    // The contexts, each with its own table of site references (a reference
+    // to a `const` is promoted to `'static`; an array literal of references
+    // to statics in a call argument would not be).
+    let mut contexts = Vec::new();
+    for (k, c) in result.contexts.iter().enumerate() {
+        let table = format_ident!("__PRESCIENT_CONTEXT_SITES_{}", k);
+        let sites = c.sites.iter().map(|&s| &statics[s]);
+        let n = c.sites.len();
+        out.extend(quote! {
+            #[doc(hidden)]
+            const #table: [&'static #pa::SpawnSite; #n] = [#(&#sites),*];
+        });
+        let function = &program.functions[c.function].name;
+        let rho = Literal::u32_suffixed(c.rho);
+        let lambda = Literal::u32_suffixed(c.lambda);
+        let effort = sym_tokens(&c.effort);
+        let stack = sym_tokens(&c.stack);
+        contexts.push(
+            quote!(#pa::ContextAnalysis::new(#function, #rho, #lambda, #effort, #stack, &#table)),
+        );
+    }
+    let n_contexts = result.contexts.len();
+    let doc = format!(
+        " The `#[task_program]` analysis of module `{}` (CF'17): ρ, λ, effort and",
+        program.module
+    );
+    out.extend(quote! {
+        #[doc(hidden)]
+        const __PRESCIENT_CONTEXTS: [#pa::ContextAnalysis; #n_contexts] = [#(#contexts),*];
+        #[doc = #doc]
+        /// stack per task context and aggregated, and the spawn-site table (the
+        /// site statics, whose addresses are the site ids). `Display` prints it
+        /// as a report.
+        #[allow(dead_code)]
+        pub const ANALYSIS: #pa::ProgramAnalysis =
+            #pa::ProgramAnalysis::new(::core::module_path!(), &__PRESCIENT_CONTEXTS, &__PRESCIENT_SITES);
+    });
+
+    // The parameters.
+    let mut params = quote!(#pa::decide(&ANALYSIS));
+    if let Some(p) = &overrides.queue_policy {
+        let item = syn::Ident::new(p.item, p.span);
+        params =
+            quote_spanned!(p.span=> #params.with_queue_policy(::prescient::QueuePolicy::#item));
+    }
+    for (value, method) in [
+        (&overrides.queue_capacity, "with_queue_capacity"),
+        (&overrides.stack_size, "with_stack_size"),
+        (&overrides.dependency_buckets, "with_dependency_buckets"),
+    ] {
+        if let Some(v) = value {
+            let method = syn::Ident::new(method, Span::call_site());
+            params = quote!(#params.#method(#v));
+        }
+    }
+    out.extend(quote! {
+        /// Runtime parameters chosen for this module by the `#[task_program]`
+        /// analysis (CF'17 decision trees), with the attribute's overrides. Pass
+        /// them to the runtime with `prescient::Runtime::builder().params(PARAMS)`.
+        #[allow(dead_code)]
+        pub const PARAMS: ::prescient::Params = #params.checked();
+    });
+    out
+}
+
+/// The whole expansion: the rewritten module with the analysis appended.
+pub fn module(
+    mut module: syn::ItemMod,
+    program: &Program,
+    result: &ProgramResult,
+    overrides: &Overrides,
+) -> TokenStream {
+    rewrite_sites(&mut module, program);
+    let items = analysis_items(program, result, overrides);
+    if let Some((_, content)) = &mut module.content {
+        content.push(syn::Item::Verbatim(items));
+    }
+    module.into_token_stream()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::build;
+
+    fn expand(src: &str) -> String {
+        let item: syn::ItemMod = syn::parse_str(src).unwrap();
+        let program = build(&item).unwrap();
+        let result = crate::analysis::analyse(&program);
+        module(item, &program, &result, &Overrides::default()).to_string()
+    }
+
+    #[test]
+    fn rewrites_join_and_spawn_with_site_statics() {
+        let out = expand(
+            "mod m {
+                use prescient::{join, spawn};
+                fn f() { join(|| spawn(|| 1), || 2); prescient::spawn::<_, u8>(|| 3); }
+            }",
+        );
+        assert!(
+            out.contains("# [allow (unused_imports)] use prescient"),
+            "{out}"
+        );
+        assert!(out.contains(
+            ":: prescient :: join_at (& self :: __PRESCIENT_SITE_0 , | | :: prescient :: spawn_at (& self :: __PRESCIENT_SITE_1 , | | 1) , | | 2)"
+        ), "{out}");
+        assert!(
+            out.contains(
+                ":: prescient :: spawn_at :: < _ , u8 > (& self :: __PRESCIENT_SITE_2 , | | 3)"
+            ),
+            "{out}"
+        );
+        assert!(out.contains("static __PRESCIENT_SITE_2 : :: prescient :: analysis :: SpawnSite"));
+        assert!(out.contains("pub const PARAMS : :: prescient :: Params"));
+    }
+
+    #[test]
+    fn leaves_scope_spawns_and_foreign_calls_alone() {
+        let out = expand(
+            "mod m {
+                fn f() { prescient::scope(|s| { s.spawn(|_| 1); }); rayon::join(|| 1, || 2); }
+            }",
+        );
+        assert!(out.contains("s . spawn (| _ | 1)"), "{out}");
+        assert!(out.contains("rayon :: join (| | 1 , | | 2)"), "{out}");
+        assert!(out.contains("SiteKind :: ScopeSpawn"));
+        assert!(!out.contains("allow (unused_imports)"));
+    }
+
+    #[test]
+    fn symbolic_terms_become_const_expressions() {
+        let b = Bound::Bin(
+            BoundOp::Sub,
+            Box::new(Bound::Const("N".into())),
+            Box::new(Bound::Lit(1)),
+        );
+        let s = crate::sym::sum([
+            crate::sym::trip(Bound::Lit(0), b, true),
+            Sym::JoinFrame,
+            Sym::FnStack(3),
+        ]);
+        assert_eq!(
+            sym_tokens(&s).to_string(),
+            ":: prescient :: analysis :: sum (& [:: prescient :: analysis :: trip_count (0i128 , i128 :: saturating_sub ((N as i128) , 1i128) , true) , (:: prescient :: analysis :: JOIN_FRAME_BYTES as u64) , __PRESCIENT_STACK_3])"
+        );
+    }
+}

@@ -1,0 +1,356 @@
+//! End-to-end tests of `#[task_program]`: the expansion compiles against the
+//! real runtime, the program computes the same thing, and the emitted
+//! `PARAMS` / `ANALYSIS` are what CF'17's decision trees say. Run under both
+//! the debug and the release test profile (the per-join frame cost differs).
+
+use prescient::analysis::{SiteKind, JOIN_FRAME_BYTES};
+use prescient::{Params, QueuePolicy, Runtime};
+use prescient_macros::task_program;
+
+/// A module the analyzed code may call: `rayon::join` here is not a spawn.
+mod rayon {
+    pub fn join<A: FnOnce() -> u32, B: FnOnce() -> u32>(a: A, b: B) -> (u32, u32) {
+        (a(), b())
+    }
+}
+
+#[task_program]
+pub mod fib {
+    use prescient::join;
+
+    pub fn fib(n: u64) -> u64 {
+        if n < 2 {
+            return n;
+        }
+        let (a, b) = join(|| fib(n - 1), || fib(n - 2));
+        a + b
+    }
+
+    pub fn run(n: u64) -> u64 {
+        let runtime = prescient::Runtime::builder()
+            .params(PARAMS)
+            .num_workers(2)
+            .build()
+            .expect("runtime");
+        runtime.run(|| fib(n))
+    }
+}
+
+#[task_program]
+pub mod loops {
+    use prescient::scope;
+
+    const N: usize = 64;
+
+    fn work(i: usize) -> usize {
+        let mut acc = 0;
+        for k in 0..100 {
+            acc += k * i;
+        }
+        acc
+    }
+
+    pub fn run() -> usize {
+        let mut out = [0usize; N];
+        scope(|s| {
+            for (i, slot) in out.iter_mut().enumerate() {
+                s.spawn(move |_| *slot = work(i));
+            }
+        });
+        out.iter().sum()
+    }
+}
+
+#[task_program]
+pub mod coarse {
+    use prescient::{spawn as start, TaskGroup};
+
+    const N: u64 = 2_000_000;
+
+    pub fn heavy(seed: u64) -> u64 {
+        let mut x = seed;
+        for i in 0..N {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(i);
+        }
+        x
+    }
+
+    pub fn run() -> u64 {
+        let h = start(|| heavy(1));
+        let group = TaskGroup::new();
+        group.spawn(|| {
+            heavy(2);
+        });
+        group.wait();
+        h.join()
+    }
+}
+
+#[task_program(stack_size = 65536, queue_policy = PF, queue_capacity = 32, dependency_buckets = 1021)]
+pub mod overridden {
+    pub fn f() -> (u32, u32) {
+        prescient::join(|| 1, || 2)
+    }
+}
+
+#[task_program]
+pub mod generic {
+    use prescient::join;
+
+    #[derive(Default, Clone, Copy)]
+    pub struct Pair(pub u64, pub u64);
+
+    pub fn both<T: Send + Default + Copy, const K: usize>(x: T) -> (T, [T; K]) {
+        let local: T = x;
+        let array: [T; K] = [T::default(); K];
+        let pair: Pair = Pair::default();
+        let _ = pair;
+        join(move || local, move || array)
+    }
+
+    pub struct Tree<T> {
+        pub value: T,
+        pub children: Vec<Tree<T>>,
+    }
+
+    impl<T: Sync + Copy + Into<u64>> Tree<T> {
+        pub fn sum(&self) -> u64 {
+            let me: &Self = self;
+            let own: T = me.value;
+            let sums: Vec<u64> = prescient::scope(|s| {
+                let _ = s;
+                self.children.iter().map(|c| c.sum()).collect()
+            });
+            own.into() + sums.iter().sum::<u64>()
+        }
+
+        pub fn par_sum(&self) -> u64 {
+            match self.children.as_slice() {
+                [] => self.value.into(),
+                [a, rest @ ..] => {
+                    let (x, y) = join(
+                        || a.par_sum(),
+                        || rest.iter().map(Self::par_sum).sum::<u64>(),
+                    );
+                    self.value.into() + x + y
+                }
+            }
+        }
+    }
+}
+
+#[task_program]
+pub mod foreign {
+    use crate::rayon;
+    use std::path::Path;
+
+    pub fn run() -> u32 {
+        let (a, b) = rayon::join(|| 1, || 2);
+        let p = Path::new("a").join("b");
+        let t = std::thread::spawn(|| 3).join().unwrap_or(0);
+        std::thread::scope(|s| {
+            s.spawn(|| 4);
+        });
+        a + b + t + p.components().count() as u32
+    }
+}
+
+#[task_program]
+pub mod lifetimes {
+    use prescient::join;
+
+    pub struct Pair(pub u64, pub u64);
+
+    pub fn sum<'a>(xs: &'a [u64], p: &'a Pair, name: &'static str) -> u64 {
+        let head: &'a [u64] = &xs[..xs.len() / 2];
+        let tail: &[u64] = &xs[xs.len() / 2..];
+        let f = |x: &u64| *x + p.0;
+        struct Local(u8);
+        let local: Local = Local(1);
+        let boxed: Box<dyn Fn(u64) -> u64 + 'a> = Box::new(move |x| x + p.1);
+        let (a, b) = join(
+            || head.iter().map(f).sum::<u64>(),
+            || tail.iter().sum::<u64>(),
+        );
+        boxed(a + b) + name.len() as u64 + u64::from(local.0)
+    }
+}
+
+#[task_program]
+pub mod flow {
+    use prescient::dataflow;
+
+    pub fn run() -> u64 {
+        dataflow(|df| {
+            let x = df.data(1u64);
+            let y = df.data(0u64);
+            for _ in 0..4 {
+                df.task((x.read(), y.inout()), |(x, y): (&u64, &mut u64)| *y += *x);
+            }
+            df.task(y.inout(), |y: &mut u64| *y *= 10);
+            df.wait();
+            y.into_inner()
+        })
+    }
+}
+
+#[rustfmt::skip]
+#[task_program]
+pub mod located {
+    pub fn f() -> u32 { let (a, b) = prescient::join(|| 1, || 2); a + b } pub const LINE: u32 = line!();
+}
+
+#[test]
+fn fib_is_recursive_and_tiny() {
+    let a = fib::ANALYSIS;
+    assert_eq!(a.contexts.len(), 1, "{a}");
+    assert_eq!(a.contexts[0].function, "fib");
+    assert_eq!(a.rho, 2);
+    assert_eq!(a.lambda, 0);
+    assert!(a.effort < 100, "{a}");
+    const P: Params = fib::PARAMS;
+    assert_eq!(P.queue_policy, QueuePolicy::DEF);
+    assert_eq!(P.queue_capacity, 4);
+    assert_eq!(P.dependency_buckets, 256_019);
+    assert!(P.stack_size.is_power_of_two());
+    assert_eq!(P.stack_size, a.stack_size);
+    assert_eq!(P.pinning, Params::DEFAULT.pinning);
+    // φ = 64 frames, each with at least one join frame.
+    assert!(a.stack_estimate >= 64 * JOIN_FRAME_BYTES as u64, "{a}");
+    assert_eq!(fib::run(20), 6765);
+    assert_eq!(fib::fib(15), 610, "outside a runtime too");
+}
+
+#[test]
+fn loop_program_gets_capacity_128() {
+    let a = loops::ANALYSIS;
+    assert_eq!((a.rho, a.lambda), (0, 1), "{a}");
+    assert_eq!(a.sites[0].kind, SiteKind::ScopeSpawn);
+    assert!(a.sites[0].in_loop);
+    assert_eq!(loops::PARAMS.queue_capacity, 128);
+    assert_eq!(loops::PARAMS.dependency_buckets, 97);
+    assert_eq!(loops::PARAMS.queue_policy, QueuePolicy::DEF);
+    let expected: usize = (0..64).map(|i| (0..100).sum::<usize>() * i).sum();
+    let rt = Runtime::builder()
+        .params(loops::PARAMS)
+        .num_workers(2)
+        .build()
+        .expect("runtime");
+    assert_eq!(rt.run(loops::run), expected);
+}
+
+#[test]
+fn const_loop_bounds_are_evaluated_by_rustc() {
+    let a = coarse::ANALYSIS;
+    assert_eq!(a.sites.len(), 2, "{a}");
+    assert_eq!(a.sites[0].kind, SiteKind::Spawn);
+    assert_eq!(a.sites[1].kind, SiteKind::GroupSpawn);
+    // 2M iterations × (2 invisible calls + 1): far above 1M, below 1T.
+    assert!(a.sites[0].static_effort > 2_000_000 * 20, "{a}");
+    assert!(a.effort > 1_000_000 && a.effort <= 1_000_000_000_000);
+    assert_eq!(coarse::PARAMS.queue_policy, QueuePolicy::PF);
+    assert_eq!(coarse::PARAMS.queue_capacity, 8);
+    assert_eq!(coarse::PARAMS.dependency_buckets, 97);
+    assert_eq!(coarse::run(), coarse::heavy(1));
+}
+
+#[test]
+fn overrides_replace_single_parameters() {
+    const P: Params = overridden::PARAMS;
+    assert_eq!(P.stack_size, 65536);
+    assert_eq!(P.queue_policy, QueuePolicy::PF);
+    assert_eq!(P.queue_capacity, 32);
+    assert_eq!(P.dependency_buckets, 1021);
+    assert_eq!(overridden::ANALYSIS.params().queue_capacity, 4);
+    assert_eq!(overridden::f(), (1, 2));
+}
+
+#[test]
+fn generic_functions_compile_with_estimates() {
+    let a = generic::ANALYSIS;
+    assert_eq!(a.sites.len(), 2, "{a}");
+    let (x, arr) = generic::both::<u8, 3>(7);
+    assert_eq!((x, arr), (7, [0, 0, 0]));
+    let tree = generic::Tree {
+        value: 1u32,
+        children: vec![
+            generic::Tree {
+                value: 2u32,
+                children: vec![],
+            },
+            generic::Tree {
+                value: 3u32,
+                children: vec![],
+            },
+        ],
+    };
+    assert_eq!(tree.sum(), 6);
+    assert_eq!(tree.par_sum(), 6);
+    let par = a
+        .contexts
+        .iter()
+        .find(|c| c.function == "Tree::par_sum")
+        .expect("context");
+    assert!(par.rho >= 1, "{a}");
+}
+
+#[test]
+fn lifetimes_are_erased_in_size_terms() {
+    let p = lifetimes::Pair(10, 100);
+    assert_eq!(
+        lifetimes::sum(&[1, 2, 3, 4], &p, "ab"),
+        10 + 20 + 100 + 2 + 1
+    );
+    const { assert!(lifetimes::ANALYSIS.stack_estimate > 0) };
+}
+
+#[test]
+fn dataflow_tasks_are_sites() {
+    let a = flow::ANALYSIS;
+    assert_eq!(a.sites.len(), 2, "{a}");
+    assert!(a.sites.iter().all(|s| s.kind == SiteKind::DataflowTask));
+    assert!(a.sites[0].in_loop && !a.sites[1].in_loop);
+    assert_eq!((a.rho, a.lambda), (0, 1));
+    assert_eq!(flow::PARAMS.queue_capacity, 128);
+    assert_eq!(flow::run(), 40);
+}
+
+#[test]
+fn foreign_joins_and_spawns_are_not_sites() {
+    assert_eq!(foreign::ANALYSIS.sites.len(), 0);
+    assert_eq!(foreign::PARAMS.stack_size, 16 * 1024);
+    assert_eq!(foreign::run(), 8);
+}
+
+#[test]
+fn sites_are_statics_with_locations() {
+    let site = located::ANALYSIS.sites[0];
+    assert_eq!(site.line, located::LINE);
+    assert!(site.file.ends_with("end_to_end.rs"), "{}", site.file);
+    assert_eq!(site.function, "f");
+    assert_eq!(site.module, "end_to_end::located");
+    assert_eq!(site.kind, SiteKind::Join);
+    // Ids are addresses, distinct across modules.
+    assert!(!std::ptr::eq(
+        located::ANALYSIS.sites[0],
+        overridden::ANALYSIS.sites[0]
+    ));
+    assert!(std::ptr::eq(fib::ANALYSIS.sites[0], fib::ANALYSIS.sites[0]));
+    assert!(std::ptr::eq(
+        fib::ANALYSIS.contexts[0].sites[0],
+        fib::ANALYSIS.sites[0]
+    ));
+    assert_eq!(located::f(), 3);
+}
+
+#[test]
+fn analysis_prints_a_report() {
+    let text = fib::ANALYSIS.to_string();
+    assert!(
+        text.contains("task program end_to_end::fib: 1 task context(s), 1 spawn site(s)"),
+        "{text}"
+    );
+    assert!(text.contains("context fib: rho = 2, lambda = 0"), "{text}");
+    assert!(text.contains("site #0 join in fib at"), "{text}");
+    assert!(text.contains("dependency buckets 256019"), "{text}");
+}

@@ -1,0 +1,488 @@
+//! Access declarations: the tokens a task is given ([`In`], [`Out`],
+//! [`InOut`] for a [`Data`] handle; [`TileIn`], [`TileOut`], [`TileInOut`] for
+//! one tile of [`Tiles`]), tuples of them, and how each maps to the borrow the
+//! task body receives — `&T` / `&[T]` for `in`, `&mut T` / `&mut [T]` for
+//! `out` and `inout`.
+//!
+//! Both traits are sealed: only this module implements them, because their
+//! raw halves hold the pointers that the runtime's `unsafe` code turns into
+//! borrows.
+//!
+//! # Why two traits
+//! [`Accesses`] is what a task declares (tokens borrowing handles, branded
+//! with the scope's `'df`). [`Accesses::into_raw`] turns it into a raw,
+//! lifetime-free value ([`Accesses::Raw`]) that travels with the task, and
+//! [`TaskArgs`] maps that raw value to the body's arguments for a
+//! higher-ranked borrow lifetime `'t`. The second type parameter of
+//! `TaskArgs` defaults to `&'t Self`, which is the usual way to give a
+//! `for<'t>` bound the implied bound `Self: 't` (a lifetime GAT would demand
+//! `Self: 'static` there); `'t` being higher-ranked is what stops a body from
+//! keeping its borrow beyond the task.
+
+use super::handle::{Data, Slot, Tiles};
+use prescient_graph::{AccessMode, RegionId};
+use std::marker::PhantomData;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+mod sealed {
+    /// Seals [`Accesses`](super::Accesses) and [`TaskArgs`](super::TaskArgs).
+    pub trait Sealed {}
+}
+use sealed::Sealed;
+
+/// The most region accesses one task may declare (a tuple may nest tuples;
+/// the total counts). Stated in [`Accesses`]' documentation.
+pub(crate) const MAX_ACCESSES: usize = 16;
+
+/// A set of region accesses a dataflow task declares: one access token
+/// ([`Data::read`], [`Data::out`], [`Data::inout`], [`Tiles::read`], …), a
+/// tuple of them (nested tuples too; at most 16 accesses in all), or `()` for
+/// none. Sealed.
+///
+/// The brand `'df` ties the tokens to the scope that created their handles,
+/// so a task can only name handles of its own scope.
+pub trait Accesses<'df>: Sealed {
+    /// How many region accesses this set declares.
+    const COUNT: usize;
+    /// The accesses with their lifetimes erased, carried by the task until it
+    /// runs, where [`TaskArgs`] turns them into the body's arguments.
+    type Raw: for<'t> TaskArgs<'t> + Send + 'df;
+    /// Writes the `COUNT` region accesses to `regions` (which holds at least
+    /// `COUNT` entries) and returns the raw pointers. Internal to the runtime;
+    /// it is safe to call, but the result is useless without `unsafe`.
+    #[doc(hidden)]
+    fn into_raw(self, regions: &mut [(RegionId, AccessMode)]) -> Self::Raw;
+}
+
+/// Maps the raw accesses of a task to the arguments its body receives for the
+/// borrow lifetime `'t`: `&'t T` for `in`, `&'t mut T` for `out`/`inout`, and
+/// tuples of those. Sealed; the second parameter only carries the implied
+/// bound `Self: 't` (see the module documentation).
+pub trait TaskArgs<'t, Implied = &'t Self>: Sealed {
+    /// The body's argument (tuple) type.
+    type Args;
+
+    /// Creates the borrows.
+    ///
+    /// # Safety
+    /// The task holding these accesses has been handed out by the dependency
+    /// graph and is not done, so no other live task holds a conflicting
+    /// access to the same regions, and the handles' values are alive.
+    #[doc(hidden)]
+    unsafe fn borrow(&'t mut self) -> Self::Args;
+
+    /// Whether any accessed region is poisoned.
+    ///
+    /// # Safety
+    /// As for [`borrow`](Self::borrow): the poison flags are alive.
+    #[doc(hidden)]
+    unsafe fn any_poisoned(&self) -> bool;
+
+    /// Poisons every region this task writes (`out`/`inout`).
+    ///
+    /// # Safety
+    /// As for [`borrow`](Self::borrow): the poison flags are alive.
+    #[doc(hidden)]
+    unsafe fn poison_writes(&self);
+}
+
+// ---------------------------------------------------------------------------
+// Tokens of a `Data` handle.
+
+/// An `in` access to a [`Data`] handle: the body receives `&T`. Made by
+/// [`Data::read`].
+pub struct In<'a, 'df, T> {
+    data: &'a Data<'df, T>,
+}
+
+/// An `out` access to a [`Data`] handle: the body receives `&mut T`, which
+/// still holds the previous value (Rust has no write-only borrows); ordered
+/// like `inout`. Made by [`Data::out`].
+pub struct Out<'a, 'df, T> {
+    data: &'a Data<'df, T>,
+}
+
+/// An `inout` access to a [`Data`] handle: the body receives `&mut T`. Made by
+/// [`Data::inout`].
+pub struct InOut<'a, 'df, T> {
+    data: &'a Data<'df, T>,
+}
+
+impl<'df, T> Data<'df, T> {
+    /// Declares an `in` (read) access: the task body receives `&T`, and runs
+    /// after the last earlier task that writes this handle.
+    pub fn read(&self) -> In<'_, 'df, T> {
+        In { data: self }
+    }
+
+    /// Declares an `out` access: the task body receives `&mut T` (holding the
+    /// previous value), and runs after every earlier task that reads or
+    /// writes this handle.
+    pub fn out(&self) -> Out<'_, 'df, T> {
+        Out { data: self }
+    }
+
+    /// Declares an `inout` (read-write) access: the task body receives
+    /// `&mut T`, and runs after every earlier task that reads or writes this
+    /// handle.
+    pub fn inout(&self) -> InOut<'_, 'df, T> {
+        InOut { data: self }
+    }
+}
+
+/// The raw form of a shared access to one value.
+pub struct RawRead<T> {
+    slot: *const Slot<T>,
+}
+
+/// The raw form of an exclusive access to one value.
+pub struct RawWrite<T> {
+    slot: *const Slot<T>,
+}
+
+// SAFETY: moving a RawRead to another thread lets that thread create `&T`
+// (shared with the handle's other readers): needs T: Sync, and T: Send since
+// `in` is only offered for such T (the issue's rule).
+unsafe impl<T: Send + Sync> Send for RawRead<T> {}
+// SAFETY: moving a RawWrite to another thread lets it create `&mut T`, which
+// moves access to the value there: T: Send.
+unsafe impl<T: Send> Send for RawWrite<T> {}
+
+impl<T> Sealed for RawRead<T> {}
+impl<T> Sealed for RawWrite<T> {}
+
+impl<'t, T> TaskArgs<'t> for RawRead<T> {
+    type Args = &'t T;
+
+    unsafe fn borrow(&'t mut self) -> &'t T {
+        // SAFETY: the slot is alive (contract); the graph hands this task out
+        // only while no task writing the region is live, and the body is the
+        // only code borrowing through this access.
+        unsafe { &*(*self.slot).value.get() }
+    }
+
+    unsafe fn any_poisoned(&self) -> bool {
+        // SAFETY: the slot is alive (contract).
+        unsafe { (*self.slot).poisoned.load(Ordering::Acquire) }
+    }
+
+    unsafe fn poison_writes(&self) {}
+}
+
+impl<'t, T> TaskArgs<'t> for RawWrite<T> {
+    type Args = &'t mut T;
+
+    unsafe fn borrow(&'t mut self) -> &'t mut T {
+        // SAFETY: the slot is alive (contract); the graph hands this task out
+        // only while no other task accessing the region is live, and the
+        // submission check ensures this task names the region only once
+        // when it writes it. See the invariant in `task.rs`.
+        unsafe { &mut *(*self.slot).value.get() }
+    }
+
+    unsafe fn any_poisoned(&self) -> bool {
+        // SAFETY: the slot is alive (contract).
+        unsafe { (*self.slot).poisoned.load(Ordering::Acquire) }
+    }
+
+    unsafe fn poison_writes(&self) {
+        // SAFETY: the slot is alive (contract).
+        unsafe { (*self.slot).poisoned.store(true, Ordering::Release) }
+    }
+}
+
+macro_rules! data_token {
+    ($token:ident, $raw:ident, $mode:expr, $($bound:tt)+) => {
+        impl<T> Sealed for $token<'_, '_, T> {}
+
+        impl<'a, 'df, T: $($bound)+ + 'df> Accesses<'df> for $token<'a, 'df, T> {
+            const COUNT: usize = 1;
+            type Raw = $raw<T>;
+
+            #[inline]
+            fn into_raw(self, regions: &mut [(RegionId, AccessMode)]) -> $raw<T> {
+                regions[0] = (self.data.region(), $mode);
+                $raw {
+                    slot: self.data.slot(),
+                }
+            }
+        }
+    };
+}
+
+data_token!(In, RawRead, AccessMode::In, Send + Sync);
+data_token!(Out, RawWrite, AccessMode::Out, Send);
+data_token!(InOut, RawWrite, AccessMode::InOut, Send);
+
+// ---------------------------------------------------------------------------
+// Tokens of one tile of a `Tiles` handle.
+
+/// An `in` access to one tile of [`Tiles`]: the body receives `&[T]`. Made by
+/// [`Tiles::read`].
+pub struct TileIn<'a, 'df, T> {
+    tiles: &'a Tiles<'df, T>,
+    index: usize,
+}
+
+/// An `out` access to one tile of [`Tiles`]: the body receives `&mut [T]`
+/// (holding the previous values). Made by [`Tiles::out`].
+pub struct TileOut<'a, 'df, T> {
+    tiles: &'a Tiles<'df, T>,
+    index: usize,
+}
+
+/// An `inout` access to one tile of [`Tiles`]: the body receives `&mut [T]`.
+/// Made by [`Tiles::inout`].
+pub struct TileInOut<'a, 'df, T> {
+    tiles: &'a Tiles<'df, T>,
+    index: usize,
+}
+
+impl<'df, T> Tiles<'df, T> {
+    /// Declares an `in` access to tile `index`: the body receives `&[T]`.
+    ///
+    /// # Panics
+    /// If `index >= self.len()`.
+    pub fn read(&self, index: usize) -> TileIn<'_, 'df, T> {
+        self.check_index(index);
+        TileIn { tiles: self, index }
+    }
+
+    /// Declares an `out` access to tile `index`: the body receives `&mut [T]`
+    /// (holding the previous values).
+    ///
+    /// # Panics
+    /// If `index >= self.len()`.
+    pub fn out(&self, index: usize) -> TileOut<'_, 'df, T> {
+        self.check_index(index);
+        TileOut { tiles: self, index }
+    }
+
+    /// Declares an `inout` access to tile `index`: the body receives
+    /// `&mut [T]`.
+    ///
+    /// # Panics
+    /// If `index >= self.len()`.
+    pub fn inout(&self, index: usize) -> TileInOut<'_, 'df, T> {
+        self.check_index(index);
+        TileInOut { tiles: self, index }
+    }
+}
+
+/// The raw form of a shared access to one tile.
+pub struct RawTileRead<T> {
+    ptr: *const T,
+    len: usize,
+    poisoned: *const AtomicBool,
+}
+
+/// The raw form of an exclusive access to one tile.
+pub struct RawTileWrite<T> {
+    ptr: *mut T,
+    len: usize,
+    poisoned: *const AtomicBool,
+}
+
+// SAFETY: as for RawRead: another thread creates `&[T]`.
+unsafe impl<T: Send + Sync> Send for RawTileRead<T> {}
+// SAFETY: as for RawWrite: another thread creates `&mut [T]`.
+unsafe impl<T: Send> Send for RawTileWrite<T> {}
+
+impl<T> Sealed for RawTileRead<T> {}
+impl<T> Sealed for RawTileWrite<T> {}
+
+impl<'t, T> TaskArgs<'t> for RawTileRead<T> {
+    type Args = &'t [T];
+
+    unsafe fn borrow(&'t mut self) -> &'t [T] {
+        // SAFETY: `ptr..ptr+len` is one tile of a slice borrowed for the
+        // scope (alive); no task writing this tile's region is live (graph).
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+
+    unsafe fn any_poisoned(&self) -> bool {
+        // SAFETY: the flags live as long as the tasks using them (contract).
+        unsafe { (*self.poisoned).load(Ordering::Acquire) }
+    }
+
+    unsafe fn poison_writes(&self) {}
+}
+
+impl<'t, T> TaskArgs<'t> for RawTileWrite<T> {
+    type Args = &'t mut [T];
+
+    unsafe fn borrow(&'t mut self) -> &'t mut [T] {
+        // SAFETY: `ptr..ptr+len` is one tile of a slice borrowed mutably for
+        // the scope, disjoint from every other tile; no other task accessing
+        // this tile's region is live (graph), and this task names it once.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) }
+    }
+
+    unsafe fn any_poisoned(&self) -> bool {
+        // SAFETY: the flags are alive (contract).
+        unsafe { (*self.poisoned).load(Ordering::Acquire) }
+    }
+
+    unsafe fn poison_writes(&self) {
+        // SAFETY: the flags are alive (contract).
+        unsafe { (*self.poisoned).store(true, Ordering::Release) }
+    }
+}
+
+macro_rules! tile_token {
+    ($token:ident, $raw:ident, $mode:expr, $($bound:tt)+) => {
+        impl<T> Sealed for $token<'_, '_, T> {}
+
+        impl<'a, 'df, T: $($bound)+ + 'df> Accesses<'df> for $token<'a, 'df, T> {
+            const COUNT: usize = 1;
+            type Raw = $raw<T>;
+
+            #[inline]
+            fn into_raw(self, regions: &mut [(RegionId, AccessMode)]) -> $raw<T> {
+                regions[0] = (self.tiles.region(self.index), $mode);
+                let (ptr, len) = self.tiles.tile_range(self.index);
+                $raw {
+                    ptr: ptr as _,
+                    len,
+                    poisoned: self.tiles.poison_flag(self.index),
+                }
+            }
+        }
+    };
+}
+
+tile_token!(TileIn, RawTileRead, AccessMode::In, Send + Sync);
+tile_token!(TileOut, RawTileWrite, AccessMode::Out, Send);
+tile_token!(TileInOut, RawTileWrite, AccessMode::InOut, Send);
+
+// ---------------------------------------------------------------------------
+// No accesses, and tuples.
+
+/// The raw form of "no accesses" (and of `()` in tuples).
+pub struct RawNone {
+    _private: PhantomData<()>,
+}
+
+impl Sealed for () {}
+impl Sealed for RawNone {}
+
+impl<'df> Accesses<'df> for () {
+    const COUNT: usize = 0;
+    type Raw = RawNone;
+
+    #[inline]
+    fn into_raw(self, _regions: &mut [(RegionId, AccessMode)]) -> RawNone {
+        RawNone {
+            _private: PhantomData,
+        }
+    }
+}
+
+impl<'t> TaskArgs<'t> for RawNone {
+    type Args = ();
+
+    unsafe fn borrow(&'t mut self) {}
+
+    unsafe fn any_poisoned(&self) -> bool {
+        false
+    }
+
+    unsafe fn poison_writes(&self) {}
+}
+
+macro_rules! tuple_accesses {
+    ($($name:ident $index:tt),+) => {
+        impl<$($name: Sealed),+> Sealed for ($($name,)+) {}
+
+        impl<'df, $($name: Accesses<'df>),+> Accesses<'df> for ($($name,)+) {
+            const COUNT: usize = 0 $(+ $name::COUNT)+;
+            type Raw = ($($name::Raw,)+);
+
+            #[inline]
+            fn into_raw(self, regions: &mut [(RegionId, AccessMode)]) -> Self::Raw {
+                let mut start = 0;
+                ($(
+                    {
+                        let end = start + $name::COUNT;
+                        let raw = self.$index.into_raw(&mut regions[start..end]);
+                        #[allow(unused_assignments)]
+                        {
+                            start = end;
+                        }
+                        raw
+                    },
+                )+)
+            }
+        }
+
+        impl<'t, $($name: TaskArgs<'t>),+> TaskArgs<'t> for ($($name,)+) {
+            type Args = ($($name::Args,)+);
+
+            unsafe fn borrow(&'t mut self) -> Self::Args {
+                // SAFETY: forwarded contract; the elements are distinct fields.
+                unsafe { ($(self.$index.borrow(),)+) }
+            }
+
+            unsafe fn any_poisoned(&self) -> bool {
+                // SAFETY: forwarded contract.
+                unsafe { false $(|| self.$index.any_poisoned())+ }
+            }
+
+            unsafe fn poison_writes(&self) {
+                // SAFETY: forwarded contract.
+                unsafe { $(self.$index.poison_writes();)+ }
+            }
+        }
+    };
+}
+
+tuple_accesses!(A 0);
+tuple_accesses!(A 0, B 1);
+tuple_accesses!(A 0, B 1, C 2);
+tuple_accesses!(A 0, B 1, C 2, D 3);
+tuple_accesses!(A 0, B 1, C 2, D 3, E 4);
+tuple_accesses!(A 0, B 1, C 2, D 3, E 4, F 5);
+tuple_accesses!(A 0, B 1, C 2, D 3, E 4, F 5, G 6);
+tuple_accesses!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
+tuple_accesses!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8);
+tuple_accesses!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9);
+tuple_accesses!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10);
+tuple_accesses!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);
+
+/// Rejects a task that names one region twice when either access writes it:
+/// its body would receive two borrows of one value, one of them mutable.
+/// Two `in` accesses to one region are fine (two shared borrows; the graph
+/// merges them into one `in` access).
+///
+/// # Panics
+/// With a message naming both modes, before anything is registered.
+pub(crate) fn check_duplicates(regions: &[(RegionId, AccessMode)]) {
+    for (i, &(region, mode)) in regions.iter().enumerate() {
+        for &(other, other_mode) in &regions[i + 1..] {
+            if region == other && (mode.is_write() || other_mode.is_write()) {
+                duplicate_panic(mode, other_mode);
+            }
+        }
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn duplicate_panic(first: AccessMode, second: AccessMode) -> ! {
+    panic!(
+        "prescient::dataflow: a task names the same data twice, as {} and {}; its body \
+         would get two borrows of one value, one of them mutable. Name it once, with \
+         the strongest mode it needs ({}). The task was not submitted.",
+        mode_name(first),
+        mode_name(second),
+        mode_name(AccessMode::strongest(first, second)),
+    )
+}
+
+fn mode_name(mode: AccessMode) -> &'static str {
+    match mode {
+        AccessMode::In => "`in` (read)",
+        AccessMode::Out => "`out`",
+        AccessMode::InOut => "`inout`",
+    }
+}

@@ -1,0 +1,103 @@
+//! The three dependency-graph operations behind one interface, and the
+//! `DastMode::Off` implementation: workers execute them themselves, under one
+//! lock per dataflow scope.
+//!
+//! The runtime never touches a [`DependencyGraph`] directly: submission calls
+//! [`GraphOps::new_task`], a finished task calls [`GraphOps::finish_task`]
+//! (done, then delete). Whatever an operation makes ready is appended to a
+//! [`ReadyList`] that the *caller* dispatches outside the lock. A later
+//! implementation (the DAST manager thread, or idle workers draining request
+//! queues) may execute the operations asynchronously: it would return with
+//! nothing appended and dispatch the ready tasks itself, without any change to
+//! the public API or to the task code.
+
+use super::task::TaskRef;
+use parking_lot::Mutex;
+use prescient_graph::{AccessMode, DependencyGraph, GraphError, RegionId, TaskId};
+
+/// Tasks made ready by a graph operation, with the ids the graph gave them.
+pub(crate) type ReadyList = Vec<(TaskId, TaskRef)>;
+
+/// The dependency-graph operations of one dataflow scope (`new task`,
+/// `done task`, `delete task`, as the DAST paper names its requests).
+///
+/// Implementations must keep the graph's safety invariant (see
+/// `prescient_graph::DependencyGraph`): a task is handed out — appended to a
+/// ready list, or dispatched by the implementation — only when every earlier
+/// conflicting task of the scope is done. The runtime's hand-out of `&mut T`
+/// relies on it (see `task.rs`).
+pub(crate) trait GraphOps: Send + Sync {
+    /// Registers a task with its accesses. If it has no unfinished
+    /// predecessor it is ready: appended to `ready` (or dispatched by the
+    /// implementation).
+    fn new_task(&self, accesses: &[(RegionId, AccessMode)], task: TaskRef, ready: &mut ReadyList);
+
+    /// Marks a handed-out task done; successors it releases go to `ready`.
+    fn done_task(&self, id: TaskId, ready: &mut ReadyList);
+
+    /// Frees a done task's node and its region-table references.
+    fn delete_task(&self, id: TaskId);
+
+    /// `done_task` then `delete_task`: what a worker issues when a task
+    /// finishes. Implementations may do both in one step (one lock round
+    /// trip).
+    fn finish_task(&self, id: TaskId, ready: &mut ReadyList) {
+        self.done_task(id, ready);
+        self.delete_task(id);
+    }
+}
+
+/// `DastMode::Off`: the graph behind a mutex; the worker that submits or
+/// finishes a task executes the operation itself.
+pub(crate) struct LockedGraph {
+    graph: Mutex<DependencyGraph<TaskRef>>,
+}
+
+impl LockedGraph {
+    /// A graph whose region table has `buckets` buckets
+    /// (`Params::dependency_buckets`, validated to be at least 1).
+    pub(crate) fn new(buckets: usize) -> LockedGraph {
+        let graph = DependencyGraph::new(buckets).unwrap_or_else(|error| fatal(error));
+        LockedGraph {
+            graph: Mutex::new(graph),
+        }
+    }
+}
+
+impl GraphOps for LockedGraph {
+    fn new_task(&self, accesses: &[(RegionId, AccessMode)], task: TaskRef, ready: &mut ReadyList) {
+        let new = self.graph.lock().new_task(accesses, task);
+        if let Some(task) = new.ready {
+            ready.push((new.id, task));
+        }
+    }
+
+    fn done_task(&self, id: TaskId, ready: &mut ReadyList) {
+        let result = self.graph.lock().done_task(id, ready);
+        result.unwrap_or_else(|error| fatal(error));
+    }
+
+    fn delete_task(&self, id: TaskId) {
+        let result = self.graph.lock().delete_task(id);
+        result.unwrap_or_else(|error| fatal(error));
+    }
+
+    fn finish_task(&self, id: TaskId, ready: &mut ReadyList) {
+        let result = {
+            let mut graph = self.graph.lock();
+            graph.done_task(id, ready).and_then(|()| graph.delete_task(id))
+        };
+        result.unwrap_or_else(|error| fatal(error));
+    }
+}
+
+/// A graph operation failed: the runtime broke the graph's protocol. The
+/// graph's bookkeeping (on which the hand-out of `&mut T` rests) can no longer
+/// be trusted, and this runs where unwinding is not allowed (a finishing
+/// task), so the process aborts with the reason.
+#[cold]
+#[inline(never)]
+fn fatal(error: GraphError) -> ! {
+    eprintln!("prescient: dataflow dependency graph protocol violated: {error}");
+    std::process::abort();
+}

@@ -1,0 +1,348 @@
+//! Dataflow tasks: tasks that declare `in` / `out` / `inout` accesses on data
+//! handles owned by the runtime, ordered as OpenMP 4 / OmpSs `depend` clauses
+//! order them, with safe borrows in their bodies.
+//!
+//! ```
+//! let total = prescient::dataflow(|df| {
+//!     let a = df.data(vec![1.0f64; 4]);
+//!     let sum = df.data(0.0f64);
+//!     df.task(a.inout(), |a: &mut Vec<f64>| a.iter_mut().for_each(|x| *x *= 2.0));
+//!     df.task((a.read(), sum.out()), |(a, sum): (&Vec<f64>, &mut f64)| {
+//!         *sum = a.iter().sum();
+//!     });
+//!     df.wait(); // OpenMP's taskwait
+//!     sum.into_inner()
+//! });
+//! assert_eq!(total, 8.0);
+//! ```
+//!
+//! # Layout
+//! * `mod.rs` (this file): [`dataflow`], the scope [`Dataflow`] and task
+//!   submission.
+//! * `handle.rs`: the handles [`Data`] and [`Tiles`].
+//! * `access.rs`: the access tokens, the [`Accesses`] / [`TaskArgs`] traits
+//!   that map them to the body's borrows, and the named-twice check.
+//! * `task.rs`: a submitted task, how it runs and finishes, and the safety
+//!   invariant behind the `&mut T` hand-out.
+//! * `state.rs`: what a scope shares with its tasks (graph, live count,
+//!   first panic).
+//! * `graph_ops.rs`: the three graph operations behind one interface, and
+//!   `DastMode::Off` (workers update the graph under its lock).
+//!
+//! # Semantics
+//! * A task runs after every earlier task of its scope whose access conflicts
+//!   with its own (read-after-write, write-after-read, write-after-write), in
+//!   submission order. A task that is ready at submission goes to the
+//!   submitting worker's deque, or runs at once when the deque holds
+//!   `queue_capacity` tasks (lazy task creation, as `spawn` does). A task
+//!   with unfinished predecessors never runs at submission: the graph keeps
+//!   it, and the worker whose task releases it queues it on its own deque
+//!   (where thieves may take it).
+//! * **A handle named twice** by one task: two `in` accesses are one `in`
+//!   access for ordering and give two `&T` (harmless). If either access
+//!   writes, the body would get `&mut T` and another borrow of one value, so
+//!   the submission panics with a message naming both modes, *before*
+//!   anything is registered (the scope stays usable): name the handle once,
+//!   with the strongest mode you need (`inout`).
+//! * **Panics** (the policy: poison the data, cancel the dependents): a
+//!   task that panics poisons every handle (tile) it writes. A later task
+//!   that accesses poisoned data is cancelled — its body does not run — and
+//!   poisons what it writes, so the whole downstream of the failure is
+//!   cancelled and nothing reads half-written data. Every other task runs
+//!   normally; nothing hangs. The first panic since the last wait is
+//!   re-raised by [`Dataflow::wait`] (and by `get_mut`/`into_inner`, which
+//!   wait), or by [`dataflow`] when it returns. A panic of the body itself
+//!   wins over a task's; it is re-raised after every task finished.
+//! * **Nesting**: a task body may open its own `dataflow` scope, making
+//!   handles from the borrows it received (e.g. [`Dataflow::tiles`] over its
+//!   `&mut [T]`). The nested scope has its own graph and ends with an
+//!   implicit wait, so the outer task is done — and its outer successors run
+//!   — only after its nested tasks are done.
+//! * **Waiting** ([`Dataflow::wait`] and the implicit wait at the end of
+//!   [`dataflow`]) suspends the waiting task, not its worker; see
+//!   [`join`](crate::join) for what that means for mutex guards and
+//!   thread-locals held across it.
+
+mod access;
+mod graph_ops;
+mod handle;
+mod state;
+mod task;
+
+pub use access::{Accesses, In, InOut, Out, TaskArgs, TileIn, TileInOut, TileOut};
+pub use handle::{Data, Tiles};
+
+use crate::job::HeapJob;
+use crate::registry::{Registry, WorkerThread};
+use crate::runtime::with_worker;
+use access::{check_duplicates, MAX_ACCESSES};
+use prescient_graph::{AccessMode, RegionId};
+use state::Shared;
+use parking_lot::Mutex;
+use std::fmt;
+use std::marker::PhantomData;
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use task::TaskRef;
+
+/// Runs `body` in a new dataflow scope and waits for all its tasks.
+///
+/// The body receives the scope, [`Dataflow`], to create handles
+/// ([`Dataflow::data`], [`Dataflow::tiles`]) and submit tasks
+/// ([`Dataflow::task`]). When it returns, `dataflow` waits for every task of
+/// the scope (an implicit [`Dataflow::wait`]) and returns the body's result.
+/// The scope's dependency table has the runtime's
+/// [`Params::dependency_buckets`](crate::Params) buckets.
+///
+/// Called outside any runtime, it runs in the global runtime; inside a task,
+/// the scope belongs to that task (nested dataflow).
+///
+/// # Panics
+/// Re-raises the body's panic, else the first panic of a task not yet
+/// re-raised by a wait — in both cases only after every task finished or was
+/// cancelled (see the [module documentation](self) for the policy).
+pub fn dataflow<'env, F, R>(body: F) -> R
+where
+    F: for<'df> FnOnce(&'df Dataflow<'df, 'env>) -> R + Send,
+    R: Send,
+{
+    with_worker(|worker| {
+        let scope = Dataflow {
+            core: ScopeCore::new(worker.registry.clone()),
+            _marker: PhantomData,
+            _owner_thread: PhantomData,
+        };
+        let result = panic::catch_unwind(AssertUnwindSafe(|| body(&scope)));
+        scope.core.wait_all();
+        let task_panic = scope.core.shared.take_panic();
+        match result {
+            Err(payload) => panic::resume_unwind(payload),
+            Ok(value) => {
+                if let Some(payload) = task_panic {
+                    panic::resume_unwind(payload);
+                }
+                value
+            }
+        }
+    })
+}
+
+/// A dataflow scope: creates data handles and submits tasks that access
+/// them. Given to the body of [`dataflow`].
+///
+/// `'df` is the scope's brand: handles carry it, it is invariant, and each
+/// scope has its own, so a handle can neither leave its scope nor be used by
+/// another scope's tasks. Task bodies may borrow anything that outlives the
+/// scope (`'env`). The scope is `!Sync`: only the body submits (tasks cannot
+/// capture it), which gives submissions their program order.
+pub struct Dataflow<'df, 'env: 'df> {
+    core: ScopeCore,
+    /// Invariant in both lifetimes, like `std::thread::Scope`.
+    _marker: PhantomData<(&'df mut &'df (), &'env mut &'env ())>,
+    _owner_thread: OwnerThreadOnly,
+}
+
+/// Makes a type `!Send` and `!Sync`: the scope and its handles are used only
+/// by the thread running the scope's body.
+pub(crate) type OwnerThreadOnly = PhantomData<*const ()>;
+
+/// The lifetime-free part of a scope, which handles point to. Only the
+/// owner thread uses it (through `Dataflow` and the handles, which are
+/// `!Send`/`!Sync`); its own fields are thread-safe anyway, so that those
+/// markers are the one reason the compiler names when a handle or the scope
+/// is moved into a task.
+pub(crate) struct ScopeCore {
+    /// What tasks touch, from any worker.
+    pub(crate) shared: Shared,
+    /// The next region id (per scope: ids only need to be unique in one graph).
+    next_region: AtomicU64,
+    /// Allocations of handles dropped while tasks were live.
+    retired: Mutex<Vec<Retired>>,
+}
+
+/// An allocation to free once no task of the scope is live.
+struct Retired {
+    pointer: *mut (),
+    free: unsafe fn(*mut ()),
+}
+
+// SAFETY: a retired allocation is freed by the scope's owner thread only;
+// the pointer is just an address until then.
+unsafe impl Send for Retired {}
+
+impl ScopeCore {
+    fn new(registry: Arc<Registry>) -> ScopeCore {
+        ScopeCore {
+            shared: Shared::new(registry),
+            next_region: AtomicU64::new(0),
+            retired: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Reserves `count` consecutive region ids; returns the first.
+    pub(crate) fn new_regions(&self, count: u64) -> u64 {
+        // Owner only; atomic just to keep `ScopeCore` `Sync` (see above).
+        self.next_region.fetch_add(count, Ordering::Relaxed)
+    }
+
+    /// Frees `pointer` with `free` once no task of the scope is live.
+    ///
+    /// # Safety
+    /// `free(pointer)` is sound once, after every task using it finished.
+    pub(crate) unsafe fn retire(&self, pointer: *mut (), free: unsafe fn(*mut ())) {
+        self.retired.lock().push(Retired { pointer, free });
+    }
+
+    /// Waits until no task is live, then frees retired allocations.
+    fn wait_all(&self) {
+        self.shared.live.wait();
+        let retired = std::mem::take(&mut *self.retired.lock());
+        for item in retired {
+            // SAFETY: no task is live, so none uses the allocation, and each
+            // retired item is freed once (we took the list).
+            unsafe { (item.free)(item.pointer) };
+        }
+    }
+
+    /// `Dataflow::wait`: waits, then re-raises the first task panic.
+    pub(crate) fn wait(&self) {
+        self.wait_all();
+        if let Some(payload) = self.shared.take_panic() {
+            panic::resume_unwind(payload);
+        }
+    }
+}
+
+impl Drop for ScopeCore {
+    fn drop(&mut self) {
+        // Normally empty: `dataflow` waits before the scope is dropped.
+        self.wait_all();
+    }
+}
+
+impl<'df, 'env> Dataflow<'df, 'env> {
+    /// Hands `value` to the runtime and returns its handle. Tasks access it
+    /// with [`Data::read`] (`in`, body gets `&T`), [`Data::out`] and
+    /// [`Data::inout`] (body gets `&mut T`).
+    pub fn data<T: Send + 'df>(&'df self, value: T) -> Data<'df, T> {
+        Data::new(&self.core, value)
+    }
+
+    /// Splits `slice` into tiles of `tile_len` elements (the last may be
+    /// shorter), one handle (dependency region) per tile, in the slice's one
+    /// allocation. Tasks access tile `i` with [`Tiles::read`] (body gets
+    /// `&[T]`), [`Tiles::out`] and [`Tiles::inout`] (body gets `&mut [T]`).
+    ///
+    /// The slice may be borrowed from outside the scope, or — in a nested
+    /// scope — be (part of) what the enclosing task received.
+    ///
+    /// # Panics
+    /// If `tile_len` is 0.
+    pub fn tiles<T: Send + 'df>(&'df self, slice: &'df mut [T], tile_len: usize) -> Tiles<'df, T> {
+        Tiles::new(&self.core, slice, tile_len)
+    }
+
+    /// Submits a task that runs `body` with the borrows its `accesses`
+    /// declare, once every earlier conflicting task of this scope is done.
+    ///
+    /// `accesses` is one access token, a tuple of them, or `()`; the body
+    /// receives the matching borrow or tuple of borrows:
+    ///
+    /// ```
+    /// prescient::dataflow(|df| {
+    ///     let x = df.data(1u64);
+    ///     let y = df.data(0u64);
+    ///     df.task((x.read(), y.inout()), |(x, y): (&u64, &mut u64)| *y += *x);
+    ///     df.task(y.inout(), |y: &mut u64| *y *= 10);
+    ///     df.task((), |()| { /* no accesses: ordered after nothing */ });
+    ///     assert_eq!(y.into_inner(), 10);
+    /// });
+    /// ```
+    ///
+    /// # Panics
+    /// If the accesses name one handle (tile) twice and either access writes
+    /// it — before anything is submitted (see the [module
+    /// documentation](self)). A task's own panic is not raised here.
+    pub fn task<A, F>(&'df self, accesses: A, body: F)
+    where
+        A: Accesses<'df>,
+        F: for<'t> FnOnce(<A::Raw as TaskArgs<'t>>::Args) + Send + 'df,
+    {
+        const { assert!(A::COUNT <= MAX_ACCESSES, "a task declares more than MAX_ACCESSES accesses") };
+        let mut regions = [(RegionId(0), AccessMode::In); MAX_ACCESSES];
+        let regions = &mut regions[..A::COUNT];
+        let raw = accesses.into_raw(regions);
+        check_duplicates(regions);
+        let shared = &self.core.shared;
+        shared.live.increment();
+        let worker = WorkerThread::current();
+        if A::COUNT == 0 {
+            // No accesses: no graph entry, no id.
+            let shared_ptr: *const Shared = shared;
+            let shared_addr = shared_ptr as usize;
+            let run = move || {
+                // SAFETY: the task is counted as live, so its scope is alive;
+                // without accesses it needs no hand-out and gets no borrow.
+                unsafe { task::execute(shared_addr as *const Shared, raw, body, None) }
+            };
+            if worker.is_null() {
+                shared.registry.inject(HeapJob::into_job_ref(run));
+            // SAFETY: non-null: the worker of this thread, alive while it runs.
+            } else if unsafe { (*worker).reserve() } {
+                // SAFETY: as above.
+                unsafe { (*worker).push(HeapJob::into_job_ref(run)) };
+            } else {
+                run();
+            }
+            return;
+        }
+        let task = TaskRef::new(shared, raw, body);
+        let mut ready = task::take_ready_buffer();
+        shared.graph.new_task(regions, task, &mut ready);
+        for (id, task) in ready.drain(..) {
+            // SAFETY: the graph handed the task out under `id`; the scope is
+            // alive (this frame borrows it).
+            unsafe {
+                if worker.is_null() {
+                    shared.registry.inject(task.into_job(id));
+                } else if (*worker).reserve() {
+                    (*worker).push(task.into_job(id));
+                } else {
+                    // Lazy task creation: the deque is full and the task is
+                    // ready, so run it now as a plain call.
+                    task.run(id);
+                }
+            }
+        }
+        task::return_ready_buffer(ready);
+    }
+
+    /// Waits for every task submitted to this scope so far (OpenMP's
+    /// `taskwait`); afterwards handles' values are readable again
+    /// ([`Data::get_mut`], [`Data::into_inner`], [`Tiles::get_mut`]).
+    ///
+    /// Waiting suspends the calling task; its worker runs other tasks
+    /// meanwhile (see [`join`](crate::join) about mutex guards and
+    /// thread-locals held across a wait).
+    ///
+    /// # Panics
+    /// Re-raises the first panic of a task of this scope since the last wait,
+    /// after every task finished or was cancelled.
+    pub fn wait(&self) {
+        self.core.wait();
+    }
+
+    /// The number of tasks submitted to this scope and not finished yet.
+    pub fn live_tasks(&self) -> usize {
+        self.core.shared.live.count()
+    }
+}
+
+impl fmt::Debug for Dataflow<'_, '_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Dataflow")
+            .field("live_tasks", &self.live_tasks())
+            .finish_non_exhaustive()
+    }
+}

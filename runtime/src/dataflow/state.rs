@@ -1,0 +1,182 @@
+//! What the tasks of one dataflow scope share with it: the graph, the count
+//! of live tasks that the scope's waits wait for, and the first panic.
+//!
+//! [`Shared`] lives inside the `Dataflow` value in the frame of the
+//! `dataflow` call, and tasks reach it through a raw pointer (no reference
+//! count per task). That is sound because the frame does not return before
+//! [`LiveCount`] says every task has finished, and a finishing task's *last*
+//! access to the scope is its decrement of that count — see [`LiveCount`] for
+//! why the decrement itself cannot touch freed memory.
+
+use super::graph_ops::{GraphOps, LockedGraph};
+use crate::job::PanicPayload;
+use crate::latch::Latch;
+use crate::registry::{self, Registry};
+use parking_lot::Mutex;
+use std::cell::UnsafeCell;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+/// The part of a dataflow scope that its tasks touch, from any worker.
+pub(crate) struct Shared {
+    /// The dependency graph, behind the interface a DAST manager can take over.
+    pub(crate) graph: Box<dyn GraphOps>,
+    /// Tasks submitted and not finished.
+    pub(crate) live: LiveCount,
+    /// The first panic of a task since the last wait.
+    panic: Mutex<Option<PanicPayload>>,
+    /// Where ready tasks go when no worker is at hand (never, in practice:
+    /// tasks are submitted and finished on workers).
+    pub(crate) registry: Arc<Registry>,
+}
+
+impl Shared {
+    /// The state of a new scope of the runtime `registry`.
+    pub(crate) fn new(registry: Arc<Registry>) -> Shared {
+        // `DastMode::Off` is the only mode so far: workers update the graph
+        // under its lock.
+        let graph = Box::new(LockedGraph::new(registry.params.dependency_buckets));
+        Shared {
+            graph,
+            live: LiveCount::new(),
+            panic: Mutex::new(None),
+            registry,
+        }
+    }
+
+    /// Records a task's panic; the first one since the last wait is kept.
+    pub(crate) fn record_panic(&self, payload: PanicPayload) {
+        let mut slot = self.panic.lock();
+        if slot.is_none() {
+            *slot = Some(payload);
+            return;
+        }
+        drop(slot);
+        // A later panic is dropped outside the lock: its payload's destructor
+        // may run arbitrary code.
+        drop(payload);
+    }
+
+    /// Takes the first panic recorded since the last call.
+    pub(crate) fn take_panic(&self) -> Option<PanicPayload> {
+        self.panic.lock().take()
+    }
+}
+
+/// One task in the count word (bit 0 is [`WAITING`]).
+const ONE: usize = 2;
+/// Set by the owner when it sleeps on its latch until the count is zero.
+const WAITING: usize = 1;
+
+/// A count of live tasks with one waiter (the scope's owner), built so that
+/// the task whose decrement reaches zero never touches the count afterwards
+/// unless the owner is asleep waiting for exactly that decrement.
+///
+/// The word is `2 * count + waiting`. Only the owner increments and waits.
+/// * A finishing task subtracts [`ONE`]. If the previous word was
+///   `ONE | WAITING` the owner is asleep on its latch: the task reads the
+///   latch pointer (the owner cannot return, so the scope is alive) and sets
+///   the latch, which does not touch the latch after the swap that wakes the
+///   owner. Any other previous word: the task does nothing more.
+/// * The owner returns at once if the word is 0 (Acquire: every finished
+///   task's writes are visible, the decrements form a release sequence).
+///   Otherwise it stores its latch pointer and sets [`WAITING`] with a CAS
+///   that fails if the count reached zero meanwhile; then it sleeps on the
+///   latch, and clears the bit once woken.
+///
+/// So when the owner sees zero without sleeping, the task that reached zero
+/// saw `WAITING` clear and stopped touching the scope at its `fetch_sub`; and
+/// when it sleeps, it resumes only after the last task's final access.
+pub(crate) struct LiveCount {
+    word: AtomicUsize,
+    /// The owner's latch while [`WAITING`] is set; written by the owner before
+    /// the CAS that sets the bit (Release), read by the task whose
+    /// decrement observes the bit (AcqRel).
+    waiter: UnsafeCell<*const Latch>,
+}
+
+// SAFETY: `waiter` is written only by the owner while WAITING is clear (no
+// task reads it then) and read only by the one task whose decrement observed
+// WAITING with a zero count; the CAS/fetch_sub pair orders the two.
+unsafe impl Sync for LiveCount {}
+// SAFETY: the raw pointer is only an address; see above.
+unsafe impl Send for LiveCount {}
+
+impl LiveCount {
+    fn new() -> LiveCount {
+        LiveCount {
+            word: AtomicUsize::new(0),
+            waiter: UnsafeCell::new(std::ptr::null()),
+        }
+    }
+
+    /// Counts a submitted task. Owner only.
+    #[inline]
+    pub(crate) fn increment(&self) {
+        self.word.fetch_add(ONE, Ordering::Relaxed);
+    }
+
+    /// Whether no task is live (Acquire: their effects are visible).
+    #[inline]
+    pub(crate) fn is_zero(&self) -> bool {
+        self.word.load(Ordering::Acquire) == 0
+    }
+
+    /// The number of live tasks (diagnostics).
+    pub(crate) fn count(&self) -> usize {
+        self.word.load(Ordering::Acquire) / ONE
+    }
+
+    /// Uncounts a finished task; wakes the owner if it waits for this one.
+    ///
+    /// # Safety
+    /// `this` points to the live count of a scope whose owner has not seen
+    /// this task finish (so the scope is alive until this call's `fetch_sub`),
+    /// and the caller does not touch the scope after this call.
+    #[inline]
+    pub(crate) unsafe fn decrement(this: *const LiveCount) {
+        // SAFETY: alive until the fetch_sub (contract).
+        let previous = unsafe { (*this).word.fetch_sub(ONE, Ordering::AcqRel) };
+        if previous == ONE | WAITING {
+            // SAFETY: the owner set WAITING with a nonzero count and sleeps on
+            // its latch until it is set, so the scope and the latch are alive;
+            // the owner wrote `waiter` before setting WAITING (Release), which
+            // our AcqRel fetch_sub read.
+            unsafe {
+                let latch = *(*this).waiter.get();
+                Latch::set(latch);
+            }
+        }
+    }
+
+    /// Waits until no task is live: suspends the calling task (its worker
+    /// runs other work), or parks a plain thread. Owner only.
+    pub(crate) fn wait(&self) {
+        let mut word = self.word.load(Ordering::Acquire);
+        if word == 0 {
+            return;
+        }
+        let latch = Latch::new();
+        // SAFETY: owner only, and WAITING is clear, so no task reads `waiter`.
+        unsafe { *self.waiter.get() = &latch };
+        loop {
+            debug_assert_eq!(word & WAITING, 0);
+            if word == 0 {
+                return;
+            }
+            match self.word.compare_exchange_weak(
+                word,
+                word | WAITING,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => break,
+                Err(current) => word = current,
+            }
+        }
+        registry::wait_for(&latch);
+        // The last task left the word at WAITING and will not touch it again.
+        self.word.fetch_and(!WAITING, Ordering::Relaxed);
+        debug_assert_eq!(self.word.load(Ordering::Relaxed), 0);
+    }
+}

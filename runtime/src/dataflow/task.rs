@@ -1,0 +1,241 @@
+//! A submitted dataflow task: how it is stored while the graph holds it,
+//! how it runs (or is cancelled), and what its worker does when it finishes
+//! (report done to the graph, queue the successors it released on its own
+//! deque, uncount itself).
+//!
+//! # The safety invariant behind `&mut T`
+//! A task body receives `&mut T` / `&mut [T]` (for `out`/`inout`) and `&T` /
+//! `&[T]` (for `in`) made from raw pointers, in [`execute`] (through
+//! `TaskArgs::borrow`). Nothing checks these borrows at run time; they are
+//! sound because of the following chain, each link of which is kept by the
+//! code named:
+//!
+//! 1. **The graph's exclusivity** (`prescient_graph::DependencyGraph`, the
+//!    invariant at the top of its `graph.rs`): a task is handed out — returned
+//!    ready by `new_task` or `done_task` — only when every earlier task of the
+//!    scope with a conflicting access to a shared region is done. So two tasks
+//!    that are handed out and not done never conflict on a region. A bug
+//!    there is undefined behaviour here; that crate forbids `unsafe` and is
+//!    tested against a brute-force model.
+//! 2. **Bodies run only between hand-out and done**: a body runs only on a
+//!    payload the graph returned ([`TaskRef`] is created at submission and
+//!    run once, from the ready list), and [`finish`] reports the task done
+//!    only after the body returned — after any dataflow scope nested in the
+//!    body ended, since `dataflow` returns only when its tasks finished.
+//! 3. **Regions are values**: each [`Data`](crate::Data) handle and each tile
+//!    of [`Tiles`](crate::Tiles) has its own region id (a per-scope counter),
+//!    a handle's value lives in its own allocation, and tiles are disjoint
+//!    ranges of one slice. Non-conflicting regions are non-aliasing memory.
+//! 4. **One borrow per written region per task**: `access::check_duplicates`
+//!    rejects, before submission, a task that names a region twice when
+//!    either access writes it; two `in` accesses yield two shared borrows.
+//! 5. **No other access path while tasks live**: handles are `!Send` (task
+//!    bodies cannot capture them), their values are reachable outside tasks
+//!    only through `get_mut`/`into_inner`, which wait until no task of the
+//!    scope is live and borrow the handle mutably (no new task on it while the
+//!    borrow lasts), and the `'df` brand keeps handles inside their scope.
+//! 6. **Borrows end with the task**: the body's borrow lifetime is
+//!    higher-ranked (`for<'t>`), so the body cannot store it anywhere that
+//!    outlives the call.
+//! 7. **Values outlive their tasks**: a handle dropped while tasks are live
+//!    is retired to the scope and freed only at its next wait; the scope's
+//!    frame returns only after its last task finished (`state::LiveCount`).
+//!
+//! Tasks that declare no access skip the graph (they conflict with nothing)
+//! and receive no borrows.
+
+use super::access::TaskArgs;
+use super::graph_ops::ReadyList;
+use super::state::{LiveCount, Shared};
+use crate::job::{HeapJob, JobRef};
+use crate::registry::WorkerThread;
+use prescient_graph::TaskId;
+use std::cell::Cell;
+use std::panic::{self, AssertUnwindSafe};
+use std::ptr::{self, NonNull};
+
+/// The type-erased part at the start of every [`TaskBox`].
+struct Header {
+    /// Runs (or cancels) the task and frees its box.
+    run: unsafe fn(NonNull<Header>, TaskId),
+    /// The scope the task belongs to.
+    shared: *const Shared,
+}
+
+/// A task waiting in the graph: its raw accesses and its body.
+#[repr(C)]
+struct TaskBox<R, F> {
+    /// First field (`repr(C)`), so a pointer to the box is a pointer to it.
+    header: Header,
+    raw: R,
+    func: F,
+}
+
+/// A submitted task, type-erased: the payload the dependency graph holds
+/// until the task may run.
+pub(crate) struct TaskRef(NonNull<Header>);
+
+// SAFETY: a TaskRef owns a TaskBox whose raw accesses and body are `Send`
+// (`TaskRef::new` requires it); the header's scope pointer is only an address
+// into a `Sync` scope state.
+unsafe impl Send for TaskRef {}
+
+impl TaskRef {
+    /// Boxes a task of the scope `shared`.
+    pub(crate) fn new<R, F>(shared: &Shared, raw: R, func: F) -> TaskRef
+    where
+        R: for<'t> TaskArgs<'t> + Send,
+        F: for<'t> FnOnce(<R as TaskArgs<'t>>::Args) + Send,
+    {
+        let task = Box::new(TaskBox {
+            header: Header {
+                run: run_boxed::<R, F>,
+                shared,
+            },
+            raw,
+            func,
+        });
+        // SAFETY: `Box::into_raw` is never null; `header` is the first field
+        // of a `repr(C)` struct, so the cast is to it.
+        TaskRef(unsafe { NonNull::new_unchecked(Box::into_raw(task).cast::<Header>()) })
+    }
+
+    /// Runs the task with the id the graph gave it, on this thread.
+    ///
+    /// # Safety
+    /// The graph handed this task out under `id` (see the module's invariant),
+    /// and its scope is alive.
+    pub(crate) unsafe fn run(self, id: TaskId) {
+        // SAFETY: the header is alive until `run` frees the box.
+        let run = unsafe { self.0.as_ref().run };
+        // SAFETY: forwarded contract; `run` matches the box's type.
+        unsafe { run(self.0, id) }
+    }
+
+    /// Wraps the task in a job for a deque.
+    ///
+    /// # Safety
+    /// As for [`run`](Self::run).
+    pub(crate) unsafe fn into_job(self, id: TaskId) -> JobRef {
+        // SAFETY: forwarded to whoever executes the job (once).
+        HeapJob::into_job_ref(move || unsafe { self.run(id) })
+    }
+}
+
+/// Runs a boxed task.
+///
+/// # Safety
+/// `header` came from `TaskRef::new::<R, F>` and is run once; `TaskRef::run`'s
+/// contract holds.
+unsafe fn run_boxed<R, F>(header: NonNull<Header>, id: TaskId)
+where
+    R: for<'t> TaskArgs<'t> + Send,
+    F: for<'t> FnOnce(<R as TaskArgs<'t>>::Args) + Send,
+{
+    // SAFETY: the box was made by `TaskRef::new::<R, F>` (contract).
+    let task = unsafe { Box::from_raw(header.cast::<TaskBox<R, F>>().as_ptr()) };
+    let TaskBox { header, raw, func } = *task;
+    // SAFETY: forwarded contract.
+    unsafe { execute(header.shared, raw, func, Some(id)) }
+}
+
+/// Runs a task's body (or cancels it if data it accesses is poisoned), then
+/// finishes it: see [`finish`].
+///
+/// # Safety
+/// The task was handed out by its scope's graph under `id` (or declares no
+/// access and has `id == None`), it runs once, and the scope is alive (it
+/// counts the task as live).
+pub(crate) unsafe fn execute<R, F>(shared: *const Shared, mut raw: R, func: F, id: Option<TaskId>)
+where
+    R: for<'t> TaskArgs<'t> + Send,
+    F: for<'t> FnOnce(<R as TaskArgs<'t>>::Args) + Send,
+{
+    // SAFETY: the handles' values and poison flags outlive every live task
+    // of the scope (module invariant, link 7), and this task is live.
+    let outcome = if unsafe { raw.any_poisoned() } {
+        // Cancelled: data it needs was written by a task that panicked or was
+        // cancelled. Its own outputs are poisoned in turn, so its successors
+        // are cancelled too. Dropping the body may run user destructors.
+        // SAFETY: as above.
+        unsafe { raw.poison_writes() };
+        panic::catch_unwind(AssertUnwindSafe(move || drop(func)))
+    } else {
+        panic::catch_unwind(AssertUnwindSafe(|| {
+            // SAFETY: the module invariant: this task is handed out and not
+            // done, so no live task holds a conflicting access to its
+            // regions, it names each written region once, and the borrow's
+            // lifetime ends with the body.
+            func(unsafe { raw.borrow() })
+        }))
+    };
+    if let Err(payload) = outcome {
+        // SAFETY: as above: this task is still live.
+        unsafe { raw.poison_writes() };
+        // SAFETY: the scope is alive: this task is still counted as live.
+        unsafe { (*shared).record_panic(payload) };
+    }
+    // SAFETY: the task has run once and touches nothing of the scope after.
+    unsafe { finish(shared, id) }
+}
+
+thread_local! {
+    /// A reusable buffer for the tasks a finishing task releases, so that
+    /// finishing does not allocate.
+    static READY: Cell<ReadyList> = const { Cell::new(Vec::new()) };
+}
+
+/// Takes this thread's ready-list buffer (empty; an empty `Vec` if it is in
+/// use further up the stack).
+pub(crate) fn take_ready_buffer() -> ReadyList {
+    READY.with(Cell::take)
+}
+
+/// Gives a drained ready-list buffer back for reuse.
+pub(crate) fn return_ready_buffer(ready: ReadyList) {
+    debug_assert!(ready.is_empty());
+    READY.with(|cell| cell.set(ready));
+}
+
+/// Reports a finished task to the graph, queues the tasks it released on this
+/// worker's deque (stealable; locality: they will read what this task wrote),
+/// and uncounts it — the task's last access to its scope.
+///
+/// # Safety
+/// The task (handed out under `id`, or without accesses and `id == None`) has
+/// finished running, its scope is alive, and the caller does not touch the
+/// scope afterwards.
+unsafe fn finish(shared: *const Shared, id: Option<TaskId>) {
+    if let Some(id) = id {
+        // SAFETY: alive (contract); this task is still counted.
+        let scope = unsafe { &*shared };
+        let mut ready = take_ready_buffer();
+        scope.graph.finish_task(id, &mut ready);
+        // SAFETY: the graph handed these tasks out; their scope is alive
+        // (they are counted as live).
+        unsafe { dispatch(scope, &mut ready) };
+        return_ready_buffer(ready);
+    }
+    // SAFETY: the scope is alive until this decrement, and we return at once.
+    unsafe { LiveCount::decrement(ptr::addr_of!((*shared).live)) };
+}
+
+/// Queues ready tasks on the current worker's deque (regardless of its
+/// capacity: a released task is never run inline by the releaser), draining
+/// `ready`.
+///
+/// # Safety
+/// The graph handed out every task in `ready` under its id.
+pub(crate) unsafe fn dispatch(scope: &Shared, ready: &mut ReadyList) {
+    let worker = WorkerThread::current();
+    for (id, task) in ready.drain(..) {
+        // SAFETY: handed out under `id` (contract); runs once, from the job.
+        let job = unsafe { task.into_job(id) };
+        if worker.is_null() {
+            scope.registry.inject(job);
+        } else {
+            // SAFETY: non-null: the worker of this thread, alive while it runs.
+            unsafe { (*worker).push(job) };
+        }
+    }
+}

@@ -1,0 +1,535 @@
+//! Dataflow tasks: ordering, handles named twice, tiles, nesting, waiting,
+//! panics (poison + cancel) and where ready tasks are queued.
+//!
+//! The randomized comparison against a sequential run is in
+//! `dataflow_random.rs`; the compile-fail tests are in `dataflow_ui.rs`.
+
+use prescient::{dataflow, Params, QueuePolicy, Runtime};
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Duration;
+
+fn runtime(workers: usize) -> Runtime {
+    Runtime::builder().num_workers(workers).build().unwrap()
+}
+
+fn runtime_with(workers: usize, params: Params) -> Runtime {
+    Runtime::builder().num_workers(workers).params(params).build().unwrap()
+}
+
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        s.to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "<non-string panic>".to_string()
+    }
+}
+
+/// The messages of the panics these tests cause on purpose.
+const EXPECTED_PANICS: [&str; 7] = [
+    "on purpose",
+    "boom",
+    "names the same data twice",
+    "poisoned",
+    "body panic",
+    "task panic",
+    "nested boom",
+];
+
+/// Runs `f` with the expected panics kept off stderr. The hook is installed
+/// once for the whole test binary (tests run in parallel, so swapping hooks
+/// per test would race); any other panic is printed as usual.
+fn quiet_panics<R>(f: impl FnOnce() -> R) -> R {
+    static INSTALL: std::sync::Once = std::sync::Once::new();
+    INSTALL.call_once(|| {
+        let default = panic::take_hook();
+        panic::set_hook(Box::new(move |info| {
+            let message = panic_message(info.payload());
+            if !EXPECTED_PANICS.iter().any(|e| message.contains(e)) {
+                default(info);
+            }
+        }));
+    });
+    f()
+}
+
+#[test]
+fn readers_wait_for_the_writer_and_the_next_writer_waits_for_them() {
+    let rt = runtime(4);
+    let log = Mutex::new(Vec::new());
+    rt.run(|| {
+        dataflow(|df| {
+            let mut a = df.data(0u32);
+            let log = &log;
+            df.task(a.out(), move |a: &mut u32| {
+                std::thread::sleep(Duration::from_millis(20));
+                *a = 1;
+                log.lock().unwrap().push("w1");
+            });
+            for _ in 0..3 {
+                df.task(a.read(), move |a: &u32| {
+                    assert_eq!(*a, 1, "a reader ran before the writer finished");
+                    std::thread::sleep(Duration::from_millis(10));
+                    log.lock().unwrap().push("r");
+                });
+            }
+            df.task(a.inout(), move |a: &mut u32| {
+                *a = 2;
+                log.lock().unwrap().push("w2");
+            });
+            df.wait();
+            assert_eq!(*a.get_mut(), 2);
+        });
+    });
+    assert_eq!(*log.lock().unwrap(), ["w1", "r", "r", "r", "w2"]);
+}
+
+#[test]
+fn readers_of_one_version_run_concurrently() {
+    let rt = runtime(2);
+    let inside = AtomicUsize::new(0);
+    let overlapped = AtomicBool::new(false);
+    rt.run(|| {
+        dataflow(|df| {
+            let a = df.data(7u32);
+            for _ in 0..2 {
+                let (inside, overlapped) = (&inside, &overlapped);
+                df.task(a.read(), move |a: &u32| {
+                    assert_eq!(*a, 7);
+                    inside.fetch_add(1, Ordering::SeqCst);
+                    for _ in 0..200 {
+                        if inside.load(Ordering::SeqCst) == 2 {
+                            overlapped.store(true, Ordering::SeqCst);
+                            break;
+                        }
+                        std::thread::sleep(Duration::from_millis(1));
+                    }
+                });
+            }
+        });
+    });
+    assert!(overlapped.load(Ordering::SeqCst), "two readers never ran at once");
+}
+
+#[test]
+fn a_handle_named_twice_for_reading_gives_two_shared_borrows() {
+    let rt = runtime(2);
+    let total = rt.run(|| {
+        dataflow(|df| {
+            let a = df.data(21u64);
+            let sum = df.data(0u64);
+            df.task((a.read(), a.read(), sum.out()), |(x, y, sum): (&u64, &u64, &mut u64)| {
+                assert!(std::ptr::eq(x, y), "both borrows are of the one value");
+                *sum = x + y;
+            });
+            // The merged `in` access still orders a later writer after it.
+            df.task(a.inout(), |a: &mut u64| *a = 0);
+            sum.into_inner()
+        })
+    });
+    assert_eq!(total, 42);
+}
+
+#[test]
+fn a_handle_named_twice_with_a_write_is_rejected_before_it_is_submitted() {
+    let rt = runtime(2);
+    let ran = AtomicBool::new(false);
+    let outcome = quiet_panics(|| {
+        rt.run(|| {
+            dataflow(|df| {
+                let a = df.data(1u64);
+                let ran = &ran;
+                let rejected = panic::catch_unwind(AssertUnwindSafe(|| {
+                    df.task((a.read(), a.inout()), move |(_x, _y): (&u64, &mut u64)| {
+                        ran.store(true, Ordering::SeqCst);
+                    });
+                }));
+                let message = panic_message(&*rejected.expect_err("the task was accepted"));
+                // The scope is still usable, and nothing was registered: a
+                // later writer is not blocked behind a phantom task.
+                df.task(a.inout(), |a: &mut u64| *a += 1);
+                (message, a.into_inner())
+            })
+        })
+    });
+    let (message, value) = outcome;
+    assert!(message.contains("names the same data twice"), "{message}");
+    assert!(message.contains("`in`") && message.contains("`inout`"), "{message}");
+    assert!(!ran.load(Ordering::SeqCst), "the rejected body ran");
+    assert_eq!(value, 2);
+}
+
+#[test]
+fn a_tile_named_twice_with_a_write_is_rejected_and_other_tiles_are_fine() {
+    let rt = runtime(2);
+    let mut v = vec![1u32; 10];
+    let message = quiet_panics(|| {
+        rt.run(|| {
+            dataflow(|df| {
+                let t = df.tiles(&mut v, 4);
+                assert_eq!((t.len(), t.tile_len()), (3, 4));
+                df.task((t.read(0), t.inout(1)), |(a, b): (&[u32], &mut [u32])| {
+                    b.iter_mut().zip(a).for_each(|(b, a)| *b += a);
+                });
+                let rejected = panic::catch_unwind(AssertUnwindSafe(|| {
+                    df.task((t.out(2), t.out(2)), |_| {});
+                }));
+                df.task(t.inout(2), |c: &mut [u32]| {
+                    assert_eq!(c.len(), 2, "the last tile is shorter");
+                    c.fill(9);
+                });
+                panic_message(&*rejected.expect_err("the task was accepted"))
+            })
+        })
+    });
+    assert!(message.contains("`out`"), "{message}");
+    assert_eq!(v, [1, 1, 1, 1, 2, 2, 2, 2, 9, 9]);
+}
+
+#[test]
+fn tasks_without_accesses_and_multiple_waits() {
+    let rt = runtime(2);
+    let count = AtomicUsize::new(0);
+    rt.run(|| {
+        dataflow(|df| {
+            let mut a = df.data(Vec::new());
+            for round in 0..3u32 {
+                for i in 0..10 {
+                    let count = &count;
+                    df.task((), move |()| {
+                        count.fetch_add(1, Ordering::Relaxed);
+                    });
+                    df.task(a.inout(), move |a: &mut Vec<u32>| a.push(round * 10 + i));
+                }
+                df.wait();
+                assert_eq!(df.live_tasks(), 0);
+                assert_eq!(count.load(Ordering::Relaxed), (round as usize + 1) * 10);
+                let a = a.get_mut();
+                assert_eq!(a.len(), (round as usize + 1) * 10);
+                assert!(a.windows(2).all(|w| w[0] < w[1]), "inout chain out of order");
+            }
+        });
+    });
+}
+
+#[test]
+fn dataflow_outside_a_runtime_uses_the_global_runtime() {
+    let v = dataflow(|df| {
+        let a = df.data(2u64);
+        df.task(a.inout(), |a: &mut u64| {
+            assert!(prescient::current_worker_index().is_some());
+            *a *= 21;
+        });
+        a.into_inner()
+    });
+    assert_eq!(v, 42);
+}
+
+#[test]
+fn nested_dataflow_works_on_split_tiles_of_its_borrow() {
+    let rt = runtime(4);
+    let mut data: Vec<u64> = (0..64).collect();
+    rt.run(|| {
+        dataflow(|df| {
+            let outer = df.tiles(&mut data, 16);
+            for i in 0..outer.len() {
+                df.task(outer.inout(i), |tile: &mut [u64]| {
+                    // The nested scope's handles are the task's own tile,
+                    // split again: it never aliases anything outside.
+                    dataflow(|inner| {
+                        let sub = inner.tiles(tile, 4);
+                        for j in 0..sub.len() {
+                            inner.task(sub.inout(j), |s: &mut [u64]| s.iter_mut().for_each(|x| *x *= 2));
+                        }
+                        for j in 1..sub.len() {
+                            inner.task((sub.read(j - 1), sub.inout(j)), |(prev, s): (&[u64], &mut [u64])| {
+                                s[0] += prev[3];
+                            });
+                        }
+                    });
+                });
+            }
+            for i in 1..outer.len() {
+                df.task((outer.read(i - 1), outer.inout(i)), |(prev, t): (&[u64], &mut [u64])| {
+                    t[0] += prev[15];
+                });
+            }
+        });
+    });
+    // Sequential reference.
+    let mut expected: Vec<u64> = (0..64).collect();
+    for tile in expected.chunks_mut(16) {
+        tile.iter_mut().for_each(|x| *x *= 2);
+        for j in 1..4 {
+            let prev = tile[j * 4 - 1];
+            tile[j * 4] += prev;
+        }
+    }
+    for i in 1..4 {
+        let prev = expected[i * 16 - 1];
+        expected[i * 16] += prev;
+    }
+    assert_eq!(data, expected);
+}
+
+#[test]
+fn outer_successors_of_a_task_wait_for_its_nested_tasks() {
+    let rt = runtime(4);
+    rt.run(|| {
+        dataflow(|df| {
+            let a = df.data(vec![0u32; 8]);
+            df.task(a.inout(), |v: &mut Vec<u32>| {
+                dataflow(|inner| {
+                    let parts = inner.tiles(&mut v[..], 1);
+                    for i in 0..parts.len() {
+                        inner.task(parts.out(i), move |p: &mut [u32]| {
+                            // Slow nested tasks: an outer successor that did
+                            // not wait for them would see zeros.
+                            std::thread::sleep(Duration::from_millis(5 + i as u64));
+                            p[0] = i as u32 + 1;
+                        });
+                    }
+                    // No explicit wait: the nested scope's implicit one must
+                    // hold back the outer task's completion.
+                });
+            });
+            df.task(a.read(), |v: &Vec<u32>| {
+                assert_eq!(*v, [1, 2, 3, 4, 5, 6, 7, 8], "an outer successor ran before nested tasks finished");
+            });
+            df.wait();
+        });
+    });
+}
+
+#[test]
+fn a_task_panic_reaches_the_waiter_after_all_tasks_finished() {
+    let rt = runtime(2);
+    let others = AtomicUsize::new(0);
+    let result = quiet_panics(|| {
+        panic::catch_unwind(AssertUnwindSafe(|| {
+            rt.run(|| {
+                dataflow(|df| {
+                    let a = df.data(0u32);
+                    df.task(a.inout(), |_a: &mut u32| panic!("task failed on purpose"));
+                    for _ in 0..20 {
+                        let others = &others;
+                        df.task((), move |()| {
+                            std::thread::sleep(Duration::from_millis(1));
+                            others.fetch_add(1, Ordering::SeqCst);
+                        });
+                    }
+                    df.wait();
+                    unreachable!("wait must re-raise the task's panic");
+                })
+            })
+        }))
+    });
+    let payload = result.expect_err("the panic was lost");
+    assert_eq!(panic_message(&*payload), "task failed on purpose");
+    assert_eq!(others.load(Ordering::SeqCst), 20, "a task was lost");
+    // The runtime is still usable.
+    assert_eq!(rt.run(|| dataflow(|df| df.data(5).into_inner())), 5);
+}
+
+#[test]
+fn a_panic_poisons_what_the_task_writes_and_cancels_its_dependents() {
+    let rt = runtime(2);
+    let ran = Mutex::new(Vec::new());
+    let (message, poisoned, b_value) = quiet_panics(|| {
+        rt.run(|| {
+            dataflow(|df| {
+                let a = df.data(1u32); // written by the failing task
+                let b = df.data(1u32); // unrelated
+                let c = df.data(1u32); // written from poisoned `a`
+                let d = df.data(1u32); // read-only input of the failing task
+                let ran = &ran;
+                df.task((d.read(), a.inout()), move |(_d, a): (&u32, &mut u32)| {
+                    *a = 99; // half-written ...
+                    panic!("boom");
+                });
+                df.task(a.read(), move |_a: &u32| ran.lock().unwrap().push("reads a"));
+                df.task(b.inout(), move |b: &mut u32| {
+                    *b += 1;
+                    ran.lock().unwrap().push("writes b");
+                });
+                df.task((a.read(), c.out()), move |(_a, c): (&u32, &mut u32)| {
+                    *c = 5;
+                    ran.lock().unwrap().push("writes c from a");
+                });
+                df.task(c.read(), move |_c: &u32| ran.lock().unwrap().push("reads c"));
+                df.task(d.read(), move |_d: &u32| ran.lock().unwrap().push("reads d"));
+                df.task(b.inout(), move |b: &mut u32| {
+                    *b += 1;
+                    ran.lock().unwrap().push("writes b again");
+                });
+                let waited = panic::catch_unwind(AssertUnwindSafe(|| df.wait()));
+                let message = panic_message(&*waited.expect_err("the panic was lost"));
+                let poisoned = [a.is_poisoned(), b.is_poisoned(), c.is_poisoned(), d.is_poisoned()];
+                // Poisoned data cannot be read back ...
+                let read_a = panic::catch_unwind(AssertUnwindSafe(|| a.into_inner()));
+                assert!(panic_message(&*read_a.expect_err("read poisoned data")).contains("poisoned"));
+                // ... unless the poison is cleared explicitly.
+                let mut c = c;
+                c.clear_poison();
+                assert_eq!(*c.get_mut(), 1, "the cancelled task did not run");
+                (message, poisoned, b.into_inner())
+            })
+        })
+    });
+    assert_eq!(message, "boom");
+    assert_eq!(poisoned, [true, false, true, false]);
+    assert_eq!(b_value, 3);
+    let mut ran = ran.into_inner().unwrap();
+    ran.sort_unstable();
+    assert_eq!(ran, ["reads d", "writes b", "writes b again"]);
+}
+
+#[test]
+fn a_panic_in_a_nested_task_poisons_the_outer_task_data() {
+    let rt = runtime(2);
+    let result = quiet_panics(|| {
+        panic::catch_unwind(AssertUnwindSafe(|| {
+            rt.run(|| {
+                dataflow(|df| {
+                    let mut v = vec![0u8; 4];
+                    let outer = df.data(0u32);
+                    df.task(outer.inout(), move |_o: &mut u32| {
+                        dataflow(|inner| {
+                            let t = inner.tiles(&mut v, 2);
+                            inner.task(t.inout(1), |_t: &mut [u8]| panic!("nested boom"));
+                        });
+                    });
+                    let flag = df.data(false);
+                    df.task((outer.read(), flag.out()), |(_o, f): (&u32, &mut bool)| *f = true);
+                    let _ = panic::catch_unwind(AssertUnwindSafe(|| df.wait()));
+                    assert!(outer.is_poisoned());
+                    assert!(flag.is_poisoned(), "the outer successor was not cancelled");
+                })
+            })
+        }))
+    });
+    // The panic was re-raised by the explicit wait and caught there.
+    assert!(result.is_ok());
+}
+
+#[test]
+fn a_body_panic_waits_for_submitted_tasks_and_wins() {
+    let rt = runtime(2);
+    let done = AtomicUsize::new(0);
+    let result = quiet_panics(|| {
+        panic::catch_unwind(AssertUnwindSafe(|| {
+            rt.run(|| {
+                dataflow(|df| {
+                    let a = df.data(0u32);
+                    for _ in 0..10 {
+                        let done = &done;
+                        df.task(a.inout(), move |a: &mut u32| {
+                            std::thread::sleep(Duration::from_millis(2));
+                            *a += 1;
+                            done.fetch_add(1, Ordering::SeqCst);
+                        });
+                    }
+                    df.task((), |()| panic!("task panic"));
+                    // `a` is dropped during unwinding while its tasks still run:
+                    // its value is retired, not freed.
+                    panic!("body panic");
+                })
+            })
+        }))
+    });
+    assert_eq!(panic_message(&*result.expect_err("lost")), "body panic");
+    assert_eq!(done.load(Ordering::SeqCst), 10);
+}
+
+#[test]
+fn a_dropped_handle_is_freed_once_after_its_tasks() {
+    struct Counted<'a>(&'a AtomicUsize, u64);
+    impl Drop for Counted<'_> {
+        fn drop(&mut self) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+    let rt = runtime(2);
+    let drops = AtomicUsize::new(0);
+    rt.run(|| {
+        dataflow(|df| {
+            let a = df.data(Counted(&drops, 0));
+            for _ in 0..50 {
+                df.task(a.inout(), |a: &mut Counted<'_>| {
+                    std::hint::black_box(&mut a.1);
+                    a.1 += 1;
+                });
+            }
+            drop(a);
+            assert_eq!(drops.load(Ordering::SeqCst), 0, "freed while tasks were live");
+            df.wait();
+            assert_eq!(drops.load(Ordering::SeqCst), 1);
+        });
+    });
+    assert_eq!(drops.load(Ordering::SeqCst), 1);
+}
+
+#[test]
+fn ready_tasks_are_deferred_while_the_deque_has_room_and_inlined_when_full() {
+    let deferring = runtime_with(1, Params::DEFAULT.with_queue_capacity(prescient::MAX_QUEUE_CAPACITY));
+    let before = deferring.counters();
+    deferring.run(|| {
+        dataflow(|df| {
+            let a = df.data(0u32);
+            for _ in 0..100 {
+                df.task((), |()| {});
+                df.task(a.inout(), |a: &mut u32| *a += 1);
+            }
+        })
+    });
+    let delta = deferring.counters().since(&before);
+    assert_eq!(delta.inlined_spawns, 0);
+    assert!(delta.spawns >= 200, "{delta:?}");
+
+    let inlining = runtime_with(1, Params::DEFAULT.with_queue_capacity(1));
+    let before = inlining.counters();
+    inlining.run(|| {
+        dataflow(|df| {
+            for _ in 0..100 {
+                df.task((), |()| {});
+            }
+        })
+    });
+    let delta = inlining.counters().since(&before);
+    assert!(delta.inlined_spawns >= 90, "{delta:?}");
+}
+
+#[test]
+fn released_tasks_are_queued_on_the_releasing_worker_and_stealable() {
+    for policy in QueuePolicy::ALL {
+        let rt = runtime_with(2, Params::DEFAULT.with_queue_policy(policy).with_queue_capacity(64));
+        let writer_worker = AtomicUsize::new(usize::MAX);
+        let reader_workers = Mutex::new(Vec::new());
+        rt.run(|| {
+            dataflow(|df| {
+                let a = df.data(0u32);
+                let writer_worker = &writer_worker;
+                df.task(a.out(), move |a: &mut u32| {
+                    std::thread::sleep(Duration::from_millis(20));
+                    *a = 1;
+                    writer_worker.store(prescient::current_worker_index().unwrap(), Ordering::SeqCst);
+                });
+                for _ in 0..8 {
+                    let reader_workers = &reader_workers;
+                    df.task(a.read(), move |_a: &u32| {
+                        reader_workers.lock().unwrap().push(prescient::current_worker_index().unwrap());
+                        std::thread::sleep(Duration::from_millis(10));
+                    });
+                }
+            })
+        });
+        let writer = writer_worker.load(Ordering::SeqCst);
+        let readers = reader_workers.into_inner().unwrap();
+        assert_eq!(readers.len(), 8);
+        assert!(readers.contains(&writer), "{policy}: no reader ran where the writer finished: {readers:?}");
+        assert!(readers.iter().any(|&w| w != writer), "{policy}: no reader was stolen: {readers:?}");
+    }
+}

@@ -1,0 +1,159 @@
+//! Shutdown: dropping a runtime drains every task — queued, suspended, and
+//! spawned while it drains — then runs the exit handlers and joins the
+//! worker threads. Nothing is lost, nothing leaks, and an idle runtime drops
+//! quickly.
+
+use prescient::{Event, QueuePolicy, Runtime, TaskGroup};
+use prescient_tests::{threads_named, watchdog, WORKERS};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+const LIMIT: Duration = Duration::from_secs(60);
+
+fn runtime(policy: QueuePolicy, workers: usize, name: &'static str) -> Runtime {
+    Runtime::builder()
+        .params(prescient::Params::DEFAULT.with_queue_policy(policy).with_stack_size(128 << 10))
+        .num_workers(workers)
+        .thread_name(move |i| format!("{name}{i}"))
+        .build()
+        .unwrap()
+}
+
+fn spawn_tree(done: Arc<AtomicUsize>, depth: u32) {
+    done.fetch_add(1, Ordering::SeqCst);
+    if depth > 0 {
+        for _ in 0..2 {
+            let done = done.clone();
+            drop(prescient::spawn(move || spawn_tree(done, depth - 1)));
+        }
+    }
+}
+
+#[test]
+fn drop_drains_pending_suspended_and_late_spawned_tasks() {
+    for policy in QueuePolicy::ALL {
+        for workers in WORKERS {
+            let what = format!("policy={policy} workers={workers}");
+            watchdog(&what, LIMIT, || {
+                let exited = Arc::new(Mutex::new(Vec::new()));
+                let done = Arc::new(AtomicUsize::new(0));
+                let e = exited.clone();
+                let d = done.clone();
+                let rt = Runtime::builder()
+                    .params(prescient::Params::DEFAULT.with_queue_policy(policy).with_stack_size(128 << 10))
+                    .num_workers(workers)
+                    .exit_handler(move |i| e.lock().unwrap().push((i, d.load(Ordering::SeqCst))))
+                    .build()
+                    .unwrap();
+                // Pending: queued, detached tasks.
+                for _ in 0..100 {
+                    let done = done.clone();
+                    drop(rt.spawn(move || {
+                        std::thread::yield_now();
+                        done.fetch_add(1, Ordering::SeqCst);
+                    }));
+                }
+                // Suspended: tasks waiting on an event that a plain thread
+                // sets only after the drop has begun.
+                let gate = Arc::new(Event::new());
+                for _ in 0..20 {
+                    let (done, gate) = (done.clone(), gate.clone());
+                    drop(rt.spawn(move || {
+                        gate.wait();
+                        done.fetch_add(1, Ordering::SeqCst);
+                    }));
+                }
+                // Suspended in a group wait whose tasks are still queued, and
+                // trees that spawn more tasks while the runtime drains.
+                for _ in 0..4 {
+                    let done = done.clone();
+                    drop(rt.spawn(move || {
+                        let group = TaskGroup::new();
+                        for _ in 0..10 {
+                            let done = done.clone();
+                            group.spawn(move || {
+                                done.fetch_add(1, Ordering::SeqCst);
+                            });
+                        }
+                        group.wait();
+                        spawn_tree(done.clone(), 4);
+                        done.fetch_add(1, Ordering::SeqCst);
+                    }));
+                }
+                let setter = {
+                    let gate = gate.clone();
+                    std::thread::spawn(move || {
+                        std::thread::sleep(Duration::from_millis(30));
+                        gate.set();
+                    })
+                };
+                let start = Instant::now();
+                drop(rt);
+                let took = start.elapsed();
+                setter.join().unwrap();
+                let expected = 100 + 20 + 4 * (10 + 31 + 1);
+                assert_eq!(done.load(Ordering::SeqCst), expected, "{what}: tasks lost");
+                assert!(took >= Duration::from_millis(20), "{what}: drop returned before the suspended tasks could finish ({took:?})");
+                // Every worker ran its exit handler once. (A worker exits as
+                // soon as it has nothing of its own left, so a handler may run
+                // while other workers still drain: only the count is checked.)
+                let mut exited: Vec<usize> = exited.lock().unwrap().iter().map(|&(i, _)| i).collect();
+                exited.sort_unstable();
+                assert_eq!(exited, (0..workers).collect::<Vec<_>>(), "{what}");
+            });
+        }
+    }
+}
+
+#[test]
+fn dropping_joins_the_worker_threads() {
+    watchdog("threads joined", LIMIT, || {
+        for round in 0..20 {
+            let rt = runtime(QueuePolicy::ALL[round % 4], 16, "sdj-");
+            // A thread names itself when it starts: wait for all 16.
+            let deadline = Instant::now() + Duration::from_secs(10);
+            while threads_named("sdj-").len() < 16 {
+                assert!(Instant::now() < deadline, "round {round}: {:?}", threads_named("sdj-"));
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            if round % 2 == 0 {
+                rt.run(|| prescient::join(|| (), || ()));
+            }
+            let start = Instant::now();
+            drop(rt);
+            // An idle runtime drops fast (parked workers are woken at once).
+            assert!(start.elapsed() < Duration::from_secs(2), "round {round}: {:?}", start.elapsed());
+            assert_eq!(threads_named("sdj-").len(), 0, "round {round}: worker threads left behind");
+        }
+    });
+}
+
+/// A task still waiting on its join children when the runtime is dropped:
+/// the children are deep in the deques, the joiner is suspended.
+#[test]
+fn drop_while_a_join_tree_is_in_flight() {
+    fn tree(depth: u32, sum: &AtomicUsize) {
+        if depth == 0 {
+            std::thread::yield_now();
+            sum.fetch_add(1, Ordering::SeqCst);
+            return;
+        }
+        prescient::join(|| tree(depth - 1, sum), || tree(depth - 1, sum));
+    }
+    for policy in QueuePolicy::ALL {
+        for workers in [1, 2, 16] {
+            let what = format!("in flight policy={policy} workers={workers}");
+            watchdog(&what, LIMIT, || {
+                let rt = runtime(policy, workers, "sdf-");
+                let sum = Arc::new(AtomicUsize::new(0));
+                for _ in 0..4 {
+                    let sum = sum.clone();
+                    drop(rt.spawn(move || tree(8, &sum)));
+                }
+                drop(rt);
+                assert_eq!(sum.load(Ordering::SeqCst), 4 * 256, "{what}");
+            });
+        }
+    }
+}

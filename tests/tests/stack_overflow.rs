@@ -1,0 +1,109 @@
+//! A task that overflows its stack aborts the process with a message that
+//! names the task stack and `Params::stack_size`, instead of a bare
+//! "Segmentation fault". The overflow is provoked in a child process (this
+//! test binary, re-executed with an environment variable that selects the
+//! child role), and the parent checks the signal and the message.
+
+use prescient::{Params, Runtime};
+use std::os::unix::process::ExitStatusExt;
+use std::process::Command;
+
+const CHILD_ENV: &str = "PRESCIENT_TESTS_OVERFLOW_CHILD";
+const STACK: usize = 64 << 10;
+
+#[inline(never)]
+fn recurse(depth: u64) -> u64 {
+    let local = std::hint::black_box([depth as u8; 512]);
+    if std::hint::black_box(depth) == u64::MAX {
+        return 0;
+    }
+    recurse(depth + 1) + u64::from(std::hint::black_box(local)[7])
+}
+
+#[inline(never)]
+fn deep_joins(depth: u64) -> u64 {
+    if std::hint::black_box(depth) == u64::MAX {
+        return 0;
+    }
+    let (a, b) = prescient::join(|| deep_joins(depth + 1), || 1u64);
+    a + b
+}
+
+/// Runs in the child: overflows a task stack of `STACK` bytes in the way the
+/// child's role names.
+fn child(role: &str) {
+    let rt = Runtime::builder()
+        .params(Params::DEFAULT.with_stack_size(STACK))
+        .num_workers(2)
+        .build()
+        .unwrap();
+    let r = match role {
+        "recursion" => rt.run(|| recurse(0)),
+        "joins" => rt.run(|| deep_joins(0)),
+        // Overflow in a stolen/queued task, not the `run` closure itself.
+        "spawned" => rt.run(|| prescient::spawn(|| recurse(0)).join()),
+        other => panic!("unknown role {other}"),
+    };
+    println!("unreachable: {r}");
+}
+
+fn run_child(test: &str, role: &str) -> (Option<i32>, String) {
+    let exe = std::env::current_exe().unwrap();
+    let out = Command::new(exe)
+        .args(["--exact", test, "--nocapture", "--test-threads", "1"])
+        .env(CHILD_ENV, role)
+        .output()
+        .expect("re-execute the test binary");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    (out.status.signal(), stderr)
+}
+
+fn check(test: &str, role: &str) {
+    if let Ok(role) = std::env::var(CHILD_ENV) {
+        child(&role);
+        return;
+    }
+    let (signal, stderr) = run_child(test, role);
+    assert_eq!(signal, Some(libc::SIGABRT), "{role}: the child did not abort; stderr:\n{stderr}");
+    assert!(stderr.contains("task stack overflow"), "{role}: stderr:\n{stderr}");
+    assert!(stderr.contains(&STACK.to_string()), "{role}: stderr does not name {STACK}:\n{stderr}");
+    assert!(stderr.contains("stack_size"), "{role}: stderr:\n{stderr}");
+    assert!(!stderr.contains("unreachable"), "{role}: stderr:\n{stderr}");
+}
+
+#[test]
+fn overflow_in_recursion_aborts_with_the_stack_size() {
+    check("overflow_in_recursion_aborts_with_the_stack_size", "recursion");
+}
+
+#[test]
+fn overflow_in_nested_joins_aborts_with_the_stack_size() {
+    check("overflow_in_nested_joins_aborts_with_the_stack_size", "joins");
+}
+
+#[test]
+fn overflow_in_a_spawned_task_aborts_with_the_stack_size() {
+    check("overflow_in_a_spawned_task_aborts_with_the_stack_size", "spawned");
+}
+
+/// A main-thread (not task) overflow is still std's business: the runtime's
+/// handler chains to it, and the message is std's, not ours.
+#[test]
+fn overflow_on_a_plain_thread_is_not_reported_as_a_task_overflow() {
+    const TEST: &str = "overflow_on_a_plain_thread_is_not_reported_as_a_task_overflow";
+    if std::env::var(CHILD_ENV).is_ok() {
+        // Install the runtime's handler first, then overflow a plain thread.
+        let rt = Runtime::builder().num_workers(1).build().unwrap();
+        rt.run(|| ());
+        let t = std::thread::Builder::new()
+            .stack_size(256 << 10)
+            .spawn(|| recurse(0))
+            .unwrap();
+        println!("unreachable: {}", t.join().unwrap());
+        return;
+    }
+    let (signal, stderr) = run_child(TEST, "plain");
+    assert!(signal.is_some(), "the child did not die of a signal; stderr:\n{stderr}");
+    assert!(!stderr.contains("task stack overflow"), "stderr:\n{stderr}");
+    assert!(stderr.contains("has overflowed its stack"), "std's message is missing:\n{stderr}");
+}
