@@ -15,6 +15,7 @@
 
 #![deny(missing_docs)]
 
+pub mod annotated;
 pub mod dataflow;
 pub mod programs;
 pub mod suite;

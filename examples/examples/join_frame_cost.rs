@@ -23,7 +23,11 @@ fn per_level(capacity: usize) -> usize {
         .with_queue_policy(QueuePolicy::PF)
         .with_queue_capacity(capacity)
         .checked();
-    let runtime = Runtime::builder().params(params).num_workers(1).build().unwrap();
+    let runtime = Runtime::builder()
+        .params(params)
+        .num_workers(1)
+        .build()
+        .unwrap();
     runtime.run(|| {
         let mut addresses = Vec::with_capacity(64);
         depth_probe(32, &mut addresses);
@@ -32,7 +36,11 @@ fn per_level(capacity: usize) -> usize {
 }
 
 fn main() {
-    let profile = if cfg!(debug_assertions) { "debug" } else { "release" };
+    let profile = if cfg!(debug_assertions) {
+        "debug"
+    } else {
+        "release"
+    };
     println!(
         "{profile}: deferred join {} bytes/level, inlined join {} bytes/level",
         per_level(1 << 16),

@@ -2,14 +2,19 @@
 //!
 //! crossbeam-deque's stealers always take the oldest end, so it expresses two
 //! policies: `PF` (insert front, steal back) is its LIFO worker, and
-//! insert-back/steal-front is its FIFO worker. `DEF` (insert back, steal back)
-//! and insert-front/steal-front put thieves at an end the owner also uses, so
-//! they get [`LockedDeque`]: a `VecDeque` behind a per-worker mutex. Thieves
-//! only `try_lock` it (a busy lock is a `Retry`, never a wait), so a popular
-//! victim does not serialise the thieves behind each other; the owner's lock is
-//! uncontended unless a thief is at that very deque. The owner's hot path does
-//! not touch the deque at all while it is full (lazy task creation in
-//! `registry.rs`), so the lock is paid per real deferred task only.
+//! insert-back/steal-front is its FIFO worker. We use crossbeam only for `PF`:
+//! under the FIFO worker the owner can neither look at the front nor take a
+//! specific job back, and the live-stack cap needs exactly that (a joining
+//! task at the cap takes its own child back instead of suspending; without it
+//! a FIFO policy maps one stack per pending join, without bound). `DEF`
+//! (insert back, steal back), insert-back/steal-front and
+//! insert-front/steal-front therefore use [`LockedDeque`]: a `VecDeque` behind
+//! a per-worker mutex. Thieves only `try_lock` it (a busy lock is a `Retry`,
+//! never a wait), so a popular victim does not serialise the thieves behind
+//! each other; the owner's lock is uncontended unless a thief is at that very
+//! deque. The owner's hot path does not touch the deque at all while it is
+//! full (lazy task creation in `registry.rs`), so the lock is paid per real
+//! deferred task only.
 //!
 //! Naming: "front" is where the owner takes from; "newest"/"oldest" follow
 //! insertion order.
@@ -28,8 +33,12 @@ pub(crate) struct LockedDeque {
     /// Length, written under the lock, read without it (`len`).
     len: AtomicUsize,
     /// Whether the owner inserts at the front (`InsertFrontStealFront`) or the
-    /// back (`InsertBackStealBack`). The owner always takes from the front.
+    /// back (`InsertBackStealBack`, `InsertBackStealFront`). The owner always
+    /// takes from the front.
     insert_front: bool,
+    /// Whether thieves take from the front (`InsertBackStealFront`,
+    /// `InsertFrontStealFront`) or the back (`InsertBackStealBack`).
+    steal_front: bool,
 }
 
 impl LockedDeque {
@@ -45,8 +54,7 @@ impl LockedDeque {
                 Steal::Retry
             };
         };
-        // DEF: thieves take the back (newest); FF: the front (newest).
-        let job = if self.insert_front {
+        let job = if self.steal_front {
             items.pop_front()
         } else {
             items.pop_back()
@@ -68,16 +76,12 @@ enum Owner {
 /// (any of its fibers) uses it.
 pub(crate) struct TaskDeque {
     owner: Owner,
-    policy: QueuePolicy,
 }
 
 /// What the owner found when it looked for the child it is about to wait for.
 pub(crate) enum TakeOwn {
     /// The child was next by policy and is now removed: run it inline.
     Taken,
-    /// The next job by policy is another one, already removed from the deque:
-    /// the waiting task must hand it to the worker to run next.
-    Other(JobRef),
     /// The next job by policy is another one, left in the deque.
     NotNext,
     /// The deque is empty: the child was stolen.
@@ -88,31 +92,24 @@ impl TaskDeque {
     /// A deque for `policy`, and the handle thieves use.
     pub(crate) fn new(policy: QueuePolicy) -> (TaskDeque, DequeStealer) {
         let (owner, stealer) = match policy {
-            QueuePolicy::InsertFrontStealBack | QueuePolicy::InsertBackStealFront => {
-                let worker = if policy == QueuePolicy::InsertFrontStealBack {
-                    Worker::new_lifo()
-                } else {
-                    Worker::new_fifo()
-                };
+            QueuePolicy::InsertFrontStealBack => {
+                let worker = Worker::new_lifo();
                 let stealer = worker.stealer();
                 (Owner::Crossbeam(worker), StealerInner::Crossbeam(stealer))
             }
-            QueuePolicy::InsertBackStealBack | QueuePolicy::InsertFrontStealFront => {
+            QueuePolicy::InsertBackStealBack
+            | QueuePolicy::InsertBackStealFront
+            | QueuePolicy::InsertFrontStealFront => {
                 let deque = Arc::new(LockedDeque {
                     items: Mutex::new(VecDeque::new()),
                     len: AtomicUsize::new(0),
                     insert_front: policy == QueuePolicy::InsertFrontStealFront,
+                    steal_front: policy != QueuePolicy::InsertBackStealBack,
                 });
-                (
-                    Owner::Locked(deque.clone()),
-                    StealerInner::Locked(deque),
-                )
+                (Owner::Locked(deque.clone()), StealerInner::Locked(deque))
             }
         };
-        (
-            TaskDeque { owner, policy },
-            DequeStealer { inner: stealer },
-        )
+        (TaskDeque { owner }, DequeStealer { inner: stealer })
     }
 
     /// Inserts a job at the policy's insertion end.
@@ -152,13 +149,9 @@ impl TaskDeque {
                 None => TakeOwn::Empty,
                 Some(next) if next == job => TakeOwn::Taken,
                 Some(next) => {
-                    if self.policy.owner_takes_newest() {
-                        // LIFO: pushing back restores the exact order.
-                        worker.push(next);
-                        TakeOwn::NotNext
-                    } else {
-                        TakeOwn::Other(next)
-                    }
+                    // LIFO: pushing back restores the exact order.
+                    worker.push(next);
+                    TakeOwn::NotNext
                 }
             },
             Owner::Locked(deque) => {
@@ -176,9 +169,11 @@ impl TaskDeque {
         }
     }
 
-    /// Removes `job` wherever it is, if no thief took it (locked deques only;
-    /// used at the live-stack cap so a waiting task runs its own child inline
-    /// instead of needing a new stack). Returns whether it was removed.
+    /// Removes `job` wherever it is, if no thief took it (locked deques only:
+    /// under `PF` the child is always at the owner's end unless a detached
+    /// spawn sits above it). Used at the live-stack cap so a waiting task runs
+    /// its own child inline instead of needing a new stack. Returns whether it
+    /// was removed.
     pub(crate) fn remove(&self, job: JobRef) -> bool {
         match &self.owner {
             Owner::Crossbeam(_) => false,
@@ -274,6 +269,7 @@ mod tests {
         assert_eq!(orders(QueuePolicy::InsertFrontStealBack), (vec![3, 2], 1));
         // back/front: owner oldest first, thief oldest.
         assert_eq!(orders(QueuePolicy::InsertBackStealFront), (vec![2, 3], 1));
+        // (each line above fails if a policy's owner or thief end is swapped)
         // front/front: owner newest first, thief newest.
         assert_eq!(orders(QueuePolicy::InsertFrontStealFront), (vec![2, 1], 3));
     }

@@ -20,8 +20,8 @@
 
 use crate::job::JobRef;
 use crate::latch::Waitable;
-use crate::sleep::WorkerWake;
 use crate::overflow;
+use crate::sleep::WorkerWake;
 use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 use std::cell::Cell;
@@ -55,11 +55,9 @@ pub(crate) enum FiberYield {
     /// The job finished; the fiber is idle and can take another one.
     Done,
     /// The running task waits for `waitable`. The main loop registers the
-    /// fiber as its waiter after the switch; if `next` is given the worker runs
-    /// that job next (a job the waiting task took from the deque by policy).
+    /// fiber as its waiter after the switch (see `latch.rs`).
     Wait {
         waitable: *const (dyn Waitable + 'static),
-        next: Option<JobRef>,
     },
 }
 

@@ -82,7 +82,9 @@ impl TaskGroup {
         };
         let worker = WorkerThread::current();
         if worker.is_null() {
-            Runtime::global().registry().inject(HeapJob::into_job_ref(task));
+            Runtime::global()
+                .registry()
+                .inject(HeapJob::into_job_ref(task));
             return;
         }
         // SAFETY: non-null: the worker of this thread, alive while it runs.

@@ -108,8 +108,13 @@ where
 
     /// Runs the job on the current stack, when its owner took it back from the
     /// deque before anyone else could execute it. Panics propagate normally.
-    pub(crate) fn run_inline(self) -> R {
-        let func = self.func.into_inner().expect("StackJob already executed");
+    ///
+    /// # Safety
+    /// The job was taken back from the deque (so no other thread holds its
+    /// `JobRef`) and has not run.
+    pub(crate) unsafe fn run_inline(&self) -> R {
+        // SAFETY: by the contract nobody else can reach `func` now.
+        let func = unsafe { (*self.func.get()).take() }.expect("StackJob already executed");
         func()
     }
 

@@ -9,15 +9,17 @@
 //! other work meanwhile.
 
 use crate::analysis::SpawnSite;
-use crate::job::StackJob;
+use crate::job::{PanicPayload, StackJob};
 use crate::registry::WorkerThread;
 use crate::runtime::with_worker;
 use std::panic::{self, AssertUnwindSafe};
 
 /// Runs `a` and `b`, potentially in parallel, and returns both results.
 ///
-/// A panic in either closure is propagated to the caller after both have
-/// finished (the first one's, if both panic).
+/// A panic in either closure is propagated to the caller once neither is
+/// running (`a`'s payload if both panic). When this worker's deque is full,
+/// `join` is exactly `(a(), b())`, so there a panic in `a` skips `b`, as in
+/// sequential code; when `b` was deferred it runs even if `a` panics.
 ///
 /// Called outside any runtime, it runs in the global runtime.
 ///
@@ -93,17 +95,35 @@ where
     RA: Send,
     RB: Send,
 {
+    // This frame is live during `a`, so in a recursion it is paid once per
+    // level: everything that happens after `a` lives in `finish_join`, whose
+    // temporaries (in an unoptimised build every one has its own slot) are
+    // then not part of the recursive frame.
     let job_b = StackJob::new(b);
-    let job_ref = job_b.as_job_ref();
-    worker.push(job_ref);
+    worker.push(job_b.as_job_ref());
     // `b` borrows this frame: even if `a` panics, `b` must be finished or
     // taken back before this frame unwinds.
     let result_a = panic::catch_unwind(AssertUnwindSafe(a));
-    if worker.take_back_or_wait(job_ref, &job_b.latch) {
-        let result_b = job_b.run_inline();
+    // By reference: the pushed `JobRef` points at `job_b` here, so it must
+    // not move.
+    finish_join(worker, result_a, &job_b)
+}
+
+#[inline(never)]
+fn finish_join<B, RA, RB>(
+    worker: &WorkerThread,
+    result_a: Result<RA, PanicPayload>,
+    job_b: &StackJob<B, RB>,
+) -> (RA, RB)
+where
+    B: FnOnce() -> RB + Send,
+    RB: Send,
+{
+    if worker.take_back_or_wait(job_b.as_job_ref(), &job_b.latch) {
         return match result_a {
-            Ok(ra) => (ra, result_b),
-            Err(payload) => panic::resume_unwind(payload),
+            // SAFETY: taken back from the deque, not run yet.
+            Ok(ra) => (ra, unsafe { job_b.run_inline() }),
+            Err(payload) => run_b_then_unwind(job_b, payload),
         };
     }
     // SAFETY: `take_back_or_wait` returned false only after the latch is set.
@@ -112,4 +132,20 @@ where
         (Ok(ra), Ok(rb)) => (ra, rb),
         (Err(payload), _) | (_, Err(payload)) => panic::resume_unwind(payload),
     }
+}
+
+/// `a` panicked and `b` was taken back: `b` still runs (the documented
+/// contract), but `a`'s panic is the one that propagates. Out of line so that
+/// the deferred join's frame — paid once per level of a deep recursion — does
+/// not grow by this rare path's unwinding state.
+#[cold]
+#[inline(never)]
+fn run_b_then_unwind<B, RB>(job_b: &StackJob<B, RB>, payload: PanicPayload) -> !
+where
+    B: FnOnce() -> RB + Send,
+    RB: Send,
+{
+    // SAFETY: the caller took `job_b` back from the deque and did not run it.
+    let _ = panic::catch_unwind(AssertUnwindSafe(|| unsafe { job_b.run_inline() }));
+    panic::resume_unwind(payload)
 }

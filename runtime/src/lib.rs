@@ -63,7 +63,9 @@ pub use params::{
     Params, ParamsError, Pinning, QueuePolicy, MAX_QUEUE_CAPACITY, MAX_STACK_SIZE, MIN_STACK_SIZE,
 };
 pub use prescient_macros::task_program;
-pub use runtime::{current_worker_index, num_workers, BuildError, Counters, Runtime, RuntimeBuilder};
+pub use runtime::{
+    current_worker_index, num_workers, BuildError, Counters, Runtime, RuntimeBuilder,
+};
 pub use scope::{scope, Scope};
 pub use spawn::{spawn, spawn_at, TaskHandle};
 pub use task_local::LocalKey;

@@ -58,6 +58,10 @@ pub(crate) const RESYNC_INTERVAL: u32 = 64;
 /// become ready before it maps a stack beyond the cap.
 pub(crate) const CAP_GRACE: Duration = Duration::from_millis(2);
 
+/// The longest run of spin hints an idle worker waits between two looks for
+/// work before it starts yielding the CPU instead.
+const MAX_IDLE_SPIN: u32 = 256;
+
 /// A user callback taking a worker index.
 pub(crate) type WorkerCallback = Box<dyn Fn(usize) + Send + Sync>;
 /// A user callback for panics of detached tasks.
@@ -103,6 +107,8 @@ pub(crate) struct Registry {
     pub(crate) workers: Vec<WorkerInfo>,
     injector: Injector<JobRef>,
     sleepers: Arc<AtomicUsize>,
+    /// Workers in `idle` that are looking for work, not parked.
+    idle_spinning: AtomicUsize,
     terminate: AtomicBool,
     next_wake: AtomicUsize,
     pub(crate) live_stack_cap: usize,
@@ -135,6 +141,7 @@ impl Registry {
             workers,
             injector: Injector::new(),
             sleepers,
+            idle_spinning: AtomicUsize::new(0),
             terminate: AtomicBool::new(false),
             next_wake: AtomicUsize::new(0),
             live_stack_cap,
@@ -329,16 +336,19 @@ impl WorkerThread {
         false
     }
 
-    /// Pushes a job; wakes a sleeping worker only when the deque already held
-    /// work (there is surplus to share), so a worker alone on a small job never
-    /// pays for a futex call.
+    /// Pushes a job. Wakes a sleeping worker only when workers sleep and none
+    /// is awake and idle (rayon's rule): an awake idle worker will find the
+    /// job by itself, so during a burst of fine-grained work — where idle
+    /// workers spin for [`SPIN_BEFORE_SLEEP`] between jobs — no push pays for a
+    /// futex call; only the first push after everyone went to sleep does.
     #[inline]
     pub(crate) fn push(&self, job: JobRef) {
         self.deque.push(job);
-        let len = self.local_len.get();
-        self.local_len.set(len + 1);
+        self.local_len.set(self.local_len.get() + 1);
         bump(&self.counters().spawns);
-        if len >= 1 && self.registry.sleepers.load(Ordering::Relaxed) != 0 {
+        if self.registry.sleepers.load(Ordering::Relaxed) != 0
+            && self.registry.idle_spinning.load(Ordering::Relaxed) == 0
+        {
             self.registry.wake_one_sleeper();
         }
     }
@@ -357,11 +367,6 @@ impl WorkerThread {
                 self.note_taken();
                 return true;
             }
-            TakeOwn::Other(next) => {
-                self.note_taken();
-                self.wait_until(latch, Some(next));
-                return false;
-            }
             TakeOwn::Empty => self.local_len.set(0),
             TakeOwn::NotNext => {}
         }
@@ -373,7 +378,7 @@ impl WorkerThread {
             bump(&self.counters().cap_takebacks);
             return true;
         }
-        self.wait_until(latch, None);
+        self.wait_until(latch);
         false
     }
 
@@ -382,12 +387,12 @@ impl WorkerThread {
     }
 
     /// Suspends the current task until `waitable` holds; the worker runs other
-    /// work meanwhile (`next` first, if given). Returns at once if it holds.
+    /// work meanwhile. Returns at once if it holds.
     ///
     /// Must be called from task code on this worker's thread. Callers whose
     /// condition can become false again (counters) re-check and call again.
-    pub(crate) fn wait_until(&self, waitable: &dyn Waitable, next: Option<JobRef>) {
-        if next.is_none() && waitable.probe() {
+    pub(crate) fn wait_until(&self, waitable: &dyn Waitable) {
+        if waitable.probe() {
             return;
         }
         // Erase the lifetime: the waitable lives in this task's frame or is
@@ -398,7 +403,7 @@ impl WorkerThread {
         let waitable: *const (dyn Waitable + 'static) = unsafe { std::mem::transmute(waitable) };
         // SAFETY: we are task code on a fiber of this worker (contract), and
         // the waitable outlives the suspension (above).
-        unsafe { fiber::suspend_current(FiberYield::Wait { waitable, next }) };
+        unsafe { fiber::suspend_current(FiberYield::Wait { waitable }) };
     }
 
     /// The worker thread's main loop: resume ready fibers, else run new jobs
@@ -437,8 +442,9 @@ impl WorkerThread {
     }
 
     /// At the live-stack cap: wait for a ready fiber up to `CAP_GRACE`.
-    /// Returns `true` if the worker should map a stack beyond the cap and
-    /// take a new job, `false` if a fiber became ready.
+    /// Returns `true` if the worker may take a new job (which maps a stack
+    /// beyond the cap, counted in `take_fiber`), `false` if a fiber became
+    /// ready.
     fn wait_at_cap(&self) -> bool {
         let deadline = Instant::now() + CAP_GRACE;
         loop {
@@ -450,11 +456,6 @@ impl WorkerThread {
             }
             std::thread::yield_now();
         }
-        if self.deque.is_empty() && !self.registry.any_stealable(self.index) {
-            // No job to take: let the idle path park until something arrives.
-            return true;
-        }
-        bump(&self.counters().stacks_beyond_cap);
         true
     }
 
@@ -465,6 +466,9 @@ impl WorkerThread {
         let stack_size = self.registry.params.stack_size;
         match Fiber::new(stack_size) {
             Ok(fiber) => {
+                if self.stacks.get() >= self.registry.live_stack_cap {
+                    bump(&self.counters().stacks_beyond_cap);
+                }
                 self.stacks.set(self.stacks.get() + 1);
                 bump(&self.counters().stacks);
                 fiber
@@ -494,59 +498,60 @@ impl WorkerThread {
         self.drive(fiber, FiberInput::Resume);
     }
 
-    /// Resumes `fiber` and handles what it yields, until the worker can go
-    /// back to choosing work.
-    fn drive(&self, mut fiber: Box<Fiber>, mut input: FiberInput) {
-        loop {
-            match fiber.resume(input) {
-                Some(FiberYield::Done) => {
-                    self.fiber_pool.borrow_mut().push(fiber);
-                    return;
+    /// Resumes `fiber` and handles what it yields.
+    fn drive(&self, mut fiber: Box<Fiber>, input: FiberInput) {
+        match fiber.resume(input) {
+            Some(FiberYield::Done) => self.fiber_pool.borrow_mut().push(fiber),
+            Some(FiberYield::Wait { waitable }) => {
+                bump(&self.counters().suspensions);
+                let suspended = self.suspended.get() + 1;
+                self.suspended.set(suspended);
+                let peak = &self.counters().peak_suspended;
+                if suspended as u64 > peak.load(Ordering::Relaxed) {
+                    peak.store(suspended as u64, Ordering::Relaxed);
                 }
-                Some(FiberYield::Wait { waitable, next }) => {
-                    bump(&self.counters().suspensions);
-                    let suspended = self.suspended.get() + 1;
-                    self.suspended.set(suspended);
-                    let peak = &self.counters().peak_suspended;
-                    if suspended as u64 > peak.load(Ordering::Relaxed) {
-                        peak.store(suspended as u64, Ordering::Relaxed);
-                    }
-                    let fiber_ptr = FiberPtr(Box::into_raw(fiber));
-                    // SAFETY: the waiting task's frame keeps `waitable` alive
-                    // while its fiber is suspended, and the fiber has switched
-                    // out, so registering it cannot race with its own code.
-                    let registered = unsafe { (*waitable).register(Waiter::Fiber(fiber_ptr, self.wake)) };
-                    if !registered {
-                        // Already satisfied: ready at once.
-                        self.wake().push_ready_local(fiber_ptr);
-                    }
-                    match next {
-                        Some(job) => {
-                            fiber = self.take_fiber();
-                            input = FiberInput::Run(job);
-                        }
-                        None => return,
-                    }
+                let fiber_ptr = FiberPtr(Box::into_raw(fiber));
+                // SAFETY: the waiting task's frame keeps `waitable` alive while
+                // its fiber is suspended, and the fiber has switched out, so
+                // registering it cannot race with its own code.
+                let registered =
+                    unsafe { (*waitable).register(Waiter::Fiber(fiber_ptr, self.wake)) };
+                if !registered {
+                    // Already satisfied: ready at once.
+                    self.wake().push_ready_local(fiber_ptr);
                 }
-                None => unreachable!("a fiber returned without being told to exit"),
             }
+            None => unreachable!("a fiber returned without being told to exit"),
         }
     }
 
-    /// Spins, then parks. Returns `false` when the worker should exit.
+    /// Spins with exponential backoff, then parks. Returns `false` when the
+    /// worker should exit.
+    ///
+    /// The backoff matters on fine grains: every look at another worker's
+    /// deque pulls its cache lines over here, and the owner's next push then
+    /// pays a cache miss. Between looks an idle worker waits 1, 2, 4, … up to
+    /// [`MAX_IDLE_SPIN`] spin hints (then yields the CPU between looks), so an
+    /// idle worker costs a busy owner at most one miss per few microseconds.
     fn idle(&self) -> bool {
+        let spinning = &self.registry.idle_spinning;
+        spinning.fetch_add(1, Ordering::SeqCst);
         let start = Instant::now();
-        let mut rounds: u32 = 0;
+        let mut spins: u32 = 1;
         loop {
             if self.has_work() {
+                spinning.fetch_sub(1, Ordering::SeqCst);
                 return true;
             }
             if self.can_exit() {
+                spinning.fetch_sub(1, Ordering::SeqCst);
                 return false;
             }
-            rounds += 1;
-            if rounds < 32 {
-                std::hint::spin_loop();
+            if spins < MAX_IDLE_SPIN {
+                for _ in 0..spins {
+                    std::hint::spin_loop();
+                }
+                spins *= 2;
             } else {
                 std::thread::yield_now();
                 if start.elapsed() > SPIN_BEFORE_SLEEP {
@@ -554,6 +559,7 @@ impl WorkerThread {
                 }
             }
         }
+        spinning.fetch_sub(1, Ordering::SeqCst);
         self.wake().sleep(
             || self.has_work() || self.registry.terminate.load(Ordering::SeqCst),
             None,
@@ -575,7 +581,12 @@ impl WorkerThread {
 }
 
 /// The body of a worker thread.
-pub(crate) fn worker_main(registry: Arc<Registry>, index: usize, deque: TaskDeque, pin_to: Option<usize>) {
+pub(crate) fn worker_main(
+    registry: Arc<Registry>,
+    index: usize,
+    deque: TaskDeque,
+    pin_to: Option<usize>,
+) {
     let _alt_stack = crate::overflow::ensure_alt_stack();
     if let Some(pu) = pin_to {
         if let Err(error) = crate::topology::pin_current_thread(pu) {
@@ -599,7 +610,7 @@ pub(crate) fn worker_main(registry: Arc<Registry>, index: usize, deque: TaskDequ
     // The handlers run outside the runtime (no worker registered yet / any
     // more): a handler that enters a runtime blocks like any other thread.
     if let Some(start) = &registry.handlers.start {
-        start(index);
+        call_handler("start", index, || start(index));
     }
     WORKER_THREAD.with(|w| w.set(&worker));
     worker.main_loop();
@@ -609,7 +620,15 @@ pub(crate) fn worker_main(registry: Arc<Registry>, index: usize, deque: TaskDequ
         debug_assert!(out.is_none());
     }
     if let Some(exit) = &registry.handlers.exit {
-        exit(index);
+        call_handler("exit", index, || exit(index));
+    }
+}
+
+/// Runs a start or exit handler; a panic in it is reported and does not take
+/// the worker down (a lost worker would strand the tasks of its deque).
+fn call_handler(which: &str, index: usize, handler: impl FnOnce()) {
+    if std::panic::catch_unwind(std::panic::AssertUnwindSafe(handler)).is_err() {
+        eprintln!("prescient: the {which} handler panicked on worker {index}; the worker goes on");
     }
 }
 
@@ -622,7 +641,7 @@ pub(crate) fn wait_for(waitable: &dyn Waitable) {
             latch::wait_on_thread(waitable);
         } else {
             // SAFETY: non-null: the worker of this thread, alive while it runs.
-            unsafe { (*worker).wait_until(waitable, None) };
+            unsafe { (*worker).wait_until(waitable) };
         }
     }
 }

@@ -304,8 +304,20 @@ impl Runtime {
 }
 
 impl Drop for Runtime {
+    /// Lets the workers finish every task, then joins them. Dropped from one
+    /// of its own tasks (the last `Arc<Runtime>` moved into a task), it cannot
+    /// join the thread it runs on: the workers are told to terminate and are
+    /// detached instead; they exit once every task has finished.
     fn drop(&mut self) {
         self.registry.terminate();
+        let worker = WorkerThread::current();
+        // SAFETY: non-null: the worker of this thread, alive while it runs.
+        let inside =
+            !worker.is_null() && unsafe { Arc::ptr_eq(&(*worker).registry, &self.registry) };
+        if inside {
+            self.threads.clear();
+            return;
+        }
         for thread in self.threads.drain(..) {
             let _ = thread.join();
         }

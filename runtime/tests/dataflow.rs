@@ -15,7 +15,11 @@ fn runtime(workers: usize) -> Runtime {
 }
 
 fn runtime_with(workers: usize, params: Params) -> Runtime {
-    Runtime::builder().num_workers(workers).params(params).build().unwrap()
+    Runtime::builder()
+        .num_workers(workers)
+        .params(params)
+        .build()
+        .unwrap()
 }
 
 fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
@@ -111,7 +115,10 @@ fn readers_of_one_version_run_concurrently() {
             }
         });
     });
-    assert!(overlapped.load(Ordering::SeqCst), "two readers never ran at once");
+    assert!(
+        overlapped.load(Ordering::SeqCst),
+        "two readers never ran at once"
+    );
 }
 
 #[test]
@@ -121,10 +128,13 @@ fn a_handle_named_twice_for_reading_gives_two_shared_borrows() {
         dataflow(|df| {
             let a = df.data(21u64);
             let sum = df.data(0u64);
-            df.task((a.read(), a.read(), sum.out()), |(x, y, sum): (&u64, &u64, &mut u64)| {
-                assert!(std::ptr::eq(x, y), "both borrows are of the one value");
-                *sum = x + y;
-            });
+            df.task(
+                (a.read(), a.read(), sum.out()),
+                |(x, y, sum): (&u64, &u64, &mut u64)| {
+                    assert!(std::ptr::eq(x, y), "both borrows are of the one value");
+                    *sum = x + y;
+                },
+            );
             // The merged `in` access still orders a later writer after it.
             df.task(a.inout(), |a: &mut u64| *a = 0);
             sum.into_inner()
@@ -157,7 +167,10 @@ fn a_handle_named_twice_with_a_write_is_rejected_before_it_is_submitted() {
     });
     let (message, value) = outcome;
     assert!(message.contains("names the same data twice"), "{message}");
-    assert!(message.contains("`in`") && message.contains("`inout`"), "{message}");
+    assert!(
+        message.contains("`in`") && message.contains("`inout`"),
+        "{message}"
+    );
     assert!(!ran.load(Ordering::SeqCst), "the rejected body ran");
     assert_eq!(value, 2);
 }
@@ -209,7 +222,10 @@ fn tasks_without_accesses_and_multiple_waits() {
                 assert_eq!(count.load(Ordering::Relaxed), (round as usize + 1) * 10);
                 let a = a.get_mut();
                 assert_eq!(a.len(), (round as usize + 1) * 10);
-                assert!(a.windows(2).all(|w| w[0] < w[1]), "inout chain out of order");
+                assert!(
+                    a.windows(2).all(|w| w[0] < w[1]),
+                    "inout chain out of order"
+                );
             }
         });
     });
@@ -242,20 +258,28 @@ fn nested_dataflow_works_on_split_tiles_of_its_borrow() {
                     dataflow(|inner| {
                         let sub = inner.tiles(tile, 4);
                         for j in 0..sub.len() {
-                            inner.task(sub.inout(j), |s: &mut [u64]| s.iter_mut().for_each(|x| *x *= 2));
+                            inner.task(sub.inout(j), |s: &mut [u64]| {
+                                s.iter_mut().for_each(|x| *x *= 2)
+                            });
                         }
                         for j in 1..sub.len() {
-                            inner.task((sub.read(j - 1), sub.inout(j)), |(prev, s): (&[u64], &mut [u64])| {
-                                s[0] += prev[3];
-                            });
+                            inner.task(
+                                (sub.read(j - 1), sub.inout(j)),
+                                |(prev, s): (&[u64], &mut [u64])| {
+                                    s[0] += prev[3];
+                                },
+                            );
                         }
                     });
                 });
             }
             for i in 1..outer.len() {
-                df.task((outer.read(i - 1), outer.inout(i)), |(prev, t): (&[u64], &mut [u64])| {
-                    t[0] += prev[15];
-                });
+                df.task(
+                    (outer.read(i - 1), outer.inout(i)),
+                    |(prev, t): (&[u64], &mut [u64])| {
+                        t[0] += prev[15];
+                    },
+                );
             }
         });
     });
@@ -297,7 +321,11 @@ fn outer_successors_of_a_task_wait_for_its_nested_tasks() {
                 });
             });
             df.task(a.read(), |v: &Vec<u32>| {
-                assert_eq!(*v, [1, 2, 3, 4, 5, 6, 7, 8], "an outer successor ran before nested tasks finished");
+                assert_eq!(
+                    *v,
+                    [1, 2, 3, 4, 5, 6, 7, 8],
+                    "an outer successor ran before nested tasks finished"
+                );
             });
             df.wait();
         });
@@ -350,7 +378,9 @@ fn a_panic_poisons_what_the_task_writes_and_cancels_its_dependents() {
                     *a = 99; // half-written ...
                     panic!("boom");
                 });
-                df.task(a.read(), move |_a: &u32| ran.lock().unwrap().push("reads a"));
+                df.task(a.read(), move |_a: &u32| {
+                    ran.lock().unwrap().push("reads a")
+                });
                 df.task(b.inout(), move |b: &mut u32| {
                     *b += 1;
                     ran.lock().unwrap().push("writes b");
@@ -359,18 +389,29 @@ fn a_panic_poisons_what_the_task_writes_and_cancels_its_dependents() {
                     *c = 5;
                     ran.lock().unwrap().push("writes c from a");
                 });
-                df.task(c.read(), move |_c: &u32| ran.lock().unwrap().push("reads c"));
-                df.task(d.read(), move |_d: &u32| ran.lock().unwrap().push("reads d"));
+                df.task(c.read(), move |_c: &u32| {
+                    ran.lock().unwrap().push("reads c")
+                });
+                df.task(d.read(), move |_d: &u32| {
+                    ran.lock().unwrap().push("reads d")
+                });
                 df.task(b.inout(), move |b: &mut u32| {
                     *b += 1;
                     ran.lock().unwrap().push("writes b again");
                 });
                 let waited = panic::catch_unwind(AssertUnwindSafe(|| df.wait()));
                 let message = panic_message(&*waited.expect_err("the panic was lost"));
-                let poisoned = [a.is_poisoned(), b.is_poisoned(), c.is_poisoned(), d.is_poisoned()];
+                let poisoned = [
+                    a.is_poisoned(),
+                    b.is_poisoned(),
+                    c.is_poisoned(),
+                    d.is_poisoned(),
+                ];
                 // Poisoned data cannot be read back ...
                 let read_a = panic::catch_unwind(AssertUnwindSafe(|| a.into_inner()));
-                assert!(panic_message(&*read_a.expect_err("read poisoned data")).contains("poisoned"));
+                assert!(
+                    panic_message(&*read_a.expect_err("read poisoned data")).contains("poisoned")
+                );
                 // ... unless the poison is cleared explicitly.
                 let mut c = c;
                 c.clear_poison();
@@ -403,7 +444,9 @@ fn a_panic_in_a_nested_task_poisons_the_outer_task_data() {
                         });
                     });
                     let flag = df.data(false);
-                    df.task((outer.read(), flag.out()), |(_o, f): (&u32, &mut bool)| *f = true);
+                    df.task((outer.read(), flag.out()), |(_o, f): (&u32, &mut bool)| {
+                        *f = true
+                    });
                     let _ = panic::catch_unwind(AssertUnwindSafe(|| df.wait()));
                     assert!(outer.is_poisoned());
                     assert!(flag.is_poisoned(), "the outer successor was not cancelled");
@@ -464,7 +507,11 @@ fn a_dropped_handle_is_freed_once_after_its_tasks() {
                 });
             }
             drop(a);
-            assert_eq!(drops.load(Ordering::SeqCst), 0, "freed while tasks were live");
+            assert_eq!(
+                drops.load(Ordering::SeqCst),
+                0,
+                "freed while tasks were live"
+            );
             df.wait();
             assert_eq!(drops.load(Ordering::SeqCst), 1);
         });
@@ -474,7 +521,10 @@ fn a_dropped_handle_is_freed_once_after_its_tasks() {
 
 #[test]
 fn ready_tasks_are_deferred_while_the_deque_has_room_and_inlined_when_full() {
-    let deferring = runtime_with(1, Params::DEFAULT.with_queue_capacity(prescient::MAX_QUEUE_CAPACITY));
+    let deferring = runtime_with(
+        1,
+        Params::DEFAULT.with_queue_capacity(prescient::MAX_QUEUE_CAPACITY),
+    );
     let before = deferring.counters();
     deferring.run(|| {
         dataflow(|df| {
@@ -505,7 +555,12 @@ fn ready_tasks_are_deferred_while_the_deque_has_room_and_inlined_when_full() {
 #[test]
 fn released_tasks_are_queued_on_the_releasing_worker_and_stealable() {
     for policy in QueuePolicy::ALL {
-        let rt = runtime_with(2, Params::DEFAULT.with_queue_policy(policy).with_queue_capacity(64));
+        let rt = runtime_with(
+            2,
+            Params::DEFAULT
+                .with_queue_policy(policy)
+                .with_queue_capacity(64),
+        );
         let writer_worker = AtomicUsize::new(usize::MAX);
         let reader_workers = Mutex::new(Vec::new());
         rt.run(|| {
@@ -515,12 +570,16 @@ fn released_tasks_are_queued_on_the_releasing_worker_and_stealable() {
                 df.task(a.out(), move |a: &mut u32| {
                     std::thread::sleep(Duration::from_millis(20));
                     *a = 1;
-                    writer_worker.store(prescient::current_worker_index().unwrap(), Ordering::SeqCst);
+                    writer_worker
+                        .store(prescient::current_worker_index().unwrap(), Ordering::SeqCst);
                 });
                 for _ in 0..8 {
                     let reader_workers = &reader_workers;
                     df.task(a.read(), move |_a: &u32| {
-                        reader_workers.lock().unwrap().push(prescient::current_worker_index().unwrap());
+                        reader_workers
+                            .lock()
+                            .unwrap()
+                            .push(prescient::current_worker_index().unwrap());
                         std::thread::sleep(Duration::from_millis(10));
                     });
                 }
@@ -529,7 +588,55 @@ fn released_tasks_are_queued_on_the_releasing_worker_and_stealable() {
         let writer = writer_worker.load(Ordering::SeqCst);
         let readers = reader_workers.into_inner().unwrap();
         assert_eq!(readers.len(), 8);
-        assert!(readers.contains(&writer), "{policy}: no reader ran where the writer finished: {readers:?}");
-        assert!(readers.iter().any(|&w| w != writer), "{policy}: no reader was stolen: {readers:?}");
+        assert!(
+            readers.contains(&writer),
+            "{policy}: no reader ran where the writer finished: {readers:?}"
+        );
+        assert!(
+            readers.iter().any(|&w| w != writer),
+            "{policy}: no reader was stolen: {readers:?}"
+        );
     }
+}
+
+#[test]
+fn a_full_deque_runs_ready_tasks_at_once_but_never_a_blocked_one() {
+    let rt = runtime_with(1, Params::DEFAULT.with_queue_capacity(2));
+    let log = Mutex::new(Vec::new());
+    rt.run(|| {
+        dataflow(|df| {
+            let a = df.data(0u32);
+            let b = df.data(0u32);
+            let log = &log;
+            // Ready, room in the deque: deferred.
+            df.task(a.out(), move |a: &mut u32| {
+                *a = 1;
+                log.lock().unwrap().push("write a");
+            });
+            df.task((), move |()| log.lock().unwrap().push("empty"));
+            assert_eq!(df.live_tasks(), 2);
+            // Blocked behind the pending writer: the deque is full, but it
+            // must not run now.
+            df.task(a.read(), move |a: &u32| {
+                assert_eq!(*a, 1);
+                log.lock().unwrap().push("read a");
+            });
+            assert_eq!(df.live_tasks(), 3);
+            assert!(log.lock().unwrap().is_empty(), "a task ran at submission");
+            // Ready, on data no unfinished task touches, deque full: runs
+            // now, without entering the graph.
+            df.task(b.inout(), move |b: &mut u32| {
+                *b = 7;
+                log.lock().unwrap().push("write b");
+            });
+            assert_eq!(*log.lock().unwrap(), ["write b"]);
+            assert_eq!(df.live_tasks(), 3);
+            df.wait();
+            assert_eq!(b.into_inner(), 7);
+        });
+    });
+    let log = log.into_inner().unwrap();
+    assert_eq!(log.len(), 4);
+    let position = |s: &str| log.iter().position(|&l| l == s).unwrap();
+    assert!(position("write a") < position("read a"), "{log:?}");
 }

@@ -135,7 +135,11 @@ fn generate(seed: u64, handles: usize, tasks: usize) -> Vec<Step> {
             index,
             accesses,
             nested: writes && rng.chance(10),
-            spin: if rng.chance(20) { rng.below(300) as u32 } else { 0 },
+            spin: if rng.chance(20) {
+                rng.below(300) as u32
+            } else {
+                0
+            },
         }));
     }
     steps.push(Step::Check);
@@ -162,7 +166,10 @@ fn output(hash: u64, position: usize) -> u64 {
 fn apply_sequential(spec: &TaskSpec, values: &mut [u64]) -> u64 {
     let hash = task_hash(
         spec.index,
-        spec.accesses.iter().filter(|&&(_, m)| m != Mode::Out).map(|&(h, _)| values[h]),
+        spec.accesses
+            .iter()
+            .filter(|&&(_, m)| m != Mode::Out)
+            .map(|&(h, _)| values[h]),
     );
     for (position, &(h, mode)) in spec.accesses.iter().enumerate() {
         if mode != Mode::In {
@@ -199,9 +206,14 @@ impl Checker {
             if mode == Mode::In {
                 let previous = state.fetch_add(1, Ordering::SeqCst);
                 if previous < 0 {
-                    self.violation(format!("task {} reads handle {h} while it is written", spec.index));
+                    self.violation(format!(
+                        "task {} reads handle {h} while it is written",
+                        spec.index
+                    ));
                 }
-            } else if let Err(current) = state.compare_exchange(0, -1, Ordering::SeqCst, Ordering::SeqCst) {
+            } else if let Err(current) =
+                state.compare_exchange(0, -1, Ordering::SeqCst, Ordering::SeqCst)
+            {
                 self.violation(format!(
                     "task {} writes handle {h} while it is accessed (state {current})",
                     spec.index
@@ -247,11 +259,15 @@ fn run_body(spec: &TaskSpec, accs: &mut [Acc<'_>], check: &Checker) {
             })
             .collect();
         dataflow(|inner| {
-            let handles: Vec<(usize, Data<'_, &mut u64>)> =
-                outputs.into_iter().map(|(position, v)| (position, inner.data(v))).collect();
+            let handles: Vec<(usize, Data<'_, &mut u64>)> = outputs
+                .into_iter()
+                .map(|(position, v)| (position, inner.data(v)))
+                .collect();
             for (position, handle) in &handles {
                 let position = *position;
-                inner.task(handle.out(), move |v: &mut &mut u64| **v = output(hash, position));
+                inner.task(handle.out(), move |v: &mut &mut u64| {
+                    **v = output(hash, position)
+                });
             }
         });
     } else {
@@ -265,7 +281,12 @@ fn run_body(spec: &TaskSpec, accs: &mut [Acc<'_>], check: &Checker) {
 }
 
 /// Submits one task of the program.
-fn submit<'df>(df: &'df Dataflow<'df, '_>, handles: &[Data<'df, u64>], spec: TaskSpec, check: &'df Checker) {
+fn submit<'df>(
+    df: &'df Dataflow<'df, '_>,
+    handles: &[Data<'df, u64>],
+    spec: TaskSpec,
+    check: &'df Checker,
+) {
     macro_rules! token {
         (In, $h:expr) => {
             $h.read()
@@ -364,17 +385,31 @@ fn run_program(runtime: &Runtime, seed: u64, label: &str) -> Result<(), String> 
 
     let violations = std::mem::take(&mut *check.violations.lock().unwrap());
     if !violations.is_empty() {
-        return Err(format!("{label} seed {seed:#x}: exclusivity violated: {violations:?}"));
+        return Err(format!(
+            "{label} seed {seed:#x}: exclusivity violated: {violations:?}"
+        ));
     }
-    let hashes: Vec<u64> = check.hashes.iter().map(|h| h.load(Ordering::Relaxed)).collect();
-    if let Some(task) = hashes.iter().zip(&expected_hashes).position(|(o, e)| o != e) {
+    let hashes: Vec<u64> = check
+        .hashes
+        .iter()
+        .map(|h| h.load(Ordering::Relaxed))
+        .collect();
+    if let Some(task) = hashes
+        .iter()
+        .zip(&expected_hashes)
+        .position(|(o, e)| o != e)
+    {
         return Err(format!(
             "{label} seed {seed:#x}: task {task} read other values than in the sequential run"
         ));
     }
     for (n, (observed, expected)) in observed_checks.iter().zip(&expected_checks).enumerate() {
         if observed != expected {
-            let first = observed.iter().zip(expected).position(|(o, e)| o != e).unwrap();
+            let first = observed
+                .iter()
+                .zip(expected)
+                .position(|(o, e)| o != e)
+                .unwrap();
             return Err(format!(
                 "{label} seed {seed:#x}: values differ from the sequential run at check {n} \
                  ({} handles, {} tasks), first at handle {first}",
@@ -419,7 +454,9 @@ fn stress(workers: usize) {
                 .build()
                 .unwrap();
             for run in 0..RUNS_PER_CONFIG {
-                let seed = mix(base ^ mix((workers as u64) << 32 | (p as u64) << 16 | (c as u64) << 8 | run));
+                let seed =
+                    mix(base
+                        ^ mix((workers as u64) << 32 | (p as u64) << 16 | (c as u64) << 8 | run));
                 let label = format!(
                     "workers {workers} policy {policy} capacity {capacity} buckets {buckets} run {run}"
                 );
@@ -472,7 +509,9 @@ fn a_reordered_program_is_detected() {
     };
     let conflict = |a: &TaskSpec, b: &TaskSpec| {
         a.accesses.iter().any(|&(h, m)| {
-            b.accesses.iter().any(|&(g, n)| h == g && (m != Mode::In || n != Mode::In) && (m != Mode::Out || n != Mode::Out))
+            b.accesses.iter().any(|&(g, n)| {
+                h == g && (m != Mode::In || n != Mode::In) && (m != Mode::Out || n != Mode::Out)
+            })
         })
     };
     let mut swapped = 0;
@@ -480,7 +519,12 @@ fn a_reordered_program_is_detected() {
         if conflict(specs[i], specs[i + 1]) {
             let mut order = specs.clone();
             order.swap(i, i + 1);
-            assert_ne!(run(&specs), run(&order), "swapping tasks {i} and {} went unnoticed", i + 1);
+            assert_ne!(
+                run(&specs),
+                run(&order),
+                "swapping tasks {i} and {} went unnoticed",
+                i + 1
+            );
             swapped += 1;
         }
     }

@@ -18,7 +18,11 @@ impl XorShift64 {
     /// A generator for `seed` (any value; zero is remapped).
     pub fn new(seed: u64) -> XorShift64 {
         XorShift64 {
-            state: if seed == 0 { 0x9E37_79B9_7F4A_7C15 } else { seed },
+            state: if seed == 0 {
+                0x9E37_79B9_7F4A_7C15
+            } else {
+                seed
+            },
         }
     }
 
@@ -268,7 +272,12 @@ pub fn mappings_of(addrs: &[usize]) -> Vec<Option<(usize, usize)>> {
         .collect();
     addrs
         .iter()
-        .map(|&addr| ranges.iter().copied().find(|&(a, b)| (a..b).contains(&addr)))
+        .map(|&addr| {
+            ranges
+                .iter()
+                .copied()
+                .find(|&(a, b)| (a..b).contains(&addr))
+        })
         .collect()
 }
 

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 /// How many times each scenario repeats per configuration (wake-up races
 /// need more than one try).
-const ROUNDS: usize = 5;
+const ROUNDS: usize = 10;
 const LIMIT: Duration = Duration::from_secs(60);
 
 fn for_each_config(test: &str, f: impl Fn(&Config, &Runtime)) {
@@ -75,7 +75,10 @@ fn join_every_config() {
         assert_eq!(rt.run(|| fib_join(&config, 13)), fib_seq(13), "{config}");
         let mut data: Vec<u64> = (0..1000).collect();
         rt.run(|| double_all(&mut data));
-        assert!(data.iter().enumerate().all(|(i, &x)| x == 2 * i as u64), "{config}");
+        assert!(
+            data.iter().enumerate().all(|(i, &x)| x == 2 * i as u64),
+            "{config}"
+        );
         // Results of different types, and a join inside the other's closure.
         let (s, (x, y)) = rt.run(|| {
             prescient::join(
@@ -135,16 +138,22 @@ fn spawn_every_config() {
                 7
             }
         });
-        assert!(!handle.is_finished(), "{config}: finished before its gate opened");
+        assert!(
+            !handle.is_finished(),
+            "{config}: finished before its gate opened"
+        );
         gate.set();
         let deadline = std::time::Instant::now() + Duration::from_secs(30);
         while !handle.is_finished() {
-            assert!(std::time::Instant::now() < deadline, "{config}: is_finished never true");
+            assert!(
+                std::time::Instant::now() < deadline,
+                "{config}: is_finished never true"
+            );
             std::thread::yield_now();
         }
         assert_eq!(handle.join(), 7, "{config}");
         // A task spawning into this runtime through `Runtime::spawn` from inside.
-        let rt_ref = &*rt;
+        let rt_ref = rt;
         let v = rt.run(|| rt_ref.spawn(|| 5).join());
         assert_eq!(v, 5, "{config}");
     });
@@ -361,7 +370,10 @@ fn task_local_every_config() {
     for_each_config("task_local", |config, rt| {
         let config = *config;
         let leaves = rt.run(|| {
-            assert!(DEPTH.try_with(|_| ()).is_none(), "{config}: a fresh task sees a value");
+            assert!(
+                DEPTH.try_with(|_| ()).is_none(),
+                "{config}: a fresh task sees a value"
+            );
             task_local_tree(&config, 0, 7)
         });
         assert_eq!(leaves, 128, "{config}");
@@ -388,7 +400,8 @@ fn run_every_config() {
         // while the other runtime works.
         let other = Runtime::builder().num_workers(2).build().unwrap();
         let v = rt.run(|| {
-            let (a, b) = prescient::join(|| other.run(|| fib_join_any(10)), || fib_join(&config, 10));
+            let (a, b) =
+                prescient::join(|| other.run(|| fib_join_any(10)), || fib_join(&config, 10));
             a + b
         });
         assert_eq!(v, 110, "{config}");
@@ -427,7 +440,10 @@ fn builder_accessors_and_handlers_every_config() {
                 .max_live_stacks(8)
                 .thread_name(|i| format!("mx-{i}"))
                 .start_handler(move |i| {
-                    assert_eq!(std::thread::current().name(), Some(format!("mx-{i}").as_str()));
+                    assert_eq!(
+                        std::thread::current().name(),
+                        Some(format!("mx-{i}").as_str())
+                    );
                     s.lock().unwrap().push(i)
                 })
                 .exit_handler(move |i| e.lock().unwrap().push(i))

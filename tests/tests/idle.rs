@@ -14,7 +14,11 @@ const LIMIT: Duration = Duration::from_secs(60);
 
 fn runtime(policy: QueuePolicy, workers: usize, prefix: &'static str) -> Runtime {
     Runtime::builder()
-        .params(prescient::Params::DEFAULT.with_queue_policy(policy).with_stack_size(128 << 10))
+        .params(
+            prescient::Params::DEFAULT
+                .with_queue_policy(policy)
+                .with_stack_size(128 << 10),
+        )
         .num_workers(workers)
         .thread_name(move |i| format!("{prefix}{i}"))
         .build()
@@ -28,7 +32,10 @@ fn workers_of(prefix: &str, n: usize) -> Vec<ThreadInfo> {
         if threads.len() == n {
             return threads;
         }
-        assert!(Instant::now() < deadline, "expected {n} threads named {prefix}*: {threads:?}");
+        assert!(
+            Instant::now() < deadline,
+            "expected {n} threads named {prefix}*: {threads:?}"
+        );
         std::thread::sleep(Duration::from_millis(1));
     }
 }
@@ -45,7 +52,10 @@ fn assert_parked(prefix: &str, n: usize, what: &str) {
         assert!(
             Instant::now() < deadline,
             "{what}: workers never all parked: {:?}",
-            threads.iter().map(|t| (&t.name, t.state)).collect::<Vec<_>>()
+            threads
+                .iter()
+                .map(|t| (&t.name, t.state))
+                .collect::<Vec<_>>()
         );
         std::thread::sleep(Duration::from_millis(5));
     }
@@ -55,7 +65,10 @@ fn assert_parked(prefix: &str, n: usize, what: &str) {
     while start.elapsed() < Duration::from_millis(100) {
         let now = workers_of(prefix, n);
         let awake: Vec<_> = now.iter().filter(|t| t.state != 'S').collect();
-        assert!(awake.is_empty(), "{what}: a parked worker woke up with nothing to do: {awake:?}");
+        assert!(
+            awake.is_empty(),
+            "{what}: a parked worker woke up with nothing to do: {awake:?}"
+        );
         samples += 1;
         std::thread::sleep(Duration::from_millis(10));
     }
@@ -64,7 +77,10 @@ fn assert_parked(prefix: &str, n: usize, what: &str) {
     let ticks: u64 = after.iter().map(|t| t.cpu_ticks).sum::<u64>()
         - before.iter().map(|t| t.cpu_ticks).sum::<u64>();
     // Clock ticks are 10 ms: one spinning worker would take ~10 per 100 ms.
-    assert!(ticks <= 2, "{what}: idle workers used {ticks} ticks of CPU in 100 ms");
+    assert!(
+        ticks <= 2,
+        "{what}: idle workers used {ticks} ticks of CPU in 100 ms"
+    );
 }
 
 fn fib(n: u64) -> u64 {

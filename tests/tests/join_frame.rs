@@ -20,7 +20,11 @@ fn bytes_per_level(capacity: usize) -> usize {
         .with_queue_policy(QueuePolicy::PF)
         .with_queue_capacity(capacity)
         .checked();
-    let runtime = Runtime::builder().params(params).num_workers(1).build().unwrap();
+    let runtime = Runtime::builder()
+        .params(params)
+        .num_workers(1)
+        .build()
+        .unwrap();
     runtime.run(|| {
         let mut addresses = Vec::with_capacity(64);
         depth_probe(32, &mut addresses);

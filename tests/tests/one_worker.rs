@@ -57,8 +57,14 @@ fn blocking_on_a_handle_whose_producer_is_queued_behind() {
         let v = rt.run(|| prescient::spawn(|| 41).join() + 1);
         assert_eq!(v, 42);
         let c = rt.counters().since(&before);
-        assert_eq!(c.spawns, 1, "{policy}/{capacity}: the producer was deferred: {c:?}");
-        assert!(c.suspensions >= 1, "{policy}/{capacity}: the join did not suspend: {c:?}");
+        assert_eq!(
+            c.spawns, 1,
+            "{policy}/{capacity}: the producer was deferred: {c:?}"
+        );
+        assert!(
+            c.suspensions >= 1,
+            "{policy}/{capacity}: the join did not suspend: {c:?}"
+        );
 
         // 2. The consumer is a queued task that runs *before* its producer
         //    (the spawn order is chosen per policy so that the consumer is
@@ -79,7 +85,11 @@ fn blocking_on_a_handle_whose_producer_is_queued_behind() {
                 let (order, slot) = (order.clone(), slot.clone());
                 prescient::spawn(move || {
                     log(&order, "consumer waits");
-                    let producer = slot.lock().unwrap().take().expect("the handle is in the slot");
+                    let producer = slot
+                        .lock()
+                        .unwrap()
+                        .take()
+                        .expect("the handle is in the slot");
                     let v = producer.join() + 1;
                     log(&order, "consumer done");
                     v
@@ -174,7 +184,10 @@ fn a_task_started_during_a_wait_waits_for_the_waiter() {
             "{policy}/{capacity}: {c:?}"
         );
         assert!(c.suspensions >= 2, "{policy}/{capacity}: {c:?}");
-        assert!(c.live_stacks >= 2, "{policy}/{capacity}: A and B need two stacks: {c:?}");
+        assert!(
+            c.live_stacks >= 2,
+            "{policy}/{capacity}: A and B need two stacks: {c:?}"
+        );
     });
 }
 
@@ -262,8 +275,14 @@ fn a_join_whose_child_is_behind_a_task_that_waits_for_the_joiner() {
         if !policy.owner_takes_newest() {
             // The owner takes the oldest job first: B started while A was
             // waiting in its join, and resumed only after A.
-            assert!(pos("B starts") < pos("A resumes"), "{policy}/{capacity}: {order:?}");
+            assert!(
+                pos("B starts") < pos("A resumes"),
+                "{policy}/{capacity}: {order:?}"
+            );
         }
-        assert!(pos("child runs") < pos("A resumes"), "{policy}/{capacity}: {order:?}");
+        assert!(
+            pos("child runs") < pos("A resumes"),
+            "{policy}/{capacity}: {order:?}"
+        );
     });
 }

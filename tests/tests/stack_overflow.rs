@@ -64,26 +64,45 @@ fn check(test: &str, role: &str) {
         return;
     }
     let (signal, stderr) = run_child(test, role);
-    assert_eq!(signal, Some(libc::SIGABRT), "{role}: the child did not abort; stderr:\n{stderr}");
-    assert!(stderr.contains("task stack overflow"), "{role}: stderr:\n{stderr}");
-    assert!(stderr.contains(&STACK.to_string()), "{role}: stderr does not name {STACK}:\n{stderr}");
+    assert_eq!(
+        signal,
+        Some(libc::SIGABRT),
+        "{role}: the child did not abort; stderr:\n{stderr}"
+    );
+    assert!(
+        stderr.contains("task stack overflow"),
+        "{role}: stderr:\n{stderr}"
+    );
+    assert!(
+        stderr.contains(&STACK.to_string()),
+        "{role}: stderr does not name {STACK}:\n{stderr}"
+    );
     assert!(stderr.contains("stack_size"), "{role}: stderr:\n{stderr}");
     assert!(!stderr.contains("unreachable"), "{role}: stderr:\n{stderr}");
 }
 
 #[test]
 fn overflow_in_recursion_aborts_with_the_stack_size() {
-    check("overflow_in_recursion_aborts_with_the_stack_size", "recursion");
+    check(
+        "overflow_in_recursion_aborts_with_the_stack_size",
+        "recursion",
+    );
 }
 
 #[test]
 fn overflow_in_nested_joins_aborts_with_the_stack_size() {
-    check("overflow_in_nested_joins_aborts_with_the_stack_size", "joins");
+    check(
+        "overflow_in_nested_joins_aborts_with_the_stack_size",
+        "joins",
+    );
 }
 
 #[test]
 fn overflow_in_a_spawned_task_aborts_with_the_stack_size() {
-    check("overflow_in_a_spawned_task_aborts_with_the_stack_size", "spawned");
+    check(
+        "overflow_in_a_spawned_task_aborts_with_the_stack_size",
+        "spawned",
+    );
 }
 
 /// A main-thread (not task) overflow is still std's business: the runtime's
@@ -103,7 +122,13 @@ fn overflow_on_a_plain_thread_is_not_reported_as_a_task_overflow() {
         return;
     }
     let (signal, stderr) = run_child(TEST, "plain");
-    assert!(signal.is_some(), "the child did not die of a signal; stderr:\n{stderr}");
+    assert!(
+        signal.is_some(),
+        "the child did not die of a signal; stderr:\n{stderr}"
+    );
     assert!(!stderr.contains("task stack overflow"), "stderr:\n{stderr}");
-    assert!(stderr.contains("has overflowed its stack"), "std's message is missing:\n{stderr}");
+    assert!(
+        stderr.contains("has overflowed its stack"),
+        "std's message is missing:\n{stderr}"
+    );
 }

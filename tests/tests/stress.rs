@@ -179,7 +179,10 @@ fn random_fork_join_trees_on_32_workers() {
                     .build()
                     .unwrap();
                 for t in 0..TREES / RUNTIMES {
-                    let mut gen = Gen { rng: &mut rng, nodes: 0 };
+                    let mut gen = Gen {
+                        rng: &mut rng,
+                        nodes: 0,
+                    };
                     let tree = gen.node(9);
                     nodes += gen.nodes;
                     let want = expected(&tree);
@@ -204,10 +207,12 @@ fn random_fork_join_trees_on_32_workers() {
                     assert_eq!(got, want, "{what}: wrong result");
                     done += 1;
                 }
-                // (No check of live stacks against the cap here: a worker
-                // may map a stack past its cap without counting it — see
-                // `stack_cap.rs` and the report.)
-                drop(rt);
+                let c = rt.counters();
+                // Every stack mapped beyond a worker's cap is counted.
+                assert!(
+                    c.live_stacks <= (rt.max_live_stacks() * WORKERS) as u64 + c.stacks_beyond_cap,
+                    "seed {seed}: runtime {r} (policy={policy}): {c:?}"
+                );
             }
             assert!(done >= 200);
             eprintln!("stress: {done} trees, {nodes} nodes, seed {seed}");

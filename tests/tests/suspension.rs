@@ -32,7 +32,13 @@ enum Wait {
     Event,
 }
 
-const WAITS: [Wait; 5] = [Wait::Join, Wait::Handle, Wait::Group, Wait::Scope, Wait::Event];
+const WAITS: [Wait; 5] = [
+    Wait::Join,
+    Wait::Handle,
+    Wait::Group,
+    Wait::Scope,
+    Wait::Event,
+];
 
 /// What a bystander task (one that runs on the worker while the main task
 /// waits) saw.
@@ -67,7 +73,11 @@ fn bystander(shared: &Arc<Shared>, name: &'static str) -> TaskHandle<()> {
         });
         TAG.scope(name.to_owned(), || {
             shared.release.wait();
-            assert_eq!(TAG.with(|t| t.clone()), name, "a bystander lost its own value");
+            assert_eq!(
+                TAG.with(|t| t.clone()),
+                name,
+                "a bystander lost its own value"
+            );
         });
     })
 }
@@ -132,9 +142,17 @@ fn check(policy: QueuePolicy, capacity: usize, wait: Wait, rt: &Runtime) {
             }
             let after_seq = shared.seq.fetch_add(1, Ordering::SeqCst);
             // Unchanged after resuming, on the same thread.
-            assert_eq!(std::thread::current().id(), thread, "{what}: resumed on another thread");
+            assert_eq!(
+                std::thread::current().id(),
+                thread,
+                "{what}: resumed on another thread"
+            );
             assert_eq!(prescient::current_worker_index(), worker, "{what}");
-            assert_eq!(TAG.with(|t| t.clone()), "main", "{what}: task-local clobbered");
+            assert_eq!(
+                TAG.with(|t| t.clone()),
+                "main",
+                "{what}: task-local clobbered"
+            );
             assert_eq!(Rc::strong_count(&rc), 2, "{what}");
             assert_eq!(*alias.borrow(), [1, 2, 3], "{what}");
             rc.borrow_mut().push(4);
@@ -144,7 +162,11 @@ fn check(policy: QueuePolicy, capacity: usize, wait: Wait, rt: &Runtime) {
             for b in bystanders {
                 b.join();
             }
-            assert_eq!(TAG.with(|t| t.clone()), "main", "{what}: after the bystanders");
+            assert_eq!(
+                TAG.with(|t| t.clone()),
+                "main",
+                "{what}: after the bystanders"
+            );
             (before_seq, after_seq, worker, thread, suspensions)
         })
     });
@@ -162,10 +184,14 @@ fn check(policy: QueuePolicy, capacity: usize, wait: Wait, rt: &Runtime) {
         "{what}: no other task ran on the worker during the wait: {seen:?}"
     );
     for s in &between {
+        assert!(["Q", "R"].contains(&s.name), "{what}: {s:?}");
         assert_eq!(s.worker, worker, "{what}: {s:?}");
         assert_eq!(s.thread, thread, "{what}: {s:?}");
         // Deferred tasks start on a fiber of their own: they inherit nothing.
-        assert_eq!(s.inherited, None, "{what}: {s:?} inherited the waiter's value");
+        assert_eq!(
+            s.inherited, None,
+            "{what}: {s:?} inherited the waiter's value"
+        );
     }
 }
 
@@ -185,7 +211,9 @@ fn rc_and_task_local_survive_a_suspending_wait() {
                 .unwrap();
             for wait in WAITS {
                 let what = format!("{wait:?} policy={policy} capacity={capacity}");
-                watchdog(&what, Duration::from_secs(30), || check(policy, capacity, wait, &rt));
+                watchdog(&what, Duration::from_secs(30), || {
+                    check(policy, capacity, wait, &rt)
+                });
             }
         }
     }
@@ -212,7 +240,10 @@ fn invariants_hold_on_many_workers() {
                 let before = rt.counters();
                 let total = rt.run(|| tree(0, 9));
                 assert_eq!(total, 1 << 9, "{what}");
-                assert!(rt.counters().since(&before).suspensions > 0 || capacity == 1, "{what}");
+                assert!(
+                    rt.counters().since(&before).suspensions > 0 || capacity == 1,
+                    "{what}"
+                );
             });
         }
     }
@@ -225,9 +256,10 @@ fn tree(depth: u32, max: u32) -> u64 {
     let rc = Rc::new(depth);
     let thread = std::thread::current().id();
     TAG.scope(format!("d{depth}"), || {
-        let (a, b) = prescient::join(|| tree(depth + 1, max), || {
-            prescient::spawn(move || tree(depth + 1, max)).join()
-        });
+        let (a, b) = prescient::join(
+            || tree(depth + 1, max),
+            || prescient::spawn(move || tree(depth + 1, max)).join(),
+        );
         assert_eq!(std::thread::current().id(), thread);
         assert_eq!(TAG.with(|t| t.clone()), format!("d{depth}"));
         assert_eq!((*rc, Rc::strong_count(&rc)), (depth, 1));

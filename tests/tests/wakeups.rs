@@ -15,7 +15,11 @@ const LIMIT: Duration = Duration::from_secs(60);
 
 fn runtime(policy: QueuePolicy, workers: usize) -> Runtime {
     Runtime::builder()
-        .params(prescient::Params::DEFAULT.with_queue_policy(policy).with_stack_size(128 << 10))
+        .params(
+            prescient::Params::DEFAULT
+                .with_queue_policy(policy)
+                .with_stack_size(128 << 10),
+        )
         .num_workers(workers)
         .build()
         .unwrap()
@@ -131,7 +135,8 @@ fn concurrent_injection() {
                                 std::thread::sleep(Duration::from_millis(1));
                             }
                             let count = count.clone();
-                            rt.spawn(move || count.fetch_add(1, Ordering::SeqCst)).join();
+                            rt.spawn(move || count.fetch_add(1, Ordering::SeqCst))
+                                .join();
                         }
                     });
                 }
@@ -148,7 +153,6 @@ fn concurrent_injection() {
 /// other (200 ms instead of 100), every time; `Scope::spawn` of the same two
 /// halves is parallel (its second push finds the first one in the deque).
 #[test]
-#[ignore = "BUG: a lone job in a busy worker's deque never wakes a parked worker (join of two long halves runs serially)"]
 fn a_join_of_two_long_halves_after_idle_runs_in_parallel() {
     for policy in QueuePolicy::ALL {
         let rt = runtime(policy, 2);
@@ -170,7 +174,10 @@ fn a_join_of_two_long_halves_after_idle_runs_in_parallel() {
                 });
                 parallel += usize::from(a != b);
             }
-            assert!(parallel >= 2, "policy={policy}: b was stolen in {parallel} of 3 runs");
+            assert!(
+                parallel >= 2,
+                "policy={policy}: b was stolen in {parallel} of 3 runs"
+            );
         });
     }
 }

@@ -147,20 +147,24 @@ pub fn dataflow(m: &mut Tiled) {
         for k in 0..nb {
             df.task(t.inout(at(k, k)), move |akk: &mut [f64]| potrf(akk, bs));
             for i in k + 1..nb {
-                df.task((t.read(at(k, k)), t.inout(at(i, k))), move |(akk, aik): (&[f64], &mut [f64])| {
-                    trsm(akk, aik, bs)
-                });
+                df.task(
+                    (t.read(at(k, k)), t.inout(at(i, k))),
+                    move |(akk, aik): (&[f64], &mut [f64])| trsm(akk, aik, bs),
+                );
             }
             for i in k + 1..nb {
                 for j in k + 1..i {
                     df.task(
                         (t.read(at(i, k)), t.read(at(j, k)), t.inout(at(i, j))),
-                        move |(aik, ajk, aij): (&[f64], &[f64], &mut [f64])| gemm_nt(aik, ajk, aij, bs),
+                        move |(aik, ajk, aij): (&[f64], &[f64], &mut [f64])| {
+                            gemm_nt(aik, ajk, aij, bs)
+                        },
                     );
                 }
-                df.task((t.read(at(i, k)), t.inout(at(i, i))), move |(aik, aii): (&[f64], &mut [f64])| {
-                    syrk(aik, aii, bs)
-                });
+                df.task(
+                    (t.read(at(i, k)), t.inout(at(i, i))),
+                    move |(aik, aii): (&[f64], &mut [f64])| syrk(aik, aii, bs),
+                );
             }
         }
     });
@@ -176,7 +180,11 @@ pub fn check(result: &Tiled, reference: &Tiled) -> Result<(), String> {
     for i in 0..nb {
         for j in 0..=i {
             let range = tile_range(nb, bs, i, j);
-            super::compare_exact(&result.data[range.clone()], &reference.data[range], &format!("cholesky tile ({i}, {j})"))?;
+            super::compare_exact(
+                &result.data[range.clone()],
+                &reference.data[range],
+                &format!("cholesky tile ({i}, {j})"),
+            )?;
         }
     }
     Ok(())

@@ -54,7 +54,10 @@ pub fn sequential(p: &mut Problem) {
     for i in 0..nb {
         for j in 0..nb {
             for k in 0..nb {
-                let (a, b) = (&p.a[(i * nb + k) * tile..][..tile], &p.b[(k * nb + j) * tile..][..tile]);
+                let (a, b) = (
+                    &p.a[(i * nb + k) * tile..][..tile],
+                    &p.b[(k * nb + j) * tile..][..tile],
+                );
                 gemm(a, b, &mut p.c[(i * nb + j) * tile..][..tile], p.bs);
             }
         }
@@ -66,7 +69,11 @@ pub fn dataflow(p: &mut Problem) {
     let (nb, bs) = (p.nb, p.bs);
     let Problem { a, b, c, .. } = p;
     prescient::dataflow(|df| {
-        let (a, b, c) = (df.tiles(a, bs * bs), df.tiles(b, bs * bs), df.tiles(c, bs * bs));
+        let (a, b, c) = (
+            df.tiles(a, bs * bs),
+            df.tiles(b, bs * bs),
+            df.tiles(c, bs * bs),
+        );
         for i in 0..nb {
             for j in 0..nb {
                 for k in 0..nb {
@@ -99,11 +106,15 @@ mod tests {
         sequential(&mut reference);
         // Element (r, c) of A B from the definition.
         let (nb, bs) = (3, 4);
-        let at = |m: &[f64], r: usize, c: usize| m[((r / bs) * nb + c / bs) * bs * bs + (r % bs) * bs + c % bs];
+        let at = |m: &[f64], r: usize, c: usize| {
+            m[((r / bs) * nb + c / bs) * bs * bs + (r % bs) * bs + c % bs]
+        };
         let n = nb * bs;
         for r in 0..n {
             for c in 0..n {
-                let s: f64 = (0..n).map(|k| at(&original.a, r, k) * at(&original.b, k, c)).sum();
+                let s: f64 = (0..n)
+                    .map(|k| at(&original.a, r, k) * at(&original.b, k, c))
+                    .sum();
                 assert!((s - at(&reference.c, r, c)).abs() < 1e-12);
             }
         }

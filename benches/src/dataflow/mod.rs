@@ -121,13 +121,24 @@ pub fn median_time(reps: usize, mut run: impl FnMut()) -> Duration {
 ///
 /// # Errors
 /// The first differing index and both values.
-pub fn compare_exact<T: PartialEq + std::fmt::Debug>(got: &[T], expected: &[T], what: &str) -> Result<(), String> {
+pub fn compare_exact<T: PartialEq + std::fmt::Debug>(
+    got: &[T],
+    expected: &[T],
+    what: &str,
+) -> Result<(), String> {
     if got.len() != expected.len() {
-        return Err(format!("{what}: {} values, expected {}", got.len(), expected.len()));
+        return Err(format!(
+            "{what}: {} values, expected {}",
+            got.len(),
+            expected.len()
+        ));
     }
     match got.iter().zip(expected).position(|(g, e)| g != e) {
         None => Ok(()),
-        Some(i) => Err(format!("{what}: value {i} is {:?}, expected {:?}", got[i], expected[i])),
+        Some(i) => Err(format!(
+            "{what}: value {i} is {:?}, expected {:?}",
+            got[i], expected[i]
+        )),
     }
 }
 

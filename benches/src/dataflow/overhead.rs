@@ -53,7 +53,9 @@ pub fn many_handles(handles: usize, rounds: usize, work: usize) -> Vec<f64> {
         let tiles = df.tiles(&mut values, 1);
         for _ in 0..rounds {
             for h in 0..handles {
-                df.task(tiles.inout(h), move |v: &mut [f64]| v[0] = chain(v[0], work));
+                df.task(tiles.inout(h), move |v: &mut [f64]| {
+                    v[0] = chain(v[0], work)
+                });
             }
         }
     });
@@ -85,9 +87,17 @@ mod tests {
         assert_eq!(delta.inlined_spawns, 0, "{delta:?}");
         assert!(delta.spawns >= 1000, "{delta:?}");
         for buckets in [1, 97] {
-            let runtime = crate::dataflow::runtime(2, crate::dataflow::DEFERRING.with_dependency_buckets(buckets));
+            let runtime = crate::dataflow::runtime(
+                2,
+                crate::dataflow::DEFERRING.with_dependency_buckets(buckets),
+            );
             let result = runtime.run(|| many_handles(300, 3, 10));
-            crate::dataflow::compare_exact(&result, &many_handles_sequential(300, 3, 10), "many_handles").unwrap();
+            crate::dataflow::compare_exact(
+                &result,
+                &many_handles_sequential(300, 3, 10),
+                "many_handles",
+            )
+            .unwrap();
         }
     }
 }

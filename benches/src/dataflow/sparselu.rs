@@ -125,7 +125,9 @@ fn block(nb: usize, bs: usize, i: usize, j: usize) -> std::ops::Range<usize> {
 /// The sequential reference (BOTS `sparselu_seq_call`), in place.
 pub fn sequential(m: &mut Matrix) {
     let (nb, bs) = (m.nb, m.bs);
-    let Matrix { blocks, present, .. } = m;
+    let Matrix {
+        blocks, present, ..
+    } = m;
     for kk in 0..nb {
         lu0(&mut blocks[block(nb, bs, kk, kk)], bs);
         let diag = blocks[block(nb, bs, kk, kk)].to_vec();
@@ -159,7 +161,9 @@ pub fn sequential(m: &mut Matrix) {
 /// block, submitted in the order of the sequential loops.
 pub fn dataflow(m: &mut Matrix) {
     let (nb, bs) = (m.nb, m.bs);
-    let Matrix { blocks, present, .. } = m;
+    let Matrix {
+        blocks, present, ..
+    } = m;
     prescient::dataflow(|df| {
         let b = df.tiles(blocks, bs * bs);
         let at = |i: usize, j: usize| i * nb + j;
@@ -167,16 +171,18 @@ pub fn dataflow(m: &mut Matrix) {
             df.task(b.inout(at(kk, kk)), move |diag: &mut [f32]| lu0(diag, bs));
             for jj in kk + 1..nb {
                 if present[at(kk, jj)] {
-                    df.task((b.read(at(kk, kk)), b.inout(at(kk, jj))), move |(diag, col): (&[f32], &mut [f32])| {
-                        fwd(diag, col, bs)
-                    });
+                    df.task(
+                        (b.read(at(kk, kk)), b.inout(at(kk, jj))),
+                        move |(diag, col): (&[f32], &mut [f32])| fwd(diag, col, bs),
+                    );
                 }
             }
             for ii in kk + 1..nb {
                 if present[at(ii, kk)] {
-                    df.task((b.read(at(kk, kk)), b.inout(at(ii, kk))), move |(diag, row): (&[f32], &mut [f32])| {
-                        bdiv(diag, row, bs)
-                    });
+                    df.task(
+                        (b.read(at(kk, kk)), b.inout(at(ii, kk))),
+                        move |(diag, row): (&[f32], &mut [f32])| bdiv(diag, row, bs),
+                    );
                 }
             }
             for ii in kk + 1..nb {
@@ -188,7 +194,9 @@ pub fn dataflow(m: &mut Matrix) {
                         present[at(ii, jj)] = true; // allocate_clean_block
                         df.task(
                             (b.read(at(ii, kk)), b.read(at(kk, jj)), b.inout(at(ii, jj))),
-                            move |(row, col, inner): (&[f32], &[f32], &mut [f32])| bmod(row, col, inner, bs),
+                            move |(row, col, inner): (&[f32], &[f32], &mut [f32])| {
+                                bmod(row, col, inner, bs)
+                            },
                         );
                     }
                 }
@@ -203,7 +211,11 @@ pub fn dataflow(m: &mut Matrix) {
 /// # Errors
 /// The first difference.
 pub fn check(result: &Matrix, reference: &Matrix) -> Result<(), String> {
-    super::compare_exact(&result.present, &reference.present, "sparselu block presence")?;
+    super::compare_exact(
+        &result.present,
+        &reference.present,
+        "sparselu block presence",
+    )?;
     super::compare_exact(&result.blocks, &reference.blocks, "sparselu blocks")
 }
 
@@ -242,7 +254,11 @@ mod tests {
         assert!(!original.present[3 * 8 + 5]);
         let mut reference = original.clone();
         sequential(&mut reference);
-        assert!(reference.present.iter().filter(|&&p| p).count() > original.present.iter().filter(|&&p| p).count(), "fill-in");
+        assert!(
+            reference.present.iter().filter(|&&p| p).count()
+                > original.present.iter().filter(|&&p| p).count(),
+            "fill-in"
+        );
         let runtime = crate::dataflow::runtime(2, prescient::Params::DEFAULT);
         let mut result = original.clone();
         runtime.run(|| dataflow(&mut result));

@@ -52,10 +52,14 @@ pub fn dataflow(num_tasks: usize, task_size: usize) -> Vec<f64> {
     prescient::dataflow(|df| {
         let tiles = df.tiles(&mut values, 1);
         for i in 0..num_tasks {
-            df.task(tiles.out(i), move |v: &mut [f64]| v[0] = chain(seed(i), task_size));
+            df.task(tiles.out(i), move |v: &mut [f64]| {
+                v[0] = chain(seed(i), task_size)
+            });
         }
         for i in 0..num_tasks {
-            df.task(tiles.inout(i), move |v: &mut [f64]| v[0] = chain(v[0], task_size));
+            df.task(tiles.inout(i), move |v: &mut [f64]| {
+                v[0] = chain(v[0], task_size)
+            });
         }
     });
     values

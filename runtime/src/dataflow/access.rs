@@ -19,10 +19,10 @@
 //! `Self: 'static` there); `'t` being higher-ranked is what stops a body from
 //! keeping its borrow beyond the task.
 
-use super::handle::{Data, Slot, Tiles};
+use super::handle::{Data, RegionState, Slot, Tiles};
 use prescient_graph::{AccessMode, RegionId};
 use std::marker::PhantomData;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 
 mod sealed {
     /// Seals [`Accesses`](super::Accesses) and [`TaskArgs`](super::TaskArgs).
@@ -74,16 +74,88 @@ pub trait TaskArgs<'t, Implied = &'t Self>: Sealed {
     /// Whether any accessed region is poisoned.
     ///
     /// # Safety
-    /// As for [`borrow`](Self::borrow): the poison flags are alive.
+    /// The regions' states are alive (the task is live, or its handles are
+    /// borrowed by the caller).
     #[doc(hidden)]
     unsafe fn any_poisoned(&self) -> bool;
 
     /// Poisons every region this task writes (`out`/`inout`).
     ///
     /// # Safety
-    /// As for [`borrow`](Self::borrow): the poison flags are alive.
+    /// As for [`any_poisoned`](Self::any_poisoned).
     #[doc(hidden)]
     unsafe fn poison_writes(&self);
+
+    /// Whether no registered, unfinished task has an access that conflicts
+    /// with these (no live writer of a region read; no live task at all on a
+    /// region written). Acquire: the finished tasks' writes are visible.
+    ///
+    /// # Safety
+    /// As for [`any_poisoned`](Self::any_poisoned).
+    #[doc(hidden)]
+    unsafe fn is_idle(&self) -> bool;
+
+    /// Counts a registered task on its regions (see [`is_idle`](Self::is_idle)).
+    ///
+    /// # Safety
+    /// As for [`any_poisoned`](Self::any_poisoned); called once per
+    /// registered task, by the scope's owner, before it is registered.
+    #[doc(hidden)]
+    unsafe fn count_live(&self);
+
+    /// Uncounts a registered task once its body finished (Release).
+    ///
+    /// # Safety
+    /// As for [`any_poisoned`](Self::any_poisoned); once, after
+    /// [`count_live`](Self::count_live).
+    #[doc(hidden)]
+    unsafe fn uncount_live(&self);
+}
+
+/// One live reader in `RegionState::live`.
+const READER: u64 = 1;
+/// One live writer in `RegionState::live`.
+const WRITER: u64 = 1 << 32;
+
+/// The region-state part of the raw accesses: shared by all six kinds.
+///
+/// # Safety
+/// Every function requires `state` to point to a live `RegionState`.
+unsafe fn state_poisoned(state: *const RegionState) -> bool {
+    // SAFETY: contract.
+    unsafe { (*state).poisoned.load(Ordering::Acquire) }
+}
+
+/// See [`state_poisoned`].
+unsafe fn state_poison(state: *const RegionState) {
+    // SAFETY: contract.
+    unsafe { (*state).poisoned.store(true, Ordering::Release) }
+}
+
+/// See [`state_poisoned`]. A reader may run while other readers are live.
+unsafe fn state_idle(state: *const RegionState, write: bool) -> bool {
+    // SAFETY: contract.
+    let live = unsafe { (*state).live.load(Ordering::Acquire) };
+    if write {
+        live == 0
+    } else {
+        live < WRITER
+    }
+}
+
+/// See [`state_poisoned`]. Only the scope's owner counts, and only it reads
+/// the count for `state_idle`, so Relaxed suffices.
+unsafe fn state_count(state: *const RegionState, write: bool) {
+    let unit = if write { WRITER } else { READER };
+    // SAFETY: contract.
+    unsafe { (*state).live.fetch_add(unit, Ordering::Relaxed) };
+}
+
+/// See [`state_poisoned`].
+unsafe fn state_uncount(state: *const RegionState, write: bool) {
+    let unit = if write { WRITER } else { READER };
+    // SAFETY: contract.
+    unsafe { (*state).live.fetch_sub(unit, Ordering::Release) };
 }
 
 // ---------------------------------------------------------------------------
@@ -140,6 +212,21 @@ pub struct RawWrite<T> {
     slot: *const Slot<T>,
 }
 
+impl<T> RawRead<T> {
+    fn state(&self) -> *const RegionState {
+        // SAFETY: only computes the field's address; the slot is alive
+        // whenever a raw access is used (trait contracts).
+        unsafe { &raw const (*self.slot).state }
+    }
+}
+
+impl<T> RawWrite<T> {
+    fn state(&self) -> *const RegionState {
+        // SAFETY: as for `RawRead::state`.
+        unsafe { &raw const (*self.slot).state }
+    }
+}
+
 // SAFETY: moving a RawRead to another thread lets that thread create `&T`
 // (shared with the handle's other readers): needs T: Sync, and T: Send since
 // `in` is only offered for such T (the rule).
@@ -163,10 +250,25 @@ impl<'t, T> TaskArgs<'t> for RawRead<T> {
 
     unsafe fn any_poisoned(&self) -> bool {
         // SAFETY: the slot is alive (contract).
-        unsafe { (*self.slot).poisoned.load(Ordering::Acquire) }
+        unsafe { state_poisoned(self.state()) }
     }
 
     unsafe fn poison_writes(&self) {}
+
+    unsafe fn is_idle(&self) -> bool {
+        // SAFETY: the slot is alive (contract).
+        unsafe { state_idle(self.state(), false) }
+    }
+
+    unsafe fn count_live(&self) {
+        // SAFETY: the slot is alive (contract).
+        unsafe { state_count(self.state(), false) }
+    }
+
+    unsafe fn uncount_live(&self) {
+        // SAFETY: the slot is alive (contract).
+        unsafe { state_uncount(self.state(), false) }
+    }
 }
 
 impl<'t, T> TaskArgs<'t> for RawWrite<T> {
@@ -182,12 +284,27 @@ impl<'t, T> TaskArgs<'t> for RawWrite<T> {
 
     unsafe fn any_poisoned(&self) -> bool {
         // SAFETY: the slot is alive (contract).
-        unsafe { (*self.slot).poisoned.load(Ordering::Acquire) }
+        unsafe { state_poisoned(self.state()) }
     }
 
     unsafe fn poison_writes(&self) {
         // SAFETY: the slot is alive (contract).
-        unsafe { (*self.slot).poisoned.store(true, Ordering::Release) }
+        unsafe { state_poison(self.state()) }
+    }
+
+    unsafe fn is_idle(&self) -> bool {
+        // SAFETY: the slot is alive (contract).
+        unsafe { state_idle(self.state(), true) }
+    }
+
+    unsafe fn count_live(&self) {
+        // SAFETY: the slot is alive (contract).
+        unsafe { state_count(self.state(), true) }
+    }
+
+    unsafe fn uncount_live(&self) {
+        // SAFETY: the slot is alive (contract).
+        unsafe { state_uncount(self.state(), true) }
     }
 }
 
@@ -273,14 +390,14 @@ impl<'df, T> Tiles<'df, T> {
 pub struct RawTileRead<T> {
     ptr: *const T,
     len: usize,
-    poisoned: *const AtomicBool,
+    state: *const RegionState,
 }
 
 /// The raw form of an exclusive access to one tile.
 pub struct RawTileWrite<T> {
     ptr: *mut T,
     len: usize,
-    poisoned: *const AtomicBool,
+    state: *const RegionState,
 }
 
 // SAFETY: as for RawRead: another thread creates `&[T]`.
@@ -301,11 +418,26 @@ impl<'t, T> TaskArgs<'t> for RawTileRead<T> {
     }
 
     unsafe fn any_poisoned(&self) -> bool {
-        // SAFETY: the flags live as long as the tasks using them (contract).
-        unsafe { (*self.poisoned).load(Ordering::Acquire) }
+        // SAFETY: the states are alive (contract).
+        unsafe { state_poisoned(self.state) }
     }
 
     unsafe fn poison_writes(&self) {}
+
+    unsafe fn is_idle(&self) -> bool {
+        // SAFETY: the states are alive (contract).
+        unsafe { state_idle(self.state, false) }
+    }
+
+    unsafe fn count_live(&self) {
+        // SAFETY: the states are alive (contract).
+        unsafe { state_count(self.state, false) }
+    }
+
+    unsafe fn uncount_live(&self) {
+        // SAFETY: the states are alive (contract).
+        unsafe { state_uncount(self.state, false) }
+    }
 }
 
 impl<'t, T> TaskArgs<'t> for RawTileWrite<T> {
@@ -319,13 +451,28 @@ impl<'t, T> TaskArgs<'t> for RawTileWrite<T> {
     }
 
     unsafe fn any_poisoned(&self) -> bool {
-        // SAFETY: the flags are alive (contract).
-        unsafe { (*self.poisoned).load(Ordering::Acquire) }
+        // SAFETY: the states are alive (contract).
+        unsafe { state_poisoned(self.state) }
     }
 
     unsafe fn poison_writes(&self) {
-        // SAFETY: the flags are alive (contract).
-        unsafe { (*self.poisoned).store(true, Ordering::Release) }
+        // SAFETY: the states are alive (contract).
+        unsafe { state_poison(self.state) }
+    }
+
+    unsafe fn is_idle(&self) -> bool {
+        // SAFETY: the states are alive (contract).
+        unsafe { state_idle(self.state, true) }
+    }
+
+    unsafe fn count_live(&self) {
+        // SAFETY: the states are alive (contract).
+        unsafe { state_count(self.state, true) }
+    }
+
+    unsafe fn uncount_live(&self) {
+        // SAFETY: the states are alive (contract).
+        unsafe { state_uncount(self.state, true) }
     }
 }
 
@@ -344,7 +491,7 @@ macro_rules! tile_token {
                 $raw {
                     ptr: ptr as _,
                     len,
-                    poisoned: self.tiles.poison_flag(self.index),
+                    state: self.tiles.region_state(self.index),
                 }
             }
         }
@@ -388,6 +535,14 @@ impl<'t> TaskArgs<'t> for RawNone {
     }
 
     unsafe fn poison_writes(&self) {}
+
+    unsafe fn is_idle(&self) -> bool {
+        true
+    }
+
+    unsafe fn count_live(&self) {}
+
+    unsafe fn uncount_live(&self) {}
 }
 
 macro_rules! tuple_accesses {
@@ -431,6 +586,21 @@ macro_rules! tuple_accesses {
             unsafe fn poison_writes(&self) {
                 // SAFETY: forwarded contract.
                 unsafe { $(self.$index.poison_writes();)+ }
+            }
+
+            unsafe fn is_idle(&self) -> bool {
+                // SAFETY: forwarded contract.
+                unsafe { true $(&& self.$index.is_idle())+ }
+            }
+
+            unsafe fn count_live(&self) {
+                // SAFETY: forwarded contract.
+                unsafe { $(self.$index.count_live();)+ }
+            }
+
+            unsafe fn uncount_live(&self) {
+                // SAFETY: forwarded contract.
+                unsafe { $(self.$index.uncount_live();)+ }
             }
         }
     };

@@ -14,6 +14,7 @@
 use super::task::TaskRef;
 use parking_lot::Mutex;
 use prescient_graph::{AccessMode, DependencyGraph, GraphError, RegionId, TaskId};
+use std::cell::RefCell;
 
 /// Tasks made ready by a graph operation, with the ids the graph gave them.
 pub(crate) type ReadyList = Vec<(TaskId, TaskRef)>;
@@ -53,13 +54,51 @@ pub(crate) struct LockedGraph {
     graph: Mutex<DependencyGraph<TaskRef>>,
 }
 
+/// Empty graphs kept per thread for the next scope, so that a scope does not
+/// regrow the graph's maps (and a nested scope per task does not allocate a
+/// table per task).
+const POOLED_GRAPHS: usize = 2;
+
+thread_local! {
+    static GRAPH_POOL: RefCell<Vec<DependencyGraph<TaskRef>>> = const { RefCell::new(Vec::new()) };
+}
+
 impl LockedGraph {
     /// A graph whose region table has `buckets` buckets
-    /// (`Params::dependency_buckets`, validated to be at least 1).
+    /// (`Params::dependency_buckets`, validated to be at least 1): an empty
+    /// one from this thread's pool if one has that many buckets.
     pub(crate) fn new(buckets: usize) -> LockedGraph {
-        let graph = DependencyGraph::new(buckets).unwrap_or_else(|error| fatal(error));
+        let pooled = GRAPH_POOL.with(|pool| {
+            let mut pool = pool.borrow_mut();
+            let index = pool
+                .iter()
+                .position(|g| g.region_table().bucket_count() == buckets)?;
+            Some(pool.swap_remove(index))
+        });
+        let graph = match pooled {
+            Some(graph) => graph,
+            None => DependencyGraph::new(buckets).unwrap_or_else(|error| fatal(error)),
+        };
         LockedGraph {
             graph: Mutex::new(graph),
+        }
+    }
+}
+
+impl Drop for LockedGraph {
+    fn drop(&mut self) {
+        let graph = std::mem::replace(
+            self.graph.get_mut(),
+            DependencyGraph::new(1).unwrap_or_else(|error| fatal(error)),
+        );
+        // Only an empty graph is reusable (a scope ends with no task left).
+        if graph.is_empty() {
+            let _ = GRAPH_POOL.try_with(|pool| {
+                let mut pool = pool.borrow_mut();
+                if pool.len() < POOLED_GRAPHS {
+                    pool.push(graph);
+                }
+            });
         }
     }
 }
@@ -85,7 +124,9 @@ impl GraphOps for LockedGraph {
     fn finish_task(&self, id: TaskId, ready: &mut ReadyList) {
         let result = {
             let mut graph = self.graph.lock();
-            graph.done_task(id, ready).and_then(|()| graph.delete_task(id))
+            graph
+                .done_task(id, ready)
+                .and_then(|()| graph.delete_task(id))
         };
         result.unwrap_or_else(|error| fatal(error));
     }

@@ -9,7 +9,7 @@
 //! branded with the scope's invariant lifetime `'df`, so they can neither
 //! leave their scope nor be named by another scope's tasks.
 //!
-//! Memory: a handle's value (or a tile set's poison flags) must outlive every
+//! Memory: a handle's value (or a tile set's region states) must outlive every
 //! task that accesses it. Dropping a handle while tasks of the scope are live
 //! therefore *retires* the allocation to the scope, which frees it at its next
 //! wait; with no live task it is freed at once.
@@ -20,16 +20,33 @@ use std::cell::UnsafeCell;
 use std::fmt;
 use std::marker::PhantomData;
 use std::ptr::NonNull;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// A scope's brand: invariant in `'df`, so handles of two scopes never unify.
 type Brand<'df> = &'df mut &'df ();
 
+/// What the runtime tracks per region (one [`Data`] value or one tile).
+pub(crate) struct RegionState {
+    /// Set when a task writing the region panicked or was cancelled.
+    pub(crate) poisoned: AtomicBool,
+    /// Registered, unfinished tasks accessing the region: readers in the low
+    /// 32 bits, writers (`out`/`inout`) from bit 32 (see `access.rs`).
+    pub(crate) live: AtomicU64,
+}
+
+impl RegionState {
+    fn new() -> RegionState {
+        RegionState {
+            poisoned: AtomicBool::new(false),
+            live: AtomicU64::new(0),
+        }
+    }
+}
+
 /// The heap cell of a [`Data`] handle.
 pub(crate) struct Slot<T> {
     pub(crate) value: UnsafeCell<T>,
-    /// Set when a task writing this value panicked or was cancelled.
-    pub(crate) poisoned: AtomicBool,
+    pub(crate) state: RegionState,
 }
 
 /// A value owned by a dataflow scope, which tasks access by declaring
@@ -71,7 +88,7 @@ impl<'df, T> Data<'df, T> {
     pub(crate) fn new(scope: &'df ScopeCore, value: T) -> Data<'df, T> {
         let slot = Box::new(Slot {
             value: UnsafeCell::new(value),
-            poisoned: AtomicBool::new(false),
+            state: RegionState::new(),
         });
         Data {
             // SAFETY: `Box::into_raw` never returns null.
@@ -96,7 +113,10 @@ impl<'df, T> Data<'df, T> {
     /// type's documentation). Tasks still running may change the answer.
     pub fn is_poisoned(&self) -> bool {
         // SAFETY: the slot is alive while the handle is.
-        unsafe { self.slot.0.as_ref() }.poisoned.load(Ordering::Acquire)
+        unsafe { self.slot.0.as_ref() }
+            .state
+            .poisoned
+            .load(Ordering::Acquire)
     }
 
     /// Waits for every task of the scope (as [`Dataflow::wait`] does, so a
@@ -142,7 +162,10 @@ impl<'df, T> Data<'df, T> {
     pub fn clear_poison(&mut self) {
         self.scope.wait();
         // SAFETY: the slot is alive while the handle is.
-        unsafe { self.slot.0.as_ref() }.poisoned.store(false, Ordering::Release);
+        unsafe { self.slot.0.as_ref() }
+            .state
+            .poisoned
+            .store(false, Ordering::Release);
     }
 
     fn check_poison(&self) {
@@ -187,10 +210,10 @@ pub(crate) unsafe fn free_box<B>(pointer: *mut ()) {
     drop(unsafe { Box::from_raw(pointer.cast::<B>()) });
 }
 
-/// The poison flags of a [`Tiles`] handle, one per tile; boxed once more so
+/// The region states of a [`Tiles`] handle, one per tile; boxed once more so
 /// that a thin erased pointer can retire them (see [`free_box`]).
-struct PoisonFlags {
-    flags: Box<[AtomicBool]>,
+struct TileStates {
+    states: Box<[RegionState]>,
 }
 
 /// One slice split into tiles of `tile_len` elements (the last may be
@@ -209,7 +232,7 @@ pub struct Tiles<'df, T> {
     tile_len: usize,
     count: usize,
     base_region: u64,
-    poison: FlagsPtr,
+    states: StatesPtr,
     scope: &'df ScopeCore,
     /// Borrows the slice mutably for the scope; invariant in `'df` (brand).
     _marker: PhantomData<(&'df mut [T], Brand<'df>)>,
@@ -218,8 +241,8 @@ pub struct Tiles<'df, T> {
 
 /// The start of a [`Tiles`] handle's slice.
 struct TilePtr<T>(*mut T);
-/// The owning pointer to a [`Tiles`] handle's poison flags.
-struct FlagsPtr(NonNull<PoisonFlags>);
+/// The owning pointer to a [`Tiles`] handle's region states.
+struct StatesPtr(NonNull<TileStates>);
 
 // SAFETY: only an address; `Tiles` itself is `!Send`/`!Sync` through its
 // `OwnerThreadOnly` marker, which is the one reason the compiler gives.
@@ -227,16 +250,19 @@ unsafe impl<T> Send for TilePtr<T> {}
 // SAFETY: as above.
 unsafe impl<T> Sync for TilePtr<T> {}
 // SAFETY: as above.
-unsafe impl Send for FlagsPtr {}
+unsafe impl Send for StatesPtr {}
 // SAFETY: as above.
-unsafe impl Sync for FlagsPtr {}
+unsafe impl Sync for StatesPtr {}
 
 impl<'df, T> Tiles<'df, T> {
     pub(crate) fn new(scope: &'df ScopeCore, slice: &'df mut [T], tile_len: usize) -> Self {
-        assert!(tile_len > 0, "prescient::dataflow: a tile must hold at least one element");
+        assert!(
+            tile_len > 0,
+            "prescient::dataflow: a tile must hold at least one element"
+        );
         let tiles = slice.len().div_ceil(tile_len);
-        let poison = Box::new(PoisonFlags {
-            flags: (0..tiles).map(|_| AtomicBool::new(false)).collect(),
+        let states = Box::new(TileStates {
+            states: (0..tiles).map(|_| RegionState::new()).collect(),
         });
         Tiles {
             ptr: TilePtr(slice.as_mut_ptr()),
@@ -245,7 +271,7 @@ impl<'df, T> Tiles<'df, T> {
             count: tiles,
             base_region: scope.new_regions(tiles as u64),
             // SAFETY: `Box::into_raw` never returns null.
-            poison: FlagsPtr(unsafe { NonNull::new_unchecked(Box::into_raw(poison)) }),
+            states: StatesPtr(unsafe { NonNull::new_unchecked(Box::into_raw(states)) }),
             scope,
             _marker: PhantomData,
             _owner_thread: PhantomData,
@@ -288,13 +314,13 @@ impl<'df, T> Tiles<'df, T> {
         (unsafe { self.ptr.0.add(start) }, len)
     }
 
-    pub(crate) fn poison_flag(&self, index: usize) -> *const AtomicBool {
-        &self.flags()[index]
+    pub(crate) fn region_state(&self, index: usize) -> *const RegionState {
+        &self.states()[index]
     }
 
-    fn flags(&self) -> &[AtomicBool] {
-        // SAFETY: the flags are alive while the handle is.
-        unsafe { &self.poison.0.as_ref().flags }
+    fn states(&self) -> &[RegionState] {
+        // SAFETY: the states are alive while the handle is.
+        unsafe { &self.states.0.as_ref().states }
     }
 
     /// Whether tile `index` is poisoned (a task writing it panicked or was
@@ -304,7 +330,7 @@ impl<'df, T> Tiles<'df, T> {
     /// If `index >= self.len()`.
     pub fn is_poisoned(&self, index: usize) -> bool {
         self.check_index(index);
-        self.flags()[index].load(Ordering::Acquire)
+        self.states()[index].poisoned.load(Ordering::Acquire)
     }
 
     /// Waits for every task of the scope (as
@@ -316,7 +342,11 @@ impl<'df, T> Tiles<'df, T> {
     /// any tile is poisoned.
     pub fn get_mut(&mut self) -> &mut [T] {
         self.scope.wait();
-        if let Some(index) = self.flags().iter().position(|f| f.load(Ordering::Acquire)) {
+        if let Some(index) = self
+            .states()
+            .iter()
+            .position(|s| s.poisoned.load(Ordering::Acquire))
+        {
             panic!(
                 "prescient::dataflow: tile {index} is poisoned: a task writing it panicked \
                  or was cancelled (Tiles::clear_poison accepts it as it is)"
@@ -332,22 +362,22 @@ impl<'df, T> Tiles<'df, T> {
     /// flag.
     pub fn clear_poison(&mut self) {
         self.scope.wait();
-        for flag in self.flags() {
-            flag.store(false, Ordering::Release);
+        for state in self.states() {
+            state.poisoned.store(false, Ordering::Release);
         }
     }
 }
 
 impl<T> Drop for Tiles<'_, T> {
     fn drop(&mut self) {
-        let poison = self.poison.0.as_ptr();
+        let states = self.states.0.as_ptr();
         if self.scope.shared.live.is_zero() {
-            // SAFETY: no task is live, so none reads the flags; we own them.
-            drop(unsafe { Box::from_raw(poison) });
+            // SAFETY: no task is live, so none reads the states; we own them.
+            drop(unsafe { Box::from_raw(states) });
         } else {
-            // SAFETY: the pointer came from `Box::<PoisonFlags>::into_raw`;
+            // SAFETY: the pointer came from `Box::<TileStates>::into_raw`;
             // the scope frees it when no task is live.
-            unsafe { self.scope.retire(poison.cast(), free_box::<PoisonFlags>) };
+            unsafe { self.scope.retire(states.cast(), free_box::<TileStates>) };
         }
     }
 }

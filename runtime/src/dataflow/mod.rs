@@ -2,21 +2,9 @@
 //! handles owned by the runtime, ordered as OpenMP 4 / OmpSs `depend` clauses
 //! order them, with safe borrows in their bodies.
 //!
-//! ```
-//! let total = prescient::dataflow(|df| {
-//!     let a = df.data(vec![1.0f64; 4]);
-//!     let sum = df.data(0.0f64);
-//!     df.task(a.inout(), |a: &mut Vec<f64>| a.iter_mut().for_each(|x| *x *= 2.0));
-//!     df.task((a.read(), sum.out()), |(a, sum): (&Vec<f64>, &mut f64)| {
-//!         *sum = a.iter().sum();
-//!     });
-//!     df.wait(); // OpenMP's taskwait
-//!     sum.into_inner()
-//! });
-//! assert_eq!(total, 8.0);
-//! ```
+//! The user-facing documentation (semantics, panic policy, handles named
+//! twice, nesting) is on [`dataflow`]; this module's files:
 //!
-//! # Layout
 //! * `mod.rs` (this file): [`dataflow`], the scope [`Dataflow`] and task
 //!   submission.
 //! * `handle.rs`: the handles [`Data`] and [`Tiles`].
@@ -28,40 +16,6 @@
 //!   first panic).
 //! * `graph_ops.rs`: the three graph operations behind one interface, and
 //!   `DastMode::Off` (workers update the graph under its lock).
-//!
-//! # Semantics
-//! * A task runs after every earlier task of its scope whose access conflicts
-//!   with its own (read-after-write, write-after-read, write-after-write), in
-//!   submission order. A task that is ready at submission goes to the
-//!   submitting worker's deque, or runs at once when the deque holds
-//!   `queue_capacity` tasks (lazy task creation, as `spawn` does). A task
-//!   with unfinished predecessors never runs at submission: the graph keeps
-//!   it, and the worker whose task releases it queues it on its own deque
-//!   (where thieves may take it).
-//! * **A handle named twice** by one task: two `in` accesses are one `in`
-//!   access for ordering and give two `&T` (harmless). If either access
-//!   writes, the body would get `&mut T` and another borrow of one value, so
-//!   the submission panics with a message naming both modes, *before*
-//!   anything is registered (the scope stays usable): name the handle once,
-//!   with the strongest mode you need (`inout`).
-//! * **Panics** (the policy: poison the data, cancel the dependents): a
-//!   task that panics poisons every handle (tile) it writes. A later task
-//!   that accesses poisoned data is cancelled — its body does not run — and
-//!   poisons what it writes, so the whole downstream of the failure is
-//!   cancelled and nothing reads half-written data. Every other task runs
-//!   normally; nothing hangs. The first panic since the last wait is
-//!   re-raised by [`Dataflow::wait`] (and by `get_mut`/`into_inner`, which
-//!   wait), or by [`dataflow`] when it returns. A panic of the body itself
-//!   wins over a task's; it is re-raised after every task finished.
-//! * **Nesting**: a task body may open its own `dataflow` scope, making
-//!   handles from the borrows it received (e.g. [`Dataflow::tiles`] over its
-//!   `&mut [T]`). The nested scope has its own graph and ends with an
-//!   implicit wait, so the outer task is done — and its outer successors run
-//!   — only after its nested tasks are done.
-//! * **Waiting** ([`Dataflow::wait`] and the implicit wait at the end of
-//!   [`dataflow`]) suspends the waiting task, not its worker; see
-//!   [`join`](crate::join) for what that means for mutex guards and
-//!   thread-locals held across it.
 
 mod access;
 mod graph_ops;
@@ -76,9 +30,9 @@ use crate::job::HeapJob;
 use crate::registry::{Registry, WorkerThread};
 use crate::runtime::with_worker;
 use access::{check_duplicates, MAX_ACCESSES};
+use parking_lot::Mutex;
 use prescient_graph::{AccessMode, RegionId};
 use state::Shared;
-use parking_lot::Mutex;
 use std::fmt;
 use std::marker::PhantomData;
 use std::panic::{self, AssertUnwindSafe};
@@ -101,7 +55,60 @@ use task::TaskRef;
 /// # Panics
 /// Re-raises the body's panic, else the first panic of a task not yet
 /// re-raised by a wait — in both cases only after every task finished or was
-/// cancelled (see the [module documentation](self) for the policy).
+/// cancelled (see *Panics* below for the policy).
+///
+/// ```
+/// let total = prescient::dataflow(|df| {
+///     let a = df.data(vec![1.0f64; 4]);
+///     let sum = df.data(0.0f64);
+///     df.task(a.inout(), |a: &mut Vec<f64>| a.iter_mut().for_each(|x| *x *= 2.0));
+///     df.task((a.read(), sum.out()), |(a, sum): (&Vec<f64>, &mut f64)| {
+///         *sum = a.iter().sum();
+///     });
+///     df.wait(); // OpenMP's taskwait
+///     sum.into_inner()
+/// });
+/// assert_eq!(total, 8.0);
+/// ```
+///
+/// # Semantics
+/// * A task runs after every earlier task of its scope whose access conflicts
+///   with its own (read-after-write, write-after-read, write-after-write), in
+///   submission order. A task that is ready at submission goes to the
+///   submitting worker's deque, or runs at once, as a plain call, when
+///   [`queue_capacity`](crate::Params::queue_capacity) tasks of the scope
+///   already wait in deques (lazy task creation, as `spawn` does; counted
+///   exactly, steals included); when no unfinished task touches its data at
+///   all, such a task does not even enter the dependency graph (it is over
+///   before anything else is submitted). A task with unfinished predecessors
+///   never runs at submission: the graph keeps it, and the worker whose task
+///   releases it queues it on its own deque (where thieves may take it). To
+///   make every task a deferred one, give the runtime a `queue_capacity`
+///   larger than the number of tasks a scope has queued at once.
+/// * **A handle named twice** by one task: two `in` accesses are one `in`
+///   access for ordering and give two `&T` (harmless). If either access
+///   writes, the body would get `&mut T` and another borrow of one value, so
+///   the submission panics with a message naming both modes, *before*
+///   anything is registered (the scope stays usable): name the handle once,
+///   with the strongest mode you need (`inout`).
+/// * **Panics** (the policy: poison the data, cancel the dependents): a
+///   task that panics poisons every handle (tile) it writes. A later task
+///   that accesses poisoned data is cancelled — its body does not run — and
+///   poisons what it writes, so the whole downstream of the failure is
+///   cancelled and nothing reads half-written data. Every other task runs
+///   normally; nothing hangs. The first panic since the last wait is
+///   re-raised by [`Dataflow::wait`] (and by `get_mut`/`into_inner`, which
+///   wait), or by `dataflow` when it returns. A panic of the body itself
+///   wins over a task's; it is re-raised after every task finished.
+/// * **Nesting**: a task body may open its own `dataflow` scope, making
+///   handles from the borrows it received (e.g. [`Dataflow::tiles`] over its
+///   `&mut [T]`). The nested scope has its own graph and ends with an
+///   implicit wait, so the outer task is done — and its outer successors run
+///   — only after its nested tasks are done.
+/// * **Waiting** ([`Dataflow::wait`] and the implicit wait at the end of
+///   `dataflow`) suspends the waiting task, not its worker; see
+///   [`join`](crate::join) for what that means for mutex guards and
+///   thread-locals held across it.
 pub fn dataflow<'env, F, R>(body: F) -> R
 where
     F: for<'df> FnOnce(&'df Dataflow<'df, 'env>) -> R + Send,
@@ -262,57 +269,89 @@ impl<'df, 'env> Dataflow<'df, 'env> {
     ///
     /// # Panics
     /// If the accesses name one handle (tile) twice and either access writes
-    /// it — before anything is submitted (see the [module
-    /// documentation](self)). A task's own panic is not raised here.
+    /// it — before anything is submitted (see [`dataflow`] on handles named
+    /// twice). A task's own panic is not raised here.
     pub fn task<A, F>(&'df self, accesses: A, body: F)
     where
         A: Accesses<'df>,
         F: for<'t> FnOnce(<A::Raw as TaskArgs<'t>>::Args) + Send + 'df,
     {
-        const { assert!(A::COUNT <= MAX_ACCESSES, "a task declares more than MAX_ACCESSES accesses") };
+        const {
+            assert!(
+                A::COUNT <= MAX_ACCESSES,
+                "a task declares more than MAX_ACCESSES accesses"
+            )
+        };
         let mut regions = [(RegionId(0), AccessMode::In); MAX_ACCESSES];
         let regions = &mut regions[..A::COUNT];
         let raw = accesses.into_raw(regions);
         check_duplicates(regions);
         let shared = &self.core.shared;
-        shared.live.increment();
         let worker = WorkerThread::current();
+        // SAFETY: non-null: the worker of this thread, alive while it runs.
+        let worker = (!worker.is_null()).then(|| unsafe { &*worker });
         if A::COUNT == 0 {
             // No accesses: no graph entry, no id.
-            let shared_ptr: *const Shared = shared;
-            let shared_addr = shared_ptr as usize;
+            shared.live.increment();
+            let shared_addr = shared as *const Shared as usize;
             let run = move || {
                 // SAFETY: the task is counted as live, so its scope is alive;
                 // without accesses it needs no hand-out and gets no borrow.
                 unsafe { task::execute(shared_addr as *const Shared, raw, body, None) }
             };
-            if worker.is_null() {
-                shared.registry.inject(HeapJob::into_job_ref(run));
-            // SAFETY: non-null: the worker of this thread, alive while it runs.
-            } else if unsafe { (*worker).reserve() } {
-                // SAFETY: as above.
-                unsafe { (*worker).push(HeapJob::into_job_ref(run)) };
-            } else {
-                run();
+            match worker {
+                Some(worker) if !shared.has_room() => {
+                    note_inlined(worker);
+                    run();
+                }
+                _ => {
+                    shared.note_queued();
+                    let job = HeapJob::into_job_ref(move || {
+                        // SAFETY: as above: the scope is alive.
+                        unsafe { (*(shared_addr as *const Shared)).note_started() };
+                        run();
+                    });
+                    push_or_inject(worker, shared, job);
+                }
             }
             return;
         }
+        // The fast path: when no registered unfinished task conflicts with
+        // these accesses and enough of the scope's tasks are queued, the task
+        // would run inline anyway; it then needs no graph entry at all, since
+        // it finishes before this thread (the only submitter) submits
+        // anything else.
+        let has_room = shared.has_room();
+        if let Some(worker) = worker {
+            // SAFETY: the handles are alive: the tokens borrowed them for
+            // this call.
+            if !has_room && unsafe { raw.is_idle() } {
+                note_inlined(worker);
+                // SAFETY: idle, and this is the owner thread (`!Sync` scope)
+                // submitting; see `run_unregistered`.
+                unsafe { task::run_unregistered(shared, raw, body) };
+                return;
+            }
+        }
+        // SAFETY: the handles are alive (borrowed for this call); counted
+        // once, before registration, by the owner.
+        unsafe { raw.count_live() };
+        shared.live.increment();
         let task = TaskRef::new(shared, raw, body);
         let mut ready = task::take_ready_buffer();
         shared.graph.new_task(regions, task, &mut ready);
         for (id, task) in ready.drain(..) {
-            // SAFETY: the graph handed the task out under `id`; the scope is
-            // alive (this frame borrows it).
-            unsafe {
-                if worker.is_null() {
-                    shared.registry.inject(task.into_job(id));
-                } else if (*worker).reserve() {
-                    (*worker).push(task.into_job(id));
-                } else {
-                    // Lazy task creation: the deque is full and the task is
-                    // ready, so run it now as a plain call.
-                    task.run(id);
+            match worker {
+                Some(worker) if !has_room => {
+                    // Lazy task creation: enough tasks are queued and this
+                    // one is ready, so run it now as a plain call.
+                    note_inlined(worker);
+                    // SAFETY: the graph handed the task out under `id`; the
+                    // scope is alive (this frame borrows it).
+                    unsafe { task.run(id) };
                 }
+                // SAFETY: as above.
+                _ => push_or_inject(worker, shared, unsafe { task.into_job(id) }),
             }
         }
         task::return_ready_buffer(ready);
@@ -337,6 +376,24 @@ impl<'df, 'env> Dataflow<'df, 'env> {
     pub fn live_tasks(&self) -> usize {
         self.core.shared.live.count()
     }
+}
+
+/// Queues a job on this worker's deque, or in the runtime's injector from a
+/// thread outside it.
+fn push_or_inject(worker: Option<&WorkerThread>, shared: &Shared, job: crate::job::JobRef) {
+    match worker {
+        Some(worker) => worker.push(job),
+        None => shared.registry.inject(job),
+    }
+}
+
+/// Counts a task run at once at submission in the worker's inlined-spawn
+/// counter (an owner-written counter: load and store).
+fn note_inlined(worker: &WorkerThread) {
+    let counter = &worker.registry.workers[worker.index]
+        .counters
+        .inlined_spawns;
+    counter.store(counter.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
 }
 
 impl fmt::Debug for Dataflow<'_, '_> {

@@ -23,6 +23,12 @@ pub(crate) struct Shared {
     pub(crate) graph: Box<dyn GraphOps>,
     /// Tasks submitted and not finished.
     pub(crate) live: LiveCount,
+    /// Tasks of this scope pushed to a deque and not started yet (exact:
+    /// a task uncounts itself when it starts, wherever it was stolen to).
+    queued: AtomicUsize,
+    /// `Params::queue_capacity`: the submitter runs a ready task at once
+    /// instead of pushing it while this many of the scope's tasks are queued.
+    capacity: usize,
     /// The first panic of a task since the last wait.
     panic: Mutex<Option<PanicPayload>>,
     /// Where ready tasks go when no worker is at hand (never, in practice:
@@ -39,9 +45,34 @@ impl Shared {
         Shared {
             graph,
             live: LiveCount::new(),
+            queued: AtomicUsize::new(0),
+            capacity: registry.params.queue_capacity,
             panic: Mutex::new(None),
             registry,
         }
+    }
+
+    /// Whether a ready task should be pushed (deferred) rather than run at
+    /// once by the submitter: fewer than `queue_capacity` tasks of this scope
+    /// wait in deques. Lazy task creation, counted exactly: the worker's own
+    /// length estimate (`WorkerThread::reserve`) does not see steals and
+    /// re-reads the deque only every `RESYNC_INTERVAL` inlined spawns, which
+    /// starves thieves of fine-grained dataflow tasks meanwhile.
+    #[inline]
+    pub(crate) fn has_room(&self) -> bool {
+        self.queued.load(Ordering::Relaxed) < self.capacity
+    }
+
+    /// Counts a task about to be pushed to a deque.
+    #[inline]
+    pub(crate) fn note_queued(&self) {
+        self.queued.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Uncounts a queued task that starts running.
+    #[inline]
+    pub(crate) fn note_started(&self) {
+        self.queued.fetch_sub(1, Ordering::Relaxed);
     }
 
     /// Records a task's panic; the first one since the last wait is kept.

@@ -17,11 +17,19 @@
 //!    that are handed out and not done never conflict on a region. A bug
 //!    there is undefined behaviour here; that crate forbids `unsafe` and is
 //!    tested against a brute-force model.
-//! 2. **Bodies run only between hand-out and done**: a body runs only on a
-//!    payload the graph returned ([`TaskRef`] is created at submission and
-//!    run once, from the ready list), and [`finish`] reports the task done
-//!    only after the body returned — after any dataflow scope nested in the
-//!    body ended, since `dataflow` returns only when its tasks finished.
+//! 2. **Bodies run only between hand-out and done**: a registered task's
+//!    body runs only on a payload the graph returned ([`TaskRef`] is created
+//!    at submission and run once, from the ready list), and [`finish`]
+//!    reports the task done only after the body returned — after any
+//!    dataflow scope nested in the body ended, since `dataflow` returns only
+//!    when its tasks finished. The one task that skips the graph is a task
+//!    the owner runs at once at submission ([`run_unregistered`]): it does so
+//!    only when its regions' live counts (`count_live` at registration,
+//!    `uncount_live` after the body, Release/Acquire) show that no
+//!    registered, unfinished task conflicts with it, and it finishes before
+//!    the owner — the only thread that submits to the scope — submits
+//!    anything else; so no task can conflict with it while it runs, and no
+//!    later task needs to wait for it.
 //! 3. **Regions are values**: each [`Data`](crate::Data) handle and each tile
 //!    of [`Tiles`](crate::Tiles) has its own region id (a per-scope counter),
 //!    a handle's value lives in its own allocation, and tiles are disjoint
@@ -112,13 +120,22 @@ impl TaskRef {
         unsafe { run(self.0, id) }
     }
 
-    /// Wraps the task in a job for a deque.
+    /// Wraps the task in a job for a deque, counted as queued in its scope
+    /// until it starts.
     ///
     /// # Safety
     /// As for [`run`](Self::run).
     pub(crate) unsafe fn into_job(self, id: TaskId) -> JobRef {
-        // SAFETY: forwarded to whoever executes the job (once).
-        HeapJob::into_job_ref(move || unsafe { self.run(id) })
+        // SAFETY: the scope is alive (contract).
+        unsafe { (*self.0.as_ref().shared).note_queued() };
+        HeapJob::into_job_ref(move || {
+            // SAFETY: the scope is alive while the task is live; the job runs
+            // once (forwarded contract).
+            unsafe {
+                (*self.0.as_ref().shared).note_started();
+                self.run(id);
+            }
+        })
     }
 }
 
@@ -139,44 +156,82 @@ where
     unsafe { execute(header.shared, raw, func, Some(id)) }
 }
 
-/// Runs a task's body (or cancels it if data it accesses is poisoned), then
-/// finishes it: see [`finish`].
+/// Runs a task's body, or cancels it if data it accesses is poisoned (its
+/// own outputs are then poisoned in turn, so its successors are cancelled
+/// too). A panic poisons what the task writes and is recorded in the scope.
 ///
 /// # Safety
-/// The task was handed out by its scope's graph under `id` (or declares no
-/// access and has `id == None`), it runs once, and the scope is alive (it
-/// counts the task as live).
-pub(crate) unsafe fn execute<R, F>(shared: *const Shared, mut raw: R, func: F, id: Option<TaskId>)
+/// The task may run now: the graph handed it out (or it declares no access,
+/// or it runs unregistered on the owner's thread with no conflicting task
+/// live); it runs once; the scope and the handles' values are alive.
+unsafe fn run_body<R, F>(shared: *const Shared, raw: &mut R, func: F)
 where
     R: for<'t> TaskArgs<'t> + Send,
     F: for<'t> FnOnce(<R as TaskArgs<'t>>::Args) + Send,
 {
-    // SAFETY: the handles' values and poison flags outlive every live task
-    // of the scope (module invariant, link 7), and this task is live.
+    // SAFETY: the handles' values and states outlive every live task of the
+    // scope (module invariant, link 7), and this task is live.
     let outcome = if unsafe { raw.any_poisoned() } {
-        // Cancelled: data it needs was written by a task that panicked or was
-        // cancelled. Its own outputs are poisoned in turn, so its successors
-        // are cancelled too. Dropping the body may run user destructors.
+        // Cancelled. Dropping the body may run user destructors.
         // SAFETY: as above.
         unsafe { raw.poison_writes() };
         panic::catch_unwind(AssertUnwindSafe(move || drop(func)))
     } else {
         panic::catch_unwind(AssertUnwindSafe(|| {
-            // SAFETY: the module invariant: this task is handed out and not
-            // done, so no live task holds a conflicting access to its
-            // regions, it names each written region once, and the borrow's
-            // lifetime ends with the body.
+            // SAFETY: the module invariant: no live task holds a conflicting
+            // access to this task's regions, it names each written region
+            // once, and the borrow's lifetime ends with the body.
             func(unsafe { raw.borrow() })
         }))
     };
     if let Err(payload) = outcome {
         // SAFETY: as above: this task is still live.
         unsafe { raw.poison_writes() };
-        // SAFETY: the scope is alive: this task is still counted as live.
+        // SAFETY: the scope is alive: this task is still live.
         unsafe { (*shared).record_panic(payload) };
+    }
+}
+
+/// Runs a task the graph handed out under `id` (or, with `id == None`, a
+/// task without accesses), then finishes it: see [`finish`].
+///
+/// # Safety
+/// As for [`run_body`]; the task is counted as live in its scope, and, if
+/// registered (`id` is some), counted on its regions (`count_live`).
+pub(crate) unsafe fn execute<R, F>(shared: *const Shared, mut raw: R, func: F, id: Option<TaskId>)
+where
+    R: for<'t> TaskArgs<'t> + Send,
+    F: for<'t> FnOnce(<R as TaskArgs<'t>>::Args) + Send,
+{
+    // SAFETY: forwarded contract.
+    unsafe { run_body(shared, &mut raw, func) };
+    if id.is_some() {
+        // The body is over: later tasks on these regions may run (Release).
+        // SAFETY: the regions' states are alive (the task is still live).
+        unsafe { raw.uncount_live() };
     }
     // SAFETY: the task has run once and touches nothing of the scope after.
     unsafe { finish(shared, id) }
+}
+
+/// Runs a ready task at once on the owner's thread without registering it:
+/// the submission fast path (see `Dataflow::task`). It is never in the graph
+/// and never counted as live, since it finishes before the owner submits
+/// anything else.
+///
+/// # Safety
+/// Called by the scope's owner thread from submission, with no registered
+/// unfinished task conflicting with these accesses (`is_idle` held), so no
+/// other task can access these regions until it returns; the handles are
+/// alive (borrowed by the caller).
+pub(crate) unsafe fn run_unregistered<R, F>(shared: &Shared, mut raw: R, func: F)
+where
+    R: for<'t> TaskArgs<'t> + Send,
+    F: for<'t> FnOnce(<R as TaskArgs<'t>>::Args) + Send,
+{
+    // SAFETY: forwarded contract: exclusive by `is_idle` and the owner being
+    // the only submitter.
+    unsafe { run_body(shared, &mut raw, func) }
 }
 
 thread_local! {
@@ -220,7 +275,7 @@ unsafe fn finish(shared: *const Shared, id: Option<TaskId>) {
     unsafe { LiveCount::decrement(ptr::addr_of!((*shared).live)) };
 }
 
-/// Queues ready tasks on the current worker's deque (regardless of its
+/// Queues ready tasks on the current worker's deque (regardless of the
 /// capacity: a released task is never run inline by the releaser), draining
 /// `ready`.
 ///

@@ -1,0 +1,171 @@
+//! Criterion versions of the dataflow benchmarks (`prescient_benches::dataflow`):
+//!
+//! * `two_wave/{250,25000,50000}`: the DAST paper's synthetic benchmark, two
+//!   waves of 10,000 tasks;
+//! * `cholesky`, `matmul`, `sparselu`: the blocked kernels with dependencies;
+//! * `task_cost`: one empty task, dependent (`inout` chain) vs independent
+//!   (no accesses), both deferred (throughput: per task);
+//! * `buckets`: the dependency-table bucket sweep (97 / 1021 / 64567 /
+//!   256019) on a workload with many live handles.
+//!
+//! Each group has the sequential reference (`seq/1`, where there is one) and
+//! Prescient at the thread counts of `PRESCIENT_BENCH_THREADS` (e.g. `1,2`
+//! or `all`; default 1 and 2, capped at the available parallelism). Every
+//! parallel result is checked against the reference once before it is
+//! measured. Runtimes are built once per group and thread count; a sample
+//! enters the runtime once per iteration (`Runtime::run`, a few µs).
+//!
+//! The coarse two-wave sizes take seconds per iteration: filter, e.g.
+//! `cargo bench -p prescient-benches --bench dataflow -- two_wave/250`.
+
+use criterion::{
+    criterion_group, criterion_main, BenchmarkId, Criterion, SamplingMode, Throughput,
+};
+use prescient::{Params, Runtime};
+use prescient_benches::dataflow::{
+    bench_threads, cholesky, compare_exact, matmul, overhead, runtime, sparselu, two_wave,
+    DEFERRING,
+};
+use std::time::Duration;
+
+fn runtimes(params: Params) -> Vec<(usize, Runtime)> {
+    bench_threads()
+        .into_iter()
+        .map(|t| (t, runtime(t, params)))
+        .collect()
+}
+
+fn two_wave(c: &mut Criterion) {
+    let runtimes = runtimes(Params::DEFAULT);
+    for size in two_wave::TASK_SIZES {
+        let tasks = two_wave::NUM_TASKS;
+        let mut group = c.benchmark_group(format!("two_wave/{size}"));
+        group.sample_size(10);
+        if size > two_wave::OVERHEAD {
+            group
+                .sampling_mode(SamplingMode::Flat)
+                .warm_up_time(Duration::from_secs(1))
+                .measurement_time(Duration::from_secs(10));
+        }
+        group.bench_function(BenchmarkId::new("seq", 1), |b| {
+            b.iter(|| two_wave::sequential(tasks, size))
+        });
+        let reference = two_wave::sequential(tasks, size);
+        for (threads, rt) in &runtimes {
+            let result = rt.run(|| two_wave::dataflow(tasks, size));
+            compare_exact(&result, &reference, "two_wave").unwrap();
+            group.bench_function(BenchmarkId::new("prescient", threads), |b| {
+                b.iter(|| rt.run(|| two_wave::dataflow(tasks, size)))
+            });
+        }
+        group.finish();
+    }
+}
+
+/// Benchmarks a kernel: `prepare` makes a fresh input, `seq` and `par`
+/// factorise it in place, `check` compares with the reference.
+fn kernel<T: Clone + Send + Sync>(
+    c: &mut Criterion,
+    name: &str,
+    input: T,
+    seq: fn(&mut T),
+    par: fn(&mut T),
+    check: fn(&T, &T) -> Result<(), String>,
+) {
+    let mut reference = input.clone();
+    seq(&mut reference);
+    let mut group = c.benchmark_group(name);
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(500));
+    group.bench_function(BenchmarkId::new("seq", 1), |b| {
+        b.iter_batched_ref(|| input.clone(), seq, criterion::BatchSize::LargeInput)
+    });
+    for (threads, rt) in &runtimes(Params::DEFAULT) {
+        let mut result = input.clone();
+        rt.run(|| par(&mut result));
+        check(&result, &reference).unwrap();
+        group.bench_function(BenchmarkId::new("prescient", threads), |b| {
+            b.iter_batched_ref(
+                || input.clone(),
+                |m| rt.run(|| par(m)),
+                criterion::BatchSize::LargeInput,
+            )
+        });
+    }
+    group.finish();
+}
+
+fn kernels(c: &mut Criterion) {
+    kernel(
+        c,
+        "cholesky",
+        cholesky::generate(16, 64, 42),
+        cholesky::sequential,
+        cholesky::dataflow,
+        cholesky::check,
+    );
+    kernel(
+        c,
+        "matmul",
+        matmul::generate(8, 64, 7),
+        matmul::sequential,
+        matmul::dataflow,
+        matmul::check,
+    );
+    kernel(
+        c,
+        "sparselu",
+        sparselu::generate(30, 40),
+        sparselu::sequential,
+        sparselu::dataflow,
+        sparselu::check,
+    );
+}
+
+fn task_cost(c: &mut Criterion) {
+    const TASKS: usize = 20_000;
+    let mut group = c.benchmark_group("task_cost");
+    group
+        .sample_size(20)
+        .throughput(Throughput::Elements(TASKS as u64));
+    for (threads, rt) in &runtimes(DEFERRING) {
+        // Both kinds are real deferred tasks: nothing runs inline.
+        let before = rt.counters();
+        assert_eq!(rt.run(|| overhead::empty_dependent(TASKS)), TASKS as u64);
+        assert_eq!(rt.run(|| overhead::empty_independent(TASKS)), TASKS as u64);
+        let delta = rt.counters().since(&before);
+        assert_eq!(delta.inlined_spawns, 0, "a task ran inline: {delta:?}");
+        group.bench_function(BenchmarkId::new("independent", threads), |b| {
+            b.iter(|| rt.run(|| overhead::empty_independent(TASKS)))
+        });
+        group.bench_function(BenchmarkId::new("dependent", threads), |b| {
+            b.iter(|| rt.run(|| overhead::empty_dependent(TASKS)))
+        });
+    }
+    group.finish();
+}
+
+fn buckets(c: &mut Criterion) {
+    let (handles, rounds, work) = (20_000, 4, 50);
+    let reference = overhead::many_handles_sequential(handles, rounds, work);
+    let mut group = c.benchmark_group("buckets");
+    group.sample_size(10);
+    group.bench_function(BenchmarkId::new("seq", 1), |b| {
+        b.iter(|| overhead::many_handles_sequential(handles, rounds, work))
+    });
+    for buckets in overhead::BUCKETS {
+        for (threads, rt) in &runtimes(DEFERRING.with_dependency_buckets(buckets)) {
+            let result = rt.run(|| overhead::many_handles(handles, rounds, work));
+            compare_exact(&result, &reference, "many_handles").unwrap();
+            group.bench_function(
+                BenchmarkId::new(format!("prescient-{buckets}"), threads),
+                |b| b.iter(|| rt.run(|| overhead::many_handles(handles, rounds, work))),
+            );
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, two_wave, kernels, task_cost, buckets);
+criterion_main!(benches);

@@ -1,0 +1,69 @@
+//! `fib(n)` with a join at every level, annotated with `#[task_program]`.
+//!
+//! The classic fine-grained fork–join program (BOTS' `fib` without a
+//! cut-off): `fib(n) = n` for `n < 2`, else `fib(n - 1) + fib(n - 2)`, the
+//! two calls forked by [`prescient::join`].
+//!
+//! **What the analysis finds** (CF'17 Table 3 classifies fib the same way):
+//! one task context, `fib`, whose join site forks two calls back into `fib`:
+//! two recursive parallel paths, ρ = 2, and no spawn in a loop, λ = 0. Each
+//! task is a call plus an argument computation, a tiny effort far below the
+//! 1M-operation coarse band. The decision trees give queue policy `DEF`
+//! (ρ = 2 ≤ 5, effort ≤ 1M), queue capacity 4 (ρ > 0, fine-grained) and
+//! 256019 dependency buckets (ρ > 0). The stack estimate is φ = 64 recursion
+//! levels of `fib`'s frame plus the runtime's join frame
+//! ([`prescient::analysis::JOIN_FRAME_BYTES`]), rounded up to a power of two.
+//!
+//! The annotated module is [`tasks`]; its [`PARAMS`] and [`ANALYSIS`] are
+//! re-exported here. The sequential reference [`fib_seq`] and the closed form
+//! [`expected`] check every run.
+
+use std::hint::black_box;
+
+pub use tasks::{fib, ANALYSIS, PARAMS};
+
+/// The `n` the integration tests run under both build profiles.
+pub const TEST_N: u64 = 27;
+
+/// `fib(n)` computed iteratively: the expected result of every run.
+///
+/// Panics (at compile time in a `const`) if the result overflows `u64`
+/// (`n > 93`).
+pub const fn expected(n: u64) -> u64 {
+    let (mut a, mut b) = (0u64, 1u64);
+    let mut i = 0;
+    while i < n {
+        let next = a + b;
+        a = b;
+        b = next;
+        i += 1;
+    }
+    a
+}
+
+/// The sequential reference: the same recursion without a runtime
+/// ([`black_box`] keeps LLVM from turning one of the calls into a loop).
+pub fn fib_seq(n: u64) -> u64 {
+    if n < 2 {
+        return n;
+    }
+    fib_seq(black_box(n - 1)) + fib_seq(black_box(n - 2))
+}
+
+/// The task code of fib, analysed by `#[task_program]`.
+#[prescient::task_program]
+pub mod tasks {
+    use prescient::join;
+
+    /// `fib(n)`, forking the two recursive calls with a join at every level.
+    ///
+    /// Works from any thread: inside a runtime built from [`PARAMS`] (what the
+    /// tests and the suite measure) or on the global runtime.
+    pub fn fib(n: u64) -> u64 {
+        if n < 2 {
+            return n;
+        }
+        let (a, b) = join(|| fib(n - 1), || fib(n - 2));
+        a + b
+    }
+}

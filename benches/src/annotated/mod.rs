@@ -1,0 +1,61 @@
+//! Benchmark programs annotated with `#[task_program]`: the end-to-end check
+//! of the analyzer (issue #4) on real programs.
+//!
+//! Each program file holds the sequential reference and the checks at its top
+//! level, and its task code in an inline module `tasks` carrying
+//! `#[prescient::task_program]`; the module's `PARAMS` and `ANALYSIS` are
+//! re-exported next to the program (`annotated::fib::PARAMS`). Run a program
+//! under its own parameters with
+//! `prescient::Runtime::builder().params(fib::PARAMS).build()`.
+//!
+//! | program | parallel structure | CF'17 classification | policy | capacity | buckets |
+//! |---|---|---|---|---|---|
+//! | [`fib`] | join at every level | recursive, ρ = 2, λ = 0, tiny effort | `DEF` | 4 | 256019 |
+//! | [`nqueens`] | scope spawn per column in a loop, recursing | recursive, ρ = 1, λ = 1 | `DEF` | 4 | 256019 |
+//! | [`alignment`] | scope spawn per sequence pair in a loop | loop-like, ρ = 0, λ = 1 | by effort | 128 | 97 |
+//!
+//! [`PROGRAMS`] lists every annotated program of this crate with its analysis
+//! and parameters: the rows of `cargo run --release -p prescient-examples
+//! --example analysis_table`.
+
+use prescient::analysis::ProgramAnalysis;
+use prescient::Params;
+
+pub mod alignment;
+pub mod fib;
+pub mod nqueens;
+
+/// One `#[task_program]` module of this crate: what the analyzer emitted.
+#[derive(Clone, Copy, Debug)]
+pub struct AnnotatedProgram {
+    /// The program's short name (a table row label).
+    pub name: &'static str,
+    /// How its tasks are spawned, in a few words.
+    pub structure: &'static str,
+    /// The module's `ANALYSIS`.
+    pub analysis: ProgramAnalysis,
+    /// The module's `PARAMS`.
+    pub params: Params,
+}
+
+/// Every `#[task_program]` module of this crate, in table order.
+pub const PROGRAMS: &[AnnotatedProgram] = &[
+    AnnotatedProgram {
+        name: "fib",
+        structure: "join at every level",
+        analysis: fib::ANALYSIS,
+        params: fib::PARAMS,
+    },
+    AnnotatedProgram {
+        name: "nqueens",
+        structure: "scope spawn per column in a loop, recursing",
+        analysis: nqueens::ANALYSIS,
+        params: nqueens::PARAMS,
+    },
+    AnnotatedProgram {
+        name: "alignment",
+        structure: "scope spawn per sequence pair in a loop",
+        analysis: alignment::ANALYSIS,
+        params: alignment::PARAMS,
+    },
+];

@@ -1,0 +1,319 @@
+//! Runs the dataflow benchmarks quickly, side by side, and prints a table:
+//! the DAST two-wave benchmark, blocked Cholesky, matmul and SparseLU
+//! (sequential vs Prescient at the thread counts of
+//! `PRESCIENT_BENCH_THREADS`, default 1,2), the cost of an empty dependent vs
+//! independent task, and the dependency-table bucket sweep. Every parallel
+//! result is checked against the sequential reference.
+//!
+//! `cargo run --release -p prescient-benches --bin dataflow_table -- [--quick] [--reps N]`
+
+use prescient::{Params, Runtime};
+use prescient_benches::dataflow::{
+    bench_threads, cholesky, compare_exact, matmul, median_time, overhead, runtime, sparselu,
+    two_wave, DEFERRING,
+};
+use std::time::Duration;
+
+const USAGE: &str = "usage: dataflow_table [--quick] [--reps N] [--only SECTIONS]
+  --quick          fewer two-wave tasks at the coarse sizes and smaller kernels
+  --reps N         timed repetitions per configuration (median; default 5, quick 3)
+  --only SECTIONS  comma-separated subset of: two_wave, cholesky, matmul,
+                   sparselu, task_cost, buckets (default: all)
+Thread counts come from PRESCIENT_BENCH_THREADS (default 1,2).";
+
+struct Options {
+    quick: bool,
+    reps: usize,
+    only: Option<Vec<String>>,
+}
+
+const SECTIONS: [&str; 6] = [
+    "two_wave",
+    "cholesky",
+    "matmul",
+    "sparselu",
+    "task_cost",
+    "buckets",
+];
+
+impl Options {
+    fn wants(&self, section: &str) -> bool {
+        self.only
+            .as_ref()
+            .is_none_or(|only| only.iter().any(|s| s == section))
+    }
+}
+
+fn parse_options() -> Result<Options, String> {
+    let mut options = Options {
+        quick: false,
+        reps: 0,
+        only: None,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--quick" => options.quick = true,
+            "--reps" => {
+                let value = args.next().ok_or("--reps needs a number")?;
+                options.reps = value.parse().map_err(|_| format!("bad --reps {value:?}"))?;
+            }
+            "--only" => {
+                let value = args.next().ok_or("--only needs a list")?;
+                let only: Vec<String> = value.split(',').map(|s| s.trim().to_string()).collect();
+                if let Some(bad) = only.iter().find(|s| !SECTIONS.contains(&s.as_str())) {
+                    return Err(format!("unknown section {bad:?}\n{USAGE}"));
+                }
+                options.only = Some(only);
+            }
+            "-h" | "--help" => return Err(USAGE.to_string()),
+            other => return Err(format!("unknown argument {other:?}\n{USAGE}")),
+        }
+    }
+    if options.reps == 0 {
+        options.reps = if options.quick { 3 } else { 5 };
+    }
+    Ok(options)
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.2}", d.as_secs_f64() * 1e3)
+}
+
+/// One row: the sequential time, then per thread count Prescient's time and
+/// its ratio to the sequential one.
+fn row(name: &str, seq: Duration, parallel: &[(usize, Duration)]) -> String {
+    let mut line = format!("| {name:<28} | {:>9} |", ms(seq));
+    for &(_, t) in parallel {
+        line += &format!(
+            " {:>9} | {:>5.2} |",
+            ms(t),
+            t.as_secs_f64() / seq.as_secs_f64()
+        );
+    }
+    line
+}
+
+fn header(threads: &[usize], first: &str) {
+    let mut line = format!("| {first:<28} | {:>9} |", "seq ms");
+    let mut rule = format!("|{:-<30}|{:->11}|", "", "");
+    for t in threads {
+        line += &format!(" {:>9} | {:>5} |", format!("P{t} ms"), format!("P{t}/s"));
+        rule += &format!("{:->11}|{:->7}|", "", "");
+    }
+    println!("{line}\n{rule}");
+}
+
+/// Times `parallel` in each runtime (median of `reps`), checking the last
+/// result with `check`.
+fn measure<T: Send>(
+    runtimes: &[(usize, Runtime)],
+    reps: usize,
+    parallel: impl Fn() -> T + Sync,
+    check: impl Fn(&T) -> Result<(), String>,
+) -> Vec<(usize, Duration)> {
+    runtimes
+        .iter()
+        .map(|(threads, rt)| {
+            let mut last = None;
+            let time = median_time(reps, || last = Some(rt.run(&parallel)));
+            if let Err(e) = check(last.as_ref().expect("ran")) {
+                panic!("Prescient on {threads} threads gave a wrong result: {e}");
+            }
+            (*threads, time)
+        })
+        .collect()
+}
+
+fn main() {
+    let options = match parse_options() {
+        Ok(options) => options,
+        Err(message) => {
+            eprintln!("{message}");
+            std::process::exit(2);
+        }
+    };
+    let threads = bench_threads();
+    let reps = options.reps;
+    let available = std::thread::available_parallelism().map_or(1, |n| n.get());
+    println!(
+        "# Prescient dataflow benchmarks ({} mode, {reps} reps, median; {available} hardware threads; \
+         thread counts {threads:?})\n",
+        if options.quick { "quick" } else { "full" }
+    );
+    let default_runtimes: Vec<(usize, Runtime)> = threads
+        .iter()
+        .map(|&t| (t, runtime(t, Params::DEFAULT)))
+        .collect();
+
+    // (a) two-wave, and the kernels (b)-(d), default Params.
+    println!("## Kernels (default Params: DEF, capacity 16, 97 buckets); ratio = T / T_seq\n");
+    header(&threads, "benchmark");
+    for size in two_wave::TASK_SIZES
+        .into_iter()
+        .filter(|_| options.wants("two_wave"))
+    {
+        let tasks = if options.quick && size > two_wave::OVERHEAD {
+            two_wave::NUM_TASKS / 5
+        } else {
+            two_wave::NUM_TASKS
+        };
+        let seq = median_time(reps, || {
+            std::hint::black_box(two_wave::sequential(tasks, size));
+        });
+        let reference = two_wave::sequential(tasks, size);
+        let parallel = measure(
+            &default_runtimes,
+            reps,
+            || two_wave::dataflow(tasks, size),
+            |r| compare_exact(r, &reference, "two_wave"),
+        );
+        println!(
+            "{}",
+            row(&format!("two_wave {tasks}x2 size {size}"), seq, &parallel)
+        );
+    }
+    if options.wants("cholesky") {
+        let (nb, bs) = if options.quick { (12, 48) } else { (16, 64) };
+        let original = cholesky::generate(nb, bs, 42);
+        let mut reference = original.clone();
+        cholesky::sequential(&mut reference);
+        let seq = median_time(reps, || {
+            let mut m = original.clone();
+            cholesky::sequential(&mut m);
+            std::hint::black_box(m);
+        });
+        let parallel = measure(
+            &default_runtimes,
+            reps,
+            || {
+                let mut m = original.clone();
+                cholesky::dataflow(&mut m);
+                m
+            },
+            |m| cholesky::check(m, &reference),
+        );
+        println!(
+            "{}",
+            row(&format!("cholesky {nb}x{nb} tiles of {bs}"), seq, &parallel)
+        );
+    }
+    if options.wants("matmul") {
+        let (nb, bs) = if options.quick { (6, 64) } else { (8, 64) };
+        let original = matmul::generate(nb, bs, 7);
+        let mut reference = original.clone();
+        matmul::sequential(&mut reference);
+        let seq = median_time(reps, || {
+            let mut p = original.clone();
+            matmul::sequential(&mut p);
+            std::hint::black_box(p);
+        });
+        let parallel = measure(
+            &default_runtimes,
+            reps,
+            || {
+                let mut p = original.clone();
+                matmul::dataflow(&mut p);
+                p
+            },
+            |p| matmul::check(p, &reference),
+        );
+        println!(
+            "{}",
+            row(&format!("matmul {nb}x{nb} tiles of {bs}"), seq, &parallel)
+        );
+    }
+    if options.wants("sparselu") {
+        let (nb, bs) = if options.quick { (20, 32) } else { (30, 40) };
+        let original = sparselu::generate(nb, bs);
+        let mut reference = original.clone();
+        sparselu::sequential(&mut reference);
+        let seq = median_time(reps, || {
+            let mut m = original.clone();
+            sparselu::sequential(&mut m);
+            std::hint::black_box(m);
+        });
+        let parallel = measure(
+            &default_runtimes,
+            reps,
+            || {
+                let mut m = original.clone();
+                sparselu::dataflow(&mut m);
+                m
+            },
+            |m| sparselu::check(m, &reference),
+        );
+        let tasks = sparselu::task_count(&original);
+        println!(
+            "{}",
+            row(
+                &format!("sparselu {nb}x{nb} of {bs} ({tasks} t)"),
+                seq,
+                &parallel
+            )
+        );
+    }
+    drop(default_runtimes);
+
+    // (e) cost per empty task, all deferred.
+    if options.wants("task_cost") {
+        task_cost(&threads, reps);
+    }
+    // (f) bucket sweep.
+    if options.wants("buckets") {
+        bucket_sweep(&threads, reps, options.quick);
+    }
+}
+
+fn task_cost(threads: &[usize], reps: usize) {
+    let tasks = 20_000;
+    println!("\n## Cost per empty task ({tasks} tasks, all deferred: queue_capacity 2^16)\n");
+    println!("| threads | independent ns | dependent ns | dependent / independent | inlined |");
+    println!("|--------:|---------------:|-------------:|------------------------:|--------:|");
+    for &t in threads {
+        let rt = runtime(t, DEFERRING);
+        let before = rt.counters();
+        let independent = median_time(reps, || {
+            assert_eq!(rt.run(|| overhead::empty_independent(tasks)), tasks as u64)
+        });
+        let dependent = median_time(reps, || {
+            assert_eq!(rt.run(|| overhead::empty_dependent(tasks)), tasks as u64)
+        });
+        let delta = rt.counters().since(&before);
+        let per = |d: Duration| d.as_secs_f64() * 1e9 / tasks as f64;
+        println!(
+            "| {t:>7} | {:>14.1} | {:>12.1} | {:>23.2} | {:>7} |",
+            per(independent),
+            per(dependent),
+            per(dependent) / per(independent),
+            delta.inlined_spawns
+        );
+    }
+}
+
+fn bucket_sweep(threads: &[usize], reps: usize, quick: bool) {
+    let (handles, rounds, work) = if quick {
+        (10_000, 4, 50)
+    } else {
+        (20_000, 4, 50)
+    };
+    println!("\n## Bucket sweep ({handles} handles x {rounds} rounds of inout tasks of {work} iterations, all deferred)\n");
+    let seq = median_time(reps, || {
+        std::hint::black_box(overhead::many_handles_sequential(handles, rounds, work));
+    });
+    let reference = overhead::many_handles_sequential(handles, rounds, work);
+    header(threads, "buckets");
+    for buckets in overhead::BUCKETS {
+        let runtimes: Vec<(usize, Runtime)> = threads
+            .iter()
+            .map(|&t| (t, runtime(t, DEFERRING.with_dependency_buckets(buckets))))
+            .collect();
+        let parallel = measure(
+            &runtimes,
+            reps,
+            || overhead::many_handles(handles, rounds, work),
+            |r| compare_exact(r, &reference, "many_handles"),
+        );
+        println!("{}", row(&format!("{buckets}"), seq, &parallel));
+    }
+}

@@ -1,0 +1,10 @@
+use prescient::{Params, QueuePolicy};
+
+const P: Params = Params::DEFAULT
+    .with_queue_policy(QueuePolicy::PF)
+    .with_queue_capacity(0)
+    .checked();
+
+fn main() {
+    let _ = P;
+}

@@ -1,0 +1,273 @@
+//! End-to-end checks of `#[task_program]` on real programs (issue #4): the
+//! annotated benchmark programs of `prescient_benches::annotated` — fib,
+//! nqueens and alignment — compile, run correctly under their own `PARAMS`
+//! on 1, 2 and 8 workers, and are classified as CF'17's decision trees
+//! classify them:
+//!
+//! * fib: ρ = 2, λ = 0, tiny effort → `DEF`, capacity 4, 256019 buckets;
+//! * nqueens: ρ = 1, λ = 1 (spawns in a loop *and* recursion) → recursive,
+//!   not loop-like: `DEF`, capacity 4, 256019 buckets;
+//! * alignment: ρ = 0, λ = 1 (a parallel loop, no parallel recursion) →
+//!   capacity 128, 97 buckets, the policy by its effort.
+//!
+//! Every run uses the stack size the analysis aggregated (`PARAMS.stack_size
+//! == ANALYSIS.stack_size`); a task that overflowed it would abort this
+//! process with the runtime's overflow message. Run under both the debug and
+//! the release test profile: the analysed stack includes the runtime's
+//! per-join frame cost, which differs between them.
+
+use prescient::analysis::{self, ProgramAnalysis, SiteKind, JOIN_FRAME_BYTES};
+use prescient::{Params, QueuePolicy, Runtime};
+use prescient_benches::annotated::{alignment, fib, nqueens, PROGRAMS};
+use prescient_tests::watchdog;
+use std::time::Duration;
+
+/// The worker counts every program runs on.
+const WORKERS: [usize; 3] = [1, 2, 8];
+
+/// A generous bound for one test: a hang ends the process instead of the CI job.
+const LIMIT: Duration = Duration::from_secs(600);
+
+/// A runtime built from a program's `PARAMS`, checked to run on the stack
+/// size its `ANALYSIS` aggregated.
+fn runtime(params: Params, analysis: &ProgramAnalysis, workers: usize) -> Runtime {
+    let rt = Runtime::builder()
+        .params(params)
+        .num_workers(workers)
+        .build()
+        .expect("the analysed parameters are valid");
+    assert_eq!(rt.num_workers(), workers);
+    assert_eq!(rt.params(), params);
+    assert_eq!(
+        rt.params().stack_size,
+        analysis.stack_size,
+        "{}: the runtime runs on the analysed stack size",
+        analysis.module
+    );
+    rt
+}
+
+/// The aggregation invariants every annotated program satisfies: the stack
+/// size is the largest context estimate rounded up to a power of two (and
+/// clamped), `PARAMS` is what the decision trees give for `ANALYSIS`.
+fn check_aggregation(name: &str, params: Params, a: &ProgramAnalysis) {
+    let largest = a.contexts.iter().map(|c| c.stack).max().unwrap_or(0);
+    assert_eq!(
+        a.stack_estimate, largest,
+        "{name}: stack is the maximum\n{a}"
+    );
+    assert_eq!(a.stack_size, analysis::stack_size(largest), "{name}\n{a}");
+    assert!(a.stack_size.is_power_of_two(), "{name}\n{a}");
+    assert!(a.stack_size as u64 >= a.stack_estimate, "{name}\n{a}");
+    assert_eq!(
+        params.stack_size, a.stack_size,
+        "{name}: PARAMS.stack_size\n{a}"
+    );
+    assert_eq!(
+        params,
+        a.params(),
+        "{name}: PARAMS is decide(&ANALYSIS)\n{a}"
+    );
+    assert_eq!(params.validate(), Ok(()), "{name}");
+    assert_eq!(
+        params.queue_policy,
+        analysis::queue_policy(a.rho, a.effort),
+        "{name}\n{a}"
+    );
+    assert_eq!(
+        params.queue_capacity,
+        analysis::queue_capacity(a.rho, a.lambda, a.effort),
+        "{name}\n{a}"
+    );
+    assert_eq!(
+        params.dependency_buckets,
+        analysis::dependency_buckets(a.rho),
+        "{name}\n{a}"
+    );
+    assert_eq!(params.pinning, Params::DEFAULT.pinning, "{name}");
+}
+
+#[test]
+fn fib_is_recursive_with_tiny_tasks() {
+    let a = fib::ANALYSIS;
+    assert_eq!(a.contexts.len(), 1, "{a}");
+    assert_eq!(a.contexts[0].function, "fib", "{a}");
+    assert_eq!(a.sites.len(), 1, "{a}");
+    assert_eq!(a.sites[0].kind, SiteKind::Join, "{a}");
+    assert!(!a.sites[0].in_loop, "{a}");
+    assert_eq!((a.rho, a.lambda), (2, 0), "{a}");
+    assert!(a.effort < analysis::COARSE_EFFORT_MIN, "tiny effort\n{a}");
+    const P: Params = fib::PARAMS;
+    assert_eq!(P.queue_policy, QueuePolicy::DEF, "ρ = 2 <= 5, effort <= 1M");
+    assert_eq!(P.queue_capacity, 4);
+    assert_eq!(P.dependency_buckets, 256_019);
+    // φ = 64 recursion levels, each with at least the runtime's join frame.
+    assert!(a.stack_estimate >= 64 * JOIN_FRAME_BYTES as u64, "{a}");
+    check_aggregation("fib", P, &a);
+}
+
+#[test]
+fn nqueens_is_recursive_not_loop_like() {
+    let a = nqueens::ANALYSIS;
+    assert_eq!(a.contexts.len(), 1, "{a}");
+    assert_eq!(a.contexts[0].function, "nqueens", "{a}");
+    assert_eq!(a.sites.len(), 1, "{a}");
+    assert_eq!(a.sites[0].kind, SiteKind::ScopeSpawn, "{a}");
+    assert!(a.sites[0].in_loop, "spawn per column in a loop\n{a}");
+    assert_eq!((a.rho, a.lambda), (1, 1), "{a}");
+    assert!(a.effort <= analysis::COARSE_EFFORT_MIN, "{a}");
+    const P: Params = nqueens::PARAMS;
+    assert_eq!(P.queue_policy, QueuePolicy::DEF, "ρ = 1 <= 5, effort <= 1M");
+    assert_eq!(P.queue_capacity, 4, "ρ > 0: the loop rule does not apply");
+    assert_eq!(P.dependency_buckets, 256_019);
+    assert!(a.stack_estimate >= 64 * JOIN_FRAME_BYTES as u64, "{a}");
+    check_aggregation("nqueens", P, &a);
+}
+
+#[test]
+fn alignment_is_loop_like() {
+    let a = alignment::ANALYSIS;
+    assert_eq!(a.contexts.len(), 1, "{a}");
+    assert_eq!(a.contexts[0].function, "pairalign", "{a}");
+    assert_eq!(a.sites.len(), 1, "{a}");
+    assert_eq!(a.sites[0].kind, SiteKind::ScopeSpawn, "{a}");
+    assert!(a.sites[0].in_loop, "spawn per pair in a loop\n{a}");
+    assert_eq!(a.rho, 0, "diff's recursion is sequential\n{a}");
+    assert_eq!(a.lambda, 1, "{a}");
+    const P: Params = alignment::PARAMS;
+    assert_eq!(P.queue_capacity, 128, "ρ = 0, λ > 0");
+    assert_eq!(P.dependency_buckets, 97, "ρ = 0");
+    // The kernel's loops have run-time bounds (100 iterations each): its
+    // effort lands in the coarse band, so the policy tree picks PF.
+    assert!(analysis::is_coarse(a.effort), "{a}");
+    assert_eq!(P.queue_policy, QueuePolicy::PF, "{a}");
+    check_aggregation("alignment", P, &a);
+}
+
+#[test]
+fn the_program_table_lists_every_annotated_program() {
+    let names: Vec<&str> = PROGRAMS.iter().map(|p| p.name).collect();
+    assert_eq!(names, ["fib", "nqueens", "alignment"]);
+    let modules = [
+        (fib::PARAMS, fib::ANALYSIS),
+        (nqueens::PARAMS, nqueens::ANALYSIS),
+        (alignment::PARAMS, alignment::ANALYSIS),
+    ];
+    for (program, (params, analysis)) in PROGRAMS.iter().zip(modules) {
+        assert_eq!(program.params, params, "{}", program.name);
+        assert_eq!(program.analysis.module, analysis.module);
+        assert!(
+            program
+                .analysis
+                .module
+                .ends_with(&format!("annotated::{}::tasks", program.name)),
+            "{}",
+            program.analysis.module
+        );
+        assert!(std::ptr::eq(program.analysis.sites[0], analysis.sites[0]));
+        let report = program.analysis.to_string();
+        assert!(report.contains("task program prescient_benches::annotated::"));
+    }
+}
+
+#[test]
+fn fib_runs_under_its_params() {
+    let n = fib::TEST_N;
+    let expected = fib::expected(n);
+    assert_eq!(fib::fib_seq(n), expected, "sequential reference");
+    for workers in WORKERS {
+        let rt = runtime(fib::PARAMS, &fib::ANALYSIS, workers);
+        let got = watchdog(&format!("fib({n}) on {workers}"), LIMIT, || {
+            rt.run(|| fib::fib(n))
+        });
+        assert_eq!(got, expected, "fib({n}) on {workers} worker(s)");
+    }
+}
+
+#[test]
+fn nqueens_runs_under_its_params() {
+    assert_eq!(nqueens::expected(8), Some(92));
+    assert_eq!(nqueens::expected(10), Some(724));
+    for n in nqueens::TEST_SIZES {
+        let expected = nqueens::nqueens_seq(n);
+        assert_eq!(Some(expected), nqueens::expected(n), "sequential, n = {n}");
+        for workers in WORKERS {
+            let rt = runtime(nqueens::PARAMS, &nqueens::ANALYSIS, workers);
+            let got = watchdog(&format!("nqueens({n}) on {workers}"), LIMIT, || {
+                rt.run(|| nqueens::find_queens(n))
+            });
+            assert_eq!(got, expected, "nqueens({n}) on {workers} worker(s)");
+        }
+    }
+}
+
+#[test]
+fn alignment_inputs_parse() {
+    let prot20 = alignment::read_sequences(alignment::PROT_20).expect("prot.20.aa");
+    let lengths: Vec<usize> = prot20.iter().map(alignment::Sequence::len).collect();
+    assert_eq!(
+        lengths,
+        [
+            97, 716, 681, 249, 971, 1369, 350, 844, 164, 579, 450, 756, 850, 462, 888, 928, 1841,
+            404, 103, 446
+        ]
+    );
+    assert!(
+        prot20[0].name().starts_with("gi|547089|"),
+        "{}",
+        prot20[0].name()
+    );
+    let prot100 = alignment::read_sequences(alignment::PROT_100).expect("prot.100.aa");
+    assert_eq!(prot100.len(), 100);
+    assert_eq!(
+        prot100.iter().map(alignment::Sequence::len).max(),
+        Some(2069)
+    );
+    assert!(alignment::parse_sequences("Number of sequences is 2\n>a\nAC\n").is_err());
+    assert!(alignment::parse_sequences("2 sequences\n>a\nAC\n>b\nC\n").is_err());
+}
+
+#[test]
+fn alignment_runs_under_its_params() {
+    let seqs = alignment::read_sequences(alignment::PROT_20).expect("prot.20.aa");
+    let scoring = alignment::Scoring::protein();
+    let expected = alignment::pairalign_seq(&seqs, &scoring);
+    let n = seqs.len();
+    assert_eq!(expected.nseqs(), n);
+    // Upper triangle: percent identities; everything else 0.
+    for si in 0..n {
+        for sj in 0..n {
+            let score = expected.get(si, sj);
+            if si < sj {
+                assert!((0..=100).contains(&score), "({si}, {sj}): {score}");
+            } else {
+                assert_eq!(score, 0, "({si}, {sj})");
+            }
+        }
+    }
+    assert!(expected.scores().iter().any(|&s| s > 0));
+    for workers in WORKERS {
+        let rt = runtime(alignment::PARAMS, &alignment::ANALYSIS, workers);
+        let got = watchdog(&format!("alignment on {workers}"), LIMIT, || {
+            rt.run(|| alignment::pairalign(&seqs, &scoring))
+        });
+        assert_eq!(got, expected, "prot.20.aa on {workers} worker(s)");
+    }
+}
+
+#[test]
+fn alignment_longest_pair_fits_the_analysed_stack() {
+    // The deepest `diff` recursion of the repository's inputs: the two
+    // longest sequences of prot.100.aa, aligned in a task (every job a worker
+    // starts runs on a runtime stack of `PARAMS.stack_size` bytes).
+    let mut seqs = alignment::read_sequences(alignment::PROT_100).expect("prot.100.aa");
+    seqs.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    let (a, b) = (&seqs[0], &seqs[1]);
+    let scoring = alignment::Scoring::protein();
+    let expected = alignment::pair_score(&scoring, a, b);
+    let rt = runtime(alignment::PARAMS, &alignment::ANALYSIS, 1);
+    let got = watchdog("alignment longest pair", LIMIT, || {
+        rt.run(|| alignment::pair_score(&scoring, a, b))
+    });
+    assert_eq!(got, expected);
+}

@@ -1,0 +1,238 @@
+//! Invalid `Params` and builder settings are clear error values from
+//! `build()` (never a panic deep in a worker, never a started thread), valid
+//! edge values build and run, and `PRESCIENT_WORKERS` applies only where the
+//! program gives no worker count. (The compile-time side — `checked()` in a
+//! `const` — is the trybuild test `runtime/tests/params_ui.rs`.)
+
+use prescient::{
+    BuildError, Params, ParamsError, QueuePolicy, Runtime, MAX_QUEUE_CAPACITY, MAX_STACK_SIZE,
+    MIN_STACK_SIZE,
+};
+use prescient_tests::threads_named;
+use std::error::Error;
+use std::process::Command;
+
+fn build_error(params: Params) -> BuildError {
+    Runtime::builder()
+        .params(params)
+        .num_workers(2)
+        .thread_name(|i| format!("badparams-{i}"))
+        .build()
+        .expect_err("invalid params must not build")
+}
+
+#[test]
+fn each_invalid_field_is_a_build_error() {
+    let p = Params::DEFAULT;
+    let cases = [
+        (
+            p.with_queue_capacity(0),
+            ParamsError::ZeroQueueCapacity,
+            "queue_capacity must be at least 1",
+        ),
+        (
+            p.with_queue_capacity(MAX_QUEUE_CAPACITY + 1),
+            ParamsError::QueueCapacityTooLarge(MAX_QUEUE_CAPACITY + 1),
+            "65537",
+        ),
+        (
+            p.with_queue_capacity(usize::MAX),
+            ParamsError::QueueCapacityTooLarge(usize::MAX),
+            "at most 65536",
+        ),
+        (
+            p.with_stack_size(100_000),
+            ParamsError::StackSizeNotPowerOfTwo(100_000),
+            "power of two (got 100000)",
+        ),
+        (
+            p.with_stack_size(0),
+            ParamsError::StackSizeNotPowerOfTwo(0),
+            "power of two",
+        ),
+        (
+            p.with_stack_size(MIN_STACK_SIZE / 2),
+            ParamsError::StackSizeOutOfRange(8192),
+            "between 16 KiB and 8 MiB",
+        ),
+        (
+            p.with_stack_size(MAX_STACK_SIZE * 2),
+            ParamsError::StackSizeOutOfRange(16 << 20),
+            "(got 16777216)",
+        ),
+        (
+            p.with_dependency_buckets(0),
+            ParamsError::ZeroDependencyBuckets,
+            "dependency_buckets must be at least 1",
+        ),
+    ];
+    for (params, error, text) in cases {
+        assert_eq!(params.validate(), Err(error), "{params:?}");
+        match build_error(params) {
+            BuildError::InvalidParams(e) => {
+                assert_eq!(e, error);
+                let shown = BuildError::InvalidParams(e).to_string();
+                assert!(shown.contains(text), "{shown:?} lacks {text:?}");
+                assert!(shown.starts_with("invalid Params"), "{shown:?}");
+            }
+            other => panic!("{params:?}: {other:?}"),
+        }
+        // The source chain leads to the ParamsError.
+        let e = build_error(params);
+        let source = e.source().expect("InvalidParams has a source");
+        assert_eq!(source.downcast_ref::<ParamsError>(), Some(&error));
+    }
+    // The first invalid field (in declaration order) is the one reported.
+    assert_eq!(
+        p.with_queue_capacity(0)
+            .with_stack_size(3)
+            .with_dependency_buckets(0)
+            .validate(),
+        Err(ParamsError::ZeroQueueCapacity)
+    );
+    assert_eq!(
+        p.with_stack_size(3).with_dependency_buckets(0).validate(),
+        Err(ParamsError::StackSizeNotPowerOfTwo(3))
+    );
+    // A failed build starts no worker.
+    assert!(threads_named("badparams-").is_empty());
+}
+
+#[test]
+fn zero_workers_and_zero_stack_cap_are_build_errors() {
+    let e = Runtime::builder().num_workers(0).build().unwrap_err();
+    assert!(matches!(e, BuildError::ZeroWorkers), "{e:?}");
+    assert!(e.to_string().contains("at least one worker"));
+    assert!(e.source().is_none());
+    let e = Runtime::builder()
+        .num_workers(1)
+        .max_live_stacks(0)
+        .build()
+        .unwrap_err();
+    assert!(matches!(e, BuildError::ZeroStackCap), "{e:?}");
+    assert!(e.to_string().contains("max_live_stacks"));
+    // Invalid params are reported before the worker count is looked at.
+    let e = Runtime::builder()
+        .params(Params::DEFAULT.with_queue_capacity(0))
+        .num_workers(0)
+        .build()
+        .unwrap_err();
+    assert!(
+        matches!(e, BuildError::InvalidParams(ParamsError::ZeroQueueCapacity)),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn edge_values_build_and_run() {
+    let p = Params::DEFAULT;
+    for params in [
+        p.with_queue_capacity(1),
+        p.with_queue_capacity(MAX_QUEUE_CAPACITY),
+        p.with_stack_size(MIN_STACK_SIZE),
+        p.with_stack_size(MAX_STACK_SIZE),
+        p.with_dependency_buckets(1),
+        p.with_dependency_buckets(usize::MAX),
+    ] {
+        assert_eq!(params.validate(), Ok(()));
+        assert_eq!(params.checked(), params);
+        let rt = Runtime::builder()
+            .params(params)
+            .num_workers(2)
+            .max_live_stacks(1)
+            .build()
+            .unwrap();
+        assert_eq!(rt.params(), params);
+        assert_eq!(rt.max_live_stacks(), 1);
+        assert_eq!(rt.run(|| prescient::join(|| 1, || 2)), (1, 2), "{params:?}");
+    }
+    // A 16 KiB stack is enough for a small join tree.
+    let rt = Runtime::builder()
+        .params(p.with_stack_size(MIN_STACK_SIZE))
+        .num_workers(2)
+        .build()
+        .unwrap();
+    fn fib(n: u32) -> u32 {
+        if n < 2 {
+            return n;
+        }
+        let (a, b) = prescient::join(|| fib(n - 1), || fib(n - 2));
+        a + b
+    }
+    assert_eq!(rt.run(|| fib(12)), 144);
+}
+
+#[test]
+fn defaults_and_policy_names() {
+    assert_eq!(Params::default(), Params::DEFAULT);
+    assert_eq!(Params::DEFAULT.queue_policy, QueuePolicy::DEF);
+    assert_eq!(Params::DEFAULT.queue_capacity, 16);
+    assert_eq!(Params::DEFAULT.stack_size, MAX_STACK_SIZE);
+    let names: Vec<String> = QueuePolicy::ALL.iter().map(ToString::to_string).collect();
+    assert_eq!(names, ["DEF", "PF", "BF", "FF"]);
+    assert_eq!(QueuePolicy::PF, QueuePolicy::InsertFrontStealBack);
+    let newest: Vec<bool> = QueuePolicy::ALL
+        .iter()
+        .map(|p| p.owner_takes_newest())
+        .collect();
+    assert_eq!(newest, [false, true, false, true]);
+    // Without a cap the default is 16384 / workers, clamped to 16 ..= 1024.
+    for (workers, cap) in [(1, 1024), (16, 1024), (32, 512), (2048, 16)] {
+        if workers > 64 {
+            continue; // do not start 2048 threads for a default
+        }
+        let rt = Runtime::builder().num_workers(workers).build().unwrap();
+        assert_eq!(rt.max_live_stacks(), cap, "{workers} workers");
+    }
+}
+
+const CHILD_ENV: &str = "PRESCIENT_TESTS_WORKERS_CHILD";
+
+/// `PRESCIENT_WORKERS` is read in a child process (setting it here would race
+/// with the other tests of this binary).
+#[test]
+fn prescient_workers_applies_only_without_a_worker_count() {
+    const TEST: &str = "prescient_workers_applies_only_without_a_worker_count";
+    if std::env::var(CHILD_ENV).is_ok() {
+        let default = Runtime::builder().build().unwrap().num_workers();
+        let explicit = Runtime::builder()
+            .num_workers(2)
+            .build()
+            .unwrap()
+            .num_workers();
+        // The global runtime (free functions outside any runtime) too.
+        let global = prescient::num_workers();
+        let inside = prescient::join(prescient::num_workers, || {
+            prescient::current_worker_index().is_some()
+        });
+        println!(
+            "RESULT {default} {explicit} {global} {} {}",
+            inside.0, inside.1
+        );
+        return;
+    }
+    let cores = std::thread::available_parallelism().unwrap().get();
+    for (value, expected) in [("3", 3), (" 5 ", 5), ("0", cores), ("many", cores)] {
+        let out = Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", TEST, "--nocapture", "--test-threads", "1"])
+            .env(CHILD_ENV, "1")
+            .env("PRESCIENT_WORKERS", value)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let line = stdout
+            .lines()
+            .find_map(|l| l.split_once("RESULT ").map(|(_, r)| r))
+            .unwrap_or_else(|| {
+                panic!(
+                    "PRESCIENT_WORKERS={value:?}: {stdout}\n{}",
+                    String::from_utf8_lossy(&out.stderr)
+                )
+            });
+        assert_eq!(
+            line,
+            format!("{expected} 2 {expected} {expected} true"),
+            "PRESCIENT_WORKERS={value:?}"
+        );
+    }
+}
