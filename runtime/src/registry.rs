@@ -164,6 +164,12 @@ impl Registry {
     /// only when the sleeper count says one exists, and starts at a rotating
     /// index so that wake-ups spread.
     pub(crate) fn wake_one_sleeper(&self) {
+        // Pairs with the fence in `WorkerWake::sleep` (Dekker): either this
+        // load sees the sleeper's announcement, or the sleeper's re-check sees
+        // the work published before this call. Without the fence the load may
+        // be satisfied before the caller's push is visible (store-load
+        // reordering), and a worker could sleep on an injected job forever.
+        std::sync::atomic::fence(Ordering::SeqCst);
         if self.sleepers.load(Ordering::SeqCst) == 0 {
             return;
         }
@@ -346,6 +352,8 @@ impl WorkerThread {
         self.deque.push(job);
         self.local_len.set(self.local_len.get() + 1);
         bump(&self.counters().spawns);
+        // Best effort without a fence on this hot path: a wake-up missed here
+        // costs parallelism, never progress (the owner runs its own deque).
         if self.registry.sleepers.load(Ordering::Relaxed) != 0
             && self.registry.idle_spinning.load(Ordering::Relaxed) == 0
         {

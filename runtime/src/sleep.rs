@@ -136,3 +136,60 @@ impl WorkerWake {
         }
     }
 }
+
+/// A loom model of the protocol above (`--cfg loom`), restated with loom's
+/// atomics because the real code's condvar and crossbeam injector are not
+/// instrumented: the worker announces (`sleepers += 1`), fences and re-checks
+/// the queue; the waker publishes, fences and reads `sleepers`. Loom explores
+/// every interleaving and reports a deadlock if the worker can sleep on
+/// published work with nobody to wake it (delete either fence to see it fail).
+#[cfg(all(test, loom))]
+mod loom_models {
+    use loom::sync::atomic::{fence, AtomicBool, AtomicUsize};
+    use loom::sync::Arc;
+    use std::sync::atomic::Ordering;
+
+    struct Model {
+        queued: AtomicUsize,
+        sleepers: AtomicUsize,
+        sleeping: AtomicBool,
+    }
+
+    #[test]
+    fn loom_published_work_is_never_slept_on() {
+        loom::model(|| {
+            let model = Arc::new(Model {
+                queued: AtomicUsize::new(0),
+                sleepers: AtomicUsize::new(0),
+                sleeping: AtomicBool::new(false),
+            });
+            let waker = {
+                let model = model.clone();
+                loom::thread::spawn(move || {
+                    model.queued.store(1, Ordering::Release); // push
+                    fence(Ordering::SeqCst);
+                    if model.sleepers.load(Ordering::SeqCst) != 0
+                        && model.sleeping.swap(false, Ordering::SeqCst)
+                    {
+                        model.sleepers.fetch_sub(1, Ordering::SeqCst);
+                    }
+                })
+            };
+            // The worker: announce, fence, re-check, then "park" until woken.
+            model.sleeping.store(true, Ordering::SeqCst);
+            model.sleepers.fetch_add(1, Ordering::SeqCst);
+            fence(Ordering::SeqCst);
+            if model.queued.load(Ordering::Acquire) != 0 {
+                if model.sleeping.swap(false, Ordering::SeqCst) {
+                    model.sleepers.fetch_sub(1, Ordering::SeqCst);
+                }
+            } else {
+                while model.sleeping.load(Ordering::SeqCst) {
+                    loom::thread::yield_now();
+                }
+            }
+            assert_eq!(model.queued.load(Ordering::Acquire), 1);
+            waker.join().unwrap();
+        });
+    }
+}

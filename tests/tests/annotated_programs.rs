@@ -8,7 +8,13 @@
 //! * nqueens: ρ = 1, λ = 1 (spawns in a loop *and* recursion) → recursive,
 //!   not loop-like: `DEF`, capacity 4, 256019 buckets;
 //! * alignment: ρ = 0, λ = 1 (a parallel loop, no parallel recursion) →
-//!   capacity 128, 97 buckets, the policy by its effort.
+//!   capacity 128, 97 buckets; its kernel puts the task effort in the 1M–1T
+//!   band, so `PF`.
+//!
+//! Alignment runs on the repository's inputs: `prot.20.aa` on every worker
+//! count, against the sequential reference and BOTS' own result; the longest
+//! pair of `prot.100.aa`; and all of `prot.100.aa` (in the debug profile only
+//! with `--ignored`, it takes about a minute there).
 //!
 //! Every run uses the stack size the analysis aggregated (`PARAMS.stack_size
 //! == ANALYSIS.stack_size`); a task that overflowed it would abort this
@@ -246,6 +252,11 @@ fn alignment_runs_under_its_params() {
         }
     }
     assert!(expected.scores().iter().any(|&s| s > 0));
+    assert_eq!(
+        expected.fingerprint(),
+        alignment::BOTS_PROT_20_FINGERPRINT,
+        "the sequential reference reproduces BOTS' C result"
+    );
     for workers in WORKERS {
         let rt = runtime(alignment::PARAMS, &alignment::ANALYSIS, workers);
         let got = watchdog(&format!("alignment on {workers}"), LIMIT, || {
@@ -270,4 +281,21 @@ fn alignment_longest_pair_fits_the_analysed_stack() {
         rt.run(|| alignment::pair_score(&scoring, a, b))
     });
     assert_eq!(got, expected);
+}
+
+/// The larger input in full, checked against BOTS' own result. About 15 s in
+/// release on 2 cores; in the debug profile (about 70 s) only with `--ignored`.
+#[test]
+#[cfg_attr(
+    debug_assertions,
+    ignore = "prot.100.aa takes about 70 s in the debug profile; run with --ignored"
+)]
+fn alignment_prot100_runs_under_its_params() {
+    let seqs = alignment::read_sequences(alignment::PROT_100).expect("prot.100.aa");
+    let scoring = alignment::Scoring::protein();
+    let rt = runtime(alignment::PARAMS, &alignment::ANALYSIS, 8);
+    let got = watchdog("alignment prot.100.aa", LIMIT, || {
+        rt.run(|| alignment::pairalign(&seqs, &scoring))
+    });
+    assert_eq!(got.fingerprint(), alignment::BOTS_PROT_100_FINGERPRINT);
 }

@@ -33,7 +33,9 @@
 //!
 //! The port was checked against BOTS' C code (its `pairalign_seq`, compiled
 //! with gcc) on both inputs: all 190 scores of `prot.20.aa` and all 4950 of
-//! `prot.100.aa` are equal.
+//! `prot.100.aa` are equal; [`BOTS_PROT_20_FINGERPRINT`] and
+//! [`BOTS_PROT_100_FINGERPRINT`] record the C results, so a run can be checked
+//! against them without the sequential reference.
 //!
 //! The annotated module is [`tasks`]; its [`PARAMS`] and [`ANALYSIS`] are
 //! re-exported here. The sequential reference [`pairalign_seq`] computes the
@@ -53,6 +55,20 @@ pub const PROT_20: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/data/alignment/p
 
 /// BOTS' larger alignment input: 100 protein sequences, up to 2069 residues.
 pub const PROT_100: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/data/alignment/prot.100.aa");
+
+/// The [`ScoreMatrix::fingerprint`] of BOTS' own result on [`PROT_20`]: its
+/// C `pairalign_seq` (commit 2607a69, compiled with gcc) run on the same file.
+pub const BOTS_PROT_20_FINGERPRINT: Fingerprint = Fingerprint {
+    sum: 848,
+    fnv1a: 0xa2dd_1d0d_5292_4861,
+};
+
+/// The [`ScoreMatrix::fingerprint`] of BOTS' own result on [`PROT_100`] (see
+/// [`BOTS_PROT_20_FINGERPRINT`]).
+pub const BOTS_PROT_100_FINGERPRINT: Fingerprint = Fingerprint {
+    sum: 19297,
+    fnv1a: 0x1502_a33c_20da_4a34,
+};
 
 /// The residue codes, in the order of their code numbers (BOTS'
 /// `amino_acid_codes`); `-` is a gap.
@@ -345,6 +361,35 @@ impl ScoreMatrix {
     pub fn scores(&self) -> &[i32] {
         &self.scores
     }
+
+    /// A short summary to compare results across runs and implementations:
+    /// the sum of the pair scores and a 64-bit FNV-1a hash of `(si, sj,
+    /// score)` for every pair `si < sj` in row-major order, each as four
+    /// little-endian bytes (what BOTS prints per pair).
+    pub fn fingerprint(&self) -> Fingerprint {
+        let mut fnv1a: u64 = 0xcbf2_9ce4_8422_2325;
+        let mut sum: i64 = 0;
+        for si in 0..self.nseqs {
+            for sj in si + 1..self.nseqs {
+                let score = self.get(si, sj);
+                sum += i64::from(score);
+                let fields = [si as i32, sj as i32, score];
+                for byte in fields.iter().flat_map(|v| v.to_le_bytes()) {
+                    fnv1a = (fnv1a ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3);
+                }
+            }
+        }
+        Fingerprint { sum, fnv1a }
+    }
+}
+
+/// A [`ScoreMatrix`] summary: see [`ScoreMatrix::fingerprint`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fingerprint {
+    /// The sum of the pair scores.
+    pub sum: i64,
+    /// FNV-1a of the `(si, sj, score)` triples.
+    pub fnv1a: u64,
 }
 
 /// The sequential reference (BOTS' `pairalign_seq`): every pair in order,
