@@ -290,6 +290,16 @@ pub fn fib_seq(n: u64) -> u64 {
     }
 }
 
+/// Fibonacci with a `join` at every level, the parallel workload of several
+/// tests (compare with [`fib_seq`]).
+pub fn fib_join(n: u64) -> u64 {
+    if n < 2 {
+        return n;
+    }
+    let (a, b) = prescient::join(|| fib_join(n - 1), || fib_join(n - 2));
+    a + b
+}
+
 /// Busy-waits (without sleeping the thread) for `d`.
 pub fn spin_for(d: Duration) {
     let start = std::time::Instant::now();

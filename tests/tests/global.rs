@@ -8,13 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-fn fib(n: u64) -> u64 {
-    if n < 2 {
-        return n;
-    }
-    let (a, b) = prescient::join(|| fib(n - 1), || fib(n - 2));
-    a + b
-}
+use prescient_tests::fib_join as fib;
 
 #[test]
 fn free_functions_outside_any_runtime() {

@@ -83,13 +83,7 @@ fn assert_parked(prefix: &str, n: usize, what: &str) {
     );
 }
 
-fn fib(n: u64) -> u64 {
-    if n < 2 {
-        return n;
-    }
-    let (a, b) = prescient::join(|| fib(n - 1), || fib(n - 2));
-    a + b
-}
+use prescient_tests::fib_join as fib;
 
 #[test]
 fn idle_workers_park() {

@@ -138,13 +138,7 @@ fn many_workers_past_their_cap() {
     }
 }
 
-fn fib(n: u64) -> u64 {
-    if n < 2 {
-        return n;
-    }
-    let (a, b) = prescient::join(|| fib(n - 1), || fib(n - 2));
-    a + b
-}
+use prescient_tests::fib_join as fib;
 
 /// Spawn-and-join trees: every level's handle join may suspend.
 fn spawn_fib(n: u64) -> u64 {

@@ -25,13 +25,7 @@ fn runtime(policy: QueuePolicy, workers: usize) -> Runtime {
         .unwrap()
 }
 
-fn fib(n: u64) -> u64 {
-    if n < 2 {
-        return n;
-    }
-    let (a, b) = prescient::join(|| fib(n - 1), || fib(n - 2));
-    a + b
-}
+use prescient_tests::fib_join as fib;
 
 /// Bursts of work separated by pauses long enough for every worker to park.
 #[test]

@@ -3,7 +3,8 @@
 //! (sequential vs Prescient at the thread counts of
 //! `PRESCIENT_BENCH_THREADS`, default 1,2), the cost of an empty dependent vs
 //! independent task, and the dependency-table bucket sweep. Every parallel
-//! result is checked against the sequential reference.
+//! result is checked against the sequential reference. Times are the median
+//! of `--reps` runs after one warm-up run.
 //!
 //! `cargo run --release -p prescient-benches --bin dataflow_table -- [--quick] [--reps N]`
 
@@ -147,8 +148,13 @@ fn main() {
         .collect();
 
     // (a) two-wave, and the kernels (b)-(d), default Params.
-    println!("## Kernels (default Params: DEF, capacity 16, 97 buckets); ratio = T / T_seq\n");
-    header(&threads, "benchmark");
+    if ["two_wave", "cholesky", "matmul", "sparselu"]
+        .iter()
+        .any(|s| options.wants(s))
+    {
+        println!("## Kernels (default Params: DEF, capacity 16, 97 buckets); ratio = T / T_seq\n");
+        header(&threads, "benchmark");
+    }
     for size in two_wave::TASK_SIZES
         .into_iter()
         .filter(|_| options.wants("two_wave"))
@@ -266,28 +272,35 @@ fn main() {
 }
 
 fn task_cost(threads: &[usize], reps: usize) {
-    let tasks = 20_000;
-    println!("\n## Cost per empty task ({tasks} tasks, all deferred: queue_capacity 2^16)\n");
-    println!("| threads | independent ns | dependent ns | dependent / independent | inlined |");
-    println!("|--------:|---------------:|-------------:|------------------------:|--------:|");
-    for &t in threads {
-        let rt = runtime(t, DEFERRING);
-        let before = rt.counters();
-        let independent = median_time(reps, || {
-            assert_eq!(rt.run(|| overhead::empty_independent(tasks)), tasks as u64)
-        });
-        let dependent = median_time(reps, || {
-            assert_eq!(rt.run(|| overhead::empty_dependent(tasks)), tasks as u64)
-        });
-        let delta = rt.counters().since(&before);
-        let per = |d: Duration| d.as_secs_f64() * 1e9 / tasks as f64;
-        println!(
-            "| {t:>7} | {:>14.1} | {:>12.1} | {:>23.2} | {:>7} |",
-            per(independent),
-            per(dependent),
-            per(dependent) / per(independent),
-            delta.inlined_spawns
-        );
+    println!("\n## Cost per empty task (all deferred: queue_capacity 2^16; ns per task)\n");
+    println!("| tasks in flight | threads | independent ns | dependent ns | dependent / independent | inlined |");
+    println!("|----------------:|--------:|---------------:|-------------:|------------------------:|--------:|");
+    for tasks in [1_000, 20_000] {
+        for &t in threads {
+            let rt = runtime(t, DEFERRING);
+            let before = rt.counters();
+            // Repeat small runs so each timing covers about 20,000 tasks.
+            let repeat = 20_000 / tasks;
+            let independent = median_time(reps, || {
+                for _ in 0..repeat {
+                    assert_eq!(rt.run(|| overhead::empty_independent(tasks)), tasks as u64);
+                }
+            });
+            let dependent = median_time(reps, || {
+                for _ in 0..repeat {
+                    assert_eq!(rt.run(|| overhead::empty_dependent(tasks)), tasks as u64);
+                }
+            });
+            let delta = rt.counters().since(&before);
+            let per = |d: Duration| d.as_secs_f64() * 1e9 / (tasks * repeat) as f64;
+            println!(
+                "| {tasks:>15} | {t:>7} | {:>14.1} | {:>12.1} | {:>23.2} | {:>7} |",
+                per(independent),
+                per(dependent),
+                per(dependent) / per(independent),
+                delta.inlined_spawns
+            );
+        }
     }
 }
 
