@@ -43,6 +43,19 @@ unsafe impl Send for JobRef {}
 unsafe impl Sync for JobRef {}
 
 impl JobRef {
+    /// A reference to a job of a kind defined elsewhere in the crate (the
+    /// dataflow tasks, which own themselves like a `HeapJob` but carry more).
+    ///
+    /// # Safety
+    /// `execute_fn(pointer)` is sound to call once, on any thread, for as long
+    /// as the returned reference may be executed.
+    pub(crate) unsafe fn new(pointer: *const (), execute_fn: unsafe fn(*const ())) -> JobRef {
+        JobRef {
+            pointer,
+            execute_fn,
+        }
+    }
+
     /// Runs the job.
     ///
     /// # Safety

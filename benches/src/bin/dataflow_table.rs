@@ -3,21 +3,22 @@
 //! (sequential vs Prescient at the thread counts of
 //! `PRESCIENT_BENCH_THREADS`, default 1,2), the cost of an empty dependent vs
 //! independent task, and the dependency-table bucket sweep. Every parallel
-//! result is checked against the sequential reference. Times are the median
-//! of `--reps` runs after one warm-up run.
+//! result is checked against the sequential reference. Times are the best of
+//! `--reps` runs after one warm-up run (the machine may be shared: other
+//! processes only add time).
 //!
 //! `cargo run --release -p prescient-benches --bin dataflow_table -- [--quick] [--reps N]`
 
 use prescient::{Params, Runtime};
 use prescient_benches::dataflow::{
-    bench_threads, cholesky, compare_exact, matmul, median_time, overhead, runtime, sparselu,
+    bench_threads, best_time, cholesky, compare_exact, matmul, overhead, runtime, sparselu,
     two_wave, DEFERRING,
 };
 use std::time::Duration;
 
 const USAGE: &str = "usage: dataflow_table [--quick] [--reps N] [--only SECTIONS]
   --quick          fewer two-wave tasks at the coarse sizes and smaller kernels
-  --reps N         timed repetitions per configuration (median; default 5, quick 3)
+  --reps N         timed repetitions per configuration (best of; default 5, quick 3)
   --only SECTIONS  comma-separated subset of: two_wave, cholesky, matmul,
                    sparselu, task_cost, buckets (default: all)
 Thread counts come from PRESCIENT_BENCH_THREADS (default 1,2).";
@@ -105,7 +106,7 @@ fn header(threads: &[usize], first: &str) {
     println!("{line}\n{rule}");
 }
 
-/// Times `parallel` in each runtime (median of `reps`), checking the last
+/// Times `parallel` in each runtime (best of `reps`), checking the last
 /// result with `check`.
 fn measure<T: Send>(
     runtimes: &[(usize, Runtime)],
@@ -117,7 +118,7 @@ fn measure<T: Send>(
         .iter()
         .map(|(threads, rt)| {
             let mut last = None;
-            let time = median_time(reps, || last = Some(rt.run(&parallel)));
+            let time = best_time(reps, || last = Some(rt.run(&parallel)));
             if let Err(e) = check(last.as_ref().expect("ran")) {
                 panic!("Prescient on {threads} threads gave a wrong result: {e}");
             }
@@ -138,7 +139,7 @@ fn main() {
     let reps = options.reps;
     let available = std::thread::available_parallelism().map_or(1, |n| n.get());
     println!(
-        "# Prescient dataflow benchmarks ({} mode, {reps} reps, median; {available} hardware threads; \
+        "# Prescient dataflow benchmarks ({} mode, best of {reps} runs; {available} hardware threads; \
          thread counts {threads:?})\n",
         if options.quick { "quick" } else { "full" }
     );
@@ -164,7 +165,7 @@ fn main() {
         } else {
             two_wave::NUM_TASKS
         };
-        let seq = median_time(reps, || {
+        let seq = best_time(reps, || {
             std::hint::black_box(two_wave::sequential(tasks, size));
         });
         let reference = two_wave::sequential(tasks, size);
@@ -184,7 +185,7 @@ fn main() {
         let original = cholesky::generate(nb, bs, 42);
         let mut reference = original.clone();
         cholesky::sequential(&mut reference);
-        let seq = median_time(reps, || {
+        let seq = best_time(reps, || {
             let mut m = original.clone();
             cholesky::sequential(&mut m);
             std::hint::black_box(m);
@@ -209,7 +210,7 @@ fn main() {
         let original = matmul::generate(nb, bs, 7);
         let mut reference = original.clone();
         matmul::sequential(&mut reference);
-        let seq = median_time(reps, || {
+        let seq = best_time(reps, || {
             let mut p = original.clone();
             matmul::sequential(&mut p);
             std::hint::black_box(p);
@@ -234,7 +235,7 @@ fn main() {
         let original = sparselu::generate(nb, bs);
         let mut reference = original.clone();
         sparselu::sequential(&mut reference);
-        let seq = median_time(reps, || {
+        let seq = best_time(reps, || {
             let mut m = original.clone();
             sparselu::sequential(&mut m);
             std::hint::black_box(m);
@@ -281,12 +282,12 @@ fn task_cost(threads: &[usize], reps: usize) {
             let before = rt.counters();
             // Repeat small runs so each timing covers about 20,000 tasks.
             let repeat = 20_000 / tasks;
-            let independent = median_time(reps, || {
+            let independent = best_time(reps, || {
                 for _ in 0..repeat {
                     assert_eq!(rt.run(|| overhead::empty_independent(tasks)), tasks as u64);
                 }
             });
-            let dependent = median_time(reps, || {
+            let dependent = best_time(reps, || {
                 for _ in 0..repeat {
                     assert_eq!(rt.run(|| overhead::empty_dependent(tasks)), tasks as u64);
                 }
@@ -311,7 +312,7 @@ fn bucket_sweep(threads: &[usize], reps: usize, quick: bool) {
         (20_000, 4, 50)
     };
     println!("\n## Bucket sweep ({handles} handles x {rounds} rounds of inout tasks of {work} iterations, all deferred)\n");
-    let seq = median_time(reps, || {
+    let seq = best_time(reps, || {
         std::hint::black_box(overhead::many_handles_sequential(handles, rounds, work));
     });
     let reference = overhead::many_handles_sequential(handles, rounds, work);

@@ -12,7 +12,9 @@
 //! The matrix is stored tile by tile (`nb × nb` tiles of `bs × bs`, each tile
 //! contiguous and row-major), one dependency region per tile; only the lower
 //! triangle of tiles is used. The kernels are plain loops (no BLAS): the
-//! point is the task graph, not the flop rate.
+//! point is the task graph, not the flop rate. The kernels are
+//! `#[inline(never)]`, so the sequential reference and the tasks run the same
+//! machine code.
 
 /// A tiled `n × n` matrix, `n = nb * bs`.
 #[derive(Clone, Debug, PartialEq)]
@@ -60,6 +62,7 @@ pub fn generate(nb: usize, bs: usize, seed: u64) -> Tiled {
 
 /// Cholesky of one diagonal tile, in place (lower triangle; the upper
 /// triangle is left as it was).
+#[inline(never)]
 pub fn potrf(a: &mut [f64], bs: usize) {
     for j in 0..bs {
         let mut d = a[j * bs + j];
@@ -79,6 +82,7 @@ pub fn potrf(a: &mut [f64], bs: usize) {
 }
 
 /// `B := B L⁻ᵀ` with `L` the lower triangle of a factorised diagonal tile.
+#[inline(never)]
 pub fn trsm(l: &[f64], b: &mut [f64], bs: usize) {
     for r in 0..bs {
         for j in 0..bs {
@@ -92,11 +96,13 @@ pub fn trsm(l: &[f64], b: &mut [f64], bs: usize) {
 }
 
 /// `C := C − A Aᵀ` (the whole tile).
+#[inline(never)]
 pub fn syrk(a: &[f64], c: &mut [f64], bs: usize) {
     gemm_nt(a, a, c, bs);
 }
 
 /// `C := C − A Bᵀ`.
+#[inline(never)]
 pub fn gemm_nt(a: &[f64], b: &[f64], c: &mut [f64], bs: usize) {
     for i in 0..bs {
         for j in 0..bs {

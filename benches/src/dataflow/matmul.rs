@@ -35,6 +35,7 @@ pub fn generate(nb: usize, bs: usize, seed: u64) -> Problem {
 }
 
 /// `C := C + A B` on tiles.
+#[inline(never)]
 pub fn gemm(a: &[f64], b: &[f64], c: &mut [f64], bs: usize) {
     for i in 0..bs {
         for k in 0..bs {

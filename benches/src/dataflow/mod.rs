@@ -102,18 +102,19 @@ pub const DEFERRING: Params = Params::DEFAULT
     .with_queue_capacity(prescient::MAX_QUEUE_CAPACITY)
     .checked();
 
-/// The median of `reps` timings of `run` (after one untimed warm-up run).
-pub fn median_time(reps: usize, mut run: impl FnMut()) -> Duration {
+/// The best (shortest) of `reps` timings of `run`, after one untimed
+/// warm-up run. On a shared machine other processes only ever add time, so
+/// the minimum is the least disturbed measurement.
+pub fn best_time(reps: usize, mut run: impl FnMut()) -> Duration {
     run();
-    let mut times: Vec<Duration> = (0..reps.max(1))
+    (0..reps.max(1))
         .map(|_| {
             let start = Instant::now();
             run();
             start.elapsed()
         })
-        .collect();
-    times.sort_unstable();
-    times[times.len() / 2]
+        .min()
+        .expect("at least one run")
 }
 
 /// Compares two results exactly (the dataflow variants do the reference's

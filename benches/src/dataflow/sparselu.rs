@@ -72,6 +72,7 @@ pub fn generate(nb: usize, bs: usize) -> Matrix {
 }
 
 /// BOTS `lu0`: LU of a diagonal block, in place.
+#[inline(never)]
 pub fn lu0(diag: &mut [f32], bs: usize) {
     for k in 0..bs {
         for i in k + 1..bs {
@@ -84,6 +85,7 @@ pub fn lu0(diag: &mut [f32], bs: usize) {
 }
 
 /// BOTS `bdiv`: a block below the diagonal.
+#[inline(never)]
 pub fn bdiv(diag: &[f32], row: &mut [f32], bs: usize) {
     for i in 0..bs {
         for k in 0..bs {
@@ -96,6 +98,7 @@ pub fn bdiv(diag: &[f32], row: &mut [f32], bs: usize) {
 }
 
 /// BOTS `bmod`: `inner -= row · col`.
+#[inline(never)]
 pub fn bmod(row: &[f32], col: &[f32], inner: &mut [f32], bs: usize) {
     for i in 0..bs {
         for j in 0..bs {
@@ -107,6 +110,7 @@ pub fn bmod(row: &[f32], col: &[f32], inner: &mut [f32], bs: usize) {
 }
 
 /// BOTS `fwd`: a block right of the diagonal.
+#[inline(never)]
 pub fn fwd(diag: &[f32], col: &mut [f32], bs: usize) {
     for j in 0..bs {
         for k in 0..bs {

@@ -65,9 +65,11 @@ pub trait TaskArgs<'t, Implied = &'t Self>: Sealed {
     /// Creates the borrows.
     ///
     /// # Safety
-    /// The task holding these accesses has been handed out by the dependency
-    /// graph and is not done, so no other live task holds a conflicting
-    /// access to the same regions, and the handles' values are alive.
+    /// The task holding these accesses may run now — handed out by the
+    /// dependency graph and not done, or run unregistered by the scope's
+    /// owner with no conflicting task live (the invariant in `task.rs`) — so
+    /// no other live task holds a conflicting access to the same regions;
+    /// and the handles' values are alive.
     #[doc(hidden)]
     unsafe fn borrow(&'t mut self) -> Self::Args;
 
@@ -242,9 +244,8 @@ impl<'t, T> TaskArgs<'t> for RawRead<T> {
     type Args = &'t T;
 
     unsafe fn borrow(&'t mut self) -> &'t T {
-        // SAFETY: the slot is alive (contract); the graph hands this task out
-        // only while no task writing the region is live, and the body is the
-        // only code borrowing through this access.
+        // SAFETY: the slot is alive (contract); the task runs only while no
+        // task writing the region is live (the invariant in `task.rs`).
         unsafe { &*(*self.slot).value.get() }
     }
 
@@ -275,10 +276,10 @@ impl<'t, T> TaskArgs<'t> for RawWrite<T> {
     type Args = &'t mut T;
 
     unsafe fn borrow(&'t mut self) -> &'t mut T {
-        // SAFETY: the slot is alive (contract); the graph hands this task out
-        // only while no other task accessing the region is live, and the
-        // submission check ensures this task names the region only once
-        // when it writes it. See the invariant in `task.rs`.
+        // SAFETY: the slot is alive (contract); the task runs only while no
+        // other task accessing the region is live, and the submission check
+        // ensures this task names the region only once when it writes it
+        // (the invariant in `task.rs`).
         unsafe { &mut *(*self.slot).value.get() }
     }
 
@@ -413,7 +414,8 @@ impl<'t, T> TaskArgs<'t> for RawTileRead<T> {
 
     unsafe fn borrow(&'t mut self) -> &'t [T] {
         // SAFETY: `ptr..ptr+len` is one tile of a slice borrowed for the
-        // scope (alive); no task writing this tile's region is live (graph).
+        // scope (alive); no task writing this tile's region is live (the
+        // invariant in `task.rs`).
         unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
     }
 
@@ -446,7 +448,8 @@ impl<'t, T> TaskArgs<'t> for RawTileWrite<T> {
     unsafe fn borrow(&'t mut self) -> &'t mut [T] {
         // SAFETY: `ptr..ptr+len` is one tile of a slice borrowed mutably for
         // the scope, disjoint from every other tile; no other task accessing
-        // this tile's region is live (graph), and this task names it once.
+        // this tile's region is live, and this task names it once (the
+        // invariant in `task.rs`).
         unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) }
     }
 
