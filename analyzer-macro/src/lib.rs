@@ -122,6 +122,8 @@
 //! still emitted (with the analysis, if only an argument was wrong) so no
 //! follow-on errors appear.
 
+#![deny(missing_docs)]
+
 mod analysis;
 mod args;
 mod contexts;

@@ -59,7 +59,7 @@ mod tests {
 
     #[test]
     fn messages_name_the_task_and_the_problem() {
-        let id = TaskId(12);
+        let id = TaskId::new(12, 0);
         let cases = [
             (GraphError::ZeroBuckets, "at least one bucket"),
             (GraphError::UnknownTask(id), "task #12 is unknown"),

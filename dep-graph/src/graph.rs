@@ -31,7 +31,6 @@
 //! merged into one access with [`AccessMode::strongest`], so a task never
 //! conflicts with itself and never holds two accesses to one region.
 
-use std::collections::hash_map::{Entry, HashMap};
 use std::fmt;
 use std::mem;
 use std::num::NonZeroUsize;
@@ -39,7 +38,6 @@ use std::num::NonZeroUsize;
 use crate::access::AccessMode;
 use crate::error::GraphError;
 use crate::ids::{RegionId, TaskId};
-use crate::mix::BuildMixHasher;
 use crate::region_table::{Epoch, RegionTable};
 
 /// What [`DependencyGraph::new_task`] returns: the new task's id, and its
@@ -57,7 +55,7 @@ pub struct NewTask<T> {
 }
 
 /// Where a task is in its life cycle. A node exists from `new_task` to
-/// `delete_task`.
+/// `delete_task`; a slot that holds no node is `Free`.
 enum State<T> {
     /// Waiting for predecessors; the graph holds the payload.
     Blocked(T),
@@ -65,6 +63,9 @@ enum State<T> {
     HandedOut,
     /// The caller reported the task done.
     Done,
+    /// The slot holds no task (never used, or its task was deleted); its
+    /// vectors are kept for the next task that takes the slot.
+    Free,
 }
 
 /// One region access of a task, as remembered until the task is deleted.
@@ -76,14 +77,109 @@ struct Access {
     epoch: Epoch,
 }
 
+/// How many successors a node holds without a heap allocation.
+const INLINE_SUCCESSORS: usize = 3;
+
+/// A node's successors, by slot: a small inline array, spilled to a vector
+/// when it overflows.
+///
+/// Slots identify successors unambiguously: a successor waits for the node,
+/// so it is not done, hence not deleted, so its slot is not reused while it
+/// is in the list (and the list is emptied when the node is done).
+///
+/// While `len <= INLINE_SUCCESSORS` the slots are in `inline[..len]` and
+/// `spill` is empty; beyond, all of them are in `spill`. Clearing keeps
+/// `spill`'s capacity, so a reused node slot does not allocate again.
+#[derive(Default)]
+struct Successors {
+    len: usize,
+    inline: [u32; INLINE_SUCCESSORS],
+    spill: Vec<u32>,
+}
+
+impl Successors {
+    fn as_slice(&self) -> &[u32] {
+        if self.len <= INLINE_SUCCESSORS {
+            &self.inline[..self.len]
+        } else {
+            &self.spill
+        }
+    }
+
+    fn last(&self) -> Option<u32> {
+        self.as_slice().last().copied()
+    }
+
+    fn push(&mut self, slot: u32) {
+        if self.len < INLINE_SUCCESSORS {
+            self.inline[self.len] = slot;
+        } else {
+            if self.len == INLINE_SUCCESSORS {
+                self.spill.extend_from_slice(&self.inline);
+            }
+            self.spill.push(slot);
+        }
+        self.len += 1;
+    }
+
+    fn clear(&mut self) {
+        self.len = 0;
+        self.spill.clear();
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
 struct Node<T> {
+    /// The sequence number of the task in this slot: the `seq` of its id, and
+    /// the slot's generation (a stale id names an older sequence number).
+    seq: u64,
     state: State<T>,
     /// Linked predecessors not done yet; the task is handed out at zero.
     unfinished_preds: usize,
     /// Tasks waiting for this one, in submission order, without duplicates.
     /// Emptied when the task is done.
-    successors: Vec<TaskId>,
-    accesses: Box<[Access]>,
+    successors: Successors,
+    /// The task's accesses, one per region. Kept (cleared) when the slot is
+    /// freed, for reuse.
+    accesses: Vec<Access>,
+}
+
+/// The dependency graph's nodes: a slab indexed by dense slots, whose freed
+/// slots (with their vectors) are reused, so that steady-state submission
+/// and deletion do not allocate.
+struct Slab<T> {
+    nodes: Vec<Node<T>>,
+    /// Free slots, reused last-freed first (the most likely still cached).
+    free: Vec<u32>,
+    /// Slots holding a task (not `Free`).
+    live: usize,
+}
+
+impl<T> Slab<T> {
+    /// The node of `id`, if `id` names a task that exists (created and not
+    /// deleted).
+    #[inline]
+    fn get(&self, id: TaskId) -> Option<&Node<T>> {
+        self.nodes
+            .get(id.slot as usize)
+            .filter(|node| node.seq == id.seq && !matches!(node.state, State::Free))
+    }
+
+    /// See [`get`](Self::get).
+    #[inline]
+    fn get_mut(&mut self, id: TaskId) -> Option<&mut Node<T>> {
+        self.nodes
+            .get_mut(id.slot as usize)
+            .filter(|node| node.seq == id.seq && !matches!(node.state, State::Free))
+    }
+
+    /// Whether `id` names a task that exists.
+    fn contains(&self, id: TaskId) -> bool {
+        self.get(id).is_some()
+    }
 }
 
 /// The dataflow dependency graph of one dataflow scope.
@@ -106,8 +202,11 @@ struct Node<T> {
 /// memory and its region-table references.
 ///
 /// Every operation is amortised `O(1)` per access and per edge, plus the
-/// region-table chain walk. The graph is single-threaded; the runtime puts it
-/// behind a lock or hands it to the DAST manager thread.
+/// region-table chain walk. Nodes live in a slab indexed by the slot their
+/// id carries; freed slots and their vectors are reused, so in steady state
+/// (no more tasks alive than before, no region new to the table) the three
+/// operations do not allocate. The graph is single-threaded; the runtime puts
+/// it behind a lock or hands it to the DAST manager thread.
 ///
 /// # Example
 ///
@@ -143,8 +242,11 @@ struct Node<T> {
 /// ```
 pub struct DependencyGraph<T> {
     table: RegionTable,
-    nodes: HashMap<TaskId, Node<T>, BuildMixHasher>,
-    next_id: u64,
+    slab: Slab<T>,
+    next_seq: u64,
+    /// Scratch space for merging a new task's accesses (kept to avoid an
+    /// allocation per task).
+    merged: Vec<(RegionId, AccessMode)>,
 }
 
 impl<T> DependencyGraph<T> {
@@ -158,9 +260,42 @@ impl<T> DependencyGraph<T> {
         let buckets = NonZeroUsize::new(dependency_buckets).ok_or(GraphError::ZeroBuckets)?;
         Ok(DependencyGraph {
             table: RegionTable::new(buckets),
-            nodes: HashMap::default(),
-            next_id: 0,
+            slab: Slab {
+                nodes: Vec::new(),
+                free: Vec::new(),
+                live: 0,
+            },
+            next_seq: 0,
+            merged: Vec::new(),
         })
+    }
+
+    /// Takes a free slot (or a new one) for a task with sequence number
+    /// `seq`, in state `HandedOut` with no predecessor, successor or access.
+    fn alloc_slot(&mut self, seq: u64) -> u32 {
+        let slot = match self.slab.free.pop() {
+            Some(slot) => slot,
+            None => {
+                let slot = u32::try_from(self.slab.nodes.len())
+                    .expect("more than 2^32 live dataflow tasks in one graph");
+                self.slab.nodes.push(Node {
+                    seq,
+                    state: State::Free,
+                    unfinished_preds: 0,
+                    successors: Successors::default(),
+                    accesses: Vec::new(),
+                });
+                slot
+            }
+        };
+        let node = &mut self.slab.nodes[slot as usize];
+        debug_assert!(matches!(node.state, State::Free));
+        debug_assert!(node.successors.is_empty() && node.accesses.is_empty());
+        node.seq = seq;
+        node.state = State::HandedOut;
+        node.unfinished_preds = 0;
+        self.slab.live += 1;
+        slot
     }
 
     /// Submits a task with the given region accesses and payload.
@@ -179,31 +314,39 @@ impl<T> DependencyGraph<T> {
     /// [`NewTask::ready`] and the caller must run it; otherwise the graph keeps
     /// it and hands it out from a later [`done_task`](Self::done_task).
     pub fn new_task(&mut self, accesses: &[(RegionId, AccessMode)], payload: T) -> NewTask<T> {
-        let id = TaskId(self.next_id);
-        self.next_id += 1;
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        let slot = self.alloc_slot(seq);
+        let id = TaskId::new(seq, slot);
 
-        let mut merged = accesses.to_vec();
-        merged.sort_unstable_by_key(|&(region, _)| region);
-        merged.dedup_by(|later, earlier| {
-            let same = later.0 == earlier.0;
-            if same {
-                earlier.1 = AccessMode::strongest(earlier.1, later.1);
-            }
-            same
-        });
+        let mut merged = mem::take(&mut self.merged);
+        merged.clear();
+        merged.extend_from_slice(accesses);
+        if merged.len() > 1 {
+            merged.sort_unstable_by_key(|&(region, _)| region);
+            merged.dedup_by(|later, earlier| {
+                let same = later.0 == earlier.0;
+                if same {
+                    earlier.1 = AccessMode::strongest(earlier.1, later.1);
+                }
+                same
+            });
+        }
 
+        // The new node is in the slab already (handed out, no accesses), but
+        // not yet in the region table, so it cannot be its own predecessor.
+        let mut records = mem::take(&mut self.slab.nodes[slot as usize].accesses);
         let mut unfinished_preds = 0;
-        let mut records = Vec::with_capacity(merged.len());
-        for (region, mode) in merged {
-            let nodes = &mut self.nodes;
+        for &(region, mode) in &merged {
+            let slab = &mut self.slab;
             let epoch = if mode.is_write() {
                 self.table.add_writer(region, id, |pred| {
-                    unfinished_preds += usize::from(link(nodes, pred, id));
+                    unfinished_preds += usize::from(link(slab, pred, slot));
                 })
             } else {
                 let (writer, epoch) = self.table.add_reader(region, id);
                 if let Some(pred) = writer {
-                    unfinished_preds += usize::from(link(nodes, pred, id));
+                    unfinished_preds += usize::from(link(slab, pred, slot));
                 }
                 epoch
             };
@@ -213,21 +356,17 @@ impl<T> DependencyGraph<T> {
                 epoch,
             });
         }
+        self.merged = merged;
 
-        let (state, ready) = if unfinished_preds == 0 {
-            (State::HandedOut, Some(payload))
+        let node = &mut self.slab.nodes[slot as usize];
+        node.accesses = records;
+        node.unfinished_preds = unfinished_preds;
+        let ready = if unfinished_preds == 0 {
+            Some(payload)
         } else {
-            (State::Blocked(payload), None)
+            node.state = State::Blocked(payload);
+            None
         };
-        self.nodes.insert(
-            id,
-            Node {
-                state,
-                unfinished_preds,
-                successors: Vec::new(),
-                accesses: records.into_boxed_slice(),
-            },
-        );
         NewTask { id, ready }
     }
 
@@ -248,32 +387,37 @@ impl<T> DependencyGraph<T> {
         id: TaskId,
         newly_ready: &mut Vec<(TaskId, T)>,
     ) -> Result<(), GraphError> {
-        let node = self.nodes.get_mut(&id).ok_or(GraphError::UnknownTask(id))?;
+        let node = self.slab.get_mut(id).ok_or(GraphError::UnknownTask(id))?;
         match node.state {
             State::Blocked(_) => return Err(GraphError::NotReady(id)),
             State::Done => return Err(GraphError::DoneTwice(id)),
+            State::Free => return Err(GraphError::UnknownTask(id)),
             State::HandedOut => node.state = State::Done,
         }
         // Successors were pushed as they were submitted, so releasing them in
         // list order yields the ready ones in submission order.
-        for succ_id in mem::take(&mut node.successors) {
+        let mut successors = mem::take(&mut node.successors);
+        for &succ_slot in successors.as_slice() {
             // A successor cannot be done (it waits for this task), hence not
-            // deleted: it is always present.
-            let Some(succ) = self.nodes.get_mut(&succ_id) else {
-                debug_assert!(false, "successor {succ_id} of {id} was deleted");
-                continue;
-            };
+            // deleted: its slot still holds it.
+            let succ = &mut self.slab.nodes[succ_slot as usize];
+            debug_assert!(
+                matches!(succ.state, State::Blocked(_)),
+                "successor in slot {succ_slot} of {id} was not blocked"
+            );
             succ.unfinished_preds -= 1;
             if succ.unfinished_preds == 0 {
                 match mem::replace(&mut succ.state, State::HandedOut) {
-                    State::Blocked(payload) => newly_ready.push((succ_id, payload)),
-                    other => {
-                        succ.state = other;
-                        debug_assert!(false, "successor {succ_id} of {id} was not blocked");
+                    State::Blocked(payload) => {
+                        newly_ready.push((TaskId::new(succ.seq, succ_slot), payload));
                     }
+                    other => succ.state = other,
                 }
             }
         }
+        successors.clear();
+        // Give the (emptied) list back, keeping its spill capacity.
+        self.slab.nodes[id.slot as usize].successors = successors;
         Ok(())
     }
 
@@ -287,33 +431,38 @@ impl<T> DependencyGraph<T> {
     ///   was deleted already;
     /// - [`GraphError::NotDone`] if the task is not done.
     pub fn delete_task(&mut self, id: TaskId) -> Result<(), GraphError> {
-        let node = match self.nodes.entry(id) {
-            Entry::Vacant(_) => return Err(GraphError::UnknownTask(id)),
-            Entry::Occupied(node) if !matches!(node.get().state, State::Done) => {
-                return Err(GraphError::NotDone(id))
-            }
-            Entry::Occupied(node) => node.remove(),
-        };
+        let node = self.slab.get_mut(id).ok_or(GraphError::UnknownTask(id))?;
+        if !matches!(node.state, State::Done) {
+            return Err(GraphError::NotDone(id));
+        }
         debug_assert!(node.successors.is_empty());
-        let nodes = &self.nodes;
-        for access in node.accesses.iter() {
+        // Free the slot first: the task no longer counts as live when the
+        // region table compacts its reader lists.
+        node.state = State::Free;
+        let mut accesses = mem::take(&mut node.accesses);
+        self.slab.live -= 1;
+        let slab = &self.slab;
+        for access in &accesses {
             self.table
                 .release(access.region, id, access.epoch, access.write, |task| {
-                    nodes.contains_key(&task)
+                    slab.contains(task)
                 });
         }
+        accesses.clear();
+        self.slab.nodes[id.slot as usize].accesses = accesses;
+        self.slab.free.push(id.slot);
         Ok(())
     }
 
     /// The number of tasks created and not yet deleted (blocked, handed out,
     /// or done).
     pub fn pending(&self) -> usize {
-        self.nodes.len()
+        self.slab.live
     }
 
     /// Whether every task created has been deleted.
     pub fn is_empty(&self) -> bool {
-        self.nodes.is_empty()
+        self.slab.live == 0
     }
 
     /// The region table, for diagnostics: bucket count, live regions, chain
@@ -323,37 +472,34 @@ impl<T> DependencyGraph<T> {
     }
 }
 
-/// Makes `succ` wait for `pred`, unless `pred` is done or deleted (finished
-/// tasks create no edges) or the edge exists already (a task conflicting on
-/// several regions with one predecessor waits for it once). Returns whether an
-/// edge was added.
-fn link<T>(
-    nodes: &mut HashMap<TaskId, Node<T>, BuildMixHasher>,
-    pred: TaskId,
-    succ: TaskId,
-) -> bool {
-    let Some(node) = nodes.get_mut(&pred) else {
+/// Makes the task in `succ_slot` (the newest task) wait for `pred`, unless
+/// `pred` is done or deleted (finished tasks create no edges) or the edge
+/// exists already (a task conflicting on several regions with one predecessor
+/// waits for it once). Returns whether an edge was added.
+fn link<T>(slab: &mut Slab<T>, pred: TaskId, succ_slot: u32) -> bool {
+    let Some(node) = slab.get_mut(pred) else {
         return false; // deleted, hence done
     };
     // `succ` is the newest task, so an edge added to it earlier in this
     // `new_task` call is the last successor: the duplicate check is O(1).
-    if matches!(node.state, State::Done) || node.successors.last() == Some(&succ) {
+    if matches!(node.state, State::Done) || node.successors.last() == Some(succ_slot) {
         return false;
     }
-    node.successors.push(succ);
+    node.successors.push(succ_slot);
     true
 }
 
 impl<T> fmt::Debug for DependencyGraph<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let count = |wanted: fn(&State<T>) -> bool| {
-            self.nodes
-                .values()
+            self.slab
+                .nodes
+                .iter()
                 .filter(|node| wanted(&node.state))
                 .count()
         };
         f.debug_struct("DependencyGraph")
-            .field("pending", &self.nodes.len())
+            .field("pending", &self.slab.live)
             .field("blocked", &count(|s| matches!(s, State::Blocked(_))))
             .field("handed_out", &count(|s| matches!(s, State::HandedOut)))
             .field("done", &count(|s| matches!(s, State::Done)))
@@ -374,6 +520,12 @@ mod tests {
 
     fn graph() -> DependencyGraph<u32> {
         DependencyGraph::new(97).unwrap()
+    }
+
+    impl<T> DependencyGraph<T> {
+        fn node(&self, id: TaskId) -> &Node<T> {
+            self.slab.get(id).expect("no such task")
+        }
     }
 
     /// Submits a task that must be ready at once; returns its id.
@@ -534,8 +686,8 @@ mod tests {
         let w = ready(&mut g, &[(A, Out), (B, Out)], 0);
         // Conflicts with `w` on both regions: one edge, released once.
         let both = blocked(&mut g, &[(A, In), (B, InOut)], 1);
-        assert_eq!(g.nodes[&w].successors, [both]);
-        assert_eq!(g.nodes[&both].unfinished_preds, 1);
+        assert_eq!(g.node(w).successors.as_slice(), [both.slot]);
+        assert_eq!(g.node(both).unfinished_preds, 1);
         let other = ready(&mut g, &[(RegionId(30), Out)], 2);
         // Reads B (written by task 1) and region 30 (written by task 2); its
         // read of A does not order it after task 1, which only reads A.
@@ -556,8 +708,8 @@ mod tests {
         let r0 = ready(&mut g, &[(A, In)], 0);
         let dup = blocked(&mut g, &[(A, In), (A, Out)], 1);
         let r2 = blocked(&mut g, &[(A, In)], 2);
-        assert_eq!(g.nodes[&dup].accesses.len(), 1);
-        assert!(g.nodes[&dup].accesses[0].write);
+        assert_eq!(g.node(dup).accesses.len(), 1);
+        assert!(g.node(dup).accesses[0].write);
         assert_eq!(done(&mut g, r0), [1]);
         assert_eq!(done(&mut g, dup), [2]);
         done(&mut g, r2);
@@ -567,7 +719,7 @@ mod tests {
         let w = ready(&mut g, &[(A, Out)], 0);
         let dup = blocked(&mut g, &[(A, In), (B, In), (A, In)], 1);
         assert_eq!(g.region_table().readers_of(A), Some(&[dup][..]));
-        assert_eq!(g.nodes[&dup].accesses.len(), 2);
+        assert_eq!(g.node(dup).accesses.len(), 2);
         assert_eq!(done(&mut g, w), [1]);
     }
 
@@ -594,9 +746,13 @@ mod tests {
             let region = if p % 2 == 0 { A } else { B };
             blocked(&mut g, &[(region, In)], p);
         }
-        let mut out = vec![(TaskId(u64::MAX), 999)];
+        let mut out = vec![(TaskId::new(u64::MAX, 0), 999)];
         g.done_task(w, &mut out).unwrap();
-        assert_eq!(out[0], (TaskId(u64::MAX), 999), "existing entries are kept");
+        assert_eq!(
+            out[0],
+            (TaskId::new(u64::MAX, 0), 999),
+            "existing entries are kept"
+        );
         let ids: Vec<TaskId> = out[1..].iter().map(|&(id, _)| id).collect();
         assert!(ids.windows(2).all(|w| w[0] < w[1]));
         assert_eq!(
@@ -610,8 +766,8 @@ mod tests {
         let mut g = graph();
         let mut out = Vec::new();
         assert_eq!(
-            g.done_task(TaskId(0), &mut out),
-            Err(GraphError::UnknownTask(TaskId(0)))
+            g.done_task(TaskId::new(0, 0), &mut out),
+            Err(GraphError::UnknownTask(TaskId::new(0, 0)))
         );
         let w = ready(&mut g, &[(A, Out)], 0);
         let r = blocked(&mut g, &[(A, In)], 1);
@@ -623,8 +779,8 @@ mod tests {
         g.delete_task(w).unwrap();
         assert_eq!(g.done_task(w, &mut out), Err(GraphError::UnknownTask(w)));
         assert_eq!(
-            g.done_task(TaskId(77), &mut out),
-            Err(GraphError::UnknownTask(TaskId(77)))
+            g.done_task(TaskId::new(77, 0), &mut out),
+            Err(GraphError::UnknownTask(TaskId::new(77, 0)))
         );
     }
 
@@ -632,8 +788,8 @@ mod tests {
     fn delete_task_errors() {
         let mut g = graph();
         assert_eq!(
-            g.delete_task(TaskId(3)),
-            Err(GraphError::UnknownTask(TaskId(3)))
+            g.delete_task(TaskId::new(3, 0)),
+            Err(GraphError::UnknownTask(TaskId::new(3, 0)))
         );
         let w = ready(&mut g, &[(A, Out)], 0);
         let r = blocked(&mut g, &[(A, In)], 1);
@@ -651,6 +807,46 @@ mod tests {
             Err(GraphError::UnknownTask(w)),
             "deleted twice"
         );
+    }
+
+    #[test]
+    fn stale_ids_of_reused_slots_are_unknown() {
+        let mut g = graph();
+        let w = ready(&mut g, &[(A, Out)], 0);
+        done(&mut g, w);
+        g.delete_task(w).unwrap();
+        // The next task takes the freed slot, under a new sequence number.
+        let next = ready(&mut g, &[(A, Out)], 1);
+        assert_eq!(next.slot, w.slot);
+        assert!(next > w);
+        let mut out = Vec::new();
+        assert_eq!(g.done_task(w, &mut out), Err(GraphError::UnknownTask(w)));
+        assert_eq!(g.delete_task(w), Err(GraphError::UnknownTask(w)));
+        done(&mut g, next);
+        assert_eq!(g.delete_task(w), Err(GraphError::UnknownTask(w)));
+        g.delete_task(next).unwrap();
+        assert!(g.is_empty());
+    }
+
+    #[test]
+    fn successor_lists_spill_and_are_reused() {
+        let mut g = graph();
+        for round in 0..3 {
+            let w = ready(&mut g, &[(A, Out)], 0);
+            let readers: Vec<TaskId> = (1..=10).map(|p| blocked(&mut g, &[(A, In)], p)).collect();
+            assert_eq!(
+                g.node(w).successors.as_slice(),
+                readers.iter().map(|r| r.slot).collect::<Vec<_>>()
+            );
+            assert_eq!(done(&mut g, w), (1..=10).collect::<Vec<_>>());
+            g.delete_task(w).unwrap();
+            for r in readers {
+                done(&mut g, r);
+                g.delete_task(r).unwrap();
+            }
+            assert!(g.is_empty());
+            assert_eq!(g.slab.nodes.len(), 11, "round {round} reuses the slots");
+        }
     }
 
     #[test]

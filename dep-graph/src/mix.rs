@@ -1,5 +1,5 @@
 //! A deterministic 64-bit integer hash, used for the region table's bucket
-//! choice and for the graph's task map.
+//! choice.
 //!
 //! Region ids are often addresses (aligned, so the low bits are zero) or small
 //! consecutive numbers; taken modulo a bucket count directly they would pile
@@ -8,8 +8,6 @@
 //! region lands in, and hence every diagnostic, is reproducible. Hash flooding
 //! is not a concern: region and task ids come from the program, not from an
 //! adversary.
-
-use std::hash::{BuildHasherDefault, Hasher};
 
 /// The finaliser of SplitMix64 (Steele, Lea, Flood): a bijection on `u64` with
 /// good avalanche behaviour, costing two multiplications.
@@ -21,38 +19,9 @@ pub(crate) const fn mix64(mut x: u64) -> u64 {
     x ^ (x >> 31)
 }
 
-/// A [`Hasher`] for integer keys built on [`mix64`]; far cheaper than the
-/// default SipHash for the graph's `TaskId -> node` map, which is on the path
-/// of every graph operation.
-#[derive(Default, Clone, Copy, Debug)]
-pub(crate) struct MixHasher(u64);
-
-impl Hasher for MixHasher {
-    fn finish(&self) -> u64 {
-        mix64(self.0)
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        // Generic fallback, unused by the integer keys of this crate.
-        for chunk in bytes.chunks(8) {
-            let mut word = [0u8; 8];
-            word[..chunk.len()].copy_from_slice(chunk);
-            self.write_u64(u64::from_le_bytes(word));
-        }
-    }
-
-    fn write_u64(&mut self, x: u64) {
-        self.0 = mix64(self.0) ^ x;
-    }
-}
-
-/// `BuildHasher` for maps keyed by integer ids.
-pub(crate) type BuildMixHasher = BuildHasherDefault<MixHasher>;
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::hash::BuildHasher;
 
     fn spread(keys: impl Iterator<Item = u64>, buckets: u64) -> (u64, u64) {
         let mut counts = vec![0u64; buckets as usize];
@@ -78,16 +47,5 @@ mod tests {
         // case for a plain modulo (every key would land in bucket 0).
         let (lo, hi) = spread((0..6400).map(|i| 0x7f00_0000_0000 + i * 4096), 64);
         assert!(lo > 50 && hi < 150, "aligned keys: min {lo}, max {hi}");
-    }
-
-    #[test]
-    fn hasher_hashes_integer_keys_through_the_mix() {
-        let build = BuildMixHasher::default();
-        assert_eq!(build.hash_one(42u64), mix64(mix64(0) ^ 42));
-        let mut a = build.build_hasher();
-        a.write(&[1, 2, 3]);
-        let mut b = build.build_hasher();
-        b.write(&[1, 2, 4]);
-        assert_ne!(a.finish(), b.finish());
     }
 }

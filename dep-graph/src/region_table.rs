@@ -82,6 +82,9 @@ pub struct RegionTable {
     heads: Vec<Link>,
     slots: Vec<Option<RegionEntry>>,
     free_slots: Vec<usize>,
+    /// Emptied reader lists of removed entries, reused by new entries so that
+    /// a region coming and going does not allocate each time.
+    spare_readers: Vec<Vec<TaskId>>,
     len: usize,
     next_epoch: Epoch,
 }
@@ -104,6 +107,7 @@ impl RegionTable {
             heads: vec![None; buckets.get()],
             slots: Vec::new(),
             free_slots: Vec::new(),
+            spare_readers: Vec::new(),
             len: 0,
             next_epoch: 0,
         }
@@ -182,7 +186,7 @@ impl RegionTable {
             next: self.heads[bucket],
             epoch: self.fresh_epoch(),
             last_writer: None,
-            readers: Vec::new(),
+            readers: self.spare_readers.pop().unwrap_or_default(),
             live_readers: 0,
         };
         let slot = match self.free_slots.pop() {
@@ -202,7 +206,7 @@ impl RegionTable {
 
     /// Unlinks the entry in `slot` from its chain and frees the slot.
     fn remove(&mut self, slot: usize) {
-        let entry = self.slots[slot]
+        let mut entry = self.slots[slot]
             .take()
             .expect("region table: removing a free slot");
         let bucket = self.bucket_of(entry.region);
@@ -217,6 +221,10 @@ impl RegionTable {
         }
         self.free_slots.push(slot);
         self.len -= 1;
+        if entry.readers.capacity() > 0 {
+            entry.readers.clear();
+            self.spare_readers.push(entry.readers);
+        }
     }
 
     /// Records that `task` reads `region`. Returns the region's last writer
@@ -349,7 +357,7 @@ mod tests {
     #[test]
     fn debug_output_is_a_summary() {
         let mut t = table(256_019);
-        t.add_reader(RegionId(1), TaskId(0));
+        t.add_reader(RegionId(1), TaskId::new(0, 0));
         assert_eq!(
             format!("{t:?}"),
             "RegionTable { buckets: 256019, regions: 1, .. }"
@@ -360,7 +368,7 @@ mod tests {
     fn regions_land_in_hash_mod_buckets() {
         let mut t = table(97);
         for r in 0..500 {
-            t.add_reader(RegionId(r), TaskId(r));
+            t.add_reader(RegionId(r), TaskId::new(r, 0));
         }
         assert_eq!(t.len(), 500);
         let mut expected = vec![0; 97];
@@ -375,14 +383,14 @@ mod tests {
     fn one_bucket_chains_every_region() {
         let mut t = table(1);
         for r in 0..50 {
-            t.add_writer(RegionId(r), TaskId(r), |_| {
+            t.add_writer(RegionId(r), TaskId::new(r, 0), |_| {
                 panic!("fresh region has no conflicts")
             });
         }
         assert_eq!(t.len(), 50);
         assert_eq!(t.max_chain_len(), 50);
         for r in 0..50 {
-            assert_eq!(t.last_writer_of(RegionId(r)), Some(TaskId(r)));
+            assert_eq!(t.last_writer_of(RegionId(r)), Some(TaskId::new(r, 0)));
         }
     }
 
@@ -390,17 +398,20 @@ mod tests {
     fn reader_sees_last_writer_and_writer_sees_writer_then_readers() {
         let mut t = table(7);
         let r = RegionId(1);
-        let (w, _) = t.add_reader(r, TaskId(0));
+        let (w, _) = t.add_reader(r, TaskId::new(0, 0));
         assert_eq!(w, None);
-        t.add_writer(r, TaskId(1), |_| {});
-        let (w, _) = t.add_reader(r, TaskId(2));
-        assert_eq!(w, Some(TaskId(1)));
-        t.add_reader(r, TaskId(3));
+        t.add_writer(r, TaskId::new(1, 0), |_| {});
+        let (w, _) = t.add_reader(r, TaskId::new(2, 0));
+        assert_eq!(w, Some(TaskId::new(1, 0)));
+        t.add_reader(r, TaskId::new(3, 0));
         let mut seen = Vec::new();
-        t.add_writer(r, TaskId(4), |c| seen.push(c));
-        assert_eq!(seen, [TaskId(1), TaskId(2), TaskId(3)]);
+        t.add_writer(r, TaskId::new(4, 0), |c| seen.push(c));
+        assert_eq!(
+            seen,
+            [TaskId::new(1, 0), TaskId::new(2, 0), TaskId::new(3, 0)]
+        );
         assert_eq!(t.readers_of(r), Some(&[][..]));
-        assert_eq!(t.last_writer_of(r), Some(TaskId(4)));
+        assert_eq!(t.last_writer_of(r), Some(TaskId::new(4, 0)));
     }
 
     #[test]
@@ -408,12 +419,12 @@ mod tests {
         // One bucket, so removals hit the head, the middle and the tail.
         let mut t = table(1);
         let epochs: Vec<Epoch> = (0..5)
-            .map(|r| t.add_writer(RegionId(r), TaskId(r), |_| {}))
+            .map(|r| t.add_writer(RegionId(r), TaskId::new(r, 0), |_| {}))
             .collect();
         for r in [2u64, 4, 0, 3, 1] {
             t.release(
                 RegionId(r),
-                TaskId(r),
+                TaskId::new(r, 0),
                 epochs[r as usize],
                 true,
                 ALWAYS_LIVE,
@@ -424,7 +435,7 @@ mod tests {
         assert_eq!(t.max_chain_len(), 0);
         // Freed slots are reused rather than growing the slab.
         for r in 10..15 {
-            t.add_reader(RegionId(r), TaskId(r));
+            t.add_reader(RegionId(r), TaskId::new(r, 0));
         }
         assert_eq!(t.slots.len(), 5);
         assert_eq!(t.len(), 5);
@@ -434,15 +445,15 @@ mod tests {
     fn superseded_references_do_not_release() {
         let mut t = table(3);
         let r = RegionId(9);
-        let (_, reader_epoch) = t.add_reader(r, TaskId(0));
-        let writer_epoch = t.add_writer(r, TaskId(1), |_| {});
+        let (_, reader_epoch) = t.add_reader(r, TaskId::new(0, 0));
+        let writer_epoch = t.add_writer(r, TaskId::new(1, 0), |_| {});
         // The reader was superseded by the write: its release changes nothing.
-        t.release(r, TaskId(0), reader_epoch, false, ALWAYS_LIVE);
-        assert_eq!(t.last_writer_of(r), Some(TaskId(1)));
-        let writer2_epoch = t.add_writer(r, TaskId(2), |_| {});
-        t.release(r, TaskId(1), writer_epoch, true, ALWAYS_LIVE);
-        assert_eq!(t.last_writer_of(r), Some(TaskId(2)));
-        t.release(r, TaskId(2), writer2_epoch, true, ALWAYS_LIVE);
+        t.release(r, TaskId::new(0, 0), reader_epoch, false, ALWAYS_LIVE);
+        assert_eq!(t.last_writer_of(r), Some(TaskId::new(1, 0)));
+        let writer2_epoch = t.add_writer(r, TaskId::new(2, 0), |_| {});
+        t.release(r, TaskId::new(1, 0), writer_epoch, true, ALWAYS_LIVE);
+        assert_eq!(t.last_writer_of(r), Some(TaskId::new(2, 0)));
+        t.release(r, TaskId::new(2, 0), writer2_epoch, true, ALWAYS_LIVE);
         assert!(t.is_empty());
     }
 
@@ -450,15 +461,15 @@ mod tests {
     fn stale_epoch_does_not_match_a_recreated_entry() {
         let mut t = table(3);
         let r = RegionId(4);
-        let (_, old) = t.add_reader(r, TaskId(0));
-        let w = t.add_writer(r, TaskId(1), |_| {});
-        t.release(r, TaskId(1), w, true, ALWAYS_LIVE);
+        let (_, old) = t.add_reader(r, TaskId::new(0, 0));
+        let w = t.add_writer(r, TaskId::new(1, 0), |_| {});
+        t.release(r, TaskId::new(1, 0), w, true, ALWAYS_LIVE);
         assert!(t.is_empty(), "only a superseded reader referenced it");
-        t.add_reader(r, TaskId(2));
+        t.add_reader(r, TaskId::new(2, 0));
         // Task 0's reference is from before the removal: it must not count
         // as task 2's.
-        t.release(r, TaskId(0), old, false, ALWAYS_LIVE);
-        assert_eq!(t.readers_of(r), Some(&[TaskId(2)][..]));
+        t.release(r, TaskId::new(0, 0), old, false, ALWAYS_LIVE);
+        assert_eq!(t.readers_of(r), Some(&[TaskId::new(2, 0)][..]));
         assert_eq!(t.len(), 1);
     }
 
@@ -467,13 +478,15 @@ mod tests {
         let mut t = table(5);
         let r = RegionId(0);
         let n = 1000u64;
-        let epochs: Vec<Epoch> = (0..n).map(|i| t.add_reader(r, TaskId(i)).1).collect();
+        let epochs: Vec<Epoch> = (0..n)
+            .map(|i| t.add_reader(r, TaskId::new(i, 0)).1)
+            .collect();
         // Delete all but the last reader, oldest first.
         let mut live: Vec<bool> = vec![true; n as usize];
         for i in 0..n - 1 {
             live[i as usize] = false;
-            t.release(r, TaskId(i), epochs[i as usize], false, |task| {
-                live[task.0 as usize]
+            t.release(r, TaskId::new(i, 0), epochs[i as usize], false, |task| {
+                live[task.seq as usize]
             });
             let readers = t.readers_of(r).unwrap().len();
             let remaining = (n - 1 - i) as usize;
@@ -482,7 +495,13 @@ mod tests {
                 "{readers} ids for {remaining} readers"
             );
         }
-        t.release(r, TaskId(n - 1), epochs[(n - 1) as usize], false, |_| false);
+        t.release(
+            r,
+            TaskId::new(n - 1, 0),
+            epochs[(n - 1) as usize],
+            false,
+            |_| false,
+        );
         assert!(t.is_empty());
     }
 }

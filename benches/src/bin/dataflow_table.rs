@@ -231,7 +231,7 @@ fn main() {
         );
     }
     if options.wants("sparselu") {
-        let (nb, bs) = if options.quick { (20, 32) } else { (30, 40) };
+        let (nb, bs) = (30, 40); // quick too: smaller BOTS-layout matrices diverge to NaN without pivoting
         let original = sparselu::generate(nb, bs);
         let mut reference = original.clone();
         sparselu::sequential(&mut reference);

@@ -55,7 +55,7 @@
 use super::access::TaskArgs;
 use super::graph_ops::ReadyList;
 use super::state::{LiveCount, Shared};
-use crate::job::{HeapJob, JobRef};
+use crate::job::JobRef;
 use crate::registry::WorkerThread;
 use prescient_graph::TaskId;
 use std::cell::Cell;
@@ -68,6 +68,10 @@ struct Header {
     run: unsafe fn(NonNull<Header>, TaskId),
     /// The scope the task belongs to.
     shared: *const Shared,
+    /// The id the graph handed the task out under, written by
+    /// [`TaskRef::into_job`] before the box is queued as a job (so that the
+    /// box itself is the job: one allocation per task, no wrapper).
+    id: Option<TaskId>,
 }
 
 /// A task waiting in the graph: its raw accesses and its body.
@@ -99,6 +103,7 @@ impl TaskRef {
             header: Header {
                 run: run_boxed::<R, F>,
                 shared,
+                id: None,
             },
             raw,
             func,
@@ -126,16 +131,38 @@ impl TaskRef {
     /// # Safety
     /// As for [`run`](Self::run).
     pub(crate) unsafe fn into_job(self, id: TaskId) -> JobRef {
-        // SAFETY: the scope is alive (contract).
-        unsafe { (*self.0.as_ref().shared).note_queued() };
-        HeapJob::into_job_ref(move || {
-            // SAFETY: the scope is alive while the task is live; the job runs
-            // once (forwarded contract).
-            unsafe {
-                (*self.0.as_ref().shared).note_started();
-                self.run(id);
-            }
-        })
+        let header = self.0.as_ptr();
+        // SAFETY: this `TaskRef` owns the box (nobody else can reach it until
+        // the job is queued), so writing its header is exclusive; the scope is
+        // alive (contract).
+        unsafe {
+            (*header).id = Some(id);
+            (*(*header).shared).note_queued();
+        }
+        // SAFETY: `execute_job` runs the box once, on any thread: the box and
+        // its body are `Send` (`TaskRef::new`), it stays allocated until
+        // `execute_job` runs it, and a queued job is executed exactly once.
+        unsafe { JobRef::new(header.cast_const().cast::<()>(), execute_job) }
+    }
+}
+
+/// The `JobRef` entry point of a queued task box: uncounts it as queued and
+/// runs it under the id [`TaskRef::into_job`] stored.
+///
+/// # Safety
+/// `pointer` came from `TaskRef::into_job` and is executed once; the contract
+/// of [`TaskRef::run`] holds for the stored id.
+unsafe fn execute_job(pointer: *const ()) {
+    let header = pointer.cast_mut().cast::<Header>();
+    // SAFETY: the box is alive until `run` frees it, and its scope is alive
+    // while the task is live (contract); `into_job` wrote `id` before the
+    // job was queued, and the queue's hand-off orders that write before
+    // this read.
+    // `pointer` is non-null: it came from `Box::into_raw`.
+    unsafe {
+        let id = (*header).id.expect("a queued dataflow task has an id");
+        (*(*header).shared).note_started();
+        TaskRef(NonNull::new_unchecked(header)).run(id);
     }
 }
 
