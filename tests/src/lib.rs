@@ -300,6 +300,21 @@ pub fn fib_join(n: u64) -> u64 {
     a + b
 }
 
+/// A runtime whose worker threads are named `{prefix}{index}` (so a test can
+/// find them in `/proc`), with `policy` and 128 KiB task stacks.
+pub fn named_runtime(policy: QueuePolicy, workers: usize, prefix: &'static str) -> Runtime {
+    Runtime::builder()
+        .params(
+            Params::DEFAULT
+                .with_queue_policy(policy)
+                .with_stack_size(128 << 10),
+        )
+        .num_workers(workers)
+        .thread_name(move |i| format!("{prefix}{i}"))
+        .build()
+        .unwrap()
+}
+
 /// Busy-waits (without sleeping the thread) for `d`.
 pub fn spin_for(d: Duration) {
     let start = std::time::Instant::now();

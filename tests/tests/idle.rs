@@ -5,25 +5,14 @@
 //! suspended task is not work: its worker must park, and wake when the event
 //! is set).
 
-use prescient::{Event, QueuePolicy, Runtime};
+use prescient::{Event, QueuePolicy};
 use prescient_tests::{threads_named, watchdog, ThreadInfo};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 const LIMIT: Duration = Duration::from_secs(60);
 
-fn runtime(policy: QueuePolicy, workers: usize, prefix: &'static str) -> Runtime {
-    Runtime::builder()
-        .params(
-            prescient::Params::DEFAULT
-                .with_queue_policy(policy)
-                .with_stack_size(128 << 10),
-        )
-        .num_workers(workers)
-        .thread_name(move |i| format!("{prefix}{i}"))
-        .build()
-        .unwrap()
-}
+use prescient_tests::named_runtime as runtime;
 
 fn workers_of(prefix: &str, n: usize) -> Vec<ThreadInfo> {
     let deadline = Instant::now() + Duration::from_secs(10);

@@ -11,18 +11,7 @@ use std::time::{Duration, Instant};
 
 const LIMIT: Duration = Duration::from_secs(60);
 
-fn runtime(policy: QueuePolicy, workers: usize, name: &'static str) -> Runtime {
-    Runtime::builder()
-        .params(
-            prescient::Params::DEFAULT
-                .with_queue_policy(policy)
-                .with_stack_size(128 << 10),
-        )
-        .num_workers(workers)
-        .thread_name(move |i| format!("{name}{i}"))
-        .build()
-        .unwrap()
-}
+use prescient_tests::named_runtime as runtime;
 
 fn spawn_tree(done: Arc<AtomicUsize>, depth: u32) {
     done.fetch_add(1, Ordering::SeqCst);

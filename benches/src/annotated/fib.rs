@@ -25,21 +25,9 @@ pub use tasks::{fib, ANALYSIS, PARAMS};
 /// The `n` the integration tests run under both build profiles.
 pub const TEST_N: u64 = 27;
 
-/// `fib(n)` computed iteratively: the expected result of every run.
-///
-/// Panics (at compile time in a `const`) if the result overflows `u64`
-/// (`n > 93`).
-pub const fn expected(n: u64) -> u64 {
-    let (mut a, mut b) = (0u64, 1u64);
-    let mut i = 0;
-    while i < n {
-        let next = a + b;
-        a = b;
-        b = next;
-        i += 1;
-    }
-    a
-}
+/// `fib(n)` computed iteratively: the expected result of every run (the
+/// fork-join programs' reference).
+pub use crate::programs::fib::expected;
 
 /// The sequential reference: the same recursion without a runtime
 /// ([`black_box`] keeps LLVM from turning one of the calls into a loop).
