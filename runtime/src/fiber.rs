@@ -19,9 +19,7 @@
 //!   into an abort that names the stack size.
 
 use crate::job::JobRef;
-use crate::latch::Waitable;
 use crate::overflow;
-use crate::sleep::WorkerWake;
 use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 use std::cell::Cell;
@@ -54,11 +52,20 @@ pub(crate) enum FiberInput {
 pub(crate) enum FiberYield {
     /// The job finished; the fiber is idle and can take another one.
     Done,
-    /// The running task waits for `waitable`. The main loop registers the
+    /// The running task waits for `target`. The main loop registers the
     /// fiber as its waiter after the switch (see `latch.rs`).
     Wait {
-        waitable: *const (dyn Waitable + 'static),
+        target: *const (dyn WaitTarget + 'static),
     },
+}
+
+/// What a suspended task waits for, as the worker's main loop sees it.
+/// Implemented (in `latch.rs`) by everything a task can wait on.
+pub(crate) trait WaitTarget {
+    /// Registers `fiber` — suspended, its `home` set — to be made ready when
+    /// the awaited condition holds. Returns `false`, keeping no reference, if
+    /// it holds already (the fiber is then ready at once).
+    fn register_fiber(&self, fiber: FiberPtr) -> bool;
 }
 
 type FiberCoroutine = Coroutine<FiberInput, FiberYield, (), DefaultStack>;
@@ -73,9 +80,10 @@ pub(crate) struct Fiber {
     guard: (usize, usize),
     /// Usable bytes of the stack, named in the overflow message.
     stack_size: usize,
-    /// The worker this fiber is tied to; set by whoever registers it as a
-    /// waiter (see `latch.rs`).
-    pub(crate) home: *const WorkerWake,
+    /// The wake-up slot (`sleep::WorkerWake`) of the worker this fiber is
+    /// tied to, opaque at this layer; whoever makes the fiber ready pushes it
+    /// there (see `latch.rs`).
+    pub(crate) home: *const (),
     /// Head of the task-local frames of the task running on this fiber, saved
     /// while the fiber is switched out (see `task_local.rs`).
     pub(crate) task_locals: *const (),
@@ -94,7 +102,7 @@ unsafe impl Send for FiberPtr {}
 impl Fiber {
     /// Maps a new stack (`stack_size` usable bytes plus a guard page) and
     /// prepares a coroutine on it. Costs a few microseconds: pooled by workers.
-    pub(crate) fn new(stack_size: usize) -> io::Result<Box<Fiber>> {
+    pub(crate) fn new(stack_size: usize, home: *const ()) -> io::Result<Box<Fiber>> {
         let stack = DefaultStack::new(stack_size)?;
         let guard = overflow::guard_range(&stack);
         let coroutine = FiberCoroutine::with_stack(stack, |yielder, mut input| loop {
@@ -118,7 +126,7 @@ impl Fiber {
             yielder: std::ptr::null(),
             guard,
             stack_size,
-            home: std::ptr::null(),
+            home,
             task_locals: std::ptr::null(),
         }))
     }

@@ -1,16 +1,13 @@
-//! Work items: a type-erased [`JobRef`] that deques hold, and the two job
-//! shapes behind it — a [`StackJob`] that lives in the frame of the `join` (or
-//! `Runtime::run`) that waits for it, and a [`HeapJob`] that owns itself and is
-//! freed when it runs (`spawn`, scope and group spawns).
+//! Work items: a type-erased [`JobRef`] that deques hold, and the
+//! [`HeapJob`] that owns itself and is freed when it runs (`spawn`, scope and
+//! group spawns). The other shape, a job living in the frame that waits for
+//! it, is `stack_job::StackJob` (it needs a latch, a layer above).
 //!
 //! This is the lowest layer of the runtime: it knows nothing about workers.
 //! A job's `execute` never unwinds: every job catches the panic of its body and
 //! stores or forwards it, so a panic can never tear through a fiber's root.
 
-use crate::latch::Latch;
 use std::any::Any;
-use std::cell::UnsafeCell;
-use std::panic::{self, AssertUnwindSafe};
 
 /// The payload of a caught panic.
 pub(crate) type PanicPayload = Box<dyn Any + Send + 'static>;
@@ -66,80 +63,6 @@ impl JobRef {
     pub(crate) unsafe fn execute(self) {
         // SAFETY: forwarded from this function's contract.
         unsafe { (self.execute_fn)(self.pointer) }
-    }
-}
-
-/// A job that lives on the stack of the frame that waits for it.
-///
-/// The waiting frame (`join`, `Runtime::run`) does not return before either
-/// running the job itself (`run_inline`) or seeing `latch` set, so the
-/// pointer in its `JobRef` stays valid for as long as anyone can execute it.
-pub(crate) struct StackJob<F, R> {
-    func: UnsafeCell<Option<F>>,
-    result: UnsafeCell<Option<Result<R, PanicPayload>>>,
-    /// Set after `result` is written by whoever executed the job.
-    pub(crate) latch: Latch,
-}
-
-impl<F, R> StackJob<F, R>
-where
-    F: FnOnce() -> R + Send,
-    R: Send,
-{
-    pub(crate) fn new(func: F) -> Self {
-        StackJob {
-            func: UnsafeCell::new(Some(func)),
-            result: UnsafeCell::new(None),
-            latch: Latch::new(),
-        }
-    }
-
-    /// A reference that a deque can hold.
-    ///
-    /// The caller must keep `self` alive and in place until the job has run
-    /// (see the type's documentation).
-    pub(crate) fn as_job_ref(&self) -> JobRef {
-        JobRef {
-            pointer: self as *const Self as *const (),
-            execute_fn: Self::execute_erased,
-        }
-    }
-
-    unsafe fn execute_erased(pointer: *const ()) {
-        // SAFETY: `pointer` came from `as_job_ref` on a live `StackJob<F, R>`
-        // (JobRef::execute's contract), and the job runs at most once, so no
-        // other reference to `func`/`result` is active.
-        unsafe {
-            let this = &*(pointer as *const Self);
-            let func = (*this.func.get()).take().expect("StackJob executed twice");
-            let result = panic::catch_unwind(AssertUnwindSafe(func));
-            *this.result.get() = Some(result);
-            // After `set` the owner may pop its frame: `this` is not touched again.
-            Latch::set(&this.latch);
-        }
-    }
-
-    /// Runs the job on the current stack, when its owner took it back from the
-    /// deque before anyone else could execute it. Panics propagate normally.
-    ///
-    /// # Safety
-    /// The job was taken back from the deque (so no other thread holds its
-    /// `JobRef`) and has not run.
-    pub(crate) unsafe fn run_inline(&self) -> R {
-        // SAFETY: by the contract nobody else can reach `func` now.
-        let func = unsafe { (*self.func.get()).take() }.expect("StackJob already executed");
-        func()
-    }
-
-    /// The result after the latch was observed set.
-    ///
-    /// # Safety
-    /// The latch is set (so the executing thread has written `result` and
-    /// released it), and the result is taken once.
-    pub(crate) unsafe fn take_result(&self) -> Result<R, PanicPayload> {
-        // SAFETY: by the contract, the writer is done (latch set with Release,
-        // observed with Acquire) and nobody else reads it.
-        unsafe { (*self.result.get()).take() }.expect("StackJob result missing")
     }
 }
 

@@ -9,9 +9,10 @@
 //! other work meanwhile.
 
 use crate::analysis::SpawnSite;
-use crate::job::{PanicPayload, StackJob};
+use crate::job::PanicPayload;
 use crate::registry::WorkerThread;
 use crate::runtime::with_worker;
+use crate::stack_job::StackJob;
 use std::panic::{self, AssertUnwindSafe};
 
 /// Runs `a` and `b`, potentially in parallel, and returns both results.

@@ -20,7 +20,7 @@
 //! before the waiter's reads after it observes `SET` or is woken (the wake goes
 //! through the inbox queue or the thread's flag, both release/acquire).
 
-use crate::fiber::FiberPtr;
+use crate::fiber::{FiberPtr, WaitTarget};
 use crate::sleep::WorkerWake;
 use crate::sync::{AtomicBool, AtomicUsize};
 use parking_lot::Mutex;
@@ -36,11 +36,18 @@ pub(crate) trait Waitable {
     fn register(&self, waiter: Waiter) -> bool;
 }
 
+/// Every waitable can take a suspended fiber as its waiter.
+impl<T: Waitable> WaitTarget for T {
+    fn register_fiber(&self, fiber: FiberPtr) -> bool {
+        self.register(Waiter::Fiber(fiber))
+    }
+}
+
 /// Who to wake.
 #[derive(Clone, Copy)]
 pub(crate) enum Waiter {
-    /// A suspended fiber and the worker it is tied to.
-    Fiber(FiberPtr, *const WorkerWake),
+    /// A suspended fiber (its `home` names the worker it is tied to).
+    Fiber(FiberPtr),
     /// An OS thread parked in [`wait_on_thread`].
     Thread(*const ThreadWaiter),
 }
@@ -58,9 +65,13 @@ impl Waiter {
     /// in `wait_on_thread` with its `ThreadWaiter` on its stack.
     pub(crate) unsafe fn wake(self) {
         match self {
-            // SAFETY: by the contract the home worker is alive while one of its
-            // fibers is suspended (workers do not exit with suspended fibers).
-            Waiter::Fiber(fiber, home) => unsafe { (*home).push_ready(fiber) },
+            // SAFETY: by the contract the fiber is suspended, so its worker —
+            // whose `WorkerWake` its `home` points to — is alive (workers do
+            // not exit with suspended fibers).
+            Waiter::Fiber(fiber) => unsafe {
+                let home = (*fiber.0).home as *const WorkerWake;
+                (*home).push_ready(fiber)
+            },
             Waiter::Thread(waiter) => {
                 // SAFETY: the waiter is alive until `woken` is set; we clone the
                 // thread handle before setting it and touch nothing after.
@@ -132,13 +143,9 @@ impl Latch {
                 unsafe { Waiter::Thread(waiter).wake() }
             }
             bits => {
-                let fiber = bits as *mut crate::fiber::Fiber;
-                // SAFETY: a registered fiber waiter stays suspended until woken,
-                // and its home pointer was stored when it registered.
-                unsafe {
-                    let home = (*fiber).home;
-                    Waiter::Fiber(FiberPtr(fiber), home).wake()
-                }
+                let fiber = FiberPtr(bits as *mut crate::fiber::Fiber);
+                // SAFETY: a registered fiber waiter stays suspended until woken.
+                unsafe { Waiter::Fiber(fiber).wake() }
             }
         }
     }
@@ -157,13 +164,7 @@ impl Waitable for Latch {
 
     fn register(&self, waiter: Waiter) -> bool {
         let bits = match waiter {
-            Waiter::Fiber(fiber, home) => {
-                // SAFETY: the registering worker owns the suspended fiber; we
-                // record its home so `set` can find the inbox without a second
-                // pointer in the latch word.
-                unsafe { (*fiber.0).home = home };
-                fiber.0 as usize
-            }
+            Waiter::Fiber(fiber) => fiber.0 as usize,
             Waiter::Thread(thread) => thread as usize | THREAD_TAG,
         };
         debug_assert!(bits & !THREAD_TAG > SET);
@@ -196,10 +197,6 @@ impl WaitList {
         let mut waiters = self.waiters.lock();
         if condition() {
             return false;
-        }
-        if let Waiter::Fiber(fiber, home) = waiter {
-            // SAFETY: the registering worker owns the suspended fiber.
-            unsafe { (*fiber.0).home = home };
         }
         waiters.push(waiter);
         true

@@ -26,10 +26,17 @@
 //! ```
 //!
 //! ## Module layers
-//! `params`, `job`, `deque`, `fiber`, `sleep`, `overflow`, `topology` (no
-//! runtime state) → `latch` (waiting) → `registry` (workers, scheduler loop)
-//! → `runtime`, `join`, `spawn`, `scope`, `group`, `event`, `task_local`
-//! (public API). No module imports one from a layer above it.
+//! 1. `params`, `sync`, `overflow`, `topology`, `job` — no runtime state;
+//! 2. `deque` (uses `job`), `fiber` (stack switching; `job`, `overflow`);
+//! 3. `sleep` (parking and resume inboxes; `fiber`);
+//! 4. `latch` (waiting; `fiber`, `sleep`), `stack_job` (`job`, `latch`);
+//! 5. `registry` — the scheduler: workers and their main loop;
+//! 6. the public API: `runtime`, `join`, `spawn`, `scope`, `group`, `event`,
+//!    `task_local`, `dataflow`, `analysis`.
+//!
+//! No module imports one from a layer above it, and no two modules import
+//! each other (within layer 6, `join`, `spawn`, `scope`, `group` and
+//! `dataflow` use `runtime`, never the reverse).
 
 #![deny(missing_docs)]
 
@@ -49,6 +56,7 @@ mod runtime;
 mod scope;
 mod sleep;
 mod spawn;
+mod stack_job;
 mod sync;
 mod task_local;
 pub mod topology;

@@ -38,9 +38,9 @@
 //! wait depends on a task buried beneath it.
 
 use crate::deque::{DequeStealer, TakeOwn, TaskDeque};
-use crate::fiber::{self, Fiber, FiberInput, FiberPtr, FiberYield};
+use crate::fiber::{self, Fiber, FiberInput, FiberPtr, FiberYield, WaitTarget};
 use crate::job::{JobRef, PanicPayload};
-use crate::latch::{self, Waitable, Waiter};
+use crate::latch::{self, Latch, Waitable};
 use crate::params::Params;
 use crate::sleep::{WorkerWake, SPIN_BEFORE_SLEEP};
 use crossbeam_deque::{Injector, Steal};
@@ -369,7 +369,7 @@ impl WorkerThread {
     /// its child `job` done, inline if it is still next in its own deque, else
     /// by waiting on `latch`. Returns `true` if the caller must run the child
     /// inline.
-    pub(crate) fn take_back_or_wait(&self, job: JobRef, latch: &dyn Waitable) -> bool {
+    pub(crate) fn take_back_or_wait(&self, job: JobRef, latch: &Latch) -> bool {
         match self.deque.take_own(job) {
             TakeOwn::Taken => {
                 self.note_taken();
@@ -399,19 +399,19 @@ impl WorkerThread {
     ///
     /// Must be called from task code on this worker's thread. Callers whose
     /// condition can become false again (counters) re-check and call again.
-    pub(crate) fn wait_until(&self, waitable: &dyn Waitable) {
+    pub(crate) fn wait_until<W: Waitable>(&self, waitable: &W) {
         if waitable.probe() {
             return;
         }
         // Erase the lifetime: the waitable lives in this task's frame or is
         // kept alive by it, and the frame is suspended (not popped) until the
         // main loop resumes us, which happens only after the waiter is woken.
-        let waitable: *const (dyn Waitable + '_) = waitable;
+        let target: *const (dyn WaitTarget + '_) = waitable;
         // SAFETY: transmuting only the trait object's lifetime bound; see above.
-        let waitable: *const (dyn Waitable + 'static) = unsafe { std::mem::transmute(waitable) };
+        let target: *const (dyn WaitTarget + 'static) = unsafe { std::mem::transmute(target) };
         // SAFETY: we are task code on a fiber of this worker (contract), and
         // the waitable outlives the suspension (above).
-        unsafe { fiber::suspend_current(FiberYield::Wait { waitable }) };
+        unsafe { fiber::suspend_current(FiberYield::Wait { target }) };
     }
 
     /// The worker thread's main loop: resume ready fibers, else run new jobs
@@ -472,7 +472,7 @@ impl WorkerThread {
             return fiber;
         }
         let stack_size = self.registry.params.stack_size;
-        match Fiber::new(stack_size) {
+        match Fiber::new(stack_size, self.wake as *const ()) {
             Ok(fiber) => {
                 if self.stacks.get() >= self.registry.live_stack_cap {
                     bump(&self.counters().stacks_beyond_cap);
@@ -510,7 +510,7 @@ impl WorkerThread {
     fn drive(&self, mut fiber: Box<Fiber>, input: FiberInput) {
         match fiber.resume(input) {
             Some(FiberYield::Done) => self.fiber_pool.borrow_mut().push(fiber),
-            Some(FiberYield::Wait { waitable }) => {
+            Some(FiberYield::Wait { target }) => {
                 bump(&self.counters().suspensions);
                 let suspended = self.suspended.get() + 1;
                 self.suspended.set(suspended);
@@ -519,11 +519,10 @@ impl WorkerThread {
                     peak.store(suspended as u64, Ordering::Relaxed);
                 }
                 let fiber_ptr = FiberPtr(Box::into_raw(fiber));
-                // SAFETY: the waiting task's frame keeps `waitable` alive while
+                // SAFETY: the waiting task's frame keeps `target` alive while
                 // its fiber is suspended, and the fiber has switched out, so
                 // registering it cannot race with its own code.
-                let registered =
-                    unsafe { (*waitable).register(Waiter::Fiber(fiber_ptr, self.wake)) };
+                let registered = unsafe { (*target).register_fiber(fiber_ptr) };
                 if !registered {
                     // Already satisfied: ready at once.
                     self.wake().push_ready_local(fiber_ptr);
@@ -642,7 +641,7 @@ fn call_handler(which: &str, index: usize, handler: impl FnOnce()) {
 
 /// Waits until `waitable` holds: suspends the task when called on a worker,
 /// parks the thread otherwise. Re-checks after every wake-up.
-pub(crate) fn wait_for(waitable: &dyn Waitable) {
+pub(crate) fn wait_for<W: Waitable>(waitable: &W) {
     while !waitable.probe() {
         let worker = WorkerThread::current();
         if worker.is_null() || fiber::current_fiber().is_null() {

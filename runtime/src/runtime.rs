@@ -2,9 +2,9 @@
 //! created global runtime that the free functions use outside any runtime, and
 //! the scheduler [`Counters`].
 
-use crate::job::StackJob;
 use crate::params::{Params, ParamsError};
 use crate::registry::{self, Handlers, Registry, WorkerThread};
+use crate::stack_job::StackJob;
 use crate::topology;
 use std::any::Any;
 use std::fmt;

@@ -1,0 +1,81 @@
+//! A job that lives in the frame of the `join` (or `Runtime::run`) that waits
+//! for it: the closure, its result and the latch that says the result is
+//! there. It sits above `job.rs` and `latch.rs` because it combines them.
+
+use crate::job::{JobRef, PanicPayload};
+use crate::latch::Latch;
+use std::cell::UnsafeCell;
+use std::panic::{self, AssertUnwindSafe};
+
+/// A job that lives on the stack of the frame that waits for it.
+///
+/// The waiting frame (`join`, `Runtime::run`) does not return before either
+/// running the job itself (`run_inline`) or seeing `latch` set, so the
+/// pointer in its `JobRef` stays valid for as long as anyone can execute it.
+pub(crate) struct StackJob<F, R> {
+    func: UnsafeCell<Option<F>>,
+    result: UnsafeCell<Option<Result<R, PanicPayload>>>,
+    /// Set after `result` is written by whoever executed the job.
+    pub(crate) latch: Latch,
+}
+
+impl<F, R> StackJob<F, R>
+where
+    F: FnOnce() -> R + Send,
+    R: Send,
+{
+    pub(crate) fn new(func: F) -> Self {
+        StackJob {
+            func: UnsafeCell::new(Some(func)),
+            result: UnsafeCell::new(None),
+            latch: Latch::new(),
+        }
+    }
+
+    /// A reference that a deque can hold.
+    ///
+    /// The caller must keep `self` alive and in place until the job has run
+    /// (see the type's documentation).
+    pub(crate) fn as_job_ref(&self) -> JobRef {
+        // SAFETY: `execute_erased` may run once on any thread while `self`
+        // lives in place (the caller's contract above); F and R are Send.
+        unsafe { JobRef::new(self as *const Self as *const (), Self::execute_erased) }
+    }
+
+    unsafe fn execute_erased(pointer: *const ()) {
+        // SAFETY: `pointer` came from `as_job_ref` on a live `StackJob<F, R>`
+        // (JobRef::execute's contract), and the job runs at most once, so no
+        // other reference to `func`/`result` is active.
+        unsafe {
+            let this = &*(pointer as *const Self);
+            let func = (*this.func.get()).take().expect("StackJob executed twice");
+            let result = panic::catch_unwind(AssertUnwindSafe(func));
+            *this.result.get() = Some(result);
+            // After `set` the owner may pop its frame: `this` is not touched again.
+            Latch::set(&this.latch);
+        }
+    }
+
+    /// Runs the job on the current stack, when its owner took it back from the
+    /// deque before anyone else could execute it. Panics propagate normally.
+    ///
+    /// # Safety
+    /// The job was taken back from the deque (so no other thread holds its
+    /// `JobRef`) and has not run.
+    pub(crate) unsafe fn run_inline(&self) -> R {
+        // SAFETY: by the contract nobody else can reach `func` now.
+        let func = unsafe { (*self.func.get()).take() }.expect("StackJob already executed");
+        func()
+    }
+
+    /// The result after the latch was observed set.
+    ///
+    /// # Safety
+    /// The latch is set (so the executing thread has written `result` and
+    /// released it), and the result is taken once.
+    pub(crate) unsafe fn take_result(&self) -> Result<R, PanicPayload> {
+        // SAFETY: by the contract, the writer is done (latch set with Release,
+        // observed with Acquire) and nobody else reads it.
+        unsafe { (*self.result.get()).take() }.expect("StackJob result missing")
+    }
+}
