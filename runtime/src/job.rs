@@ -46,6 +46,7 @@ impl JobRef {
     /// # Safety
     /// `execute_fn(pointer)` is sound to call once, on any thread, for as long
     /// as the returned reference may be executed.
+    #[inline]
     pub(crate) unsafe fn new(pointer: *const (), execute_fn: unsafe fn(*const ())) -> JobRef {
         JobRef {
             pointer,
