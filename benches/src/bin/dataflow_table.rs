@@ -183,82 +183,37 @@ fn main() {
     if options.wants("cholesky") {
         let (nb, bs) = if options.quick { (12, 48) } else { (16, 64) };
         let original = cholesky::generate(nb, bs, 42);
-        let mut reference = original.clone();
-        cholesky::sequential(&mut reference);
-        let seq = best_time(reps, || {
-            let mut m = original.clone();
-            cholesky::sequential(&mut m);
-            std::hint::black_box(m);
-        });
-        let parallel = measure(
-            &default_runtimes,
-            reps,
-            || {
-                let mut m = original.clone();
-                cholesky::dataflow(&mut m);
-                m
-            },
-            |m| cholesky::check(m, &reference),
-        );
-        println!(
-            "{}",
-            row(&format!("cholesky {nb}x{nb} tiles of {bs}"), seq, &parallel)
-        );
+        let label = format!("cholesky {nb}x{nb} tiles of {bs}");
+        let kernel = Kernel {
+            sequential: cholesky::sequential,
+            dataflow: cholesky::dataflow,
+            check: cholesky::check,
+        };
+        println!("{}", kernel.row(&label, &original, &default_runtimes, reps));
     }
     if options.wants("matmul") {
         let (nb, bs) = if options.quick { (6, 64) } else { (8, 64) };
         let original = matmul::generate(nb, bs, 7);
-        let mut reference = original.clone();
-        matmul::sequential(&mut reference);
-        let seq = best_time(reps, || {
-            let mut p = original.clone();
-            matmul::sequential(&mut p);
-            std::hint::black_box(p);
-        });
-        let parallel = measure(
-            &default_runtimes,
-            reps,
-            || {
-                let mut p = original.clone();
-                matmul::dataflow(&mut p);
-                p
-            },
-            |p| matmul::check(p, &reference),
-        );
-        println!(
-            "{}",
-            row(&format!("matmul {nb}x{nb} tiles of {bs}"), seq, &parallel)
-        );
+        let label = format!("matmul {nb}x{nb} tiles of {bs}");
+        let kernel = Kernel {
+            sequential: matmul::sequential,
+            dataflow: matmul::dataflow,
+            check: matmul::check,
+        };
+        println!("{}", kernel.row(&label, &original, &default_runtimes, reps));
     }
     if options.wants("sparselu") {
-        let (nb, bs) = (30, 40); // quick too: smaller BOTS-layout matrices diverge to NaN without pivoting
+        // Quick mode too: smaller BOTS-layout matrices diverge to NaN (no pivoting).
+        let (nb, bs) = (30, 40);
         let original = sparselu::generate(nb, bs);
-        let mut reference = original.clone();
-        sparselu::sequential(&mut reference);
-        let seq = best_time(reps, || {
-            let mut m = original.clone();
-            sparselu::sequential(&mut m);
-            std::hint::black_box(m);
-        });
-        let parallel = measure(
-            &default_runtimes,
-            reps,
-            || {
-                let mut m = original.clone();
-                sparselu::dataflow(&mut m);
-                m
-            },
-            |m| sparselu::check(m, &reference),
-        );
         let tasks = sparselu::task_count(&original);
-        println!(
-            "{}",
-            row(
-                &format!("sparselu {nb}x{nb} of {bs} ({tasks} t)"),
-                seq,
-                &parallel
-            )
-        );
+        let label = format!("sparselu {nb}x{nb} of {bs} ({tasks} t)");
+        let kernel = Kernel {
+            sequential: sparselu::sequential,
+            dataflow: sparselu::dataflow,
+            check: sparselu::check,
+        };
+        println!("{}", kernel.row(&label, &original, &default_runtimes, reps));
     }
     drop(default_runtimes);
 
@@ -329,5 +284,39 @@ fn bucket_sweep(threads: &[usize], reps: usize, quick: bool) {
             |r| compare_exact(r, &reference, "many_handles"),
         );
         println!("{}", row(&format!("{buckets}"), seq, &parallel));
+    }
+}
+
+/// A blocked kernel of the table: its sequential version, its dataflow
+/// version (both in place on a matrix `M`) and its checker.
+struct Kernel<M> {
+    sequential: fn(&mut M),
+    dataflow: fn(&mut M),
+    check: fn(&M, &M) -> Result<(), String>,
+}
+
+impl<M: Clone + Send + Sync> Kernel<M> {
+    /// Times the sequential version and the dataflow version on each runtime
+    /// (checking every parallel result against the sequential one) and
+    /// formats the table row.
+    fn row(&self, label: &str, original: &M, runtimes: &[(usize, Runtime)], reps: usize) -> String {
+        let mut reference = original.clone();
+        (self.sequential)(&mut reference);
+        let seq = best_time(reps, || {
+            let mut m = original.clone();
+            (self.sequential)(&mut m);
+            std::hint::black_box(m);
+        });
+        let parallel = measure(
+            runtimes,
+            reps,
+            || {
+                let mut m = original.clone();
+                (self.dataflow)(&mut m);
+                m
+            },
+            |m| (self.check)(m, &reference),
+        );
+        row(label, seq, &parallel)
     }
 }
