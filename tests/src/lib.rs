@@ -150,6 +150,21 @@ impl Config {
     }
 }
 
+/// A runtime of `policy`, `capacity` and `workers` with 256 KiB task stacks
+/// (enough for the small trees of the tests, small enough to map many).
+pub fn small_stack_runtime(policy: QueuePolicy, capacity: usize, workers: usize) -> Runtime {
+    let config = Config {
+        policy,
+        capacity,
+        workers,
+    };
+    Runtime::builder()
+        .params(config.params(256 << 10))
+        .num_workers(workers)
+        .build()
+        .unwrap_or_else(|e| panic!("{config}: build failed: {e}"))
+}
+
 /// Every policy × capacity × worker count.
 pub fn matrix() -> Vec<Config> {
     let mut configs = Vec::new();

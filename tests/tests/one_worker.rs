@@ -9,23 +9,14 @@
 //! Every policy and capacity, each under a watchdog.
 
 use prescient::{Event, QueuePolicy, Runtime, TaskHandle};
-use prescient_tests::{watchdog, CAPACITIES};
+use prescient_tests::{small_stack_runtime, watchdog, CAPACITIES};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::Duration;
 
 const LIMIT: Duration = Duration::from_secs(30);
 
 fn one_worker(policy: QueuePolicy, capacity: usize) -> Runtime {
-    Runtime::builder()
-        .params(
-            prescient::Params::DEFAULT
-                .with_queue_policy(policy)
-                .with_queue_capacity(capacity)
-                .with_stack_size(256 << 10),
-        )
-        .num_workers(1)
-        .build()
-        .unwrap()
+    small_stack_runtime(policy, capacity, 1)
 }
 
 fn each(test: &str, f: impl Fn(QueuePolicy, usize, &Runtime)) {

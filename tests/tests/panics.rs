@@ -5,7 +5,7 @@
 //! stays usable and loses no other task.
 
 use prescient::{Event, QueuePolicy, Runtime, TaskGroup};
-use prescient_tests::{watchdog, CAPACITIES};
+use prescient_tests::{small_stack_runtime, watchdog, CAPACITIES};
 use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -49,16 +49,7 @@ fn each(test: &str, f: impl Fn(&str, &Runtime)) {
             for workers in [1, 2] {
                 let what =
                     format!("{test} [policy={policy} capacity={capacity} workers={workers}]");
-                let rt = Runtime::builder()
-                    .params(
-                        prescient::Params::DEFAULT
-                            .with_queue_policy(policy)
-                            .with_queue_capacity(capacity)
-                            .with_stack_size(256 << 10),
-                    )
-                    .num_workers(workers)
-                    .build()
-                    .unwrap();
+                let rt = small_stack_runtime(policy, capacity, workers);
                 watchdog(&what, LIMIT, || {
                     f(&what, &rt);
                     // The runtime is still usable afterwards.

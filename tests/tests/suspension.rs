@@ -11,7 +11,7 @@
 //! `Event::wait`.
 
 use prescient::{Event, QueuePolicy, Runtime, TaskGroup, TaskHandle};
-use prescient_tests::watchdog;
+use prescient_tests::{small_stack_runtime, watchdog};
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -199,16 +199,7 @@ fn check(policy: QueuePolicy, capacity: usize, wait: Wait, rt: &Runtime) {
 fn rc_and_task_local_survive_a_suspending_wait() {
     for policy in QueuePolicy::ALL {
         for capacity in [4, 16, 128] {
-            let rt = Runtime::builder()
-                .params(
-                    prescient::Params::DEFAULT
-                        .with_queue_policy(policy)
-                        .with_queue_capacity(capacity)
-                        .with_stack_size(256 << 10),
-                )
-                .num_workers(1)
-                .build()
-                .unwrap();
+            let rt = small_stack_runtime(policy, capacity, 1);
             for wait in WAITS {
                 let what = format!("{wait:?} policy={policy} capacity={capacity}");
                 watchdog(&what, Duration::from_secs(30), || {
@@ -225,16 +216,7 @@ fn rc_and_task_local_survive_a_suspending_wait() {
 fn invariants_hold_on_many_workers() {
     for policy in QueuePolicy::ALL {
         for capacity in [1, 4, 128] {
-            let rt = Runtime::builder()
-                .params(
-                    prescient::Params::DEFAULT
-                        .with_queue_policy(policy)
-                        .with_queue_capacity(capacity)
-                        .with_stack_size(256 << 10),
-                )
-                .num_workers(4)
-                .build()
-                .unwrap();
+            let rt = small_stack_runtime(policy, capacity, 4);
             let what = format!("policy={policy} capacity={capacity}");
             watchdog(&what, Duration::from_secs(30), || {
                 let before = rt.counters();
