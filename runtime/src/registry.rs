@@ -567,10 +567,8 @@ impl WorkerThread {
             }
         }
         spinning.fetch_sub(1, Ordering::SeqCst);
-        self.wake().sleep(
-            || self.has_work() || self.registry.terminate.load(Ordering::SeqCst),
-            None,
-        );
+        self.wake()
+            .sleep(|| self.has_work() || self.registry.terminate.load(Ordering::SeqCst));
         true
     }
 

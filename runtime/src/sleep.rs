@@ -106,9 +106,8 @@ impl WorkerWake {
     }
 
     /// Parks the calling worker (the owner) until woken, unless `has_work`
-    /// finds something after the announcement. `timeout` bounds the sleep
-    /// (used while a worker waits at its live-stack cap).
-    pub(crate) fn sleep(&self, has_work: impl Fn() -> bool, timeout: Option<Duration>) {
+    /// finds something after the announcement.
+    pub(crate) fn sleep(&self, has_work: impl Fn() -> bool) {
         let mut guard = self.mutex.lock();
         self.sleeping.store(true, Ordering::SeqCst);
         self.sleepers().fetch_add(1, Ordering::SeqCst);
@@ -122,17 +121,7 @@ impl WorkerWake {
             return;
         }
         while self.sleeping.load(Ordering::SeqCst) {
-            match timeout {
-                None => self.condvar.wait(&mut guard),
-                Some(timeout) => {
-                    if self.condvar.wait_for(&mut guard, timeout).timed_out() {
-                        if self.sleeping.swap(false, Ordering::SeqCst) {
-                            self.sleepers().fetch_sub(1, Ordering::SeqCst);
-                        }
-                        return;
-                    }
-                }
-            }
+            self.condvar.wait(&mut guard);
         }
     }
 }
