@@ -14,7 +14,10 @@
 //!   when no fiber of theirs is waiting, and idle fibers (between jobs) are
 //!   told to return with [`FiberInput::Exit`] before they are dropped, so
 //!   corosensei never has to force-unwind a stack.
-//! * Jobs never unwind (`job.rs`), so no panic crosses the coroutine root.
+//! * Jobs never unwind (`job.rs`), so no panic crosses the coroutine root. Should
+//!   one ever try (a bug in the runtime), an [`AbortOnUnwind`] guard at the
+//!   root aborts with a message: unwinding on would end the worker's main
+//!   loop and strand its suspended tasks, a silent hang.
 //! * Stack overflow hits the guard page below `limit`; `overflow.rs` turns it
 //!   into an abort that names the stack size.
 
@@ -24,6 +27,7 @@ use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 use std::cell::Cell;
 use std::io;
+use std::sync::Arc;
 
 thread_local! {
     /// The fiber running on this thread (null on a worker's main stack and on
@@ -59,6 +63,20 @@ pub(crate) enum FiberYield {
     },
 }
 
+/// Where a fiber goes when it becomes ready: its home worker's resume inbox
+/// (`sleep::WorkerWake` implements it, a layer above).
+///
+/// A fiber holds its home by `Arc`, and whoever makes it ready clones that
+/// `Arc` *before* publishing the fiber ([`FiberPtr::make_ready`]): once the
+/// fiber is in the inbox its worker may resume it without being woken, the
+/// task may finish and its runtime be dropped, so the waker's own reference
+/// is what keeps the inbox alive until its wake-up call returns.
+pub(crate) trait FiberHome: Send + Sync {
+    /// Queues `fiber` (suspended, tied to this home) as ready and wakes the
+    /// home worker if it sleeps.
+    fn push_ready(&self, fiber: FiberPtr);
+}
+
 /// What a suspended task waits for, as the worker's main loop sees it.
 /// Implemented (in `latch.rs`) by everything a task can wait on.
 pub(crate) trait WaitTarget {
@@ -80,10 +98,9 @@ pub(crate) struct Fiber {
     guard: (usize, usize),
     /// Usable bytes of the stack, named in the overflow message.
     stack_size: usize,
-    /// The wake-up slot (`sleep::WorkerWake`) of the worker this fiber is
-    /// tied to, opaque at this layer; whoever makes the fiber ready pushes it
-    /// there (see `latch.rs`).
-    pub(crate) home: *const (),
+    /// The resume inbox of the worker this fiber is tied to; whoever makes
+    /// the fiber ready pushes it there (see [`FiberPtr::make_ready`]).
+    home: Arc<dyn FiberHome>,
     /// Head of the task-local frames of the task running on this fiber, saved
     /// while the fiber is switched out (see `task_local.rs`).
     pub(crate) task_locals: *const (),
@@ -99,10 +116,32 @@ pub(crate) struct FiberPtr(pub(crate) *mut Fiber);
 // which owns the suspended fiber at that moment.
 unsafe impl Send for FiberPtr {}
 
+impl FiberPtr {
+    /// Hands the suspended fiber to its home worker's resume inbox and wakes
+    /// that worker. Called by whoever completes what the fiber waits for, on
+    /// any thread, including threads of no runtime or of another runtime.
+    ///
+    /// # Safety
+    /// The fiber is suspended in a wait and registered with the caller's
+    /// waitable, and this is its one wake-up (so nobody resumes or frees it
+    /// before the push below publishes it).
+    pub(crate) unsafe fn make_ready(self) {
+        // Clone the home *before* publishing: after `push_ready` puts the
+        // fiber in the inbox, its worker may resume it, the task may finish
+        // and the runtime (which owns the other references to the inbox) may
+        // be dropped while `push_ready` still runs its wake-up. Our clone keeps
+        // the inbox alive until then. (Reading `home` races with nothing: the
+        // fiber is suspended and unpublished, so no thread touches it.)
+        // SAFETY: by the contract the fiber is alive and suspended.
+        let home = unsafe { Arc::clone(&(*self.0).home) };
+        home.push_ready(self);
+    }
+}
+
 impl Fiber {
     /// Maps a new stack (`stack_size` usable bytes plus a guard page) and
     /// prepares a coroutine on it. Costs a few microseconds: pooled by workers.
-    pub(crate) fn new(stack_size: usize, home: *const ()) -> io::Result<Box<Fiber>> {
+    pub(crate) fn new(stack_size: usize, home: Arc<dyn FiberHome>) -> io::Result<Box<Fiber>> {
         let stack = DefaultStack::new(stack_size)?;
         let guard = overflow::guard_range(&stack);
         let coroutine = FiberCoroutine::with_stack(stack, |yielder, mut input| loop {
@@ -112,9 +151,11 @@ impl Fiber {
                     // SAFETY: the main loop set CURRENT_FIBER to this fiber before
                     // resuming it, and only this thread touches it.
                     unsafe { (*me).yielder = yielder };
+                    let escape = AbortOnUnwind("a task's job");
                     // SAFETY: the main loop hands each job to exactly one fiber
                     // once (it came out of a deque, an injector or a `next`).
                     unsafe { job.execute() };
+                    std::mem::forget(escape);
                     input = yielder.suspend(FiberYield::Done);
                 }
                 FiberInput::Resume => unreachable!("resumed an idle fiber"),
@@ -164,5 +205,21 @@ pub(crate) unsafe fn suspend_current(request: FiberYield) {
     match unsafe { (*yielder).suspend(request) } {
         FiberInput::Resume => {}
         FiberInput::Run(_) | FiberInput::Exit => unreachable!("a waiting fiber got a new job"),
+    }
+}
+
+/// Aborts the process if dropped, i.e. if a panic unwinds through the scope
+/// that holds it; forgotten on the normal path. Guards the places where the
+/// runtime promises that nothing unwinds (a fiber's root, a worker's main
+/// loop), so that a broken promise is loud instead of a stranded worker.
+pub(crate) struct AbortOnUnwind(pub(crate) &'static str);
+
+impl Drop for AbortOnUnwind {
+    fn drop(&mut self) {
+        crate::job::report(format_args!(
+            "a panic unwound out of {} into the runtime (a bug in prescient); aborting",
+            self.0
+        ));
+        std::process::abort();
     }
 }

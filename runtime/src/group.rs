@@ -1,10 +1,11 @@
 //! Task groups (INSPIRE's `merge`/`merge_all`, OpenMP's `taskgroup`): spawn
 //! any number of `'static` tasks into a group and wait for all of them.
 
-use crate::job::{HeapJob, PanicPayload};
+use crate::job::{drop_caught, HeapJob, PanicPayload};
 use crate::latch::CountLatch;
 use crate::registry::{self, WorkerThread};
 use crate::runtime::Runtime;
+use crate::scope::keep_first_panic;
 use parking_lot::Mutex;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::Arc;
@@ -73,12 +74,13 @@ impl TaskGroup {
         let state = self.state.clone();
         let task = move || {
             if let Err(payload) = panic::catch_unwind(AssertUnwindSafe(f)) {
-                let mut slot = state.panic.lock();
-                if slot.is_none() {
-                    *slot = Some(payload);
-                }
+                keep_first_panic(&state.panic, payload);
             }
             state.pending.decrement();
+            // Possibly the last reference to the group (dropped without a
+            // wait, holding an unobserved panic): nothing of it may unwind
+            // into the worker.
+            drop_caught(state);
         };
         let worker = WorkerThread::current();
         if worker.is_null() {

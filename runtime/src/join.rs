@@ -9,7 +9,7 @@
 //! other work meanwhile.
 
 use crate::analysis::SpawnSite;
-use crate::job::PanicPayload;
+use crate::job::{drop_caught, PanicPayload};
 use crate::registry::WorkerThread;
 use crate::runtime::with_worker;
 use crate::stack_job::StackJob;
@@ -131,7 +131,8 @@ where
     let result_b = unsafe { job_b.take_result() };
     match (result_a, result_b) {
         (Ok(ra), Ok(rb)) => (ra, rb),
-        (Err(payload), _) | (_, Err(payload)) => panic::resume_unwind(payload),
+        (Err(payload), other) => unwind_dropping(other, payload),
+        (Ok(ra), Err(payload)) => unwind_dropping(ra, payload),
     }
 }
 
@@ -147,6 +148,16 @@ where
     RB: Send,
 {
     // SAFETY: the caller took `job_b` back from the deque and did not run it.
-    let _ = panic::catch_unwind(AssertUnwindSafe(|| unsafe { job_b.run_inline() }));
+    let result_b = panic::catch_unwind(AssertUnwindSafe(|| unsafe { job_b.run_inline() }));
+    unwind_dropping(result_b, payload)
+}
+
+/// Propagates `payload` after dropping the other half's result — under
+/// `catch_unwind`, so that a panic in its `Drop` neither replaces `payload`
+/// nor aborts the process by panicking during the unwind.
+#[cold]
+#[inline(never)]
+fn unwind_dropping<T>(other: T, payload: PanicPayload) -> ! {
+    drop_caught(other);
     panic::resume_unwind(payload)
 }

@@ -21,7 +21,6 @@
 //! through the inbox queue or the thread's flag, both release/acquire).
 
 use crate::fiber::{FiberPtr, WaitTarget};
-use crate::sleep::WorkerWake;
 use crate::sync::{AtomicBool, AtomicUsize};
 use parking_lot::Mutex;
 use std::sync::atomic::Ordering;
@@ -65,13 +64,9 @@ impl Waiter {
     /// in `wait_on_thread` with its `ThreadWaiter` on its stack.
     pub(crate) unsafe fn wake(self) {
         match self {
-            // SAFETY: by the contract the fiber is suspended, so its worker —
-            // whose `WorkerWake` its `home` points to — is alive (workers do
-            // not exit with suspended fibers).
-            Waiter::Fiber(fiber) => unsafe {
-                let home = (*fiber.0).home as *const WorkerWake;
-                (*home).push_ready(fiber)
-            },
+            // SAFETY: by the contract the fiber is suspended and registered
+            // here, and this is its one wake-up.
+            Waiter::Fiber(fiber) => unsafe { fiber.make_ready() },
             Waiter::Thread(waiter) => {
                 // SAFETY: the waiter is alive until `woken` is set; we clone the
                 // thread handle before setting it and touch nothing after.

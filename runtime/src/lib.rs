@@ -68,11 +68,12 @@ pub use event::Event;
 pub use group::TaskGroup;
 pub use join::{join, join_at};
 pub use params::{
-    Params, ParamsError, Pinning, QueuePolicy, MAX_QUEUE_CAPACITY, MAX_STACK_SIZE, MIN_STACK_SIZE,
+    Params, ParamsError, Pinning, QueuePolicy, MAX_DEPENDENCY_BUCKETS, MAX_QUEUE_CAPACITY,
+    MAX_STACK_SIZE, MIN_STACK_SIZE,
 };
 pub use prescient_macros::task_program;
 pub use runtime::{
-    current_worker_index, num_workers, BuildError, Counters, Runtime, RuntimeBuilder,
+    current_worker_index, num_workers, BuildError, Counters, Runtime, RuntimeBuilder, MAX_WORKERS,
 };
 pub use scope::{scope, Scope};
 pub use spawn::{spawn, spawn_at, TaskHandle};

@@ -296,6 +296,15 @@ fn chain_to_previous(signum: c_int, info: *mut libc::siginfo_t, context: *mut c_
         .unwrap_or_else(default_action);
     let handler = previous.sa_sigaction;
 
+    if handler == libc::SIG_IGN && code <= 0 {
+        // A *sent* signal (`kill`, `raise`) that the previous disposition
+        // ignores: ignore it, as that disposition would have, and stay
+        // installed. Re-installing `SIG_IGN` here (as for a real fault below)
+        // would uninstall the overflow handler process-wide, and a later task
+        // stack overflow would die as a bare segfault with no message.
+        return;
+    }
+
     if handler == libc::SIG_DFL || handler == libc::SIG_IGN {
         // Put the previous disposition back and return. A hardware fault
         // re-executes the faulting instruction, which faults again and now

@@ -92,6 +92,11 @@ pub const MIN_STACK_SIZE: usize = 16 * 1024;
 pub const MAX_STACK_SIZE: usize = 8 * 1024 * 1024;
 /// The largest deque capacity accepted: 2^16.
 pub const MAX_QUEUE_CAPACITY: usize = 1 << 16;
+/// The most dependency-table buckets accepted: 2^24 (16,777,216). The table
+/// is allocated whole by every dataflow scope, so a mistyped count must be an
+/// error, not an allocation that aborts the process; the largest count the
+/// analyzer and the sweeps use (256,019) is 65 times below it.
+pub const MAX_DEPENDENCY_BUCKETS: usize = 1 << 24;
 
 /// The runtime's parameters. Construct them in a `const`:
 ///
@@ -133,6 +138,8 @@ pub enum ParamsError {
     StackSizeOutOfRange(usize),
     /// `dependency_buckets` is zero.
     ZeroDependencyBuckets,
+    /// `dependency_buckets` exceeds [`MAX_DEPENDENCY_BUCKETS`].
+    DependencyBucketsTooLarge(usize),
 }
 
 impl ParamsError {
@@ -152,6 +159,9 @@ impl ParamsError {
             ParamsError::ZeroDependencyBuckets => {
                 "invalid Params: dependency_buckets must be at least 1"
             }
+            ParamsError::DependencyBucketsTooLarge(_) => {
+                "invalid Params: dependency_buckets must be at most 16777216 (2^24)"
+            }
         }
     }
 }
@@ -162,7 +172,8 @@ impl fmt::Display for ParamsError {
         match *self {
             ParamsError::QueueCapacityTooLarge(v)
             | ParamsError::StackSizeNotPowerOfTwo(v)
-            | ParamsError::StackSizeOutOfRange(v) => write!(f, " (got {v})"),
+            | ParamsError::StackSizeOutOfRange(v)
+            | ParamsError::DependencyBucketsTooLarge(v) => write!(f, " (got {v})"),
             ParamsError::ZeroQueueCapacity | ParamsError::ZeroDependencyBuckets => Ok(()),
         }
     }
@@ -226,6 +237,11 @@ impl Params {
         }
         if self.dependency_buckets == 0 {
             return Err(ParamsError::ZeroDependencyBuckets);
+        }
+        if self.dependency_buckets > MAX_DEPENDENCY_BUCKETS {
+            return Err(ParamsError::DependencyBucketsTooLarge(
+                self.dependency_buckets,
+            ));
         }
         Ok(())
     }

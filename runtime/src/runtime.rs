@@ -13,6 +13,13 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, OnceLock};
 use std::thread::JoinHandle;
 
+/// The most worker threads a runtime accepts (from
+/// [`RuntimeBuilder::num_workers`] or `PRESCIENT_WORKERS`): 4096, sixteen
+/// times the largest hosts we target. A larger count is a
+/// [`BuildError::TooManyWorkers`], not an allocation failure or thousands of
+/// threads started before the mistake shows.
+pub const MAX_WORKERS: usize = 4096;
+
 /// A pool of worker threads running stackful tasks.
 ///
 /// ```
@@ -23,7 +30,7 @@ use std::thread::JoinHandle;
 ///
 /// Dropping a runtime runs every task still queued or suspended to completion
 /// (a suspended stack cannot be unwound out of order safely), then joins the
-/// worker threads.
+/// worker threads; see [`Drop`](#impl-Drop-for-Runtime) for what that implies.
 pub struct Runtime {
     registry: Arc<Registry>,
     threads: Vec<JoinHandle<()>>,
@@ -36,6 +43,8 @@ pub enum BuildError {
     InvalidParams(ParamsError),
     /// `num_workers(0)` was requested.
     ZeroWorkers,
+    /// More than [`MAX_WORKERS`] workers were requested.
+    TooManyWorkers(usize),
     /// `max_live_stacks(0)` was requested.
     ZeroStackCap,
     /// A worker thread could not be spawned.
@@ -47,6 +56,9 @@ impl fmt::Display for BuildError {
         match self {
             BuildError::InvalidParams(error) => error.fmt(f),
             BuildError::ZeroWorkers => f.write_str("a runtime needs at least one worker"),
+            BuildError::TooManyWorkers(n) => {
+                write!(f, "a runtime has at most {MAX_WORKERS} workers (got {n})")
+            }
             BuildError::ZeroStackCap => f.write_str("max_live_stacks must be at least 1"),
             BuildError::Spawn(error) => write!(f, "could not spawn a worker thread: {error}"),
         }
@@ -58,7 +70,9 @@ impl std::error::Error for BuildError {
         match self {
             BuildError::InvalidParams(error) => Some(error),
             BuildError::Spawn(error) => Some(error),
-            BuildError::ZeroWorkers | BuildError::ZeroStackCap => None,
+            BuildError::ZeroWorkers | BuildError::TooManyWorkers(_) | BuildError::ZeroStackCap => {
+                None
+            }
         }
     }
 }
@@ -82,8 +96,10 @@ impl RuntimeBuilder {
         self
     }
 
-    /// The number of worker threads. Without it, `PRESCIENT_WORKERS` decides,
-    /// else one worker per hardware thread.
+    /// The number of worker threads, 1 ..= [`MAX_WORKERS`]. Without it,
+    /// `PRESCIENT_WORKERS` decides, else one worker per hardware thread. A
+    /// `PRESCIENT_WORKERS` that is not a whole number in that range is
+    /// ignored, with a warning on stderr (once per process).
     pub fn num_workers(mut self, num_workers: usize) -> Self {
         self.num_workers = Some(num_workers);
         self
@@ -91,12 +107,24 @@ impl RuntimeBuilder {
 
     /// The soft cap on stacks each worker maps (default: 16384 / workers,
     /// clamped to 16 ..= 1024; each stack costs two memory mappings).
+    ///
+    /// It is soft: a worker at its cap first resumes its own ready tasks and
+    /// takes no new ones; only when nothing became ready for 2 ms does it map
+    /// one more stack (counted in [`Counters::stacks_beyond_cap`]), so a
+    /// program that keeps more tasks suspended than the cap allows slows down
+    /// by 2 ms per extra stack. The hard limit is the kernel's: Linux allows
+    /// about 65,000 mappings per process (`vm.max_map_count`), i.e. roughly
+    /// 32,000 stacks in all. A worker that cannot map a stack any more prints
+    /// the reason and aborts the process; raise `vm.max_map_count` or restructure
+    /// the program so fewer tasks wait at once.
     pub fn max_live_stacks(mut self, stacks: usize) -> Self {
         self.max_live_stacks = Some(stacks);
         self
     }
 
-    /// Names worker threads (default: `prescient-worker-{index}`).
+    /// Names worker threads (default: `prescient-worker-{index}`). A panic in
+    /// `name` stops the workers already started and propagates from
+    /// [`build`](RuntimeBuilder::build).
     pub fn thread_name(mut self, name: impl FnMut(usize) -> String + 'static) -> Self {
         self.thread_name = Some(Box::new(name));
         self
@@ -129,6 +157,7 @@ impl RuntimeBuilder {
         self.params.validate().map_err(BuildError::InvalidParams)?;
         let num_workers = match self.num_workers {
             Some(0) => return Err(BuildError::ZeroWorkers),
+            Some(n) if n > MAX_WORKERS => return Err(BuildError::TooManyWorkers(n)),
             Some(n) => n,
             None => default_num_workers(),
         };
@@ -143,37 +172,58 @@ impl RuntimeBuilder {
             pinning => topology::worker_pus(&topology::detect(), pinning, num_workers),
         };
         let (registry, deques) = Registry::new(self.params, num_workers, cap, self.handlers);
-        let mut threads = Vec::with_capacity(num_workers);
+        // Built before the threads, so that an early return or a panic in the
+        // `thread_name` callback drops it, which stops and joins the workers
+        // already started instead of leaving them waiting for work forever.
+        let mut runtime = Runtime {
+            registry,
+            threads: Vec::with_capacity(num_workers),
+        };
         for (index, deque) in deques.into_iter().enumerate() {
             let name = match &mut self.thread_name {
                 Some(name) => name(index),
                 None => format!("prescient-worker-{index}"),
             };
-            let worker_registry = registry.clone();
+            let worker_registry = runtime.registry.clone();
             let pin_to = pus[index];
+            runtime.registry.running.increment();
             let spawned = std::thread::Builder::new()
                 .name(name)
                 .spawn(move || registry::worker_main(worker_registry, index, deque, pin_to));
             match spawned {
-                Ok(thread) => threads.push(thread),
+                Ok(thread) => runtime.threads.push(thread),
                 Err(error) => {
-                    // Workers that started only wait for work: stop them.
-                    let runtime = Runtime { registry, threads };
-                    drop(runtime);
+                    runtime.registry.running.decrement();
                     return Err(BuildError::Spawn(error));
                 }
             }
         }
-        Ok(Runtime { registry, threads })
+        Ok(runtime)
     }
 }
 
+/// The worker count from `PRESCIENT_WORKERS`, else the hardware threads. An
+/// unusable value is ignored with a warning (once): rayon silently ignores
+/// such a `RAYON_NUM_THREADS`, which hides the typo.
 fn default_num_workers() -> usize {
-    std::env::var("PRESCIENT_WORKERS")
-        .ok()
-        .and_then(|v| v.trim().parse::<usize>().ok())
-        .filter(|&n| n > 0)
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+    let hardware = || std::thread::available_parallelism().map_or(1, |n| n.get());
+    let Ok(text) = std::env::var("PRESCIENT_WORKERS") else {
+        return hardware();
+    };
+    match text.trim().parse::<usize>() {
+        Ok(n) if (1..=MAX_WORKERS).contains(&n) => n,
+        _ => {
+            static WARNED: std::sync::Once = std::sync::Once::new();
+            WARNED.call_once(|| {
+                crate::job::report(format_args!(
+                    "ignoring PRESCIENT_WORKERS={text:?}: not a whole number in 1..={MAX_WORKERS}; \
+                     using one worker per hardware thread ({})",
+                    hardware()
+                ))
+            });
+            hardware()
+        }
+    }
 }
 
 /// Scheduler counters, summed over the workers, cumulative since the runtime
@@ -304,10 +354,20 @@ impl Runtime {
 }
 
 impl Drop for Runtime {
-    /// Lets the workers finish every task, then joins them. Dropped from one
-    /// of its own tasks (the last `Arc<Runtime>` moved into a task), it cannot
-    /// join the thread it runs on: the workers are told to terminate and are
-    /// detached instead; they exit once every task has finished.
+    /// Lets the workers finish every task — queued, running or suspended —
+    /// then joins them.
+    ///
+    /// * It waits like [`Runtime::run`] does: a plain thread blocks, and a
+    ///   task of *another* runtime suspends (its worker goes on with other
+    ///   tasks, which this runtime's tasks may be waiting for).
+    /// * It does not return while a task of this runtime waits for something
+    ///   that never happens, e.g. an [`Event`](crate::Event) nobody sets: a
+    ///   suspended task cannot be abandoned (its stack may hold borrows) or
+    ///   unwound out of order. The idle workers park meanwhile.
+    /// * Dropped from one of its own tasks (the last `Arc<Runtime>` moved into
+    ///   a task), it cannot wait for the task it runs in: the workers are told
+    ///   to terminate and are detached instead; they exit once every task has
+    ///   finished.
     fn drop(&mut self) {
         self.registry.terminate();
         let worker = WorkerThread::current();
@@ -318,6 +378,10 @@ impl Drop for Runtime {
             self.threads.clear();
             return;
         }
+        // Suspends a task of another runtime rather than blocking its worker
+        // thread; the workers decrement `running` as the last thing they do,
+        // so the joins below return at once.
+        registry::wait_for(&self.registry.running);
         for thread in self.threads.drain(..) {
             let _ = thread.join();
         }

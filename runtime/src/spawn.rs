@@ -5,10 +5,12 @@
 //! latch and takes the result) or is dropped, which detaches the task. A
 //! detached task's panic goes to the runtime's panic handler — whichever of
 //! "task finished" and "handle dropped" happens second delivers it, decided by
-//! one atomic swap, so a panic is reported exactly once.
+//! one atomic swap, so a panic is reported exactly once. A detached task's
+//! result is dropped by that same side, under `catch_unwind`: a panic in its
+//! `Drop` is the detached task's panic and goes to the handler too.
 
 use crate::analysis::SpawnSite;
-use crate::job::{HeapJob, PanicPayload};
+use crate::job::{try_drop, HeapJob, PanicPayload};
 use crate::latch::Latch;
 use crate::registry::{self, Registry, WorkerThread};
 use crate::runtime::Runtime;
@@ -100,9 +102,8 @@ impl<T> Drop for TaskHandle<T> {
         if state.state.swap(DETACHED, Ordering::AcqRel) == DONE {
             // SAFETY: DONE observed with Acquire; the task no longer touches
             // the result, and the handle is gone, so we are the only taker.
-            if let Err(payload) = unsafe { state.take() } {
-                state.registry.handle_detached_panic(payload);
-            }
+            let result = unsafe { state.take() };
+            drop_detached_result(&state.registry, result);
         }
     }
 }
@@ -197,11 +198,24 @@ where
     unsafe { *state.result.get() = Some(result) };
     if state.state.swap(DONE, Ordering::AcqRel) == DETACHED {
         // SAFETY: DETACHED: the handle is gone and took nothing; we own it.
-        if let Err(payload) = unsafe { state.take() } {
-            state.registry.handle_detached_panic(payload);
-        }
+        let result = unsafe { state.take() };
+        drop_detached_result(&state.registry, result);
         return;
     }
     // SAFETY: the latch lives in the Arc we hold, set once.
     unsafe { Latch::set(&state.latch) };
+}
+
+/// Disposes of a detached task's result: a panic goes to the panic handler,
+/// and so does a panic in the `Drop` of a value it returned (this may run on a
+/// worker, where nothing may unwind).
+fn drop_detached_result<T>(registry: &Registry, result: Result<T, PanicPayload>) {
+    let payload = match result {
+        Ok(value) => match try_drop(value) {
+            Ok(()) => return,
+            Err(payload) => payload,
+        },
+        Err(payload) => payload,
+    };
+    registry.handle_detached_panic(payload);
 }

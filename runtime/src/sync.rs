@@ -1,8 +1,141 @@
-//! The atomics of the lock-free protocols that have loom models
+//! The synchronisation primitives of the protocols that have loom models
 //! (`RUSTFLAGS="--cfg loom" cargo test -p prescient --lib loom`): under
-//! `--cfg loom` they are loom's instrumented types, otherwise std's.
+//! `--cfg loom` they are loom's instrumented types (behind wrappers with
+//! parking_lot's API where the real code uses parking_lot), otherwise std's,
+//! parking_lot's and crossbeam's. The models therefore run the real latch and
+//! wake-up code, not a restatement of it.
 
 #[cfg(loom)]
-pub(crate) use loom::sync::atomic::{AtomicBool, AtomicUsize};
+pub(crate) use loom::sync::atomic::{fence, AtomicBool, AtomicUsize};
 #[cfg(not(loom))]
-pub(crate) use std::sync::atomic::{AtomicBool, AtomicUsize};
+pub(crate) use std::sync::atomic::{fence, AtomicBool, AtomicUsize};
+
+#[cfg(loom)]
+pub(crate) use self::loom_lock::{Condvar, Mutex};
+#[cfg(not(loom))]
+pub(crate) use parking_lot::{Condvar, Mutex};
+
+use std::time::Duration;
+
+/// Waits on `condvar` (releasing the guard's mutex meanwhile) until notified
+/// or until `timeout` has passed. Returns `true` when it timed out. Under loom,
+/// which has no clock, it never times out: the models prove that no wake-up
+/// is lost without the timeout's help.
+#[cfg(not(loom))]
+pub(crate) fn wait_timeout<T>(
+    condvar: &Condvar,
+    guard: &mut parking_lot::MutexGuard<'_, T>,
+    timeout: Duration,
+) -> bool {
+    condvar.wait_for(guard, timeout).timed_out()
+}
+
+/// See the non-loom version.
+#[cfg(loom)]
+pub(crate) fn wait_timeout<T>(
+    condvar: &Condvar,
+    guard: &mut loom_lock::MutexGuard<'_, T>,
+    _timeout: Duration,
+) -> bool {
+    condvar.wait(guard);
+    false
+}
+
+/// A multi-producer queue that only its owner pops: crossbeam's `Injector`,
+/// or under loom a locked `VecDeque` (crossbeam is not instrumented).
+pub(crate) struct Inbox<T> {
+    #[cfg(not(loom))]
+    queue: crossbeam_deque::Injector<T>,
+    #[cfg(loom)]
+    queue: loom::sync::Mutex<std::collections::VecDeque<T>>,
+}
+
+impl<T> Inbox<T> {
+    pub(crate) fn new() -> Inbox<T> {
+        Inbox {
+            queue: Default::default(),
+        }
+    }
+
+    /// Appends `value` (any thread).
+    pub(crate) fn push(&self, value: T) {
+        #[cfg(not(loom))]
+        self.queue.push(value);
+        #[cfg(loom)]
+        self.queue.lock().unwrap().push_back(value);
+    }
+
+    /// Takes the oldest value (owner).
+    pub(crate) fn pop(&self) -> Option<T> {
+        #[cfg(not(loom))]
+        loop {
+            match self.queue.steal() {
+                crossbeam_deque::Steal::Success(value) => return Some(value),
+                crossbeam_deque::Steal::Empty => return None,
+                crossbeam_deque::Steal::Retry => continue,
+            }
+        }
+        #[cfg(loom)]
+        self.queue.lock().unwrap().pop_front()
+    }
+
+    /// Whether the queue looks empty.
+    pub(crate) fn is_empty(&self) -> bool {
+        #[cfg(not(loom))]
+        return self.queue.is_empty();
+        #[cfg(loom)]
+        self.queue.lock().unwrap().is_empty()
+    }
+}
+
+/// loom's `Mutex` and `Condvar` behind the slice of parking_lot's API that
+/// the runtime uses.
+#[cfg(loom)]
+mod loom_lock {
+    use std::ops::{Deref, DerefMut};
+
+    pub(crate) struct Mutex<T>(loom::sync::Mutex<T>);
+
+    /// A guard that `Condvar::wait` can take out and put back.
+    pub(crate) struct MutexGuard<'a, T>(Option<loom::sync::MutexGuard<'a, T>>);
+
+    impl<T> Mutex<T> {
+        pub(crate) fn new(value: T) -> Mutex<T> {
+            Mutex(loom::sync::Mutex::new(value))
+        }
+
+        pub(crate) fn lock(&self) -> MutexGuard<'_, T> {
+            MutexGuard(Some(self.0.lock().unwrap()))
+        }
+    }
+
+    impl<T> Deref for MutexGuard<'_, T> {
+        type Target = T;
+        fn deref(&self) -> &T {
+            self.0.as_ref().unwrap()
+        }
+    }
+
+    impl<T> DerefMut for MutexGuard<'_, T> {
+        fn deref_mut(&mut self) -> &mut T {
+            self.0.as_mut().unwrap()
+        }
+    }
+
+    pub(crate) struct Condvar(loom::sync::Condvar);
+
+    impl Condvar {
+        pub(crate) fn new() -> Condvar {
+            Condvar(loom::sync::Condvar::new())
+        }
+
+        pub(crate) fn wait<T>(&self, guard: &mut MutexGuard<'_, T>) {
+            let inner = guard.0.take().unwrap();
+            guard.0 = Some(self.0.wait(inner).unwrap());
+        }
+
+        pub(crate) fn notify_one(&self) {
+            self.0.notify_one();
+        }
+    }
+}

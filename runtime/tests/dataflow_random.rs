@@ -438,6 +438,12 @@ const RUNS_PER_CONFIG: u64 = 22;
 
 /// 3 worker counts x 4 policies x 2 capacities x 22 programs = 528 runs.
 fn stress(workers: usize) {
+    stress_runs(workers, RUNS_PER_CONFIG);
+}
+
+/// `runs_per_config` random programs under each policy x capacity {1, 64},
+/// on `workers` workers with a live-stack cap of 64 per worker.
+fn stress_runs(workers: usize, runs_per_config: u64) {
     let base = base_seed();
     let mut runs = 0;
     for (p, policy) in QueuePolicy::ALL.into_iter().enumerate() {
@@ -453,7 +459,7 @@ fn stress(workers: usize) {
                 .max_live_stacks(64)
                 .build()
                 .unwrap();
-            for run in 0..RUNS_PER_CONFIG {
+            for run in 0..runs_per_config {
                 let seed =
                     mix(base
                         ^ mix((workers as u64) << 32 | (p as u64) << 16 | (c as u64) << 8 | run));
@@ -468,7 +474,21 @@ fn stress(workers: usize) {
             }
         }
     }
-    assert_eq!(runs, 4 * 2 * RUNS_PER_CONFIG);
+    assert_eq!(runs, 4 * 2 * runs_per_config);
+}
+
+/// The long soak: at least 1000 random programs (`PRESCIENT_SOAK_PROGRAMS`
+/// raises it) on 32 workers under every policy, oversubscribed on a small
+/// machine. Ignored by default; the README gives the command.
+#[test]
+#[ignore = "long soak: run with --ignored (see the README)"]
+fn soak_random_programs_on_32_workers() {
+    let programs: u64 = std::env::var("PRESCIENT_SOAK_PROGRAMS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1000)
+        .max(1000);
+    stress_runs(32, programs.div_ceil(8));
 }
 
 #[test]

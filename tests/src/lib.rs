@@ -4,8 +4,9 @@
 //! `/proc/self/task` (thread names, scheduler states, CPU time, affinity).
 
 use prescient::{Params, QueuePolicy, Runtime};
-use std::sync::mpsc;
-use std::time::Duration;
+use std::any::Any;
+use std::sync::{mpsc, Once};
+use std::time::{Duration, Instant};
 
 /// A small seeded PRNG (xorshift64*), so that a failing random test can be
 /// replayed from the seed it prints.
@@ -336,6 +337,84 @@ pub fn spin_for(d: Duration) {
     while start.elapsed() < d {
         std::hint::spin_loop();
     }
+}
+
+/// Keeps expected panics — those whose message starts with `expected` — off
+/// stderr (other panics still print, through the default hook).
+pub fn quiet_expected_panics() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let default = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if message_of(info.payload()).is_some_and(|m| m.starts_with("expected")) {
+                return;
+            }
+            default(info);
+        }));
+    });
+}
+
+/// The text of a panic payload (`&str` or `String`), if it has one.
+pub fn message_of(payload: &(dyn Any + Send)) -> Option<&str> {
+    payload
+        .downcast_ref::<&'static str>()
+        .copied()
+        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+}
+
+/// The text of a panic payload, or `<non-string payload>`.
+pub fn message(payload: Box<dyn Any + Send>) -> String {
+    message_of(&*payload)
+        .unwrap_or("<non-string payload>")
+        .to_owned()
+}
+
+/// The threads named `prefix*`, once there are exactly `n` of them (waits up
+/// to 10 s).
+pub fn workers_of(prefix: &str, n: usize) -> Vec<ThreadInfo> {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let threads = threads_named(prefix);
+        if threads.len() == n {
+            return threads;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "expected {n} threads named {prefix}*: {threads:?}"
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+/// Waits (up to 5 s) until every worker sleeps, then checks that over the
+/// next 100 ms they use (almost) no CPU time.
+pub fn assert_parked(prefix: &str, n: usize, what: &str) {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let threads = workers_of(prefix, n);
+        if threads.iter().all(|t| t.state == 'S') {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{what}: workers never all parked: {:?}",
+            threads
+                .iter()
+                .map(|t| (&t.name, t.state))
+                .collect::<Vec<_>>()
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let before = workers_of(prefix, n);
+    std::thread::sleep(Duration::from_millis(100));
+    let after = workers_of(prefix, n);
+    let ticks: u64 = after.iter().map(|t| t.cpu_ticks).sum::<u64>()
+        - before.iter().map(|t| t.cpu_ticks).sum::<u64>();
+    // Clock ticks are 10 ms: one spinning worker would take ~10 per 100 ms.
+    assert!(
+        ticks <= 2,
+        "{what}: idle workers used {ticks} ticks of CPU in 100 ms"
+    );
 }
 
 #[cfg(test)]

@@ -1,76 +1,21 @@
 //! Idle workers reach the parked state: measured from outside through
 //! `/proc/self/task/*/stat`, a parked worker is in state `S` (sleeping on its
-//! condvar) and burns no CPU time. Checked right after start, after a burst
+//! condvar) and burns no CPU time. (A parked worker does wake now and then:
+//! the park timeout that repairs a missed wake-up, a few microseconds each
+//! time, growing to one wake-up per half second; so the check is on CPU time,
+//! not on never being seen awake.) Checked right after start, after a burst
 //! of work, and while a task of theirs is suspended waiting on an event (a
 //! suspended task is not work: its worker must park, and wake when the event
 //! is set).
 
 use prescient::{Event, QueuePolicy};
-use prescient_tests::{threads_named, watchdog, ThreadInfo};
+use prescient_tests::{assert_parked, watchdog};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const LIMIT: Duration = Duration::from_secs(60);
 
 use prescient_tests::named_runtime as runtime;
-
-fn workers_of(prefix: &str, n: usize) -> Vec<ThreadInfo> {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let threads = threads_named(prefix);
-        if threads.len() == n {
-            return threads;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "expected {n} threads named {prefix}*: {threads:?}"
-        );
-        std::thread::sleep(Duration::from_millis(1));
-    }
-}
-
-/// Waits (up to 5 s) until every worker sleeps, then checks that over the
-/// next 100 ms they stay asleep and use (almost) no CPU time.
-fn assert_parked(prefix: &str, n: usize, what: &str) {
-    let deadline = Instant::now() + Duration::from_secs(5);
-    loop {
-        let threads = workers_of(prefix, n);
-        if threads.iter().all(|t| t.state == 'S') {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "{what}: workers never all parked: {:?}",
-            threads
-                .iter()
-                .map(|t| (&t.name, t.state))
-                .collect::<Vec<_>>()
-        );
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    let before = workers_of(prefix, n);
-    let mut samples = 0;
-    let start = Instant::now();
-    while start.elapsed() < Duration::from_millis(100) {
-        let now = workers_of(prefix, n);
-        let awake: Vec<_> = now.iter().filter(|t| t.state != 'S').collect();
-        assert!(
-            awake.is_empty(),
-            "{what}: a parked worker woke up with nothing to do: {awake:?}"
-        );
-        samples += 1;
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    assert!(samples >= 3);
-    let after = workers_of(prefix, n);
-    let ticks: u64 = after.iter().map(|t| t.cpu_ticks).sum::<u64>()
-        - before.iter().map(|t| t.cpu_ticks).sum::<u64>();
-    // Clock ticks are 10 ms: one spinning worker would take ~10 per 100 ms.
-    assert!(
-        ticks <= 2,
-        "{what}: idle workers used {ticks} ticks of CPU in 100 ms"
-    );
-}
 
 use prescient_tests::fib_join as fib;
 

@@ -5,42 +5,13 @@
 //! stays usable and loses no other task.
 
 use prescient::{Event, QueuePolicy, Runtime, TaskGroup};
-use prescient_tests::{small_stack_runtime, watchdog, CAPACITIES};
-use std::any::Any;
+use prescient_tests::{message, quiet_expected_panics, small_stack_runtime, watchdog, CAPACITIES};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, Once};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 const LIMIT: Duration = Duration::from_secs(60);
-
-/// Keeps the expected panics of these tests off stderr (other panics still
-/// print, through the default hook).
-fn quiet_expected_panics() {
-    static ONCE: Once = Once::new();
-    ONCE.call_once(|| {
-        let default = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            if message_of(info.payload()).is_some_and(|m| m.starts_with("expected")) {
-                return;
-            }
-            default(info);
-        }));
-    });
-}
-
-fn message_of(payload: &(dyn Any + Send)) -> Option<&str> {
-    payload
-        .downcast_ref::<&'static str>()
-        .copied()
-        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
-}
-
-fn message(payload: Box<dyn Any + Send>) -> String {
-    message_of(&*payload)
-        .unwrap_or("<non-string payload>")
-        .to_owned()
-}
 
 fn each(test: &str, f: impl Fn(&str, &Runtime)) {
     quiet_expected_panics();

@@ -5,8 +5,8 @@
 //! `const` — is the trybuild test `runtime/tests/params_ui.rs`.)
 
 use prescient::{
-    BuildError, Params, ParamsError, QueuePolicy, Runtime, MAX_QUEUE_CAPACITY, MAX_STACK_SIZE,
-    MIN_STACK_SIZE,
+    BuildError, Params, ParamsError, QueuePolicy, Runtime, MAX_DEPENDENCY_BUCKETS,
+    MAX_QUEUE_CAPACITY, MAX_STACK_SIZE, MAX_WORKERS, MIN_STACK_SIZE,
 };
 use prescient_tests::threads_named;
 use std::error::Error;
@@ -65,6 +65,17 @@ fn each_invalid_field_is_a_build_error() {
             ParamsError::ZeroDependencyBuckets,
             "dependency_buckets must be at least 1",
         ),
+        // Would allocate 8 TiB in the first dataflow scope and abort.
+        (
+            p.with_dependency_buckets(1 << 40),
+            ParamsError::DependencyBucketsTooLarge(1 << 40),
+            "(got 1099511627776)",
+        ),
+        (
+            p.with_dependency_buckets(MAX_DEPENDENCY_BUCKETS + 1),
+            ParamsError::DependencyBucketsTooLarge(MAX_DEPENDENCY_BUCKETS + 1),
+            "at most 16777216",
+        ),
     ];
     for (params, error, text) in cases {
         assert_eq!(params.validate(), Err(error), "{params:?}");
@@ -111,6 +122,25 @@ fn zero_workers_and_zero_stack_cap_are_build_errors() {
         .unwrap_err();
     assert!(matches!(e, BuildError::ZeroStackCap), "{e:?}");
     assert!(e.to_string().contains("max_live_stacks"));
+    // Absurd worker counts are errors, not a capacity-overflow panic or
+    // thousands of threads started before the mistake shows.
+    for n in [MAX_WORKERS + 1, usize::MAX] {
+        let e = Runtime::builder()
+            .num_workers(n)
+            .thread_name(|i| format!("toomany-{i}"))
+            .build()
+            .unwrap_err();
+        assert!(
+            matches!(e, BuildError::TooManyWorkers(m) if m == n),
+            "{e:?}"
+        );
+        assert!(
+            e.to_string().contains(&format!("at most {MAX_WORKERS}")),
+            "{e}"
+        );
+        assert!(e.source().is_none());
+    }
+    assert!(threads_named("toomany-").is_empty());
     // Invalid params are reported before the worker count is looked at.
     let e = Runtime::builder()
         .params(Params::DEFAULT.with_queue_capacity(0))
@@ -132,7 +162,7 @@ fn edge_values_build_and_run() {
         p.with_stack_size(MIN_STACK_SIZE),
         p.with_stack_size(MAX_STACK_SIZE),
         p.with_dependency_buckets(1),
-        p.with_dependency_buckets(usize::MAX),
+        p.with_dependency_buckets(MAX_DEPENDENCY_BUCKETS),
     ] {
         assert_eq!(params.validate(), Ok(()));
         assert_eq!(params.checked(), params);
@@ -212,7 +242,17 @@ fn prescient_workers_applies_only_without_a_worker_count() {
         return;
     }
     let cores = std::thread::available_parallelism().unwrap().get();
-    for (value, expected) in [("3", 3), (" 5 ", 5), ("0", cores), ("many", cores)] {
+    let too_many = (MAX_WORKERS + 1).to_string();
+    for (value, expected) in [
+        ("3", 3),
+        (" 5 ", 5),
+        ("0", cores),
+        ("many", cores),
+        ("-3", cores),
+        ("3.5", cores),
+        ("18446744073709551615", cores),
+        (too_many.as_str(), cores),
+    ] {
         let out = Command::new(std::env::current_exe().unwrap())
             .args(["--exact", TEST, "--nocapture", "--test-threads", "1"])
             .env(CHILD_ENV, "1")
@@ -233,6 +273,15 @@ fn prescient_workers_applies_only_without_a_worker_count() {
             line,
             format!("{expected} 2 {expected} {expected} true"),
             "PRESCIENT_WORKERS={value:?}"
+        );
+        // An unusable value is not silently ignored: one warning, once.
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let warnings = stderr.matches("ignoring PRESCIENT_WORKERS").count();
+        let usable = value.trim().parse::<usize>().is_ok_and(|n| n == expected);
+        assert_eq!(
+            warnings,
+            usize::from(!usable),
+            "PRESCIENT_WORKERS={value:?}: {stderr}"
         );
     }
 }

@@ -32,6 +32,15 @@ fn deep_joins(depth: u64) -> u64 {
 /// Runs in the child: overflows a task stack of `STACK` bytes in the way the
 /// child's role names.
 fn child(role: &str) {
+    if role == "ignored" {
+        // The process ignored SIGSEGV before the runtime installed its
+        // handler, and later receives a *sent* SIGSEGV (`raise`): the handler
+        // must treat it as the previous disposition would (ignore it) and stay
+        // installed for the overflow below.
+        // SAFETY: setting a signal's disposition to SIG_IGN has no
+        // preconditions; no other thread runs yet in this child.
+        unsafe { libc::signal(libc::SIGSEGV, libc::SIG_IGN) };
+    }
     let rt = Runtime::builder()
         .params(Params::DEFAULT.with_stack_size(STACK))
         .num_workers(2)
@@ -42,6 +51,13 @@ fn child(role: &str) {
         "joins" => rt.run(|| deep_joins(0)),
         // Overflow in a stolen/queued task, not the `run` closure itself.
         "spawned" => rt.run(|| prescient::spawn(|| recurse(0)).join()),
+        "ignored" => {
+            for _ in 0..2 {
+                // SAFETY: `raise` has no preconditions.
+                assert_eq!(unsafe { libc::raise(libc::SIGSEGV) }, 0);
+            }
+            rt.run(|| recurse(0))
+        }
         other => panic!("unknown role {other}"),
     };
     println!("unreachable: {r}");
@@ -102,6 +118,16 @@ fn overflow_in_a_spawned_task_aborts_with_the_stack_size() {
     check(
         "overflow_in_a_spawned_task_aborts_with_the_stack_size",
         "spawned",
+    );
+}
+
+/// A sent `SIGSEGV` while the previous disposition is `SIG_IGN` is ignored,
+/// and does not uninstall the handler: a later overflow is still reported.
+#[test]
+fn a_sent_sigsegv_under_sig_ign_keeps_the_overflow_handler() {
+    check(
+        "a_sent_sigsegv_under_sig_ign_keeps_the_overflow_handler",
+        "ignored",
     );
 }
 

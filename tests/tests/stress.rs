@@ -1,8 +1,9 @@
 //! Stress: 400 random fork-join trees (at least 200 asked) on 32 workers, mixing every
 //! API (join, spawn + handle join, scope, task groups, event chains,
-//! task-locals, `Runtime::run` re-entry), under random policies and
-//! capacities. Each tree's result is checked against a sequential
-//! evaluation.
+//! task-locals, `Runtime::run` re-entry), under every queue policy (each on
+//! two runtimes), random capacities and random live-stack caps. Each tree's
+//! result is checked against a sequential evaluation. The ignored
+//! `soak_random_fork_join_trees` runs the same with at least 1000 trees.
 //!
 //! The seed is printed first; replay a failure with
 //! `PRESCIENT_STRESS_SEED=<seed> cargo test -p prescient-tests --test stress`.
@@ -152,6 +153,24 @@ fn eval(node: &Arc<Node>) -> u64 {
 
 #[test]
 fn random_fork_join_trees_on_32_workers() {
+    run_trees(TREES);
+}
+
+/// The long soak: at least 1000 trees (`PRESCIENT_SOAK_PROGRAMS` raises it).
+#[test]
+#[ignore = "long soak: run with --ignored (see the README)"]
+fn soak_random_fork_join_trees() {
+    let trees: usize = std::env::var("PRESCIENT_SOAK_PROGRAMS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1000)
+        .max(1000);
+    run_trees(trees.next_multiple_of(RUNTIMES));
+}
+
+/// `trees` random trees on `RUNTIMES` runtimes of `WORKERS` workers, the
+/// runtimes cycling through every queue policy.
+fn run_trees(trees: usize) {
     let seed = seed_from_env("PRESCIENT_STRESS_SEED");
     let mut rng = XorShift64::new(seed);
     let progress = Arc::new(Mutex::new(String::from("starting")));
@@ -159,13 +178,13 @@ fn random_fork_join_trees_on_32_workers() {
     let diagnose = move || format!("seed {seed}, at {}", p.lock().unwrap());
     watchdog_diag(
         &format!("stress seed={seed} (replay with PRESCIENT_STRESS_SEED={seed})"),
-        Duration::from_secs(120),
+        Duration::from_secs(120 + trees as u64 / 4),
         diagnose,
         || {
             let mut done = 0;
             let mut nodes = 0;
             for r in 0..RUNTIMES {
-                let policy = QueuePolicy::ALL[rng.below(4) as usize];
+                let policy = QueuePolicy::ALL[r % QueuePolicy::ALL.len()];
                 let capacity = CAPACITIES[rng.below(CAPACITIES.len() as u64) as usize];
                 let rt = Runtime::builder()
                     .params(
@@ -178,7 +197,7 @@ fn random_fork_join_trees_on_32_workers() {
                     .max_live_stacks(1 + rng.below(64) as usize)
                     .build()
                     .unwrap();
-                for t in 0..TREES / RUNTIMES {
+                for t in 0..trees / RUNTIMES {
                     let mut gen = Gen {
                         rng: &mut rng,
                         nodes: 0,
@@ -214,7 +233,7 @@ fn random_fork_join_trees_on_32_workers() {
                     "seed {seed}: runtime {r} (policy={policy}): {c:?}"
                 );
             }
-            assert!(done >= 200);
+            assert!(done >= 200 && done == trees);
             eprintln!("stress: {done} trees, {nodes} nodes, seed {seed}");
         },
     );

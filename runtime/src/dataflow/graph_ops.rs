@@ -235,6 +235,8 @@ impl GraphOps for LockedGraph {
 #[cold]
 #[inline(never)]
 fn fatal(error: GraphError) -> ! {
-    eprintln!("prescient: dataflow dependency graph protocol violated: {error}");
+    crate::job::report(format_args!(
+        "dataflow dependency graph protocol violated: {error}"
+    ));
     std::process::abort();
 }

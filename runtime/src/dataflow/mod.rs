@@ -26,7 +26,7 @@ mod task;
 pub use access::{Accesses, In, InOut, Out, TaskArgs, TileIn, TileInOut, TileOut};
 pub use handle::{Data, Tiles};
 
-use crate::job::HeapJob;
+use crate::job::{drop_caught, HeapJob, PanicPayload};
 use crate::registry::{Registry, WorkerThread};
 use crate::runtime::with_worker;
 use access::{check_duplicates, MAX_ACCESSES};
@@ -121,12 +121,18 @@ where
             _owner_thread: PhantomData,
         };
         let result = panic::catch_unwind(AssertUnwindSafe(|| body(&scope)));
-        scope.core.wait_all();
-        let task_panic = scope.core.shared.take_panic();
         match result {
-            Err(payload) => panic::resume_unwind(payload),
+            Err(payload) => {
+                // The body's panic wins; the tasks' and the drops' are dropped.
+                drop_caught(scope.core.wait_all());
+                drop_caught(scope.core.shared.take_panic());
+                panic::resume_unwind(payload)
+            }
             Ok(value) => {
-                if let Some(payload) = task_panic {
+                if let Err(payload) =
+                    panic::catch_unwind(AssertUnwindSafe(|| scope.core.wait_and_raise()))
+                {
+                    drop_caught(value);
                     panic::resume_unwind(payload);
                 }
                 value
@@ -201,30 +207,55 @@ impl ScopeCore {
         self.retired.lock().push(Retired { pointer, free });
     }
 
-    /// Waits until no task is live, then frees retired allocations.
-    fn wait_all(&self) {
+    /// Waits until no task is live, then frees retired allocations — every
+    /// one of them, even when a value's `Drop` panics. Returns the first
+    /// such panic for the caller to re-raise (later ones are dropped safely).
+    #[must_use = "a panic of a value's Drop must be re-raised or reported"]
+    fn wait_all(&self) -> Option<PanicPayload> {
         self.shared.live.wait();
         let retired = std::mem::take(&mut *self.retired.lock());
+        let mut first_panic = None;
         for item in retired {
-            // SAFETY: no task is live, so none uses the allocation, and each
-            // retired item is freed once (we took the list).
-            unsafe { (item.free)(item.pointer) };
+            let freed = panic::catch_unwind(AssertUnwindSafe(|| {
+                // SAFETY: no task is live, so none uses the allocation, and
+                // each retired item is freed once (we took the list).
+                unsafe { (item.free)(item.pointer) }
+            }));
+            if let Err(payload) = freed {
+                match first_panic {
+                    None => first_panic = Some(payload),
+                    Some(_) => drop_caught(payload),
+                }
+            }
+        }
+        first_panic
+    }
+
+    /// Waits, frees what was retired, then re-raises the first panic: of a
+    /// retired value's `Drop`, else of a task since the last wait.
+    fn wait_and_raise(&self) {
+        let drop_panic = self.wait_all();
+        let task_panic = self.shared.take_panic();
+        if let Some(payload) = drop_panic {
+            drop_caught(task_panic);
+            panic::resume_unwind(payload);
+        }
+        if let Some(payload) = task_panic {
+            panic::resume_unwind(payload);
         }
     }
 
     /// `Dataflow::wait`: waits, then re-raises the first task panic.
     pub(crate) fn wait(&self) {
-        self.wait_all();
-        if let Some(payload) = self.shared.take_panic() {
-            panic::resume_unwind(payload);
-        }
+        self.wait_and_raise();
     }
 }
 
 impl Drop for ScopeCore {
     fn drop(&mut self) {
-        // Normally empty: `dataflow` waits before the scope is dropped.
-        self.wait_all();
+        // Normally empty: `dataflow` waits before the scope is dropped. This
+        // may run while unwinding, where a second panic would abort.
+        drop_caught(self.wait_all());
     }
 }
 

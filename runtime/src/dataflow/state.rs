@@ -12,6 +12,7 @@ use super::graph_ops::{GraphOps, LockedGraph};
 use crate::job::PanicPayload;
 use crate::latch::Latch;
 use crate::registry::{self, Registry};
+use crate::scope::keep_first_panic;
 use parking_lot::Mutex;
 use std::cell::UnsafeCell;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -75,17 +76,10 @@ impl Shared {
         self.queued.fetch_sub(1, Ordering::Relaxed);
     }
 
-    /// Records a task's panic; the first one since the last wait is kept.
+    /// Records a task's panic; the first one since the last wait is kept, a
+    /// later one dropped safely (see `scope::keep_first_panic`).
     pub(crate) fn record_panic(&self, payload: PanicPayload) {
-        let mut slot = self.panic.lock();
-        if slot.is_none() {
-            *slot = Some(payload);
-            return;
-        }
-        drop(slot);
-        // A later panic is dropped outside the lock: its payload's destructor
-        // may run arbitrary code.
-        drop(payload);
+        keep_first_panic(&self.panic, payload);
     }
 
     /// Takes the first panic recorded since the last call.
