@@ -47,10 +47,24 @@ fn main() {
         println!("squares = {squares:?}");
 
         // 4. A task group, and an event a task waits for: the waiting task
-        //    suspends, its worker runs the setter meanwhile.
+        //    suspends, and its worker runs other tasks meanwhile. The event
+        //    is set by a task spawned *before* the waiter: a spawn may run
+        //    its task inline, before `spawn` returns (lazy task creation),
+        //    so a task must never wait for something its spawner does only
+        //    after spawning it.
         let ready = Arc::new(Event::new());
         let total = Arc::new(AtomicU64::new(0));
         let group = TaskGroup::new();
+        for i in 0..10 {
+            let total = total.clone();
+            group.spawn(move || {
+                total.fetch_add(i, Ordering::Relaxed);
+            });
+        }
+        {
+            let ready = ready.clone();
+            group.spawn(move || ready.set());
+        }
         {
             let (ready, total) = (ready.clone(), total.clone());
             group.spawn(move || {
@@ -58,13 +72,6 @@ fn main() {
                 total.fetch_add(1000, Ordering::Relaxed);
             });
         }
-        for i in 0..10 {
-            let total = total.clone();
-            group.spawn(move || {
-                total.fetch_add(i, Ordering::Relaxed);
-            });
-        }
-        ready.set();
         group.wait();
         println!("group total = {}", total.load(Ordering::Relaxed));
     });
