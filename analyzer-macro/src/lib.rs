@@ -186,7 +186,7 @@ fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         }
     };
     let output = match module {
-        Some(module) => match model::build(&module) {
+        Some(module) => match model::build_with(&module, overrides.krate.as_ref()) {
             Ok(program) => {
                 let result = analysis::analyse(&program);
                 emit::module(module, &program, &result, &overrides)
