@@ -33,10 +33,24 @@
 //! * **Loop bounds** are literals or module-level `const`s not shadowed by a
 //!   generic, const parameter or body-local binding or item.
 //!
-//! Invisible to the model, and estimated instead: the inside of macro
-//! invocations, items nested in bodies or in inner modules, trait default
-//! methods, calls through trait objects, function pointers and closures held in
-//! variables.
+//! * **Possible calls**: a method call on a value (`l.sum()`) or a
+//!   `Type::method` path the module does not define is [`Callee::Maybe`] any
+//!   module method of that name (trait default methods included), so
+//!   recursion through it is in the call graph; so is an identifier naming a
+//!   module function in a macro's tokens that do not parse as expressions.
+//! * **Macro arguments** that parse as comma-separated expressions (or
+//!   `expr; expr`) are modelled like code; spawns there are sites, not
+//!   rewritten.
+//! * **Stored task closures**: `let l = move || …;` keeps the closure's body
+//!   aside; a spawn construct (or a call `l()`) that takes `l` gets it as its
+//!   task, otherwise it counts at the end of its block.
+//! * **`#[cfg]`-gated** items, methods, statements, parameters, arms and
+//!   fields are skipped ([`cfg_gated`]).
+//! * **Sizes** of declarations and temporaries: see `stack`.
+//!
+//! Invisible to the model, and estimated instead: the expansion of macros,
+//! items nested in bodies or in inner modules, calls through trait objects,
+//! function pointers, and closures held anywhere but a plain `let`.
 
 use crate::stack;
 use crate::sym::{self as symb, Bound, BoundOp, Sym};
