@@ -7,12 +7,15 @@
 //! | `queue_capacity` | `1 ..= 65536` |
 //! | `stack_size` | a power of two in `16384 ..= 8388608` |
 //! | `dependency_buckets` | `>= 1` |
+//! | `crate` | the path of the `prescient` crate: `crate = rt`, `crate = "rt"` |
 //!
 //! Integer literals are checked here, with an error on the literal; any other
 //! `const` expression is checked by `Params::checked` when rustc evaluates
-//! `PARAMS`.
+//! `PARAMS`. `crate` follows serde's `#[serde(crate = "…")]` convention (a
+//! string literal), and also takes the path unquoted.
 
 use proc_macro2::{Span, TokenStream};
+use syn::ext::IdentExt;
 use syn::parse::{Parse, ParseStream, Parser};
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
@@ -23,6 +26,7 @@ pub const ARGUMENTS: &[&str] = &[
     "queue_capacity",
     "stack_size",
     "dependency_buckets",
+    "crate",
 ];
 
 /// A queue policy override: the `prescient::QueuePolicy` item to use.
@@ -45,6 +49,19 @@ pub struct Overrides {
     pub stack_size: Option<syn::Expr>,
     /// `dependency_buckets = …`.
     pub dependency_buckets: Option<syn::Expr>,
+    /// `crate = …`: the path of the `prescient` crate (a renamed dependency).
+    pub krate: Option<syn::Path>,
+}
+
+impl Overrides {
+    /// The path of the `prescient` crate for emitted items: `crate = …`, or
+    /// `::prescient`.
+    pub fn crate_path(&self) -> TokenStream {
+        match &self.krate {
+            Some(path) => quote::quote!(#path),
+            None => quote::quote!(::prescient),
+        }
+    }
 }
 
 /// One `name = value`.
@@ -55,7 +72,8 @@ struct Arg {
 
 impl Parse for Arg {
     fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
-        let name: syn::Ident = input.parse()?;
+        // `crate` is a keyword: parse any identifier.
+        let name = input.call(syn::Ident::parse_any)?;
         if !input.peek(syn::Token![=]) {
             return Err(syn::Error::new(
                 name.span(),
@@ -88,6 +106,7 @@ pub fn parse(tokens: TokenStream) -> (Overrides, Option<syn::Error>) {
             "queue_capacity" => overrides.queue_capacity.is_some(),
             "stack_size" => overrides.stack_size.is_some(),
             "dependency_buckets" => overrides.dependency_buckets.is_some(),
+            "crate" => overrides.krate.is_some(),
             _ => {
                 push(syn::Error::new(
                     arg.name.span(),
@@ -136,6 +155,10 @@ pub fn parse(tokens: TokenStream) -> (Overrides, Option<syn::Error>) {
                 Ok(()) => overrides.stack_size = Some(arg.value),
                 Err(e) => push(e),
             },
+            "crate" => match crate_path(&arg.value) {
+                Ok(p) => overrides.krate = Some(p),
+                Err(e) => push(e),
+            },
             _ => match integer(&arg.value, &name, |v| {
                 (v >= 1).then_some(()).ok_or("must be at least 1")
             }) {
@@ -145,6 +168,43 @@ pub fn parse(tokens: TokenStream) -> (Overrides, Option<syn::Error>) {
         }
     }
     (overrides, errors)
+}
+
+/// The crate path of `crate = rt` / `crate = ::rt` / `crate = "rt"`.
+fn crate_path(value: &syn::Expr) -> syn::Result<syn::Path> {
+    let err = || {
+        syn::Error::new(
+            value.span(),
+            "expected the path of the prescient crate: `crate = prescient` or `crate = \"prescient\"`",
+        )
+    };
+    match value {
+        syn::Expr::Path(p) if p.qself.is_none() && p.attrs.is_empty() => {
+            if p.path.segments.iter().any(|s| !s.arguments.is_none()) {
+                return Err(err());
+            }
+            Ok(p.path.clone())
+        }
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(s),
+            ..
+        }) => {
+            let path = s
+                .parse_with(syn::Path::parse_mod_style)
+                .map_err(|_| err())?;
+            // Re-span the tokens at the literal, so errors point at it.
+            Ok(respan(path, s.span()))
+        }
+        _ => Err(err()),
+    }
+}
+
+/// `path` with every identifier spanned at `span`.
+fn respan(mut path: syn::Path, span: Span) -> syn::Path {
+    for seg in &mut path.segments {
+        seg.ident.set_span(span);
+    }
+    path
 }
 
 /// The `QueuePolicy` item named by a value.
@@ -226,6 +286,22 @@ mod tests {
             "InsertFrontStealFront"
         );
         assert!(ok("stack_size = 64 * 1024").stack_size.is_some());
+    }
+
+    #[test]
+    fn crate_path_argument() {
+        let path = |src: &str| {
+            let o = ok(src);
+            o.crate_path().to_string()
+        };
+        assert_eq!(path(""), ":: prescient");
+        assert_eq!(path("crate = rt"), "rt");
+        assert_eq!(path("crate = ::rt"), ":: rt");
+        assert_eq!(path("crate = \"rt\""), "rt");
+        assert_eq!(path("crate = \"::a::b\", stack_size = 65536"), ":: a :: b");
+        assert!(err("crate = 1").contains("expected the path of the prescient crate"));
+        assert!(err("crate = \"not a path\"").contains("expected the path"));
+        assert!(err("crate = rt, crate = rt").contains("more than once"));
     }
 
     #[test]

@@ -11,7 +11,8 @@
 //! | call of a module function | [`CALL_OVERHEAD`] + arguments + the callee's effort |
 //! | recursive call (caller and callee in one recursive strongly connected component: direct or mutual recursion) | [`CALL_OVERHEAD`] + arguments only |
 //! | call of anything invisible (other crates, `std`, methods outside the module, closures held in variables, trait objects, function pointers) | [`CALL_OVERHEAD`] + [`INVISIBLE_CALL`] + arguments |
-//! | macro invocation (its inside is invisible) | [`MACRO_INVOCATION`] |
+//! | macro invocation (its expansion is invisible) | [`MACRO_INVOCATION`] + its arguments where they parse as expressions |
+//! | method call on a value whose name a module method has (possibly that method) | as an invisible call |
 //! | spawn construct | [`SPAWN_OVERHEAD`] + the effort of its task bodies |
 //! | `if` / `match` | condition + the most expensive branch |
 //! | loop | trip count × (body + [`LOOP_ITERATION`]) |
@@ -80,7 +81,7 @@ pub fn node_effort(graph: &CallGraph, f: FnId, node: &Node, efforts: &[Option<Sy
             let callee = match callee {
                 Callee::Module(g) if graph.is_recursive_call(f, *g) => Sym::Lit(0),
                 Callee::Module(g) => callee_effort(*g, efforts),
-                Callee::External => Sym::Lit(INVISIBLE_CALL),
+                Callee::External | Callee::Maybe(_) => Sym::Lit(INVISIBLE_CALL),
             };
             sym::sum([go(args), Sym::Lit(CALL_OVERHEAD), callee])
         }
@@ -90,7 +91,7 @@ pub fn node_effort(graph: &CallGraph, f: FnId, node: &Node, efforts: &[Option<Sy
                 .chain(tasks.iter().map(go)),
         ),
         Node::Decl { .. } => Sym::Lit(0),
-        Node::Macro { .. } => Sym::Lit(MACRO_INVOCATION),
+        Node::Macro { inner, .. } => sym::sum([Sym::Lit(MACRO_INVOCATION), go(inner)]),
     }
 }
 

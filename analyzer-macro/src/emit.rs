@@ -38,28 +38,29 @@ fn stack_const(f: usize) -> syn::Ident {
     format_ident!("__PRESCIENT_STACK_{}", f)
 }
 
-/// A symbolic expression as a `u64` `const` expression.
-pub fn sym_tokens(sym: &Sym) -> TokenStream {
+/// A symbolic expression as a `u64` `const` expression; `krate` is the path
+/// of the `prescient` crate (`::prescient` unless `crate = …` says otherwise).
+pub fn sym_tokens(sym: &Sym, krate: &TokenStream) -> TokenStream {
     let list = |terms: &[Sym]| {
-        let terms = terms.iter().map(sym_tokens);
+        let terms = terms.iter().map(|t| sym_tokens(t, krate));
         quote!(&[#(#terms),*])
     };
     match sym {
         Sym::Lit(v) => Literal::u64_suffixed(*v).into_token_stream(),
         Sym::Sum(t) => {
             let l = list(t);
-            quote!(::prescient::analysis::sum(#l))
+            quote!(#krate::analysis::sum(#l))
         }
         Sym::Product(t) => {
             let l = list(t);
-            quote!(::prescient::analysis::product(#l))
+            quote!(#krate::analysis::product(#l))
         }
         Sym::Max(t) => {
             let l = list(t);
-            quote!(::prescient::analysis::max(#l))
+            quote!(#krate::analysis::max(#l))
         }
         Sym::Div(v, d) => {
-            let v = sym_tokens(v);
+            let v = sym_tokens(v, krate);
             let d = Literal::u64_suffixed(*d);
             quote!((#v / #d))
         }
@@ -69,10 +70,10 @@ pub fn sym_tokens(sym: &Sym) -> TokenStream {
             inclusive,
         } => {
             let (s, e) = (bound_tokens(start), bound_tokens(end));
-            quote!(::prescient::analysis::trip_count(#s, #e, #inclusive))
+            quote!(#krate::analysis::trip_count(#s, #e, #inclusive))
         }
         Sym::SizeOf(ty) => quote!((::core::mem::size_of::<#ty>() as u64)),
-        Sym::JoinFrame => quote!((::prescient::analysis::JOIN_FRAME_BYTES as u64)),
+        Sym::JoinFrame => quote!((#krate::analysis::JOIN_FRAME_BYTES as u64)),
         Sym::FnEffort(f) => effort_const(*f).into_token_stream(),
         Sym::FnStack(f) => stack_const(*f).into_token_stream(),
     }
@@ -82,10 +83,7 @@ pub fn sym_tokens(sym: &Sym) -> TokenStream {
 fn bound_tokens(b: &Bound) -> TokenStream {
     match b {
         Bound::Lit(v) => Literal::i128_suffixed(*v).into_token_stream(),
-        Bound::Const(name) => {
-            let name = syn::Ident::new(name, Span::call_site());
-            quote!((#name as i128))
-        }
+        Bound::Const(name) => quote!((#name as i128)),
         Bound::Bin(op, l, r) => {
             let (l, r) = (bound_tokens(l), bound_tokens(r));
             match op {
@@ -102,6 +100,7 @@ fn bound_tokens(b: &Bound) -> TokenStream {
 struct Rewriter {
     calls: HashMap<CallKey, (usize, SiteKind)>,
     rewritten: usize,
+    krate: TokenStream,
 }
 
 impl VisitMut for Rewriter {
@@ -126,7 +125,8 @@ impl VisitMut for Rewriter {
             _ => "spawn_at",
         };
         let name = syn::Ident::new(name, span);
-        let path: syn::Path = syn::parse_quote_spanned!(span=> ::prescient::#name #generics);
+        let krate = &self.krate;
+        let path: syn::Path = syn::parse_quote_spanned!(span=> #krate::#name #generics);
         func.path = path;
         func.qself = None;
         let site = site_static(site);
@@ -148,7 +148,7 @@ fn strip_mut(e: &mut syn::Expr) -> &mut syn::Expr {
 
 /// Passes site ids: rewrites the module's `join`/`spawn` calls (the module
 /// must be the one the program was built from, unchanged since).
-pub fn rewrite_sites(module: &mut syn::ItemMod, program: &Program) {
+pub fn rewrite_sites(module: &mut syn::ItemMod, program: &Program, krate: TokenStream) {
     let calls = program
         .sites
         .iter()
@@ -158,6 +158,7 @@ pub fn rewrite_sites(module: &mut syn::ItemMod, program: &Program) {
     let mut rewriter = Rewriter {
         calls,
         rewritten: 0,
+        krate,
     };
     let Some((_, items)) = &mut module.content else {
         return;
@@ -180,14 +181,15 @@ pub fn analysis_items(
     result: &ProgramResult,
     overrides: &Overrides,
 ) -> TokenStream {
-    let pa = quote!(::prescient::analysis);
+    let krate = overrides.crate_path();
+    let pa = quote!(#krate::analysis);
     let mut out = TokenStream::new();
 
     // Per-function effort and stack constants that are referenced symbolically.
     for (f, e) in result.function_efforts.iter().enumerate() {
         if e.literal().is_none() {
             let name = effort_const(f);
-            let value = sym_tokens(e);
+            let value = sym_tokens(e, &krate);
             out.extend(quote! {
                 #[doc(hidden)]
                 #[allow(dead_code)]
@@ -198,7 +200,7 @@ pub fn analysis_items(
     for (f, s) in result.function_stacks.iter().enumerate() {
         if s.literal().is_none() {
             let name = stack_const(f);
-            let value = sym_tokens(s);
+            let value = sym_tokens(s, &krate);
             out.extend(quote! {
                 #[doc(hidden)]
                 #[allow(dead_code)]
@@ -225,7 +227,7 @@ pub fn analysis_items(
             }
         );
         let in_loop = result.sites[i].in_loop;
-        let effort = sym_tokens(&result.sites[i].effort);
+        let effort = sym_tokens(&result.sites[i].effort, &krate);
         let span = site.span;
         let file = quote_spanned!(span=> ::core::file!());
         let line = quote_spanned!(span=> ::core::line!());
@@ -265,8 +267,8 @@ pub fn analysis_items(
         let function = &program.functions[c.function].name;
         let rho = Literal::u32_suffixed(c.rho);
         let lambda = Literal::u32_suffixed(c.lambda);
-        let effort = sym_tokens(&c.effort);
-        let stack = sym_tokens(&c.stack);
+        let effort = sym_tokens(&c.effort, &krate);
+        let stack = sym_tokens(&c.stack, &krate);
         contexts.push(
             quote!(#pa::ContextAnalysis::new(#function, #rho, #lambda, #effort, #stack, &#table)),
         );
@@ -292,8 +294,7 @@ pub fn analysis_items(
     let mut params = quote!(#pa::decide(&ANALYSIS));
     if let Some(p) = &overrides.queue_policy {
         let item = syn::Ident::new(p.item, p.span);
-        params =
-            quote_spanned!(p.span=> #params.with_queue_policy(::prescient::QueuePolicy::#item));
+        params = quote_spanned!(p.span=> #params.with_queue_policy(#krate::QueuePolicy::#item));
     }
     for (value, method) in [
         (&overrides.queue_capacity, "with_queue_capacity"),
@@ -310,7 +311,7 @@ pub fn analysis_items(
         /// analysis (CF'17 decision trees), with the attribute's overrides. Pass
         /// them to the runtime with `prescient::Runtime::builder().params(PARAMS)`.
         #[allow(dead_code)]
-        pub const PARAMS: ::prescient::Params = #params.checked();
+        pub const PARAMS: #krate::Params = #params.checked();
     });
     out
 }
@@ -322,7 +323,7 @@ pub fn module(
     result: &ProgramResult,
     overrides: &Overrides,
 ) -> TokenStream {
-    rewrite_sites(&mut module, program);
+    rewrite_sites(&mut module, program, overrides.crate_path());
     let items = analysis_items(program, result, overrides);
     if let Some((_, content)) = &mut module.content {
         content.push(syn::Item::Verbatim(items));
@@ -381,10 +382,40 @@ mod tests {
     }
 
     #[test]
+    fn raw_identifier_bounds_are_emitted_raw() {
+        let out = expand(
+            "mod m {
+                use prescient::spawn;
+                const r#loop: usize = 8;
+                fn f() { for _ in 0..r#loop { spawn(|| 1); } }
+            }",
+        );
+        assert!(out.contains("(r#loop as i128)"), "{out}");
+    }
+
+    #[test]
+    fn crate_argument_renames_every_emitted_path() {
+        let item: syn::ItemMod =
+            syn::parse_str("mod m { use rt::join; fn f(n: u64) { join(|| 1, || f(n / 2)); } }")
+                .unwrap();
+        let (overrides, errors) = crate::args::parse(quote!(crate = rt));
+        assert!(errors.is_none());
+        let program = crate::model::build_with(&item, overrides.krate.as_ref()).unwrap();
+        let result = crate::analysis::analyse(&program);
+        let out = module(item, &program, &result, &overrides).to_string();
+        assert!(!out.contains(":: prescient"), "{out}");
+        assert!(
+            out.contains("rt :: join_at (& self :: __PRESCIENT_SITE_0"),
+            "{out}"
+        );
+        assert!(out.contains("pub const PARAMS : rt :: Params"), "{out}");
+    }
+
+    #[test]
     fn symbolic_terms_become_const_expressions() {
         let b = Bound::Bin(
             BoundOp::Sub,
-            Box::new(Bound::Const("N".into())),
+            Box::new(Bound::Const(format_ident!("N"))),
             Box::new(Bound::Lit(1)),
         );
         let s = crate::sym::sum([
@@ -393,7 +424,7 @@ mod tests {
             Sym::FnStack(3),
         ]);
         assert_eq!(
-            sym_tokens(&s).to_string(),
+            sym_tokens(&s, &quote!(::prescient)).to_string(),
             ":: prescient :: analysis :: sum (& [:: prescient :: analysis :: trip_count (0i128 , i128 :: saturating_sub ((N as i128) , 1i128) , true) , (:: prescient :: analysis :: JOIN_FRAME_BYTES as u64) , __PRESCIENT_STACK_3])"
         );
     }

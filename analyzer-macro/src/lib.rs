@@ -66,7 +66,9 @@
 //! `#[task_program(stack_size = 65536)]`, `queue_capacity = 8`,
 //! `queue_policy = PF` (`DEF`, `PF`, `BF`, `FF` or a `QueuePolicy` variant),
 //! `dependency_buckets = 97`. Integer literals are validated by the macro;
-//! other `const` expressions by `Params::checked` at compile time.
+//! other `const` expressions by `Params::checked` at compile time. An explicit
+//! `stack_size` is not the analyzer's estimate: an overflow of it is reported
+//! as such. `crate = rt` names a renamed dependency (below).
 //!
 //! # What the analysis sees
 //!
@@ -101,19 +103,54 @@
 //!   `const` bound (`0..N`) that no generic, const parameter or local binding
 //!   could shadow, else 100. A site's effort is that of its task bodies; a
 //!   context's is the mean over its sites. Arithmetic saturates.
-//! * **Stack** (Alg. 4): per frame, the sum of the declarations — exactly
-//!   `size_of::<T>()` where `T` is written and resolves at module level (no
-//!   generic or const parameter of the function or its `impl`, no `Self`, no
-//!   item or `use` local to a body); else 32 bytes for an untyped binding, 16
-//!   for a reference to an unresolved type, 64 for any other unresolved type —
-//!   plus 64 bytes of frame overhead and `prescient::analysis::JOIN_FRAME_BYTES`
-//!   per level of spawn nesting; plus the largest stack of the callees (4 KiB
-//!   for an invisible call or macro); a recursive component multiplies its
-//!   frames by φ = 64.
-//! * **Invisible**, and estimated rather than reported: the inside of macro
-//!   invocations, items nested in function bodies or inner modules, trait
-//!   default methods, and calls (or recursion) through other modules, trait
-//!   objects, function pointers and closures held in variables.
+//! * **Stack** (Alg. 4), never smaller than what the program needs: per
+//!   frame, the sum of the declarations and temporaries — `size_of::<T>()`
+//!   where `T` is written, or follows from the initializer (`[x; LEN]` from
+//!   `x`'s type and `LEN`, a module function's return type, `join`'s results,
+//!   literals, casts), and resolves at module level (no generic or const
+//!   parameter of the function or its `impl`, no `Self`, no item or `use`
+//!   local to a body, no `_`) — plus 64 bytes of frame overhead and
+//!   `prescient::analysis::JOIN_FRAME_BYTES` per level of spawn nesting; plus
+//!   the largest stack of the callees. A recursion is trusted only where its
+//!   depth is bounded: a function calling itself with an integer parameter
+//!   halved (`f(n / 2)`: at most bits + 1 levels). Any other recursion
+//!   (`fib(n - 1)`, mutual recursion), and any recursion with a local of
+//!   unknown size or a call the macro cannot see (method calls on values,
+//!   macros, paths outside the module), gets the conservative 8 MiB (the
+//!   runtime's default). Outside recursion, unknown pieces get generous
+//!   estimates. The rules and their reasons are in the `stack` module.
+//! * **`#[cfg]`**: the attribute sees the module before cfg stripping, so
+//!   cfg-gated items (functions, `impl` and trait methods, `use`s, `const`s),
+//!   statements, parameters, `match` arms and struct-literal fields are not
+//!   analysed at all: `PARAMS` is the same in every configuration, and no
+//!   type of a compiled-out item is emitted. Code under `#[cfg]` that runs
+//!   (a `#[cfg(test)]` helper in a test build) is not covered by the estimate.
+//!   Attributes on other expressions (array elements, call arguments) are not
+//!   looked at.
+//! * **Seen through**: recursion through a method call on a value (`l.sum()`
+//!   may be any module method named `sum`), through a trait's default method,
+//!   and through the arguments of a macro when they parse as expressions
+//!   (`vec![join(…)]`: the `join` is a site, not rewritten); a task closure
+//!   stored in a `let` and passed to a spawn construct later
+//!   (`let l = move || fib(n - 1); join(l, r)`); a scope value under another
+//!   name (`let s2 = s;`, `let s2 = &s;`).
+//! * **Invisible**, and estimated (conservatively in recursion) rather than
+//!   reported: the expansion of macros and arguments that do not parse as
+//!   expressions, items nested in function bodies or inner modules, calls (or
+//!   recursion) through other modules, trait objects and function pointers;
+//!   task closures kept in anything but a plain `let` (a struct field, a
+//!   `Vec`, a parameter, an `if`/`match` result) or passed to a function that
+//!   spawns them; scope values stored in structs, returned from functions or
+//!   passed as parameters without a `prescient` type written.
+//!
+//! # A renamed dependency
+//!
+//! The emitted code names the runtime `::prescient`. With a renamed
+//! dependency (`rt = { package = "prescient", … }`) give its path, as serde's
+//! `#[serde(crate = "…")]`: `#[task_program(crate = rt)]` or
+//! `#[task_program(crate = "rt")]`. A one-segment path is then also
+//! recognised as the crate in the module's paths and `use`s
+//! (`use rt::join;`).
 //!
 //! # Errors
 //!
@@ -141,7 +178,8 @@ use quote::{quote, ToTokens};
 /// in it; see the [crate documentation](crate).
 ///
 /// Arguments override single parameters:
-/// `#[task_program(stack_size = 65536, queue_capacity = 8, queue_policy = PF, dependency_buckets = 97)]`.
+/// `#[task_program(stack_size = 65536, queue_capacity = 8, queue_policy = PF, dependency_buckets = 97)]`;
+/// `crate = path` names a renamed `prescient` dependency.
 #[proc_macro_attribute]
 pub fn task_program(
     args: proc_macro::TokenStream,
@@ -186,7 +224,7 @@ fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         }
     };
     let output = match module {
-        Some(module) => match model::build(&module) {
+        Some(module) => match model::build_with(&module, overrides.krate.as_ref()) {
             Ok(program) => {
                 let result = analysis::analyse(&program);
                 emit::module(module, &program, &result, &overrides)

@@ -33,14 +33,30 @@
 //! * **Loop bounds** are literals or module-level `const`s not shadowed by a
 //!   generic, const parameter or body-local binding or item.
 //!
-//! Invisible to the model, and estimated instead: the inside of macro
-//! invocations, items nested in bodies or in inner modules, trait default
-//! methods, calls through trait objects, function pointers and closures held in
-//! variables.
+//! * **Possible calls**: a method call on a value (`l.sum()`) or a
+//!   `Type::method` path the module does not define is [`Callee::Maybe`] any
+//!   module method of that name (trait default methods included), so
+//!   recursion through it is in the call graph; so is an identifier naming a
+//!   module function in a macro's tokens that do not parse as expressions.
+//! * **Macro arguments** that parse as comma-separated expressions (or
+//!   `expr; expr`) are modelled like code; spawns there are sites, not
+//!   rewritten.
+//! * **Stored task closures**: `let l = move || …;` keeps the closure's body
+//!   aside; a spawn construct (or a call `l()`) that takes `l` gets it as its
+//!   task, otherwise it counts at the end of its block.
+//! * **`#[cfg]`-gated** items, methods, statements, parameters, arms and
+//!   fields are skipped ([`cfg_gated`]).
+//! * **Sizes** of declarations and temporaries: see `stack`.
+//!
+//! Invisible to the model, and estimated instead: the expansion of macros,
+//! items nested in bodies or in inner modules, calls through trait objects,
+//! function pointers, and closures held anywhere but a plain `let`.
 
-use crate::sym::{Bound, BoundOp};
+use crate::stack;
+use crate::sym::{self as symb, Bound, BoundOp, Sym};
 use proc_macro2::Span;
 use std::collections::{HashMap, HashSet};
+use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
@@ -246,25 +262,51 @@ pub enum Trip {
 }
 
 /// The target of a call.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Callee {
     /// A function of the module.
     Module(FnId),
+    /// Possibly one of these module functions, possibly something invisible:
+    /// a method call on a value whose method name the module defines
+    /// (`l.sum()`), or a module function named inside a macro that does not
+    /// parse as expressions.
+    Maybe(Vec<FnId>),
     /// Anything the model cannot see.
     External,
 }
 
-/// The size of a declaration.
+/// The size of a declaration (or a temporary).
 #[derive(Clone, Debug)]
 pub enum Size {
-    /// A type that resolves at module level: `size_of::<T>()`.
-    Type(Box<syn::Type>),
-    /// A reference or raw pointer whose pointee does not resolve.
-    Reference,
-    /// A written type that does not resolve at module level.
-    Unresolved,
-    /// A binding without a written type.
-    Untyped,
+    /// An upper bound the analysis trusts: `size_of::<T>()` of a type that
+    /// resolves at module level, or a literal bound (a reference is at most
+    /// 16 bytes).
+    Known(Sym),
+    /// Not known: in a recursive context the stack estimate falls back to the
+    /// conservative size; elsewhere this estimate applies.
+    Unknown(Sym),
+}
+
+impl Size {
+    /// `size_of::<ty>()`.
+    pub fn of_type(ty: syn::Type) -> Size {
+        Size::Known(Sym::SizeOf(Box::new(ty)))
+    }
+
+    /// An unknown size with the default estimate.
+    pub fn unknown() -> Size {
+        Size::Unknown(Sym::Lit(stack::UNKNOWN_LOCAL_BYTES))
+    }
+
+    /// An upper bound of the size of a part of a value of this size (a
+    /// pattern binding): the whole, and at least a fat pointer (the binding
+    /// may be a reference into it).
+    fn part(&self) -> Size {
+        match self {
+            Size::Known(s) => Size::Known(symb::max([s.clone(), Sym::Lit(stack::REFERENCE_BYTES)])),
+            Size::Unknown(_) => Size::unknown(),
+        }
+    }
 }
 
 /// A node of a function body.
@@ -296,6 +338,10 @@ pub enum Node {
         args: Box<Node>,
         /// The call expression.
         span: Span,
+        /// For a call of the enclosing function itself: the position and bit
+        /// width of an integer parameter it passes halved (`f(n / 2)`,
+        /// `f(n >> 1)` for `n: u64`), which bounds the recursion depth.
+        halves: Option<(usize, u32)>,
     },
     /// A spawn construct.
     Spawn {
@@ -314,11 +360,15 @@ pub enum Node {
         #[allow(dead_code)] // kept for diagnostics
         span: Span,
     },
-    /// A macro invocation (invisible inside).
+    /// A macro invocation: invisible as a whole; what it expands to is not
+    /// known, but its arguments, when they parse as expressions, are modelled
+    /// (calls and spawns written in them are seen).
     Macro {
         /// The invocation.
         #[allow(dead_code)] // kept for diagnostics
         span: Span,
+        /// The arguments, as far as they parse.
+        inner: Box<Node>,
     },
 }
 
@@ -352,6 +402,7 @@ impl Node {
                 f,
             ),
             Node::Call { args, .. } => args.walk(ctx, f),
+            Node::Macro { inner, .. } => inner.walk(ctx, f),
             Node::Spawn { args, tasks, .. } => {
                 args.walk(ctx, f);
                 let inner = WalkCtx {
@@ -363,7 +414,7 @@ impl Node {
                     t.walk(inner, f);
                 }
             }
-            Node::Ops(_) | Node::Decl { .. } | Node::Macro { .. } => {}
+            Node::Ops(_) | Node::Decl { .. } => {}
         }
     }
 }
@@ -396,12 +447,27 @@ pub fn seq(nodes: impl IntoIterator<Item = Node>) -> Node {
     }
 }
 
+/// Whether attributes gate their item on a `#[cfg(...)]`. Attribute macros see
+/// the module before cfg stripping, so such items are skipped: `PARAMS` is the
+/// same in every configuration, and nothing of a compiled-out item (its types,
+/// its constants) is emitted.
+pub fn cfg_gated(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| a.path().is_ident("cfg"))
+}
+
 /// Builds the model of an inline module.
 ///
 /// Fails only on what `emit` could not handle: a module without a body, or an
 /// item the macro would emit (`PARAMS`, `ANALYSIS`) already
 /// defined by the module.
+#[cfg(test)]
 pub fn build(module: &syn::ItemMod) -> syn::Result<Program> {
+    build_with(module, None)
+}
+
+/// [`build`], with the path the attribute's `crate = …` argument gave the
+/// `prescient` crate (a one-segment path is one more name of the crate).
+pub fn build_with(module: &syn::ItemMod, krate: Option<&syn::Path>) -> syn::Result<Program> {
     let Some((_, items)) = &module.content else {
         return Err(syn::Error::new(
             module.ident.span(),
@@ -413,6 +479,14 @@ pub fn build(module: &syn::ItemMod) -> syn::Result<Program> {
     let mut sources: Vec<FnSource<'_>> = Vec::new();
 
     for item in items {
+        if cfg_gated(item_attrs(item)) {
+            // Compiled out in some configuration: its names may shadow, but
+            // nothing in it is analysed.
+            for name in item_names(item) {
+                scope.items.insert(name.to_string());
+            }
+            continue;
+        }
         for name in item_names(item) {
             if ["PARAMS", "ANALYSIS"].contains(&name.to_string().as_str()) {
                 let e = syn::Error::new(
@@ -442,11 +516,19 @@ pub fn build(module: &syn::ItemMod) -> syn::Result<Program> {
                 let ty_name = impl_type_name(&imp.self_ty);
                 for it in &imp.items {
                     if let syn::ImplItem::Fn(f) = it {
+                        if cfg_gated(&f.attrs) {
+                            continue;
+                        }
                         let method = f.sig.ident.to_string();
                         scope
                             .methods
                             .entry((ty_name.clone(), method.clone()))
                             .or_insert(sources.len());
+                        scope
+                            .method_names
+                            .entry(method.clone())
+                            .or_default()
+                            .push(sources.len());
                         sources.push(FnSource {
                             name: format!("{ty_name}::{method}"),
                             span: f.sig.ident.span(),
@@ -458,8 +540,49 @@ pub fn build(module: &syn::ItemMod) -> syn::Result<Program> {
                     }
                 }
             }
+            // Default methods of the module's traits are functions too: a
+            // recursion through them (`self.walk()` in `trait Walk`) is seen.
+            syn::Item::Trait(tr) => {
+                let tr_name = tr.ident.to_string();
+                for it in &tr.items {
+                    if let syn::TraitItem::Fn(f) = it {
+                        let Some(block) = &f.default else {
+                            continue;
+                        };
+                        if cfg_gated(&f.attrs) {
+                            continue;
+                        }
+                        let method = f.sig.ident.to_string();
+                        scope
+                            .methods
+                            .entry((tr_name.clone(), method.clone()))
+                            .or_insert(sources.len());
+                        scope
+                            .method_names
+                            .entry(method.clone())
+                            .or_default()
+                            .push(sources.len());
+                        sources.push(FnSource {
+                            name: format!("{tr_name}::{method}"),
+                            span: f.sig.ident.span(),
+                            sig: &f.sig,
+                            block,
+                            impl_generics: Some(&tr.generics),
+                            impl_type: Some(tr_name.clone()),
+                        });
+                    }
+                }
+            }
             syn::Item::Const(c) => {
                 scope.consts.insert(c.ident.to_string());
+                scope
+                    .value_types
+                    .insert(c.ident.to_string(), (*c.ty).clone());
+            }
+            syn::Item::Static(st) => {
+                scope
+                    .value_types
+                    .insert(st.ident.to_string(), (*st.ty).clone());
             }
             _ => {}
         }
@@ -473,7 +596,16 @@ pub fn build(module: &syn::ItemMod) -> syn::Result<Program> {
     if !scope.items.contains("prescient") {
         scope.imports.crate_aliases.insert("prescient".to_string());
     }
+    if let Some(name) = krate.and_then(|p| p.get_ident().or_else(|| single_segment(p))) {
+        scope.krate = Some(name.to_string());
+        if !scope.items.contains(&name.to_string()) {
+            scope.imports.crate_aliases.insert(name.to_string());
+        }
+    }
     for item in items {
+        if cfg_gated(item_attrs(item)) {
+            continue;
+        }
         match item {
             syn::Item::Use(u) => collect_aliases(&u.tree, &[], &mut scope.imports),
             syn::Item::ExternCrate(c) if c.ident == "prescient" => {
@@ -486,6 +618,9 @@ pub fn build(module: &syn::ItemMod) -> syn::Result<Program> {
     }
     let mut prescient_uses = Vec::new();
     for (index, item) in items.iter().enumerate() {
+        if cfg_gated(item_attrs(item)) {
+            continue;
+        }
         if let syn::Item::Use(u) = item {
             let mut feeds_spawn = false;
             let leading = u.leading_colon.is_some();
@@ -496,6 +631,7 @@ pub fn build(module: &syn::ItemMod) -> syn::Result<Program> {
         }
     }
 
+    scope.returns = sources.iter().map(return_type).collect();
     let mut sites = Vec::new();
     let mut functions = Vec::new();
     for (id, src) in sources.iter().enumerate() {
@@ -530,9 +666,92 @@ struct FnSource<'a> {
 struct ModuleScope {
     fns: HashMap<String, FnId>,
     methods: HashMap<(String, String), FnId>,
+    /// Method name → every module method (impl or trait default) of that name.
+    method_names: HashMap<String, Vec<FnId>>,
     consts: HashSet<String>,
+    /// The written types of module `const`s and `static`s.
+    value_types: HashMap<String, syn::Type>,
     items: HashSet<String>,
     imports: Imports,
+    /// Per function, its return type when it resolves at module level (`()`
+    /// when none is written).
+    returns: Vec<Option<syn::Type>>,
+    /// The one-segment `crate = …` path, another absolute name of `prescient`.
+    krate: Option<String>,
+}
+
+/// The attributes of a module item.
+fn item_attrs(item: &syn::Item) -> &[syn::Attribute] {
+    match item {
+        syn::Item::Const(i) => &i.attrs,
+        syn::Item::Enum(i) => &i.attrs,
+        syn::Item::ExternCrate(i) => &i.attrs,
+        syn::Item::Fn(i) => &i.attrs,
+        syn::Item::ForeignMod(i) => &i.attrs,
+        syn::Item::Impl(i) => &i.attrs,
+        syn::Item::Macro(i) => &i.attrs,
+        syn::Item::Mod(i) => &i.attrs,
+        syn::Item::Static(i) => &i.attrs,
+        syn::Item::Struct(i) => &i.attrs,
+        syn::Item::Trait(i) => &i.attrs,
+        syn::Item::TraitAlias(i) => &i.attrs,
+        syn::Item::Type(i) => &i.attrs,
+        syn::Item::Union(i) => &i.attrs,
+        syn::Item::Use(i) => &i.attrs,
+        _ => &[],
+    }
+}
+
+/// The identifier of a one-segment path with a leading `::`.
+fn single_segment(p: &syn::Path) -> Option<&syn::Ident> {
+    match p.segments.len() {
+        1 => p.segments.first().map(|s| &s.ident),
+        _ => None,
+    }
+}
+
+/// A function's return type, when it resolves at module level: no generic
+/// parameter of the function or its `impl`/trait, no `Self`, no `impl Trait`.
+fn return_type(src: &FnSource<'_>) -> Option<syn::Type> {
+    match &src.sig.output {
+        syn::ReturnType::Default => Some(syn::parse_quote!(())),
+        syn::ReturnType::Type(_, ty) => {
+            let generics = generic_names(src).0;
+            let mut check = ResolveCheck {
+                generics: &generics,
+                builder: None,
+                ok: true,
+            };
+            check.visit_type(ty);
+            // Elided lifetimes of the signature: references are sized alike.
+            let mut ty = (**ty).clone();
+            EraseAllLifetimes.visit_type_mut(&mut ty);
+            check.ok.then_some(ty)
+        }
+    }
+}
+
+/// The generic type/const parameter names and the lifetime names of a
+/// function and its `impl` or trait.
+fn generic_names(src: &FnSource<'_>) -> (HashSet<String>, HashSet<String>) {
+    let mut generics = HashSet::new();
+    let mut lifetimes = HashSet::new();
+    for g in src.impl_generics.into_iter().chain([&src.sig.generics]) {
+        for p in &g.params {
+            match p {
+                syn::GenericParam::Type(t) => {
+                    generics.insert(t.ident.to_string());
+                }
+                syn::GenericParam::Const(c) => {
+                    generics.insert(c.ident.to_string());
+                }
+                syn::GenericParam::Lifetime(l) => {
+                    lifetimes.insert(l.lifetime.ident.to_string());
+                }
+            }
+        }
+    }
+    (generics, lifetimes)
 }
 
 /// What the module imports.
@@ -736,8 +955,22 @@ enum Binding {
     Local,
     /// A variable holding a scope value.
     Scope(ScopeKind),
+    /// A variable holding a closure written in its `let`: the index of its
+    /// body in [`FnBuilder::closures`] (passed to a spawn construct later, it
+    /// is that task's body).
+    Closure(usize),
     /// An item or `use` local to a block.
     Item,
+}
+
+/// A binding with what is known of its value.
+#[derive(Clone, Debug)]
+struct Entry {
+    binding: Binding,
+    /// Its type, when known and resolving at module level.
+    ty: Option<syn::Type>,
+    /// An upper bound of its size.
+    size: Size,
 }
 
 /// What a path in value position denotes.
@@ -760,8 +993,68 @@ struct FnBuilder<'a> {
     impl_type: Option<String>,
     generics: HashSet<String>,
     lifetimes: HashSet<String>,
-    env: Vec<HashMap<String, Binding>>,
+    env: Vec<HashMap<String, Entry>>,
     sites: &'a mut Vec<Site>,
+    /// Bodies of closures bound by `let`, until a spawn construct takes one
+    /// as its task (or the block ends and it is counted where it was written).
+    closures: Vec<Option<Node>>,
+    /// Per parameter position: its name and bit width when it is a non-`mut`
+    /// identifier of a primitive integer type (for [`Node::Call::halves`]).
+    params: Vec<Option<(String, u32)>>,
+    /// Inside the parsed arguments of a macro: calls there are not rewritten.
+    in_macro: bool,
+    /// The expression whose temporary is a `let` binding's storage (counted
+    /// by the binding's declaration, not again as a temporary), by address.
+    bound_init: usize,
+    /// The same, for a `let` initializer that is a call: the call's address.
+    bound_call: usize,
+}
+
+/// The bit width of a primitive integer type.
+fn int_bits(ty: &syn::Type) -> Option<u32> {
+    let syn::Type::Path(p) = strip_type(ty) else {
+        return None;
+    };
+    if p.qself.is_some() {
+        return None;
+    }
+    let name = p.path.get_ident()?.to_string();
+    Some(match name.as_str() {
+        "u8" | "i8" => 8,
+        "u16" | "i16" => 16,
+        "u32" | "i32" => 32,
+        "u64" | "i64" | "usize" | "isize" => 64,
+        "u128" | "i128" => 128,
+        _ => return None,
+    })
+}
+
+/// Whether a type is a primitive scalar (arithmetic keeps it).
+fn is_primitive(ty: &syn::Type) -> bool {
+    let syn::Type::Path(p) = strip_type(ty) else {
+        return false;
+    };
+    p.qself.is_none()
+        && p.path.get_ident().is_some_and(|i| {
+            matches!(
+                i.to_string().as_str(),
+                "u8" | "u16"
+                    | "u32"
+                    | "u64"
+                    | "u128"
+                    | "usize"
+                    | "i8"
+                    | "i16"
+                    | "i32"
+                    | "i64"
+                    | "i128"
+                    | "isize"
+                    | "f32"
+                    | "f64"
+                    | "bool"
+                    | "char"
+            )
+        })
 }
 
 impl<'a> FnBuilder<'a> {
@@ -771,23 +1064,21 @@ impl<'a> FnBuilder<'a> {
         src: &FnSource<'_>,
         sites: &'a mut Vec<Site>,
     ) -> Self {
-        let mut generics = HashSet::new();
-        let mut lifetimes = HashSet::new();
-        for g in src.impl_generics.into_iter().chain([&src.sig.generics]) {
-            for p in &g.params {
-                match p {
-                    syn::GenericParam::Type(t) => {
-                        generics.insert(t.ident.to_string());
+        let (generics, lifetimes) = generic_names(src);
+        let params = src
+            .sig
+            .inputs
+            .iter()
+            .map(|input| match input {
+                syn::FnArg::Typed(pt) if !cfg_gated(&pt.attrs) => match &*pt.pat {
+                    syn::Pat::Ident(pi) if pi.mutability.is_none() && pi.subpat.is_none() => {
+                        int_bits(&pt.ty).map(|bits| (pi.ident.to_string(), bits))
                     }
-                    syn::GenericParam::Const(c) => {
-                        generics.insert(c.ident.to_string());
-                    }
-                    syn::GenericParam::Lifetime(l) => {
-                        lifetimes.insert(l.lifetime.ident.to_string());
-                    }
-                }
-            }
-        }
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect();
         FnBuilder {
             module,
             fn_id,
@@ -796,16 +1087,42 @@ impl<'a> FnBuilder<'a> {
             lifetimes,
             env: Vec::new(),
             sites,
+            closures: Vec::new(),
+            params,
+            in_macro: false,
+            bound_init: 0,
+            bound_call: 0,
         }
     }
 
-    fn lookup(&self, name: &str) -> Option<Binding> {
-        self.env.iter().rev().find_map(|s| s.get(name).copied())
+    fn entry(&self, name: &str) -> Option<&Entry> {
+        self.env.iter().rev().find_map(|s| s.get(name))
     }
 
+    fn lookup(&self, name: &str) -> Option<Binding> {
+        self.entry(name).map(|e| e.binding)
+    }
+
+    /// Binds a name whose value is not known.
     fn bind(&mut self, name: String, b: Binding) {
+        let size = match b {
+            // A scope value is a reference.
+            Binding::Scope(_) => Size::Known(Sym::Lit(stack::REFERENCE_BYTES)),
+            _ => Size::unknown(),
+        };
+        self.bind_entry(
+            name,
+            Entry {
+                binding: b,
+                ty: None,
+                size,
+            },
+        );
+    }
+
+    fn bind_entry(&mut self, name: String, entry: Entry) {
         if let Some(top) = self.env.last_mut() {
-            top.insert(name, b);
+            top.insert(name, entry);
         }
     }
 
@@ -816,16 +1133,27 @@ impl<'a> FnBuilder<'a> {
             match input {
                 syn::FnArg::Receiver(r) => {
                     let size = match &r.kind {
-                        syn::ReceiverKind::Reference(..) => Size::Reference,
-                        _ => Size::Unresolved,
+                        syn::ReceiverKind::Reference(..) => {
+                            Size::Known(Sym::Lit(stack::REFERENCE_BYTES))
+                        }
+                        _ => Size::unknown(),
                     };
                     parts.push(Node::Decl {
-                        size,
+                        size: size.clone(),
                         span: r.self_token.span,
                     });
+                    self.bind_entry(
+                        "self".to_string(),
+                        Entry {
+                            binding: Binding::Local,
+                            ty: None,
+                            size,
+                        },
+                    );
                 }
+                syn::FnArg::Typed(pt) if cfg_gated(&pt.attrs) => {}
                 syn::FnArg::Typed(pt) => {
-                    parts.push(self.typed_binding(&pt.pat, &pt.ty));
+                    parts.push(self.typed_binding(&pt.pat, &pt.ty, None));
                 }
             }
         }
@@ -834,9 +1162,28 @@ impl<'a> FnBuilder<'a> {
         seq(parts)
     }
 
-    /// A pattern with a written type: one declaration of the type's size.
-    fn typed_binding(&mut self, pat: &syn::Pat, ty: &syn::Type) -> Node {
+    /// A pattern with a written type: one declaration of the type's size (or,
+    /// where the type does not resolve, of the initializer's).
+    fn typed_binding(&mut self, pat: &syn::Pat, ty: &syn::Type, init: Option<&syn::Expr>) -> Node {
         let kind = self.scope_kind_of_type(ty);
+        let mut size = self.size_of_type(ty);
+        let mut exact = match &size {
+            Size::Known(Sym::SizeOf(t)) => Some((**t).clone()),
+            _ => None,
+        };
+        if let (Size::Unknown(_), Some(init)) = (&size, init) {
+            // `let buf: [u8; _] = [7; 100];`: the element type written, the
+            // length from the initializer.
+            if let Some(t) = self.array_with_inferred_len(ty, init) {
+                size = Size::of_type(t.clone());
+                exact = Some(t);
+            } else if let Some(t) = self.expr_type(init) {
+                size = Size::of_type(t.clone());
+                exact = Some(t);
+            } else if let Size::Known(s) = self.expr_size(init) {
+                size = Size::Known(s);
+            }
+        }
         let names = pat_idents(pat);
         let single = names.len() == 1;
         for n in names {
@@ -844,15 +1191,44 @@ impl<'a> FnBuilder<'a> {
                 Some(k) if single => Binding::Scope(k),
                 _ => Binding::Local,
             };
-            self.bind(n, b);
+            let entry = Entry {
+                binding: b,
+                ty: if single { exact.clone() } else { None },
+                size: if single { size.clone() } else { size.part() },
+            };
+            self.bind_entry(n, entry);
         }
         Node::Decl {
-            size: self.size_of_type(ty),
+            size,
             span: ty.span(),
         }
     }
 
-    /// A pattern without a written type: one declaration per binding.
+    /// `[T; _]` written, an array or repeat initializer of known length.
+    fn array_with_inferred_len(&self, ty: &syn::Type, init: &syn::Expr) -> Option<syn::Type> {
+        let syn::Type::Array(a) = strip_type(ty) else {
+            return None;
+        };
+        if !matches!(&a.len, syn::Expr::Infer(_)) || !self.type_resolves(&a.elem) {
+            return None;
+        }
+        let elem = &a.elem;
+        match strip(init) {
+            syn::Expr::Repeat(r) => {
+                self.bound(&r.len)?;
+                let len = &r.len;
+                Some(syn::parse_quote!([#elem; #len]))
+            }
+            syn::Expr::Array(arr) => {
+                let n = arr.elems.len();
+                Some(syn::parse_quote!([#elem; #n]))
+            }
+            _ => None,
+        }
+    }
+
+    /// A pattern without a written type: its bindings, with the size of the
+    /// initializer (or of the matched value, `matched`) where it is known.
     fn untyped_binding(
         &mut self,
         pat: &syn::Pat,
@@ -860,23 +1236,112 @@ impl<'a> FnBuilder<'a> {
         init: Option<&syn::Expr>,
     ) -> Node {
         let names = pat_idents(pat);
-        let size = match (names.len(), init) {
-            (1, Some(init)) => self.size_of_initializer(init),
-            _ => Size::Untyped,
+        let (ty, size) = match init {
+            Some(init) => (self.expr_type(init), self.expr_size(init)),
+            None => (None, Size::unknown()),
         };
+        let size = match binding {
+            Binding::Scope(_) => Size::Known(Sym::Lit(stack::REFERENCE_BYTES)),
+            _ => size,
+        };
+        if names.len() == 1 {
+            let name = names.into_iter().next().unwrap_or_default();
+            self.bind_entry(
+                name,
+                Entry {
+                    binding,
+                    ty,
+                    size: size.clone(),
+                },
+            );
+            return Node::Decl {
+                size,
+                span: pat.span(),
+            };
+        }
+        // A destructuring pattern: the whole value is declared once; each
+        // binding is a part of it (by element when the tuple type is known).
+        let elems: Option<Vec<syn::Type>> = match (strip_pat(pat), &ty) {
+            (syn::Pat::Tuple(pt), Some(syn::Type::Tuple(tt)))
+                if pt.elems.len() == tt.elems.len() =>
+            {
+                Some(tt.elems.iter().cloned().collect())
+            }
+            _ => None,
+        };
+        if let (Some(elems), syn::Pat::Tuple(pt)) = (&elems, strip_pat(pat)) {
+            for (p, t) in pt.elems.iter().zip(elems) {
+                match p {
+                    syn::Pat::Ident(pi) if pi.subpat.is_none() => self.bind_entry(
+                        pi.ident.to_string(),
+                        Entry {
+                            binding,
+                            ty: Some(t.clone()),
+                            size: Size::of_type(t.clone()),
+                        },
+                    ),
+                    p => {
+                        for n in pat_idents(p) {
+                            self.bind_entry(
+                                n,
+                                Entry {
+                                    binding,
+                                    ty: None,
+                                    size: Size::of_type(t.clone()).part(),
+                                },
+                            );
+                        }
+                    }
+                }
+            }
+        } else {
+            for n in names {
+                self.bind_entry(
+                    n,
+                    Entry {
+                        binding,
+                        ty: None,
+                        size: size.part(),
+                    },
+                );
+            }
+        }
+        if init.is_none() {
+            // Pattern bindings of a `for`, `match` or closure: parts of a
+            // value declared elsewhere, or references into it.
+            return Node::Ops(0);
+        }
+        Node::Decl {
+            size,
+            span: pat.span(),
+        }
+    }
+
+    /// Bindings of a pattern matched against a value of size `matched`
+    /// (`match`, `if let`, `for`): each is a part of it, or a reference.
+    fn pattern_bindings(&mut self, pat: &syn::Pat, matched: Size) -> Node {
         let mut decls = Vec::new();
-        for n in names {
+        for n in pat_idents(pat) {
+            let size = matched.part();
             decls.push(Node::Decl {
                 size: size.clone(),
                 span: pat.span(),
             });
-            self.bind(n, binding);
+            self.bind_entry(
+                n,
+                Entry {
+                    binding: Binding::Local,
+                    ty: None,
+                    size,
+                },
+            );
         }
         seq(decls)
     }
 
     fn block(&mut self, block: &syn::Block) -> Node {
         self.env.push(HashMap::new());
+        let first_closure = self.closures.len();
         for stmt in &block.stmts {
             if let syn::Stmt::Item(item) = stmt {
                 for name in item_names(item) {
@@ -888,17 +1353,59 @@ impl<'a> FnBuilder<'a> {
         for stmt in &block.stmts {
             parts.push(self.stmt(stmt));
         }
+        // Closures bound here that no spawn construct took: counted once
+        // where they were written, as any closure.
+        for k in first_closure..self.closures.len() {
+            if let Some(body) = self.closures[k].take() {
+                parts.push(body);
+            }
+        }
         self.env.pop();
         seq(parts)
     }
 
     fn stmt(&mut self, stmt: &syn::Stmt) -> Node {
         match stmt {
+            syn::Stmt::Local(local) if cfg_gated(&local.attrs) => Node::Ops(0),
             syn::Stmt::Local(local) => {
                 let mut parts = Vec::new();
                 let init = local.init.as_ref().map(|i| &*i.expr);
+                // `let l = move || …;`: kept aside, the task of a spawn
+                // construct that takes `l` later.
+                if let (Some(syn::Expr::Closure(c)), syn::Pat::Ident(pi), None) = (
+                    init.map(strip),
+                    &local.pat,
+                    local.init.as_ref().and_then(|i| i.diverge.as_ref()),
+                ) {
+                    if pi.subpat.is_none() {
+                        let size = self.closure_size(c);
+                        let body = self.closure(c, Binding::Local);
+                        self.closures.push(Some(body));
+                        let k = self.closures.len() - 1;
+                        self.bind_entry(
+                            pi.ident.to_string(),
+                            Entry {
+                                binding: Binding::Closure(k),
+                                ty: None,
+                                size: size.clone(),
+                            },
+                        );
+                        return Node::Decl {
+                            size,
+                            span: pi.ident.span(),
+                        };
+                    }
+                }
                 if let Some(i) = &local.init {
+                    let bound = strip(&i.expr);
+                    let saved = (self.bound_init, self.bound_call);
+                    self.bound_init = (bound as *const syn::Expr).addr();
+                    self.bound_call = match bound {
+                        syn::Expr::Call(c) => (c as *const syn::ExprCall).addr(),
+                        _ => 0,
+                    };
                     parts.push(self.expr(&i.expr));
+                    (self.bound_init, self.bound_call) = saved;
                     if let Some((_, diverge)) = &i.diverge {
                         parts.push(self.expr(diverge));
                     }
@@ -907,7 +1414,7 @@ impl<'a> FnBuilder<'a> {
                     syn::Pat::Type(pt) => {
                         let kind = self.scope_kind_of_type(&pt.ty);
                         let init_kind = init.and_then(|e| self.scope_kind_of_init(e));
-                        parts.push(self.typed_binding(&pt.pat, &pt.ty));
+                        parts.push(self.typed_binding(&pt.pat, &pt.ty, init));
                         if let (None, Some(k), syn::Pat::Ident(pi)) = (kind, init_kind, &*pt.pat) {
                             self.bind(pi.ident.to_string(), Binding::Scope(k));
                         }
@@ -923,8 +1430,10 @@ impl<'a> FnBuilder<'a> {
                 seq(parts)
             }
             syn::Stmt::Item(_) => Node::Ops(0),
+            syn::Stmt::Expr(e, _) if cfg_gated(expr_attrs(e)) => Node::Ops(0),
             syn::Stmt::Expr(e, _) => self.expr(e),
-            syn::Stmt::Macro(m) => Node::Macro { span: m.mac.span() },
+            syn::Stmt::Macro(m) if cfg_gated(&m.attrs) => Node::Ops(0),
+            syn::Stmt::Macro(m) => self.macro_node(&m.mac),
         }
     }
 
@@ -936,7 +1445,7 @@ impl<'a> FnBuilder<'a> {
     fn expr(&mut self, e: &syn::Expr) -> Node {
         use syn::Expr as E;
         match e {
-            E::Array(a) => self.exprs(&a.elems),
+            E::Array(a) => seq([self.exprs(&a.elems), self.temporary(e)]),
             E::Assign(a) => {
                 let parts = [self.expr(&a.left), self.expr(&a.right), Node::Ops(1)];
                 seq(parts)
@@ -960,8 +1469,9 @@ impl<'a> FnBuilder<'a> {
             E::ForLoop(f) => {
                 let iter = self.expr(&f.expr);
                 let trip = self.iter_trip(&f.expr);
+                let element = self.element_size(&f.expr);
                 self.env.push(HashMap::new());
-                let decls = self.untyped_binding(&f.pat, Binding::Local, None);
+                let decls = self.pattern_bindings(&f.pat, element);
                 let body = self.block(&f.body);
                 self.env.pop();
                 seq([
@@ -992,7 +1502,8 @@ impl<'a> FnBuilder<'a> {
             }
             E::Let(l) => {
                 let init = self.expr(&l.expr);
-                let decls = self.untyped_binding(&l.pat, Binding::Local, None);
+                let matched = self.expr_size(&l.expr);
+                let decls = self.pattern_bindings(&l.pat, matched);
                 seq([init, decls])
             }
             E::Loop(l) => {
@@ -1004,19 +1515,23 @@ impl<'a> FnBuilder<'a> {
                     span: e.span(),
                 }
             }
-            E::Macro(m) => Node::Macro { span: m.mac.span() },
+            E::Macro(m) => self.macro_node(&m.mac),
             E::Match(m) => {
                 let scrutinee = self.expr(&m.expr);
+                let matched = self.expr_size(&m.expr);
                 let mut arms = Vec::new();
                 for arm in &m.arms {
+                    if cfg_gated(&arm.attrs) {
+                        continue;
+                    }
                     self.env.push(HashMap::new());
                     let mut parts = Vec::new();
                     match &arm.pat {
                         syn::Pat::Guard(g) => {
-                            parts.push(self.untyped_binding(&g.pat, Binding::Local, None));
+                            parts.push(self.pattern_bindings(&g.pat, matched.clone()));
                             parts.push(self.expr(&g.guard));
                         }
-                        p => parts.push(self.untyped_binding(p, Binding::Local, None)),
+                        p => parts.push(self.pattern_bindings(p, matched.clone())),
                     }
                     parts.push(self.expr(&arm.body));
                     self.env.pop();
@@ -1031,6 +1546,7 @@ impl<'a> FnBuilder<'a> {
                     callee: Callee::Module(id),
                     args: Box::new(Node::Ops(0)),
                     span: e.span(),
+                    halves: None,
                 },
                 _ => Node::Ops(0),
             },
@@ -1051,11 +1567,16 @@ impl<'a> FnBuilder<'a> {
                         body: Box::new(Node::Ops(1)),
                         span: e.span(),
                     },
+                    self.temporary(e),
                 ])
             }
             E::Return(r) => self.exprs(r.expr.as_deref()),
             E::Struct(s) => {
-                let fields = s.fields.iter().map(|f| &f.expr);
+                let fields = s
+                    .fields
+                    .iter()
+                    .filter(|f| !cfg_gated(&f.attrs))
+                    .map(|f| &f.expr);
                 self.exprs(fields.chain(s.rest.as_deref()))
             }
             E::Try(t) => seq([self.expr(&t.expr), Node::Ops(1)]),
@@ -1087,7 +1608,7 @@ impl<'a> FnBuilder<'a> {
         for input in &c.inputs {
             match input {
                 syn::Pat::Type(pt) => {
-                    parts.push(self.typed_binding(&pt.pat, &pt.ty));
+                    parts.push(self.typed_binding(&pt.pat, &pt.ty, None));
                     if let (Binding::Scope(k), syn::Pat::Ident(pi)) = (params, &*pt.pat) {
                         self.bind(pi.ident.to_string(), Binding::Scope(k));
                     }
@@ -1100,9 +1621,33 @@ impl<'a> FnBuilder<'a> {
         seq(parts)
     }
 
-    /// The body of a task passed to a spawn construct: a closure, a module
-    /// function, or something invisible.
+    /// The closure bound to a local the expression names (`l`, `&l`), if
+    /// its body has not been taken yet: takes it.
+    fn take_closure(&mut self, e: &syn::Expr) -> Option<Node> {
+        let mut e = strip(e);
+        while let syn::Expr::Reference(r) = e {
+            e = strip(&r.expr);
+        }
+        let syn::Expr::Path(p) = e else {
+            return None;
+        };
+        if p.qself.is_some() {
+            return None;
+        }
+        let name = p.path.get_ident()?.to_string();
+        match self.lookup(&name)? {
+            Binding::Closure(k) => self.closures.get_mut(k)?.take(),
+            _ => None,
+        }
+    }
+
+    /// The body of a task passed to a spawn construct: a closure (written
+    /// there, or bound by a `let` before), a module function, or something
+    /// invisible.
     fn task(&mut self, arg: &syn::Expr, params: Binding) -> Node {
+        if let Some(body) = self.take_closure(arg) {
+            return body;
+        }
         match strip(arg) {
             syn::Expr::Closure(c) => self.closure(c, params),
             syn::Expr::Path(p) => match self.resolve_path(&p.path, p.qself.is_some()) {
@@ -1110,6 +1655,7 @@ impl<'a> FnBuilder<'a> {
                     callee: Callee::Module(id),
                     args: Box::new(Node::Ops(0)),
                     span: arg.span(),
+                    halves: None,
                 },
                 _ => external_call(Node::Ops(0), arg.span()),
             },
@@ -1125,24 +1671,38 @@ impl<'a> FnBuilder<'a> {
             kind,
             function: self.fn_id,
             span,
-            rewrite,
+            // Calls parsed out of a macro's tokens are not in the module.
+            rewrite: if self.in_macro { None } else { rewrite },
         });
         self.sites.len() - 1
     }
 
     fn call(&mut self, call: &syn::ExprCall) -> Node {
         let span = call.span();
+        // `l()` of a closure bound by `let`: its body runs here.
+        if let Some(body) = self.take_closure(&call.func) {
+            return seq([self.exprs(&call.args), body]);
+        }
         let syn::Expr::Path(p) = strip(&call.func) else {
             let func = self.expr(&call.func);
             let args = self.exprs(&call.args);
             return external_call(seq([func, args]), span);
         };
         match self.resolve_path(&p.path, p.qself.is_some()) {
-            Resolved::Module(id) => Node::Call {
-                callee: Callee::Module(id),
-                args: Box::new(self.exprs(&call.args)),
-                span,
-            },
+            Resolved::Module(id) => {
+                let halves = self.halving(id, call.args.iter(), 0);
+                let args = self.exprs(&call.args);
+                let temp = self.call_temporary(id, call);
+                seq([
+                    Node::Call {
+                        callee: Callee::Module(id),
+                        args: Box::new(args),
+                        span,
+                        halves,
+                    },
+                    temp,
+                ])
+            }
             Resolved::Prescient(path) => {
                 let last = path.last().map(String::as_str).unwrap_or("");
                 let module_path = path[..path.len().saturating_sub(1)]
@@ -1185,8 +1745,116 @@ impl<'a> FnBuilder<'a> {
             }
             Resolved::Local | Resolved::Unknown => {
                 let args = self.exprs(&call.args);
+                // A tuple struct or enum variant (`Some(x)`, `Big(buf)`) by
+                // naming convention: a value, not a call.
+                if is_constructor(&p.path) {
+                    // Its size is not known: a variant's enum may be larger.
+                    return seq([args, self.temporary_of(call, Size::unknown())]);
+                }
+                // `Type::method(..)` not found on that type: possibly any
+                // module method of that name (a trait's default method).
+                if p.path.segments.len() >= 2 && self.lookup_first(&p.path).is_none() {
+                    if let Some(last) = p.path.segments.last() {
+                        if let Some(c) = self.module.method_names.get(&last.ident.to_string()) {
+                            return Node::Call {
+                                callee: Callee::Maybe(c.clone()),
+                                args: Box::new(args),
+                                span,
+                                halves: None,
+                            };
+                        }
+                    }
+                }
                 external_call(args, span)
             }
+        }
+    }
+
+    /// The binding of a path's first segment, if it is a local one.
+    fn lookup_first(&self, path: &syn::Path) -> Option<Binding> {
+        if path.leading_colon.is_some() {
+            return None;
+        }
+        self.lookup(&path.segments.first()?.ident.to_string())
+    }
+
+    /// For a call of this very function: the bit width of an integer
+    /// parameter passed halved in its own position (`n / 2`, `n >> 1`).
+    /// `offset`: the position of the first argument (1 for a method call,
+    /// whose receiver is parameter 0).
+    fn halving<'e>(
+        &self,
+        callee: FnId,
+        args: impl Iterator<Item = &'e syn::Expr>,
+        offset: usize,
+    ) -> Option<(usize, u32)> {
+        if callee != self.fn_id {
+            return None;
+        }
+        let mut best: Option<(usize, u32)> = None;
+        for (i, arg) in args.enumerate() {
+            let Some(Some((name, bits))) = self.params.get(i + offset) else {
+                continue;
+            };
+            let syn::Expr::Binary(b) = strip(arg) else {
+                continue;
+            };
+            let shrinks = match (&b.op, literal_int(&b.right)) {
+                (syn::BinOp::Div(_), Some(k)) => k >= 2,
+                (syn::BinOp::Shr(_), Some(k)) => k >= 1,
+                _ => false,
+            };
+            let same = match strip(&b.left) {
+                syn::Expr::Path(p) => {
+                    p.qself.is_none() && p.path.is_ident(name.as_str()) && self.is_parameter(name)
+                }
+                _ => false,
+            };
+            if shrinks && same && best.is_none_or(|(_, b)| *bits < b) {
+                best = Some((i + offset, *bits));
+            }
+        }
+        best
+    }
+
+    /// Whether `name` here is the function's parameter (not shadowed).
+    fn is_parameter(&self, name: &str) -> bool {
+        self.env
+            .iter()
+            .rposition(|scope| scope.contains_key(name))
+            .is_some_and(|depth| depth == 0)
+    }
+
+    /// The temporary holding a module call's result (none when a `let`
+    /// binds it: the binding's declaration is its storage).
+    fn call_temporary(&self, callee: FnId, call: &syn::ExprCall) -> Node {
+        let size = match self.module.returns.get(callee).cloned().flatten() {
+            Some(ty) => Size::of_type(ty),
+            None => Size::unknown(),
+        };
+        self.temporary_of(call, size)
+    }
+
+    /// A temporary of expression `e` (an array, a repeat) of its own size,
+    /// unless a `let` binds it.
+    fn temporary(&self, e: &syn::Expr) -> Node {
+        if (e as *const syn::Expr).addr() == self.bound_init {
+            return Node::Ops(0);
+        }
+        Node::Decl {
+            size: self.expr_size(e),
+            span: e.span(),
+        }
+    }
+
+    /// A temporary of a call of size `size`, unless a `let` binds it.
+    fn temporary_of(&self, call: &syn::ExprCall, size: Size) -> Node {
+        if (call as *const syn::ExprCall).addr() == self.bound_call {
+            return Node::Ops(0);
+        }
+        Node::Decl {
+            size,
+            span: call.span(),
         }
     }
 
@@ -1211,6 +1879,10 @@ impl<'a> FnBuilder<'a> {
                 let mut args = vec![receiver];
                 let mut tasks = Vec::new();
                 for a in &m.args {
+                    if let Some(body) = self.take_closure(a) {
+                        tasks.push(body);
+                        continue;
+                    }
                     match strip(a) {
                         syn::Expr::Closure(c) => tasks.push(self.closure(c, params)),
                         syn::Expr::Path(p)
@@ -1260,16 +1932,35 @@ impl<'a> FnBuilder<'a> {
         if let (syn::Expr::Path(p), Some(ty)) = (strip(&m.receiver), &self.impl_type) {
             if p.path.is_ident("self") {
                 if let Some(&id) = self.module.methods.get(&(ty.clone(), name.clone())) {
+                    let halves = self.halving(id, m.args.iter(), 1);
                     let args = self.exprs(&m.args);
-                    return Node::Call {
-                        callee: Callee::Module(id),
-                        args: Box::new(seq([receiver, args])),
-                        span,
+                    let size = match self.module.returns.get(id).cloned().flatten() {
+                        Some(ty) => Size::of_type(ty),
+                        None => Size::unknown(),
                     };
+                    return seq([
+                        Node::Call {
+                            callee: Callee::Module(id),
+                            args: Box::new(seq([receiver, args])),
+                            span,
+                            halves,
+                        },
+                        Node::Decl { size, span },
+                    ]);
                 }
             }
         }
         let args: Vec<Node> = m.args.iter().map(|a| self.expr(a)).collect();
+        // A method call on a value (`l.sum()`): the model has no types, so it
+        // may be any module method of that name, or something invisible.
+        if let Some(candidates) = self.module.method_names.get(&name) {
+            return Node::Call {
+                callee: Callee::Maybe(candidates.clone()),
+                args: Box::new(seq([receiver, seq(args)])),
+                span,
+                halves: None,
+            };
+        }
         external_call(seq([receiver, seq(args)]), span)
     }
 
@@ -1314,7 +2005,7 @@ impl<'a> FnBuilder<'a> {
             return Resolved::Unknown;
         };
         if path.leading_colon.is_some() {
-            return if first == "prescient" {
+            return if first == "prescient" || self.module.krate.as_ref() == Some(first) {
                 Resolved::Prescient(segs[1..].to_vec())
             } else {
                 Resolved::Unknown
@@ -1390,9 +2081,27 @@ impl<'a> FnBuilder<'a> {
     }
 
     /// The scope kind of a value built by a `prescient` scope type's associated
-    /// function (`TaskGroup::new()`).
+    /// function (`TaskGroup::new()`), or of another name of a scope value
+    /// (`let s2 = s;`, `let s2 = &s;`).
     fn scope_kind_of_init(&self, e: &syn::Expr) -> Option<ScopeKind> {
-        let syn::Expr::Call(c) = strip(e) else {
+        let mut e = strip(e);
+        loop {
+            e = match e {
+                syn::Expr::Reference(r) => strip(&r.expr),
+                syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => strip(&u.expr),
+                _ => break,
+            };
+        }
+        if let syn::Expr::Path(p) = e {
+            if p.qself.is_some() {
+                return None;
+            }
+            return match self.lookup(&p.path.get_ident()?.to_string())? {
+                Binding::Scope(k) => Some(k),
+                _ => None,
+            };
+        }
+        let syn::Expr::Call(c) = e else {
             return None;
         };
         let syn::Expr::Path(p) = strip(&c.func) else {
@@ -1471,10 +2180,12 @@ impl<'a> FnBuilder<'a> {
                 if p.path.segments.iter().any(|s| !s.arguments.is_none()) {
                     return None;
                 }
+                // The identifier as written (`r#loop` stays raw).
+                let ident = p.path.segments.last()?.ident.clone();
                 self.module
                     .consts
                     .contains(name)
-                    .then(|| Bound::Const(name.clone()))
+                    .then_some(Bound::Const(ident))
             }
             syn::Expr::Binary(b) => {
                 let op = match b.op {
@@ -1494,63 +2205,330 @@ impl<'a> FnBuilder<'a> {
         }
     }
 
-    /// The size of a written type.
+    /// The size of a written type: `size_of::<T>()` when it resolves at
+    /// module level, 16 bytes for a reference or pointer, else unknown (an
+    /// array of unknown length: the conservative size even outside recursion).
     fn size_of_type(&self, ty: &syn::Type) -> Size {
         if self.type_resolves(ty) {
             let mut ty = ty.clone();
             EraseLifetimes(&self.lifetimes).visit_type_mut(&mut ty);
-            Size::Type(Box::new(ty))
+            Size::of_type(ty)
         } else {
             match strip_type(ty) {
-                syn::Type::Reference(_) | syn::Type::Ptr(_) => Size::Reference,
-                _ => Size::Unresolved,
+                syn::Type::Reference(_) | syn::Type::Ptr(_) => {
+                    Size::Known(Sym::Lit(stack::REFERENCE_BYTES))
+                }
+                syn::Type::Array(a) => self.array_estimate(&a.len),
+                _ => Size::unknown(),
             }
         }
     }
 
-    /// The size of an untyped binding: known only for array repeats of
-    /// literals (`[0u8; 4096]`; an unsuffixed element counts as `u64` / `f64`,
-    /// the largest type it is commonly inferred to).
-    fn size_of_initializer(&self, e: &syn::Expr) -> Size {
-        if !matches!(strip(e), syn::Expr::Repeat(_)) {
-            return Size::Untyped;
-        }
-        match self.literal_type(e) {
-            Some(ty) if self.type_resolves(&ty) => Size::Type(Box::new(ty)),
-            _ => Size::Untyped,
+    /// The estimate for an array of unknown element type or length: its
+    /// length times [`stack::UNRESOLVED_ELEMENT_BYTES`], or the conservative
+    /// size when the length is not a literal.
+    fn array_estimate(&self, len: &syn::Expr) -> Size {
+        match self.bound(len).and_then(|b| b.literal()) {
+            Some(n) => Size::Unknown(symb::product([
+                Sym::Lit(u64::try_from(n.max(0)).unwrap_or(u64::MAX)),
+                Sym::Lit(stack::UNRESOLVED_ELEMENT_BYTES),
+            ])),
+            None => Size::Unknown(Sym::Lit(stack::CONSERVATIVE_STACK_BYTES)),
         }
     }
 
-    /// The type of a literal or an array repeat of one.
-    fn literal_type(&self, e: &syn::Expr) -> Option<syn::Type> {
+    /// The type of a literal. An unsuffixed integer may be inferred to any
+    /// integer type: `u128` bounds them all; an unsuffixed float `f64`.
+    fn literal_type(&self, l: &syn::ExprLit) -> Option<syn::Type> {
+        let name = match &l.lit {
+            syn::Lit::Int(i) if i.suffix().is_empty() => "u128",
+            syn::Lit::Int(i) => i.suffix(),
+            syn::Lit::Float(f) if f.suffix().is_empty() => "f64",
+            syn::Lit::Float(f) => f.suffix(),
+            syn::Lit::Bool(_) => "bool",
+            syn::Lit::Char(_) => "char",
+            syn::Lit::Byte(_) => "u8",
+            syn::Lit::Str(_) => "&str",
+            _ => return None,
+        };
+        let ty: syn::Type = syn::parse_str(name).ok()?;
+        self.type_resolves(&ty).then_some(ty)
+    }
+
+    /// The type of an expression, when the model knows it exactly (as an
+    /// upper bound for unsuffixed literals) and it resolves at module level.
+    fn expr_type(&self, e: &syn::Expr) -> Option<syn::Type> {
+        use syn::Expr as E;
         match strip(e) {
-            syn::Expr::Repeat(r) => {
-                let elem = self.literal_type(&r.expr)?;
+            E::Lit(l) => self.literal_type(l),
+            E::Path(p) if p.qself.is_none() => {
+                let name = p.path.get_ident()?.to_string();
+                match self.entry(&name) {
+                    Some(entry) => entry.ty.clone(),
+                    None if !self.generics.contains(&name) => {
+                        let ty = self.module.value_types.get(&name)?;
+                        self.type_resolves(ty).then(|| ty.clone())
+                    }
+                    None => None,
+                }
+            }
+            E::Cast(c) => self.type_resolves(&c.ty).then(|| (*c.ty).clone()),
+            E::Binary(b) => {
+                use syn::BinOp as B;
+                match b.op {
+                    B::Eq(_)
+                    | B::Ne(_)
+                    | B::Lt(_)
+                    | B::Le(_)
+                    | B::Gt(_)
+                    | B::Ge(_)
+                    | B::And(_)
+                    | B::Or(_) => Some(syn::parse_quote!(bool)),
+                    B::Shl(_) | B::Shr(_) => self.expr_type(&b.left).filter(is_primitive),
+                    B::Add(_)
+                    | B::Sub(_)
+                    | B::Mul(_)
+                    | B::Div(_)
+                    | B::Rem(_)
+                    | B::BitAnd(_)
+                    | B::BitOr(_)
+                    | B::BitXor(_) => {
+                        // Primitive operands: the result has their type.
+                        match (self.expr_type(&b.left), self.expr_type(&b.right)) {
+                            (Some(l), _) if is_primitive(&l) && !is_unsuffixed(&b.left) => Some(l),
+                            (_, Some(r)) if is_primitive(&r) => Some(r),
+                            (Some(l), _) if is_primitive(&l) => Some(l),
+                            _ => None,
+                        }
+                    }
+                    _ => None,
+                }
+            }
+            E::Unary(u) if !matches!(u.op, syn::UnOp::Deref(_)) => {
+                self.expr_type(&u.expr).filter(is_primitive)
+            }
+            E::Tuple(t) => {
+                let elems = t
+                    .elems
+                    .iter()
+                    .map(|e| self.expr_type(e))
+                    .collect::<Option<Vec<_>>>()?;
+                Some(syn::parse_quote!((#(#elems,)*)))
+            }
+            E::Array(a) => {
+                let elem = self.expr_type(a.elems.first()?)?;
+                let n = a.elems.len();
+                Some(syn::parse_quote!([#elem; #n]))
+            }
+            E::Repeat(r) => {
+                let elem = self.expr_type(&r.expr)?;
                 self.bound(&r.len)?;
                 let len = &r.len;
                 Some(syn::parse_quote!([#elem; #len]))
             }
-            syn::Expr::Lit(l) => {
-                let name = match &l.lit {
-                    syn::Lit::Int(i) if i.suffix().is_empty() => "u64",
-                    syn::Lit::Int(i) => i.suffix(),
-                    syn::Lit::Float(f) if f.suffix().is_empty() => "f64",
-                    syn::Lit::Float(f) => f.suffix(),
-                    syn::Lit::Bool(_) => "bool",
-                    syn::Lit::Char(_) => "char",
-                    syn::Lit::Byte(_) => "u8",
-                    _ => return None,
+            E::Call(c) => {
+                let syn::Expr::Path(p) = strip(&c.func) else {
+                    return None;
                 };
-                syn::parse_str(name).ok()
+                match self.resolve_path(&p.path, p.qself.is_some()) {
+                    Resolved::Module(id) => self.module.returns.get(id).cloned().flatten(),
+                    // `join(a, b)` returns both task results.
+                    Resolved::Prescient(path)
+                        if path.last().is_some_and(|l| l == "join") && c.args.len() == 2 =>
+                    {
+                        let a = self.task_result_type(&c.args[0])?;
+                        let b = self.task_result_type(&c.args[1])?;
+                        Some(syn::parse_quote!((#a, #b)))
+                    }
+                    _ => None,
+                }
             }
+            E::Block(b) if b.block.stmts.len() == 1 => match &b.block.stmts[0] {
+                syn::Stmt::Expr(e, None) => self.expr_type(e),
+                _ => None,
+            },
             _ => None,
+        }
+    }
+
+    /// The result type of a task: a closure's body, or a module function.
+    fn task_result_type(&self, task: &syn::Expr) -> Option<syn::Type> {
+        match strip(task) {
+            syn::Expr::Closure(c) => {
+                // The closure's parameters shadow the function's bindings.
+                let shadowed = c
+                    .inputs
+                    .iter()
+                    .flat_map(pat_idents)
+                    .any(|n| self.entry(&n).is_some());
+                if !c.inputs.is_empty() || shadowed {
+                    return None;
+                }
+                let tail = match strip(&c.body) {
+                    syn::Expr::Block(b) => match b.block.stmts.as_slice() {
+                        [syn::Stmt::Expr(e, None)] => e,
+                        _ => return None,
+                    },
+                    e => e,
+                };
+                self.expr_type(tail)
+            }
+            syn::Expr::Path(p) => match self.resolve_path(&p.path, p.qself.is_some()) {
+                Resolved::Module(id) => self.module.returns.get(id).cloned().flatten(),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// An upper bound of the size of an expression's value.
+    fn expr_size(&self, e: &syn::Expr) -> Size {
+        if let Some(ty) = self.expr_type(e) {
+            return Size::of_type(ty);
+        }
+        match strip(e) {
+            syn::Expr::Reference(_) | syn::Expr::RawAddr(_) => {
+                Size::Known(Sym::Lit(stack::REFERENCE_BYTES))
+            }
+            syn::Expr::Path(p) if p.qself.is_none() => {
+                match p.path.get_ident().and_then(|i| self.entry(&i.to_string())) {
+                    Some(entry) => entry.size.clone(),
+                    None => Size::unknown(),
+                }
+            }
+            syn::Expr::Closure(c) => self.closure_size(c),
+            syn::Expr::Tuple(t) => self.sum_sizes(t.elems.iter()),
+            syn::Expr::Repeat(r) => self.array_estimate(&r.len),
+            syn::Expr::Array(a) => match self.sum_sizes(a.elems.iter()) {
+                Size::Known(s) => Size::Known(s),
+                Size::Unknown(_) => Size::Unknown(symb::product([
+                    Sym::Lit(a.elems.len() as u64),
+                    Sym::Lit(stack::UNRESOLVED_ELEMENT_BYTES),
+                ])),
+            },
+            syn::Expr::Paren(p) => self.expr_size(&p.expr),
+            _ => Size::unknown(),
+        }
+    }
+
+    /// The sizes of several values side by side (a tuple, a closure's
+    /// captures), each with 16 bytes of padding.
+    fn sum_sizes<'e>(&self, es: impl Iterator<Item = &'e syn::Expr>) -> Size {
+        let mut terms = Vec::new();
+        for e in es {
+            match self.expr_size(e) {
+                Size::Known(s) => terms.push(symb::sum([s, Sym::Lit(stack::REFERENCE_BYTES)])),
+                Size::Unknown(_) => return Size::unknown(),
+            }
+        }
+        Size::Known(symb::sum(terms))
+    }
+
+    /// An upper bound of a closure's size: its captures (each by value or by
+    /// reference), the bindings of the function its body names.
+    fn closure_size(&self, c: &syn::ExprClosure) -> Size {
+        let mut names = Names::default();
+        names.visit_expr(&c.body);
+        if names.opaque {
+            return Size::unknown();
+        }
+        let mut terms = Vec::new();
+        for n in names.names {
+            let Some(entry) = self.entry(&n) else {
+                continue;
+            };
+            match &entry.size {
+                Size::Known(s) => {
+                    terms.push(symb::sum([s.clone(), Sym::Lit(stack::REFERENCE_BYTES)]))
+                }
+                Size::Unknown(_) => return Size::unknown(),
+            }
+        }
+        Size::Known(symb::sum(terms))
+    }
+
+    /// The size of the elements a `for` loop binds: the type of a range's
+    /// bounds, else unknown.
+    fn element_size(&self, iter: &syn::Expr) -> Size {
+        if let syn::Expr::Range(r) = strip(iter) {
+            let bound = r.start.as_deref().or(r.end.as_deref());
+            if let Some(ty) = bound.and_then(|b| self.expr_type(b)) {
+                return Size::of_type(ty);
+            }
+        }
+        Size::unknown()
+    }
+
+    /// A macro invocation. Its expansion is invisible, but arguments that
+    /// parse as expressions (`vec![join(..)]`, `assert!(f(x))`,
+    /// `println!("{}", g())`) are modelled like any code; in arguments that do
+    /// not, every identifier naming a module function may be a call of it.
+    fn macro_node(&mut self, mac: &syn::Macro) -> Node {
+        let span = mac.span();
+        let parsed = mac
+            .parse_body_with(Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated)
+            .map(|p| p.into_iter().collect::<Vec<_>>())
+            .or_else(|_| {
+                mac.parse_body_with(|input: syn::parse::ParseStream<'_>| {
+                    let a: syn::Expr = input.parse()?;
+                    input.parse::<syn::Token![;]>()?;
+                    let b: syn::Expr = input.parse()?;
+                    Ok(vec![a, b])
+                })
+            });
+        let inner = match parsed {
+            Ok(exprs) => {
+                let was = std::mem::replace(&mut self.in_macro, true);
+                let node = self.exprs(&exprs);
+                self.in_macro = was;
+                node
+            }
+            Err(_) => {
+                let mut calls = Vec::new();
+                self.token_calls(mac.tokens.clone(), span, &mut calls);
+                seq(calls)
+            }
+        };
+        Node::Macro {
+            span,
+            inner: Box::new(inner),
+        }
+    }
+
+    /// Possible calls of module functions named in tokens.
+    fn token_calls(&self, tokens: proc_macro2::TokenStream, span: Span, out: &mut Vec<Node>) {
+        for tt in tokens {
+            match tt {
+                proc_macro2::TokenTree::Group(g) => self.token_calls(g.stream(), span, out),
+                proc_macro2::TokenTree::Ident(i) => {
+                    let name = i.to_string();
+                    if self.lookup(&name).is_some() {
+                        continue;
+                    }
+                    let mut candidates: Vec<FnId> =
+                        self.module.fns.get(&name).copied().into_iter().collect();
+                    if let Some(m) = self.module.method_names.get(&name) {
+                        candidates.extend(m);
+                    }
+                    if !candidates.is_empty() {
+                        out.push(Node::Call {
+                            callee: Callee::Maybe(candidates),
+                            args: Box::new(Node::Ops(0)),
+                            span,
+                            halves: None,
+                        });
+                    }
+                }
+                _ => {}
+            }
         }
     }
 
     /// Whether a type means the same at module level as here.
     fn type_resolves(&self, ty: &syn::Type) -> bool {
         let mut check = ResolveCheck {
-            builder: self,
+            generics: &self.generics,
+            builder: Some(self),
             ok: true,
         };
         check.visit_type(ty);
@@ -1558,9 +2536,33 @@ impl<'a> FnBuilder<'a> {
     }
 }
 
+/// The identifiers a closure body names (possible captures); `opaque` when it
+/// contains a macro (whose tokens may name more).
+#[derive(Default)]
+struct Names {
+    names: HashSet<String>,
+    opaque: bool,
+}
+
+impl<'ast> Visit<'ast> for Names {
+    fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
+        if let Some(i) = p.path.get_ident() {
+            self.names.insert(i.to_string());
+        }
+        syn::visit::visit_expr_path(self, p);
+    }
+
+    fn visit_macro(&mut self, _: &'ast syn::Macro) {
+        self.opaque = true;
+    }
+}
+
 /// Checks that every path of a type resolves at module level.
 struct ResolveCheck<'b, 'a> {
-    builder: &'b FnBuilder<'a>,
+    /// Generic parameters in scope.
+    generics: &'b HashSet<String>,
+    /// The body's bindings, when inside one.
+    builder: Option<&'b FnBuilder<'a>>,
     ok: bool,
 }
 
@@ -1576,13 +2578,21 @@ impl<'ast> Visit<'ast> for ResolveCheck<'_, '_> {
         }
     }
 
+    fn visit_expr(&mut self, e: &'ast syn::Expr) {
+        // `[u8; _]`: an inferred length does not resolve.
+        match e {
+            syn::Expr::Infer(_) | syn::Expr::Verbatim(_) => self.ok = false,
+            _ => syn::visit::visit_expr(self, e),
+        }
+    }
+
     fn visit_path(&mut self, path: &'ast syn::Path) {
         if path.leading_colon.is_none() {
             if let Some(first) = path.segments.first() {
                 let name = first.ident.to_string();
                 if name == "Self"
-                    || self.builder.generics.contains(&name)
-                    || self.builder.lookup(&name).is_some()
+                    || self.generics.contains(&name)
+                    || self.builder.is_some_and(|b| b.lookup(&name).is_some())
                 {
                     self.ok = false;
                 }
@@ -1607,12 +2617,105 @@ impl VisitMut for EraseLifetimes<'_> {
     }
 }
 
+/// Replaces every lifetime but `'static` by `'_` (a signature's types, sized
+/// in a `const`).
+struct EraseAllLifetimes;
+
+impl VisitMut for EraseAllLifetimes {
+    fn visit_lifetime_mut(&mut self, lt: &mut syn::Lifetime) {
+        if lt.ident != "static" {
+            *lt = syn::Lifetime::new("'_", lt.apostrophe);
+        }
+    }
+}
+
+/// The value of an integer literal.
+fn literal_int(e: &syn::Expr) -> Option<u128> {
+    match strip(e) {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(i),
+            ..
+        }) => i.base10_parse().ok(),
+        _ => None,
+    }
+}
+
+/// Whether an expression is an unsuffixed numeric literal (its type is
+/// inferred from the other operand).
+fn is_unsuffixed(e: &syn::Expr) -> bool {
+    match strip(e) {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(i),
+            ..
+        }) => i.suffix().is_empty(),
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Float(f),
+            ..
+        }) => f.suffix().is_empty(),
+        _ => false,
+    }
+}
+
+/// Whether a called path is a tuple struct or enum variant by naming
+/// convention (its last segment starts with an upper-case letter).
+fn is_constructor(path: &syn::Path) -> bool {
+    path.segments
+        .last()
+        .and_then(|s| s.ident.to_string().trim_start_matches("r#").chars().next())
+        .is_some_and(char::is_uppercase)
+}
+
+/// The outer attributes of an expression statement's expression.
+fn expr_attrs(e: &syn::Expr) -> &[syn::Attribute] {
+    use syn::Expr as E;
+    match e {
+        E::Array(x) => &x.attrs,
+        E::Assign(x) => &x.attrs,
+        E::Async(x) => &x.attrs,
+        E::Await(x) => &x.attrs,
+        E::Binary(x) => &x.attrs,
+        E::Block(x) => &x.attrs,
+        E::Break(x) => &x.attrs,
+        E::Call(x) => &x.attrs,
+        E::Cast(x) => &x.attrs,
+        E::Closure(x) => &x.attrs,
+        E::Continue(x) => &x.attrs,
+        E::Field(x) => &x.attrs,
+        E::ForLoop(x) => &x.attrs,
+        E::If(x) => &x.attrs,
+        E::Index(x) => &x.attrs,
+        E::Loop(x) => &x.attrs,
+        E::Macro(x) => &x.attrs,
+        E::Match(x) => &x.attrs,
+        E::MethodCall(x) => &x.attrs,
+        E::Paren(x) => &x.attrs,
+        E::Path(x) => &x.attrs,
+        E::Return(x) => &x.attrs,
+        E::Struct(x) => &x.attrs,
+        E::Try(x) => &x.attrs,
+        E::Tuple(x) => &x.attrs,
+        E::Unary(x) => &x.attrs,
+        E::Unsafe(x) => &x.attrs,
+        E::While(x) => &x.attrs,
+        _ => &[],
+    }
+}
+
+/// Strips parentheses from a pattern.
+fn strip_pat(mut p: &syn::Pat) -> &syn::Pat {
+    while let syn::Pat::Paren(inner) = p {
+        p = &inner.pat;
+    }
+    p
+}
+
 /// A call of something invisible, after `args`.
 fn external_call(args: Node, span: Span) -> Node {
     Node::Call {
         callee: Callee::External,
         args: Box::new(args),
         span,
+        halves: None,
     }
 }
 
@@ -1834,14 +2937,14 @@ pub(crate) mod tests {
         let mut callees = Vec::new();
         p.functions[0].body.walk(WalkCtx::default(), &mut |n, _| {
             if let Node::Call { callee, .. } = n {
-                callees.push(*callee);
+                callees.push(callee.clone());
             }
         });
         assert_eq!(callees, vec![Callee::Module(1); 3]);
         let mut callees = Vec::new();
         p.functions[2].body.walk(WalkCtx::default(), &mut |n, _| {
             if let Node::Call { callee, .. } = n {
-                callees.push(*callee);
+                callees.push(callee.clone());
             }
         });
         assert_eq!(
@@ -1901,39 +3004,169 @@ pub(crate) mod tests {
                 }
             }",
         );
-        let mut sizes = Vec::new();
-        p.functions[1].body.walk(WalkCtx::default(), &mut |n, _| {
-            if let Node::Decl { size, .. } = n {
-                sizes.push(match size {
-                    Size::Type(t) => quote::quote!(#t).to_string(),
-                    Size::Reference => "ref".into(),
-                    Size::Unresolved => "?".into(),
-                    Size::Untyped => "untyped".into(),
-                });
-            }
-        });
+        let sizes = |f: usize| {
+            let mut sizes = Vec::new();
+            p.functions[f].body.walk(WalkCtx::default(), &mut |n, _| {
+                if let Node::Decl { size, .. } = n {
+                    sizes.push(match size {
+                        Size::Known(s) => s.to_string(),
+                        Size::Unknown(_) => "?".into(),
+                    });
+                }
+            });
+            sizes
+        };
         assert_eq!(
-            sizes,
+            sizes(1),
             [
                 "?",
-                "ref",
-                "& '_ S",
+                "16",
+                "size_of::<& '_ S>()",
                 "?",
-                "[u8 ; 16]",
-                "u64",
-                "untyped",
-                "[u8 ; 128]",
+                "size_of::<[u8 ; 16]>()",
+                "size_of::<u64>()",
+                "size_of::<u128>()",
+                "size_of::<[u8 ; 128]>()",
                 "?",
                 "?"
             ]
         );
-        let mut method = Vec::new();
-        p.functions[0].body.walk(WalkCtx::default(), &mut |n, _| {
+        assert_eq!(sizes(0), ["16", "?"]);
+    }
+
+    #[test]
+    fn cfg_gated_items_and_statements_are_skipped() {
+        let p = program(
+            "mod m {
+                use prescient::join;
+                #[cfg(windows)]
+                fn w(h: std::os::windows::io::RawHandle) {}
+                #[cfg(test)]
+                fn helper(n: u64) -> u64 { join(|| helper(n - 1), || 1).0 }
+                #[cfg(windows)]
+                use prescient::spawn;
+                struct S;
+                impl S { #[cfg(test)] fn t(&self) {} fn u(&self) {} }
+                fn f(#[cfg(windows)] h: std::os::windows::io::RawHandle, n: u64) {
+                    #[cfg(windows)]
+                    let h: std::os::windows::io::RawHandle = 0 as _;
+                    #[cfg(test)]
+                    join(|| 1, || 2);
+                    spawn(|| 1);
+                }
+            }",
+        );
+        let names: Vec<&str> = p.functions.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(names, ["S::u", "f"]);
+        assert!(p.sites.is_empty(), "{:?}", sites(&p));
+        let mut decls = 0;
+        p.functions[1].body.walk(WalkCtx::default(), &mut |n, _| {
             if let Node::Decl { size, .. } = n {
-                method.push(matches!(size, Size::Reference | Size::Unresolved));
+                decls += 1;
+                assert!(!matches!(size, Size::Known(Sym::SizeOf(t)) if quote::quote!(#t).to_string().contains("windows")));
             }
         });
-        assert_eq!(method, [true, true]);
+        assert_eq!(decls, 1, "only `n`");
+    }
+
+    #[test]
+    fn raw_identifier_bounds_are_kept_as_written() {
+        let p = program(
+            "mod m {
+                const r#loop: usize = 8;
+                fn f() { for _ in 0..r#loop {} }
+            }",
+        );
+        let mut trips = Vec::new();
+        p.functions[0].body.walk(WalkCtx::default(), &mut |n, _| {
+            if let Node::Loop {
+                trip: Trip::Range { end, .. },
+                ..
+            } = n
+            {
+                trips.push(end.clone());
+            }
+        });
+        assert_eq!(trips.len(), 1);
+        assert_eq!(trips[0].to_string(), "r#loop");
+    }
+
+    #[test]
+    fn stored_task_closures_and_aliased_scopes() {
+        let p = program(
+            "mod m {
+                use prescient::{join, scope};
+                fn fib(n: u64) -> u64 {
+                    if n < 2 { return n; }
+                    let l = move || fib(n - 1);
+                    let r = move || fib(n - 2);
+                    let (a, b) = join(l, r);
+                    a + b
+                }
+                fn s() {
+                    scope(|s| {
+                        let s2 = s;
+                        let s3 = &s2;
+                        s2.spawn(|_| 1);
+                        s3.spawn(|_| 2);
+                    });
+                }
+                fn unused() { let l = || s(); }
+            }",
+        );
+        assert_eq!(
+            sites(&p),
+            vec![
+                ("fib".into(), SiteKind::Join),
+                ("s".into(), SiteKind::ScopeSpawn),
+                ("s".into(), SiteKind::ScopeSpawn),
+            ]
+        );
+        // The stored closures are the join's tasks: their calls are in a task.
+        let mut in_spawn = Vec::new();
+        p.functions[0].body.walk(WalkCtx::default(), &mut |n, ctx| {
+            if let Node::Call {
+                callee: Callee::Module(0),
+                ..
+            } = n
+            {
+                in_spawn.push(ctx.in_spawn);
+            }
+        });
+        assert_eq!(in_spawn, [true, true]);
+        // A stored closure no spawn takes is still counted where written.
+        let mut calls = 0;
+        p.functions[2].body.walk(WalkCtx::default(), &mut |n, _| {
+            if let Node::Call {
+                callee: Callee::Module(1),
+                ..
+            } = n
+            {
+                calls += 1;
+            }
+        });
+        assert_eq!(calls, 1);
+    }
+
+    #[test]
+    fn renamed_crate_is_a_prescient_path() {
+        let module: syn::ItemMod = syn::parse_str(
+            "mod m {
+                use rt::join;
+                fn f() { join(|| 1, || 2); ::rt::spawn(|| 3); rt::spawn(|| 4); }
+            }",
+        )
+        .unwrap();
+        let krate: syn::Path = syn::parse_str("rt").unwrap();
+        let p = build_with(&module, Some(&krate)).unwrap();
+        assert_eq!(p.sites.len(), 3);
+        assert_eq!(p.prescient_uses, vec![0]);
+        assert_eq!(
+            program("mod m { use rt::join; fn f() { join(|| 1, || 2); } }")
+                .sites
+                .len(),
+            0
+        );
     }
 
     #[test]

@@ -66,14 +66,20 @@ pub fn call_graph(program: &Program) -> CallGraph {
         .map(|f| {
             let mut out = Vec::new();
             f.body.walk(WalkCtx::default(), &mut |n, ctx| {
-                if let Node::Call {
-                    callee: Callee::Module(callee),
-                    span,
-                    ..
-                } = n
-                {
+                let Node::Call { callee, span, .. } = n else {
+                    return;
+                };
+                // A possible call (a method call on a value, a name in a
+                // macro) is an edge to each candidate: recursion through it
+                // is seen.
+                let callees = match callee {
+                    Callee::Module(g) => std::slice::from_ref(g),
+                    Callee::Maybe(candidates) => candidates.as_slice(),
+                    Callee::External => &[],
+                };
+                for &callee in callees {
                     out.push(CallEdge {
-                        callee: *callee,
+                        callee,
                         in_spawn: ctx.in_spawn,
                         in_loop: ctx.in_loop,
                         span: *span,

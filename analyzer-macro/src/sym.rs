@@ -16,8 +16,9 @@ use std::fmt;
 pub enum Bound {
     /// An integer literal.
     Lit(i128),
-    /// A module-level `const` item, by name.
-    Const(String),
+    /// A module-level `const` item, as written (emitted as this identifier,
+    /// so raw identifiers such as `r#loop` stay valid).
+    Const(syn::Ident),
     /// A binary operation on two bounds.
     Bin(BoundOp, Box<Bound>, Box<Bound>),
 }
@@ -45,7 +46,7 @@ impl Bound {
     pub fn eval(&self, consts: &dyn Fn(&str) -> Option<i128>) -> Option<i128> {
         match self {
             Bound::Lit(v) => Some(*v),
-            Bound::Const(name) => consts(name),
+            Bound::Const(name) => consts(&name.to_string()),
             Bound::Bin(op, l, r) => {
                 let (l, r) = (l.eval(consts)?, r.eval(consts)?);
                 Some(match op {
@@ -287,7 +288,7 @@ impl fmt::Display for Bound {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Bound::Lit(v) => write!(f, "{v}"),
-            Bound::Const(n) => f.write_str(n),
+            Bound::Const(n) => write!(f, "{n}"),
             Bound::Bin(op, l, r) => {
                 let op = match op {
                     BoundOp::Add => "+",
@@ -363,7 +364,11 @@ mod tests {
         assert_eq!(div(Sym::Lit(9), 0), Sym::Lit(9));
         assert_eq!(trip(Bound::Lit(0), Bound::Lit(10), true), Sym::Lit(11));
         assert_eq!(trip(Bound::Lit(5), Bound::Lit(1), false), Sym::Lit(0));
-        let n = trip(Bound::Lit(0), Bound::Const("N".into()), false);
+        let n = trip(
+            Bound::Lit(0),
+            Bound::Const(quote::format_ident!("N")),
+            false,
+        );
         assert_eq!(n.to_string(), "trip(0..N)");
     }
 
@@ -373,7 +378,7 @@ mod tests {
         assert_eq!(trip_count(i128::MIN, i128::MAX, true), u64::MAX);
         let b = Bound::Bin(
             BoundOp::Div,
-            Box::new(Bound::Const("N".into())),
+            Box::new(Bound::Const(quote::format_ident!("N"))),
             Box::new(Bound::Lit(2)),
         );
         assert_eq!(b.eval(&|_| Some(9)), Some(4));

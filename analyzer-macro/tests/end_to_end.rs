@@ -215,8 +215,10 @@ fn fib_is_recursive_and_tiny() {
     assert!(P.stack_size.is_power_of_two());
     assert_eq!(P.stack_size, a.stack_size);
     assert_eq!(P.pinning, Params::DEFAULT.pinning);
-    // φ = 64 frames, each with at least one join frame.
+    // `fib(n - 1)`: a recursion depth the analysis cannot bound, so the
+    // conservative size (the runtime's default) rather than a guess.
     assert!(a.stack_estimate >= 64 * JOIN_FRAME_BYTES as u64, "{a}");
+    assert_eq!(P.stack_size, prescient::MAX_STACK_SIZE, "{a}");
     assert_eq!(fib::run(20), 6765);
     assert_eq!(fib::fib(15), 610, "outside a runtime too");
 }

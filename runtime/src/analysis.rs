@@ -346,7 +346,7 @@ pub const fn decide(analysis: &ProgramAnalysis) -> Params {
             analysis.effort,
         ))
         .with_dependency_buckets(dependency_buckets(analysis.rho))
-        .with_stack_size(analysis.stack_size)
+        .with_analysed_stack_size(analysis.stack_size)
 }
 
 /// Saturating sum, for the effort and stack expressions the macro emits.
@@ -541,6 +541,20 @@ mod tests {
         // Deep recursion picks PF.
         const DEEP: ProgramAnalysis = ProgramAnalysis::new("r", &[ctx(6, 0, 1, 1)], &[]);
         assert_eq!(DEEP.params().queue_policy, QueuePolicy::PF);
+    }
+
+    #[test]
+    fn decided_stack_sizes_are_marked_as_analysed() {
+        const FIB: ProgramAnalysis = ProgramAnalysis::new("fib", &[ctx(2, 0, 12, 30_000)], &[]);
+        const P: Params = decide(&FIB).checked();
+        assert!(P.stack_size_is_analysed());
+        assert!(!Params::DEFAULT.stack_size_is_analysed());
+        // An explicit size (the attribute's `stack_size = …` override) is not.
+        let explicit = P.with_stack_size(64 * 1024);
+        assert!(!explicit.stack_size_is_analysed());
+        assert_eq!(explicit.stack_size, 64 * 1024);
+        // Other overrides keep the analysed size and its mark.
+        assert!(P.with_queue_capacity(8).stack_size_is_analysed());
     }
 
     #[test]

@@ -98,6 +98,9 @@ pub(crate) struct Fiber {
     guard: (usize, usize),
     /// Usable bytes of the stack, named in the overflow message.
     stack_size: usize,
+    /// Whether `stack_size` is the `#[task_program]` estimate (the overflow
+    /// message then says the estimate was too small).
+    stack_size_analysed: bool,
     /// The resume inbox of the worker this fiber is tied to; whoever makes
     /// the fiber ready pushes it there (see [`FiberPtr::make_ready`]).
     home: Arc<dyn FiberHome>,
@@ -141,7 +144,12 @@ impl FiberPtr {
 impl Fiber {
     /// Maps a new stack (`stack_size` usable bytes plus a guard page) and
     /// prepares a coroutine on it. Costs a few microseconds: pooled by workers.
-    pub(crate) fn new(stack_size: usize, home: Arc<dyn FiberHome>) -> io::Result<Box<Fiber>> {
+    /// `stack_size_analysed`: the size is the `#[task_program]` estimate.
+    pub(crate) fn new(
+        stack_size: usize,
+        stack_size_analysed: bool,
+        home: Arc<dyn FiberHome>,
+    ) -> io::Result<Box<Fiber>> {
         let stack = DefaultStack::new(stack_size)?;
         let guard = overflow::guard_range(&stack);
         let coroutine = FiberCoroutine::with_stack(stack, |yielder, mut input| loop {
@@ -167,6 +175,7 @@ impl Fiber {
             yielder: std::ptr::null(),
             guard,
             stack_size,
+            stack_size_analysed,
             home,
             task_locals: std::ptr::null(),
         }))
@@ -177,7 +186,12 @@ impl Fiber {
     pub(crate) fn resume(self: &mut Box<Self>, input: FiberInput) -> Option<FiberYield> {
         let me: *mut Fiber = &mut **self;
         let previous = CURRENT_FIBER.with(|c| c.replace(me));
-        overflow::set_current_task_stack(self.guard.0, self.guard.1, self.stack_size);
+        overflow::set_current_task_stack(
+            self.guard.0,
+            self.guard.1,
+            self.stack_size,
+            self.stack_size_analysed,
+        );
         let out = self.coroutine.resume(input);
         overflow::clear_current_task_stack();
         CURRENT_FIBER.with(|c| c.set(previous));

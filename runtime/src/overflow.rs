@@ -65,9 +65,20 @@ const ALT_STACK_SIZE: usize = 64 * 1024;
 const MSG_PREFIX: &[u8] = b"prescient: task stack overflow: a task overflowed its ";
 const MSG_SUFFIX: &[u8] = b"-byte stack (Params::stack_size); increase stack_size \
 or use the #[task_program] analyzer's PARAMS\n";
+/// The suffix when the size was the `#[task_program]` estimate
+/// (`Params::stack_size_is_analysed`): suggesting the analyzer would be wrong.
+const MSG_SUFFIX_ANALYSED: &[u8] = b"-byte stack, the size `#[task_program]` estimated \
+for this program: the estimate was too small; set stack_size explicitly \
+(`#[task_program(stack_size = ...)]` or `Params::with_stack_size`)\n";
 /// Decimal digits of `usize::MAX` on 64-bit targets.
 const MAX_DIGITS: usize = 20;
-const MSG_CAPACITY: usize = MSG_PREFIX.len() + MAX_DIGITS + MSG_SUFFIX.len();
+const MSG_CAPACITY: usize = MSG_PREFIX.len()
+    + MAX_DIGITS
+    + if MSG_SUFFIX.len() > MSG_SUFFIX_ANALYSED.len() {
+        MSG_SUFFIX.len()
+    } else {
+        MSG_SUFFIX_ANALYSED.len()
+    };
 
 type SigInfoHandler = extern "C" fn(c_int, *mut libc::siginfo_t, *mut c_void);
 type PlainHandler = extern "C" fn(c_int);
@@ -82,6 +93,8 @@ struct TaskStack {
     guard_end: usize,
     /// The configured stack size, for the message.
     stack_size: usize,
+    /// Whether `stack_size` is the `#[task_program]` estimate, for the message.
+    analysed: bool,
 }
 
 impl TaskStack {
@@ -90,6 +103,7 @@ impl TaskStack {
         guard_start: 0,
         guard_end: 0,
         stack_size: 0,
+        analysed: false,
     };
 
     /// Whether a fault at `addr` is this stack overflowing.
@@ -122,15 +136,22 @@ thread_local! {
 
 /// Records that the coroutine stack whose guard page is
 /// `[guard_start, guard_end)` and whose configured size is `stack_size` is
-/// about to run on this thread. Call right before every switch into a task
-/// stack; it is three thread-local stores.
+/// about to run on this thread (`analysed`: the size is the `#[task_program]`
+/// estimate). Call right before every switch into a task stack; it is a few
+/// thread-local stores.
 #[inline]
-pub(crate) fn set_current_task_stack(guard_start: usize, guard_end: usize, stack_size: usize) {
+pub(crate) fn set_current_task_stack(
+    guard_start: usize,
+    guard_end: usize,
+    stack_size: usize,
+    analysed: bool,
+) {
     debug_assert!(guard_start < guard_end, "empty guard range");
     CURRENT_TASK_STACK.set(TaskStack {
         guard_start,
         guard_end,
         stack_size,
+        analysed,
     });
     // The record must be in memory before any instruction that may fault on
     // the task stack. A signal handler runs on this same thread, so a
@@ -273,15 +294,15 @@ extern "C" fn handle_fault(signum: c_int, info: *mut libc::siginfo_t, context: *
             .try_with(Cell::get)
             .unwrap_or(TaskStack::NONE);
         if task.contains_fault(addr) {
-            report_overflow_and_abort(task.stack_size);
+            report_overflow_and_abort(task.stack_size, task.analysed);
         }
     }
     chain_to_previous(signum, info, context, code);
 }
 
-fn report_overflow_and_abort(stack_size: usize) -> ! {
+fn report_overflow_and_abort(stack_size: usize, analysed: bool) -> ! {
     let mut message = [0u8; MSG_CAPACITY];
-    let len = overflow_message(stack_size, &mut message);
+    let len = overflow_message(stack_size, analysed, &mut message);
     write_stderr(&message[..len]);
     // SAFETY: `abort` has no preconditions and is async-signal-safe.
     unsafe { libc::abort() }
@@ -375,13 +396,18 @@ fn format_decimal(mut n: usize, buf: &mut [u8; MAX_DIGITS]) -> &[u8] {
     &buf[start..]
 }
 
-/// Writes the overflow message for `stack_size` into `out`; returns its
-/// length.
-fn overflow_message(stack_size: usize, out: &mut [u8; MSG_CAPACITY]) -> usize {
+/// Writes the overflow message for `stack_size` (the analyzer's estimate if
+/// `analysed`) into `out`; returns its length.
+fn overflow_message(stack_size: usize, analysed: bool, out: &mut [u8; MSG_CAPACITY]) -> usize {
     let mut digits = [0u8; MAX_DIGITS];
     let digits = format_decimal(stack_size, &mut digits);
+    let suffix = if analysed {
+        MSG_SUFFIX_ANALYSED
+    } else {
+        MSG_SUFFIX
+    };
     let mut len = 0;
-    for part in [MSG_PREFIX, digits, MSG_SUFFIX] {
+    for part in [MSG_PREFIX, digits, suffix] {
         out[len..len + part.len()].copy_from_slice(part);
         len += part.len();
     }
@@ -565,16 +591,34 @@ mod tests {
     #[test]
     fn message_names_the_stack_size() {
         let mut out = [0u8; MSG_CAPACITY];
-        let len = overflow_message(65536, &mut out);
+        let len = overflow_message(65536, false, &mut out);
         assert_eq!(
             std::str::from_utf8(&out[..len]).unwrap(),
             "prescient: task stack overflow: a task overflowed its 65536-byte stack \
              (Params::stack_size); increase stack_size or use the #[task_program] \
              analyzer's PARAMS\n"
         );
-        let len = overflow_message(usize::MAX, &mut out);
+        let len = overflow_message(usize::MAX, false, &mut out);
         assert!(len <= MSG_CAPACITY);
         assert!(out[..len].ends_with(b"PARAMS\n"));
+    }
+
+    #[test]
+    fn message_says_an_analysed_size_was_too_small() {
+        let mut out = [0u8; MSG_CAPACITY];
+        let len = overflow_message(65536, true, &mut out);
+        let text = std::str::from_utf8(&out[..len]).unwrap();
+        assert_eq!(
+            text,
+            "prescient: task stack overflow: a task overflowed its 65536-byte stack, \
+             the size `#[task_program]` estimated for this program: the estimate was \
+             too small; set stack_size explicitly (`#[task_program(stack_size = ...)]` \
+             or `Params::with_stack_size`)\n"
+        );
+        assert!(!text.contains("use the #[task_program] analyzer's PARAMS"));
+        let len = overflow_message(usize::MAX, true, &mut out);
+        assert!(len <= MSG_CAPACITY);
+        assert!(out[..len].ends_with(b"with_stack_size`)\n"));
     }
 
     #[test]
@@ -584,6 +628,7 @@ mod tests {
             guard_start: 0x10_0000,
             guard_end: 0x10_0000 + page,
             stack_size: TASK_STACK,
+            analysed: false,
         };
         assert!(task.contains_fault(0x10_0000));
         assert!(task.contains_fault(0x10_0000 + page - 1));
@@ -605,13 +650,14 @@ mod tests {
 
     #[test]
     fn set_and_clear_are_thread_local() {
-        set_current_task_stack(0x2000, 0x3000, 1234);
+        set_current_task_stack(0x2000, 0x3000, 1234, true);
         assert_eq!(
             CURRENT_TASK_STACK.get(),
             TaskStack {
                 guard_start: 0x2000,
                 guard_end: 0x3000,
-                stack_size: 1234
+                stack_size: 1234,
+                analysed: true,
             }
         );
         std::thread::spawn(|| assert_eq!(CURRENT_TASK_STACK.get(), TaskStack::NONE))
@@ -797,7 +843,7 @@ mod tests {
             let stack = DefaultStack::new(TASK_STACK).unwrap();
             let (start, end) = guard_range(&stack);
             let mut task = Coroutine::with_stack(stack, |_: &Yielder<(), ()>, ()| recurse(0));
-            set_current_task_stack(start, end, TASK_STACK);
+            set_current_task_stack(start, end, TASK_STACK, false);
             let result = task.resume(());
             clear_current_task_stack();
             std::hint::black_box(result.as_return());
@@ -820,7 +866,7 @@ mod tests {
             // A task stack is registered, but the fault is elsewhere.
             let stack = DefaultStack::new(TASK_STACK).unwrap();
             let (start, end) = guard_range(&stack);
-            set_current_task_stack(start, end, TASK_STACK);
+            set_current_task_stack(start, end, TASK_STACK, false);
             let page = unregistered_protected_page();
             // SAFETY: deliberately faults: the page is `PROT_NONE`.
             unsafe { ptr::write_volatile(page, 1) };
@@ -841,7 +887,7 @@ mod tests {
             // The task switched out: its guard is no longer this thread's.
             let stack = DefaultStack::new(TASK_STACK).unwrap();
             let (start, end) = guard_range(&stack);
-            set_current_task_stack(start, end, TASK_STACK);
+            set_current_task_stack(start, end, TASK_STACK, false);
             clear_current_task_stack();
             // SAFETY: deliberately faults: `start` is the guard page.
             unsafe { ptr::write_volatile(start as *mut u8, 1) };
@@ -905,7 +951,7 @@ mod tests {
             // the overflowing thread.
             let stack = DefaultStack::new(TASK_STACK).unwrap();
             let (start, end) = guard_range(&stack);
-            set_current_task_stack(start, end, TASK_STACK);
+            set_current_task_stack(start, end, TASK_STACK, false);
             let result = std::thread::Builder::new()
                 .stack_size(256 * 1024)
                 .spawn(|| recurse(0))

@@ -123,6 +123,11 @@ pub struct Params {
     pub dependency_buckets: usize,
     /// How workers are pinned to processing units.
     pub pinning: Pinning,
+    /// Whether `stack_size` is the `#[task_program]` analyzer's estimate (set
+    /// by [`decide`](crate::analysis::decide), cleared by
+    /// [`with_stack_size`](Self::with_stack_size)), so that an overflow
+    /// report can say the estimate was too small.
+    stack_size_analysed: bool,
 }
 
 /// Why a [`Params`] value is invalid.
@@ -189,6 +194,7 @@ impl Params {
         stack_size: MAX_STACK_SIZE,
         dependency_buckets: 97,
         pinning: Pinning::None,
+        stack_size_analysed: false,
     };
 
     /// Returns these parameters with `queue_policy` replaced.
@@ -206,7 +212,25 @@ impl Params {
     /// Returns these parameters with `stack_size` replaced.
     pub const fn with_stack_size(mut self, stack_size: usize) -> Params {
         self.stack_size = stack_size;
+        self.stack_size_analysed = false;
         self
+    }
+
+    /// Returns these parameters with `stack_size` replaced by a size the
+    /// `#[task_program]` analysis estimated; a task overflowing it is reported
+    /// as the estimate being too small. Used by
+    /// [`decide`](crate::analysis::decide).
+    pub const fn with_analysed_stack_size(mut self, stack_size: usize) -> Params {
+        self.stack_size = stack_size;
+        self.stack_size_analysed = true;
+        self
+    }
+
+    /// Whether `stack_size` is the `#[task_program]` analyzer's estimate
+    /// (set by [`with_analysed_stack_size`](Self::with_analysed_stack_size),
+    /// cleared by [`with_stack_size`](Self::with_stack_size)).
+    pub const fn stack_size_is_analysed(&self) -> bool {
+        self.stack_size_analysed
     }
 
     /// Returns these parameters with `dependency_buckets` replaced.

@@ -490,7 +490,11 @@ impl WorkerThread {
             return fiber;
         }
         let stack_size = self.registry.params.stack_size;
-        match Fiber::new(stack_size, self.wake.clone()) {
+        match Fiber::new(
+            stack_size,
+            self.registry.params.stack_size_is_analysed(),
+            self.wake.clone(),
+        ) {
             Ok(fiber) => {
                 if self.stacks.get() >= self.registry.live_stack_cap {
                     bump(&self.counters().stacks_beyond_cap);

@@ -4,6 +4,7 @@
 //! test binary, re-executed with an environment variable that selects the
 //! child role), and the parent checks the signal and the message.
 
+use prescient::analysis::{ContextAnalysis, ProgramAnalysis};
 use prescient::{Params, Runtime};
 use std::os::unix::process::ExitStatusExt;
 use std::process::Command;
@@ -29,6 +30,14 @@ fn deep_joins(depth: u64) -> u64 {
     a + b
 }
 
+/// An analysis whose only context estimates `STACK` bytes: its `params()`
+/// carry `STACK` as the analyzer's estimate.
+const ANALYSED: ProgramAnalysis = ProgramAnalysis::new(
+    "analysed",
+    &[ContextAnalysis::new("f", 0, 0, 1, STACK as u64, &[])],
+    &[],
+);
+
 /// Runs in the child: overflows a task stack of `STACK` bytes in the way the
 /// child's role names.
 fn child(role: &str) {
@@ -41,13 +50,18 @@ fn child(role: &str) {
         // preconditions; no other thread runs yet in this child.
         unsafe { libc::signal(libc::SIGSEGV, libc::SIG_IGN) };
     }
+    let params = match role {
+        "analysed" => ANALYSED.params(),
+        _ => Params::DEFAULT.with_stack_size(STACK),
+    };
+    assert_eq!(params.stack_size, STACK);
     let rt = Runtime::builder()
-        .params(Params::DEFAULT.with_stack_size(STACK))
+        .params(params)
         .num_workers(2)
         .build()
         .unwrap();
     let r = match role {
-        "recursion" => rt.run(|| recurse(0)),
+        "recursion" | "analysed" => rt.run(|| recurse(0)),
         "joins" => rt.run(|| deep_joins(0)),
         // Overflow in a stolen/queued task, not the `run` closure itself.
         "spawned" => rt.run(|| prescient::spawn(|| recurse(0)).join()),
@@ -74,10 +88,10 @@ fn run_child(test: &str, role: &str) -> (Option<i32>, String) {
     (out.status.signal(), stderr)
 }
 
-fn check(test: &str, role: &str) {
+fn check(test: &str, role: &str) -> String {
     if let Ok(role) = std::env::var(CHILD_ENV) {
         child(&role);
-        return;
+        return String::new();
     }
     let (signal, stderr) = run_child(test, role);
     assert_eq!(
@@ -95,6 +109,7 @@ fn check(test: &str, role: &str) {
     );
     assert!(stderr.contains("stack_size"), "{role}: stderr:\n{stderr}");
     assert!(!stderr.contains("unreachable"), "{role}: stderr:\n{stderr}");
+    stderr
 }
 
 #[test]
@@ -102,6 +117,52 @@ fn overflow_in_recursion_aborts_with_the_stack_size() {
     check(
         "overflow_in_recursion_aborts_with_the_stack_size",
         "recursion",
+    );
+}
+
+/// A stack size the analyzer estimated (`ANALYSIS.params()`, i.e. `PARAMS`)
+/// that overflows is the estimate being too small: the message says so and
+/// does not suggest the analyzer's `PARAMS`, which the program already uses.
+#[test]
+fn overflow_of_an_analysed_stack_says_the_estimate_was_too_small() {
+    let stderr = check(
+        "overflow_of_an_analysed_stack_says_the_estimate_was_too_small",
+        "analysed",
+    );
+    if std::env::var(CHILD_ENV).is_ok() {
+        return;
+    }
+    assert!(
+        stderr.contains(&format!(
+            "its {STACK}-byte stack, the size `#[task_program]` estimated"
+        )),
+        "stderr:\n{stderr}"
+    );
+    assert!(
+        stderr.contains("the estimate was too small"),
+        "stderr:\n{stderr}"
+    );
+    assert!(
+        stderr.contains("set stack_size explicitly"),
+        "stderr:\n{stderr}"
+    );
+    assert!(!stderr.contains("analyzer's PARAMS"), "stderr:\n{stderr}");
+}
+
+/// A hand-set stack size still gets the plain message.
+#[test]
+fn overflow_of_an_explicit_stack_suggests_the_analyzer() {
+    let stderr = check(
+        "overflow_of_an_explicit_stack_suggests_the_analyzer",
+        "recursion",
+    );
+    if std::env::var(CHILD_ENV).is_ok() {
+        return;
+    }
+    assert!(stderr.contains("analyzer's PARAMS"), "stderr:\n{stderr}");
+    assert!(
+        !stderr.contains("estimate was too small"),
+        "stderr:\n{stderr}"
     );
 }
 

@@ -22,8 +22,9 @@
 //! buckets. The kernel's loops have run-time bounds, so the effort analysis
 //! counts 100 iterations each; the nested loops of the forward pass and of
 //! `diff` put a task's effort at a few million operations, in the 1M–1T
-//! coarse band, so the policy tree picks `PF`. The stack estimate is
-//! dominated by φ = 64 frames of the `diff` recursion.
+//! coarse band, so the policy tree picks `PF`. The `diff` recursion calls
+//! methods on values and macros, which the analysis cannot see, so its stack
+//! estimate falls back to the conservative 8 MiB (the runtime's default).
 //!
 //! The kernel is written as free functions of the module (`forward_pass(&pair,
 //! …)`, `diff(pair, …)`), not as methods called on a value (`pair.diff(…)`):

@@ -10,9 +10,9 @@
 //! task is a call plus an argument computation, a tiny effort far below the
 //! 1M-operation coarse band. The decision trees give queue policy `DEF`
 //! (ρ = 2 ≤ 5, effort ≤ 1M), queue capacity 4 (ρ > 0, fine-grained) and
-//! 256019 dependency buckets (ρ > 0). The stack estimate is φ = 64 recursion
-//! levels of `fib`'s frame plus the runtime's join frame
-//! ([`prescient::analysis::JOIN_FRAME_BYTES`]), rounded up to a power of two.
+//! 256019 dependency buckets (ρ > 0). The recursion `fib(n - 1)` is `n`
+//! levels deep, a depth the analysis cannot bound, so the stack estimate is
+//! the conservative 8 MiB (the runtime's default) rather than a guess.
 //!
 //! The annotated module is [`tasks`]; its [`PARAMS`] and [`ANALYSIS`] are
 //! re-exported here. The sequential reference [`fib_seq`] and the closed form

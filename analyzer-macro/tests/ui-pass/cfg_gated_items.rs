@@ -1,0 +1,41 @@
+//! Items and statements under `#[cfg(...)]` are skipped by the analysis: a
+//! compiled-out item's types (here Windows-only ones) are never emitted.
+
+use prescient_macros::task_program;
+
+#[task_program]
+mod m {
+    use prescient::join;
+
+    #[cfg(windows)]
+    pub fn w(h: std::os::windows::io::RawHandle) -> usize {
+        h as usize
+    }
+
+    #[cfg(windows)]
+    const HANDLES: std::os::windows::io::RawHandle = std::ptr::null_mut();
+
+    pub struct S;
+
+    impl S {
+        #[cfg(windows)]
+        pub fn handle(&self, h: std::os::windows::io::RawHandle) {
+            let _ = h;
+        }
+    }
+
+    pub fn f(n: u64) -> u64 {
+        #[cfg(windows)]
+        let h: std::os::windows::io::RawHandle = std::ptr::null_mut();
+        if n < 2 {
+            return n;
+        }
+        let (a, b) = join(|| f(n / 2), || f(n / 4));
+        a + b
+    }
+}
+
+fn main() {
+    let _ = m::PARAMS;
+    let _ = m::f(3);
+}

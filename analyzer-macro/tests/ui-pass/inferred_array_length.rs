@@ -1,0 +1,20 @@
+//! `let buf: [u8; _] = …` is valid Rust: the analysis sizes it from the
+//! initializer instead of emitting `size_of::<[u8; _]>()` (E0284).
+
+use prescient_macros::task_program;
+
+#[task_program]
+mod m {
+    use prescient::spawn;
+
+    pub fn f() -> u8 {
+        let buf: [u8; _] = [7; 100];
+        let more: [u16; _] = [1, 2, 3];
+        spawn(move || buf[99] + more.len() as u8).join()
+    }
+}
+
+fn main() {
+    assert!(m::PARAMS.stack_size >= 16 * 1024);
+    let _ = m::f;
+}

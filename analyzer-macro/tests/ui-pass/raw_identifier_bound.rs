@@ -1,0 +1,27 @@
+//! A loop bound named by a raw identifier (`r#loop`) is emitted as written;
+//! the macro used to panic on it (`Ident::new("r#loop")`) and lose the module.
+
+use prescient_macros::task_program;
+
+#[task_program]
+mod m {
+    use prescient::scope;
+
+    #[allow(non_upper_case_globals)]
+    pub const r#loop: usize = 8;
+
+    pub fn f() {
+        scope(|s| {
+            for i in 0..r#loop {
+                s.spawn(move |_| {
+                    let _ = i;
+                });
+            }
+        });
+    }
+}
+
+fn main() {
+    assert_eq!(m::PARAMS.queue_capacity, 128);
+    let _ = m::f;
+}
