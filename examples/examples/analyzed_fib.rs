@@ -18,7 +18,8 @@ mod fib {
 
 fn main() {
     // The analyzer classified fib (ρ = 2, tiny effort): DEF, capacity 4,
-    // 256019 buckets, and a stack size from its frame estimate.
+    // 256019 buckets, and the 8 MiB default stack (its recursion depth,
+    // n - 1 per level, is not bounded by anything the macro can see).
     let runtime = prescient::Runtime::builder()
         .params(fib::PARAMS)
         .build()
