@@ -516,27 +516,16 @@ pub fn build_with(module: &syn::ItemMod, krate: Option<&syn::Path>) -> syn::Resu
                 let ty_name = impl_type_name(&imp.self_ty);
                 for it in &imp.items {
                     if let syn::ImplItem::Fn(f) = it {
-                        if cfg_gated(&f.attrs) {
-                            continue;
+                        if !cfg_gated(&f.attrs) {
+                            add_method(
+                                &mut scope,
+                                &mut sources,
+                                &ty_name,
+                                &f.sig,
+                                &f.block,
+                                &imp.generics,
+                            );
                         }
-                        let method = f.sig.ident.to_string();
-                        scope
-                            .methods
-                            .entry((ty_name.clone(), method.clone()))
-                            .or_insert(sources.len());
-                        scope
-                            .method_names
-                            .entry(method.clone())
-                            .or_default()
-                            .push(sources.len());
-                        sources.push(FnSource {
-                            name: format!("{ty_name}::{method}"),
-                            span: f.sig.ident.span(),
-                            sig: &f.sig,
-                            block: &f.block,
-                            impl_generics: Some(&imp.generics),
-                            impl_type: Some(ty_name.clone()),
-                        });
                     }
                 }
             }
@@ -546,30 +535,16 @@ pub fn build_with(module: &syn::ItemMod, krate: Option<&syn::Path>) -> syn::Resu
                 let tr_name = tr.ident.to_string();
                 for it in &tr.items {
                     if let syn::TraitItem::Fn(f) = it {
-                        let Some(block) = &f.default else {
-                            continue;
-                        };
-                        if cfg_gated(&f.attrs) {
-                            continue;
+                        if let (Some(block), false) = (&f.default, cfg_gated(&f.attrs)) {
+                            add_method(
+                                &mut scope,
+                                &mut sources,
+                                &tr_name,
+                                &f.sig,
+                                block,
+                                &tr.generics,
+                            );
                         }
-                        let method = f.sig.ident.to_string();
-                        scope
-                            .methods
-                            .entry((tr_name.clone(), method.clone()))
-                            .or_insert(sources.len());
-                        scope
-                            .method_names
-                            .entry(method.clone())
-                            .or_default()
-                            .push(sources.len());
-                        sources.push(FnSource {
-                            name: format!("{tr_name}::{method}"),
-                            span: f.sig.ident.span(),
-                            sig: &f.sig,
-                            block,
-                            impl_generics: Some(&tr.generics),
-                            impl_type: Some(tr_name.clone()),
-                        });
                     }
                 }
             }
@@ -659,6 +634,38 @@ struct FnSource<'a> {
     block: &'a syn::Block,
     impl_generics: Option<&'a syn::Generics>,
     impl_type: Option<String>,
+}
+
+/// Registers a method of `owner` (an impl's type or a trait with a default
+/// body) as a function of the module, findable by `(owner, name)` and, for
+/// calls on values of unknown type, by its name alone.
+fn add_method<'a>(
+    scope: &mut ModuleScope,
+    sources: &mut Vec<FnSource<'a>>,
+    owner: &str,
+    sig: &'a syn::Signature,
+    block: &'a syn::Block,
+    generics: &'a syn::Generics,
+) {
+    let method = sig.ident.to_string();
+    let id = sources.len();
+    scope
+        .methods
+        .entry((owner.to_owned(), method.clone()))
+        .or_insert(id);
+    scope
+        .method_names
+        .entry(method.clone())
+        .or_default()
+        .push(id);
+    sources.push(FnSource {
+        name: format!("{owner}::{method}"),
+        span: sig.ident.span(),
+        sig,
+        block,
+        impl_generics: Some(generics),
+        impl_type: Some(owner.to_owned()),
+    });
 }
 
 /// Module-level names.
