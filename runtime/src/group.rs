@@ -1,11 +1,10 @@
 //! Task groups (INSPIRE's `merge`/`merge_all`, OpenMP's `taskgroup`): spawn
 //! any number of `'static` tasks into a group and wait for all of them.
 
-use crate::job::{drop_caught, HeapJob, PanicPayload};
+use crate::job::{drop_caught, keep_first_panic, HeapJob, PanicPayload};
 use crate::latch::CountLatch;
 use crate::registry::{self, WorkerThread};
 use crate::runtime::Runtime;
-use crate::scope::keep_first_panic;
 use parking_lot::Mutex;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::Arc;

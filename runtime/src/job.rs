@@ -10,6 +10,7 @@
 //! detached task's result, a panic payload nobody will see): it is dropped
 //! with [`drop_caught`], because its `Drop` is user code too.
 
+use parking_lot::Mutex;
 use std::any::Any;
 use std::io::Write;
 use std::panic::{self, AssertUnwindSafe};
@@ -35,6 +36,20 @@ pub(crate) fn drop_caught<T>(value: T) {
         ));
         std::mem::forget(payload);
     }
+}
+
+/// Stores `payload` in `slot` if it is the first panic; a later one is
+/// dropped outside the lock and under `catch_unwind` (its `Drop` is user
+/// code). Scopes and task groups propagate only the first panic of their
+/// tasks, as rayon's scopes do.
+pub(crate) fn keep_first_panic(slot: &Mutex<Option<PanicPayload>>, payload: PanicPayload) {
+    let mut first = slot.lock();
+    if first.is_none() {
+        *first = Some(payload);
+        return;
+    }
+    drop(first);
+    drop_caught(payload);
 }
 
 /// Writes one `prescient: …` line to stderr. Unlike `eprintln!` it cannot

@@ -5,7 +5,7 @@
 //! that brings the pending count to zero still touches the state (to wake the
 //! waiter) after the scope could otherwise have returned.
 
-use crate::job::{drop_caught, HeapJob, PanicPayload};
+use crate::job::{drop_caught, keep_first_panic, HeapJob, PanicPayload};
 use crate::latch::CountLatch;
 use crate::registry::{self, Registry, WorkerThread};
 use crate::runtime::with_worker;
@@ -112,18 +112,4 @@ impl<'scope> Scope<'scope> {
         // `pending` reaches zero, i.e. before this job has run.
         worker.push(HeapJob::into_job_ref(task));
     }
-}
-
-/// Stores `payload` in `slot` if it is the first panic; a later one is
-/// dropped outside the lock and under `catch_unwind` (its `Drop` is user
-/// code). Scopes and task groups propagate only the first panic of their
-/// tasks, as rayon's scopes do.
-pub(crate) fn keep_first_panic(slot: &Mutex<Option<PanicPayload>>, payload: PanicPayload) {
-    let mut first = slot.lock();
-    if first.is_none() {
-        *first = Some(payload);
-        return;
-    }
-    drop(first);
-    drop_caught(payload);
 }

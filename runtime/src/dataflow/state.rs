@@ -9,10 +9,9 @@
 //! why the decrement itself cannot touch freed memory.
 
 use super::graph_ops::{GraphOps, LockedGraph};
-use crate::job::PanicPayload;
+use crate::job::{keep_first_panic, PanicPayload};
 use crate::latch::Latch;
 use crate::registry::{self, Registry};
-use crate::scope::keep_first_panic;
 use parking_lot::Mutex;
 use std::cell::UnsafeCell;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -77,7 +76,7 @@ impl Shared {
     }
 
     /// Records a task's panic; the first one since the last wait is kept, a
-    /// later one dropped safely (see `scope::keep_first_panic`).
+    /// later one dropped safely (see `job::keep_first_panic`).
     pub(crate) fn record_panic(&self, payload: PanicPayload) {
         keep_first_panic(&self.panic, payload);
     }
