@@ -1,7 +1,8 @@
 //! Emission: the annotated module, with its `join`/`spawn` calls passing their
 //! site ids, followed by the analysis as `const`s and `static`s.
 //!
-//! Appended to the module (all paths absolute, `::prescient::…`):
+//! Appended to the module (all paths absolute, `::prescient::…`; what only
+//! the emitted code uses is under `::prescient::__private`):
 //!
 //! ```text
 //! const __PRESCIENT_EFFORT_i / __PRESCIENT_STACK_i: u64  // per function, when not a literal
@@ -11,8 +12,9 @@
 //! pub const PARAMS: Params                   // decide(&ANALYSIS), overrides, checked
 //! ```
 //!
-//! Recognised `join(a, b)` calls become `::prescient::join_at(&SITE, a, b)` and
-//! `spawn(f)` calls `::prescient::spawn_at(&SITE, f)`; scope, group and
+//! Recognised `join(a, b)` calls become
+//! `::prescient::__private::join_at(&SITE, a, b)` and `spawn(f)` calls
+//! `::prescient::__private::spawn_at(&SITE, f)`; scope, group and
 //! dataflow spawns are recorded as sites but left unchanged. The `use` items
 //! that imported the rewritten names get `#[allow(unused_imports)]`.
 
@@ -49,15 +51,15 @@ pub fn sym_tokens(sym: &Sym, krate: &TokenStream) -> TokenStream {
         Sym::Lit(v) => Literal::u64_suffixed(*v).into_token_stream(),
         Sym::Sum(t) => {
             let l = list(t);
-            quote!(#krate::analysis::sum(#l))
+            quote!(#krate::__private::sum(#l))
         }
         Sym::Product(t) => {
             let l = list(t);
-            quote!(#krate::analysis::product(#l))
+            quote!(#krate::__private::product(#l))
         }
         Sym::Max(t) => {
             let l = list(t);
-            quote!(#krate::analysis::max(#l))
+            quote!(#krate::__private::max(#l))
         }
         Sym::Div(v, d) => {
             let v = sym_tokens(v, krate);
@@ -70,10 +72,10 @@ pub fn sym_tokens(sym: &Sym, krate: &TokenStream) -> TokenStream {
             inclusive,
         } => {
             let (s, e) = (bound_tokens(start), bound_tokens(end));
-            quote!(#krate::analysis::trip_count(#s, #e, #inclusive))
+            quote!(#krate::__private::trip_count(#s, #e, #inclusive))
         }
         Sym::SizeOf(ty) => quote!((::core::mem::size_of::<#ty>() as u64)),
-        Sym::JoinFrame => quote!((#krate::analysis::JOIN_FRAME_BYTES as u64)),
+        Sym::JoinFrame => quote!((#krate::__private::JOIN_FRAME_BYTES as u64)),
         Sym::FnEffort(f) => effort_const(*f).into_token_stream(),
         Sym::FnStack(f) => stack_const(*f).into_token_stream(),
     }
@@ -126,7 +128,7 @@ impl VisitMut for Rewriter {
         };
         let name = syn::Ident::new(name, span);
         let krate = &self.krate;
-        let path: syn::Path = syn::parse_quote_spanned!(span=> #krate::#name #generics);
+        let path: syn::Path = syn::parse_quote_spanned!(span=> #krate::__private::#name #generics);
         func.path = path;
         func.qself = None;
         let site = site_static(site);
@@ -183,6 +185,7 @@ pub fn analysis_items(
 ) -> TokenStream {
     let krate = overrides.crate_path();
     let pa = quote!(#krate::analysis);
+    let private = quote!(#krate::__private);
     let mut out = TokenStream::new();
 
     // Per-function effort and stack constants that are referenced symbolically.
@@ -234,22 +237,22 @@ pub fn analysis_items(
         let column = quote_spanned!(span=> ::core::column!());
         out.extend(quote! {
             #[doc(hidden)]
-            static #name: #pa::SpawnSite = #pa::SpawnSite::new(#pa::SiteInfo {
-                module: ::core::module_path!(),
-                index: #index,
-                function: #function,
-                kind: #pa::SiteKind::#kind,
-                file: #file,
-                line: #line,
-                column: #column,
-                in_loop: #in_loop,
-                static_effort: #effort,
-            });
+            static #name: #private::SpawnSite = #private::SpawnSite::new(
+                ::core::module_path!(),
+                #index,
+                #function,
+                #pa::SiteKind::#kind,
+                #file,
+                #line,
+                #column,
+                #in_loop,
+                #effort,
+            );
         });
     }
     out.extend(quote! {
         #[doc(hidden)]
-        const __PRESCIENT_SITES: [&'static #pa::SpawnSite; #n_sites] = [#(&#statics),*];
+        const __PRESCIENT_SITES: [&'static #pa::SiteInfo; #n_sites] = [#(&#statics.info),*];
     });
 
     // The contexts, each with its own table of site references (a reference
@@ -262,7 +265,7 @@ pub fn analysis_items(
         let n = c.sites.len();
         out.extend(quote! {
             #[doc(hidden)]
-            const #table: [&'static #pa::SpawnSite; #n] = [#(&#sites),*];
+            const #table: [&'static #pa::SiteInfo; #n] = [#(&#sites.info),*];
         });
         let function = &program.functions[c.function].name;
         let rho = Literal::u32_suffixed(c.rho);
@@ -356,15 +359,15 @@ mod tests {
             "{out}"
         );
         assert!(out.contains(
-            ":: prescient :: join_at (& self :: __PRESCIENT_SITE_0 , | | :: prescient :: spawn_at (& self :: __PRESCIENT_SITE_1 , | | 1) , | | 2)"
+            ":: prescient :: __private :: join_at (& self :: __PRESCIENT_SITE_0 , | | :: prescient :: __private :: spawn_at (& self :: __PRESCIENT_SITE_1 , | | 1) , | | 2)"
         ), "{out}");
         assert!(
             out.contains(
-                ":: prescient :: spawn_at :: < _ , u8 > (& self :: __PRESCIENT_SITE_2 , | | 3)"
+                ":: prescient :: __private :: spawn_at :: < _ , u8 > (& self :: __PRESCIENT_SITE_2 , | | 3)"
             ),
             "{out}"
         );
-        assert!(out.contains("static __PRESCIENT_SITE_2 : :: prescient :: analysis :: SpawnSite"));
+        assert!(out.contains("static __PRESCIENT_SITE_2 : :: prescient :: __private :: SpawnSite"));
         assert!(out.contains("pub const PARAMS : :: prescient :: Params"));
     }
 
@@ -405,7 +408,7 @@ mod tests {
         let out = module(item, &program, &result, &overrides).to_string();
         assert!(!out.contains(":: prescient"), "{out}");
         assert!(
-            out.contains("rt :: join_at (& self :: __PRESCIENT_SITE_0"),
+            out.contains("rt :: __private :: join_at (& self :: __PRESCIENT_SITE_0"),
             "{out}"
         );
         assert!(out.contains("pub const PARAMS : rt :: Params"), "{out}");
@@ -425,7 +428,7 @@ mod tests {
         ]);
         assert_eq!(
             sym_tokens(&s, &quote!(::prescient)).to_string(),
-            ":: prescient :: analysis :: sum (& [:: prescient :: analysis :: trip_count (0i128 , i128 :: saturating_sub ((N as i128) , 1i128) , true) , (:: prescient :: analysis :: JOIN_FRAME_BYTES as u64) , __PRESCIENT_STACK_3])"
+            ":: prescient :: __private :: sum (& [:: prescient :: __private :: trip_count (0i128 , i128 :: saturating_sub ((N as i128) , 1i128) , true) , (:: prescient :: __private :: JOIN_FRAME_BYTES as u64) , __PRESCIENT_STACK_3])"
         );
     }
 }

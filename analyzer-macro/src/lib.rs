@@ -38,12 +38,14 @@
 //!   and stack per task context and aggregated, and the spawn-site table
 //!   (`ANALYSIS.sites`: site number, enclosing function, kind, location,
 //!   per-site static effort); its `Display` is a human-readable report.
-//! * One hidden `static` of type `prescient::analysis::SpawnSite` per spawn
+//! * One hidden `static` of type `prescient::__private::SpawnSite` per spawn
 //!   site: a site's id is the address of its static, unique across every
-//!   annotated module of a program. `ANALYSIS.sites` refers to these statics.
-//! * Recognised `join(a, b)` calls become `prescient::join_at(&SITE, a, b)` and
-//!   `spawn(f)` calls `prescient::spawn_at(&SITE, f)`, which compute the same
-//!   thing and tell the runtime (adaptive inlining) which site spawned. Scope,
+//!   annotated module of a program. `ANALYSIS.sites` refers to the `SiteInfo`
+//!   inside these statics.
+//! * Recognised `join(a, b)` calls become
+//!   `prescient::__private::join_at(&SITE, a, b)` and `spawn(f)` calls
+//!   `prescient::__private::spawn_at(&SITE, f)`: they compute the same thing
+//!   and receive the site's id, for the adaptive inliner. Scope,
 //!   task-group and dataflow spawns are recorded as sites and left unchanged.
 //!   The user's code is otherwise unchanged; `use` items whose `join`/`spawn`
 //!   became unused get `#[allow(unused_imports)]`.

@@ -3,7 +3,8 @@
 //! `PARAMS` / `ANALYSIS` are what CF'17's decision trees say. Run under both
 //! the debug and the release test profile (the per-join frame cost differs).
 
-use prescient::analysis::{SiteKind, JOIN_FRAME_BYTES};
+use prescient::__private::JOIN_FRAME_BYTES;
+use prescient::analysis::SiteKind;
 use prescient::{Params, QueuePolicy, Runtime};
 use prescient_macros::task_program;
 

@@ -13,7 +13,7 @@
 //! the runtime's measured per-join frame cost, which differs between the debug
 //! and the release profile, so the stack columns depend on the profile.
 
-use prescient::analysis::{ProgramAnalysis, JOIN_FRAME_BYTES};
+use prescient::analysis::ProgramAnalysis;
 use prescient::Params;
 use prescient_benches::annotated::PROGRAMS;
 
@@ -57,7 +57,7 @@ fn main() {
     };
     println!(
         "#[task_program] analysis of the annotated benchmark programs \
-         (CF'17 Table 3 style; {profile} profile, join frame {JOIN_FRAME_BYTES} B)"
+         (CF'17 Table 3 style; {profile} profile)"
     );
     println!();
     let header = format!(

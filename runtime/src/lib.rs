@@ -26,7 +26,8 @@
 //! ```
 //!
 //! ## Module layers
-//! 1. `params`, `sync`, `overflow`, `topology`, `job` — no runtime state;
+//! 1. `params`, `sync`, `overflow`, `topology`, `job`, `counters` — no
+//!    runtime state;
 //! 2. `deque` (uses `job`), `fiber` (stack switching; `job`, `overflow`);
 //! 3. `sleep` (parking and resume inboxes; `fiber`);
 //! 4. `latch` (waiting; `fiber`, `sleep`), `stack_job` (`job`, `latch`);
@@ -41,6 +42,7 @@
 #![deny(missing_docs)]
 
 pub mod analysis;
+mod counters;
 mod dataflow;
 mod deque;
 mod event;
@@ -61,20 +63,36 @@ mod sync;
 mod task_local;
 pub mod topology;
 
+pub use counters::Counters;
 pub use dataflow::{
     dataflow, Accesses, Data, Dataflow, In, InOut, Out, TaskArgs, TileIn, TileInOut, TileOut, Tiles,
 };
 pub use event::Event;
 pub use group::TaskGroup;
-pub use join::{join, join_at};
+pub use join::join;
 pub use params::{
     Params, ParamsError, Pinning, QueuePolicy, MAX_DEPENDENCY_BUCKETS, MAX_QUEUE_CAPACITY,
     MAX_STACK_SIZE, MIN_STACK_SIZE,
 };
 pub use prescient_macros::task_program;
 pub use runtime::{
-    current_worker_index, num_workers, BuildError, Counters, Runtime, RuntimeBuilder, MAX_WORKERS,
+    current_worker_index, num_workers, BuildError, Runtime, RuntimeBuilder, MAX_WORKERS,
 };
 pub use scope::{scope, Scope};
-pub use spawn::{spawn, spawn_at, TaskHandle};
+pub use spawn::{spawn, TaskHandle};
 pub use task_local::LocalKey;
+
+/// What the code `#[task_program]` emits refers to: the spawn-site `static`s,
+/// the site-aware `join`/`spawn` entry points, and the `const fn` helpers of
+/// the emitted effort and stack expressions.
+///
+/// Not part of the public API: hidden from the docs, and free to change in
+/// any release together with the macro (the convention of serde and tokio).
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::analysis::emitted::{
+        max, product, sum, trip_count, SpawnSite, JOIN_FRAME_BYTES,
+    };
+    pub use crate::join::join_at;
+    pub use crate::spawn::spawn_at;
+}

@@ -109,7 +109,12 @@ pub const MAX_DEPENDENCY_BUCKETS: usize = 1 << 24;
 ///     .checked(); // an invalid value here fails compilation
 /// assert_eq!(TUNED.queue_capacity, 4);
 /// ```
+///
+/// The fields are public to read; a value is built from [`Params::DEFAULT`]
+/// with the `with_*` methods, so that new parameters (each with its own
+/// method and default) are not a breaking change.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub struct Params {
     /// Where new tasks go in the spawning worker's deque and where thieves steal.
     pub queue_policy: QueuePolicy,
@@ -132,6 +137,7 @@ pub struct Params {
 
 /// Why a [`Params`] value is invalid.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ParamsError {
     /// `queue_capacity` is zero.
     ZeroQueueCapacity,

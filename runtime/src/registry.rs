@@ -37,6 +37,7 @@
 //! not helping). Nothing is ever run nested on a waiting task's stack, so no
 //! wait depends on a task buried beneath it.
 
+use crate::counters::{bump, WorkerCounters};
 use crate::deque::{DequeStealer, TakeOwn, TaskDeque};
 use crate::fiber::{self, Fiber, FiberInput, FiberPtr, FiberYield, WaitTarget};
 use crate::job::{drop_caught, report, JobRef, PanicPayload};
@@ -47,7 +48,7 @@ use crate::sync::AtomicUsize as SleeperCount;
 use crossbeam_deque::{Injector, Steal};
 use crossbeam_utils::CachePadded;
 use std::cell::{Cell, RefCell};
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -67,25 +68,6 @@ const MAX_IDLE_SPIN: u32 = 256;
 pub(crate) type WorkerCallback = Box<dyn Fn(usize) + Send + Sync>;
 /// A user callback for panics of detached tasks.
 pub(crate) type PanicCallback = Box<dyn Fn(PanicPayload) + Send + Sync>;
-
-/// Per-worker scheduler counters. Written only by the owning worker (load +
-/// store, no read-modify-write), read by anyone.
-#[derive(Default)]
-pub(crate) struct WorkerCounters {
-    pub(crate) spawns: AtomicU64,
-    pub(crate) inlined_spawns: AtomicU64,
-    pub(crate) steals: AtomicU64,
-    pub(crate) suspensions: AtomicU64,
-    pub(crate) stacks: AtomicU64,
-    pub(crate) peak_suspended: AtomicU64,
-    pub(crate) stacks_beyond_cap: AtomicU64,
-    pub(crate) cap_takebacks: AtomicU64,
-}
-
-#[inline(always)]
-fn bump(counter: &AtomicU64) {
-    counter.store(counter.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
-}
 
 /// What other threads see of one worker.
 pub(crate) struct WorkerInfo {
@@ -500,7 +482,7 @@ impl WorkerThread {
                     bump(&self.counters().stacks_beyond_cap);
                 }
                 self.stacks.set(self.stacks.get() + 1);
-                bump(&self.counters().stacks);
+                bump(&self.counters().live_stacks);
                 fiber
             }
             Err(error) => {
@@ -536,7 +518,7 @@ impl WorkerThread {
                 bump(&self.counters().suspensions);
                 let suspended = self.suspended.get() + 1;
                 self.suspended.set(suspended);
-                let peak = &self.counters().peak_suspended;
+                let peak = &self.counters().peak_live_stacks;
                 if suspended as u64 > peak.load(Ordering::Relaxed) {
                     peak.store(suspended as u64, Ordering::Relaxed);
                 }

@@ -1,7 +1,8 @@
 //! The public entry point: [`Runtime`], its [`RuntimeBuilder`], the lazily
 //! created global runtime that the free functions use outside any runtime, and
-//! the scheduler [`Counters`].
+//! a snapshot of the scheduler [`Counters`].
 
+use crate::counters::Counters;
 use crate::params::{Params, ParamsError};
 use crate::registry::{self, Handlers, Registry, WorkerThread};
 use crate::stack_job::StackJob;
@@ -9,7 +10,6 @@ use crate::topology;
 use std::any::Any;
 use std::fmt;
 use std::panic;
-use std::sync::atomic::Ordering;
 use std::sync::{Arc, OnceLock};
 use std::thread::JoinHandle;
 
@@ -38,6 +38,7 @@ pub struct Runtime {
 
 /// Why a runtime could not be built.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum BuildError {
     /// The parameters are invalid.
     InvalidParams(ParamsError),
@@ -226,47 +227,6 @@ fn default_num_workers() -> usize {
     }
 }
 
-/// Scheduler counters, summed over the workers, cumulative since the runtime
-/// was built (except the stack figures, which are current).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Counters {
-    /// Tasks pushed to a deque (deferred).
-    pub spawns: u64,
-    /// Spawns run inline as plain calls because the deque was full.
-    pub inlined_spawns: u64,
-    /// Jobs a worker took from another worker's deque.
-    pub steals: u64,
-    /// Times a task suspended in a wait (its worker went on with other work).
-    pub suspensions: u64,
-    /// Task stacks mapped now (pooled, running or suspended).
-    pub live_stacks: u64,
-    /// The most tasks suspended at once on one worker.
-    pub peak_live_stacks: u64,
-    /// Stacks mapped beyond a worker's live-stack cap because nothing else
-    /// could progress.
-    pub stacks_beyond_cap: u64,
-    /// Joins at the live-stack cap that took their child back from the deque
-    /// instead of suspending.
-    pub cap_takebacks: u64,
-}
-
-impl Counters {
-    /// The difference of two snapshots (for the cumulative fields; the stack
-    /// figures are taken from `self`).
-    pub fn since(&self, earlier: &Counters) -> Counters {
-        Counters {
-            spawns: self.spawns - earlier.spawns,
-            inlined_spawns: self.inlined_spawns - earlier.inlined_spawns,
-            steals: self.steals - earlier.steals,
-            suspensions: self.suspensions - earlier.suspensions,
-            live_stacks: self.live_stacks,
-            peak_live_stacks: self.peak_live_stacks,
-            stacks_beyond_cap: self.stacks_beyond_cap - earlier.stacks_beyond_cap,
-            cap_takebacks: self.cap_takebacks - earlier.cap_takebacks,
-        }
-    }
-}
-
 impl Runtime {
     /// A builder with [`Params::DEFAULT`].
     pub fn builder() -> RuntimeBuilder {
@@ -338,16 +298,7 @@ impl Runtime {
     pub fn counters(&self) -> Counters {
         let mut total = Counters::default();
         for info in &self.registry.workers {
-            let c = &info.counters;
-            let load = |a: &std::sync::atomic::AtomicU64| a.load(Ordering::Relaxed);
-            total.spawns += load(&c.spawns);
-            total.inlined_spawns += load(&c.inlined_spawns);
-            total.steals += load(&c.steals);
-            total.suspensions += load(&c.suspensions);
-            total.live_stacks += load(&c.stacks);
-            total.peak_live_stacks = total.peak_live_stacks.max(load(&c.peak_suspended));
-            total.stacks_beyond_cap += load(&c.stacks_beyond_cap);
-            total.cap_takebacks += load(&c.cap_takebacks);
+            info.counters.add_to(&mut total);
         }
         total
     }

@@ -22,7 +22,8 @@
 //! the release test profile: the analysed stack includes the runtime's
 //! per-join frame cost, which differs between them.
 
-use prescient::analysis::{self, ProgramAnalysis, SiteKind, JOIN_FRAME_BYTES};
+use prescient::__private::JOIN_FRAME_BYTES;
+use prescient::analysis::{self, ProgramAnalysis, SiteKind};
 use prescient::{Params, QueuePolicy, Runtime, MAX_STACK_SIZE};
 use prescient_benches::annotated::{alignment, fib, nqueens, PROGRAMS};
 use prescient_tests::watchdog;

@@ -1,9 +1,10 @@
-//! The analyzer's stack estimate adds `prescient::analysis::JOIN_FRAME_BYTES`
+//! The analyzer's stack estimate adds `prescient::__private::JOIN_FRAME_BYTES`
 //! per level of spawn nesting: check, in the profile this test runs under
 //! (debug by `cargo test`, release by `cargo test --release`), that one level
 //! of a deferred `join` really costs no more than that.
 
-use prescient::{analysis::JOIN_FRAME_BYTES, Params, QueuePolicy, Runtime};
+use prescient::__private::JOIN_FRAME_BYTES;
+use prescient::{Params, QueuePolicy, Runtime};
 use std::hint::black_box;
 
 fn depth_probe(levels: usize, addresses: &mut Vec<usize>) {

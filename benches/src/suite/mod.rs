@@ -332,23 +332,6 @@ pub fn median(values: &[f64]) -> f64 {
     }
 }
 
-/// The counters accumulated from `before` to `after` (cumulative fields
-/// subtracted; `live_stacks` and `peak_live_stacks` as of `after`).
-pub fn counters_delta(after: Counters, before: Counters) -> Counters {
-    Counters {
-        spawns: after.spawns.saturating_sub(before.spawns),
-        inlined_spawns: after.inlined_spawns.saturating_sub(before.inlined_spawns),
-        steals: after.steals.saturating_sub(before.steals),
-        suspensions: after.suspensions.saturating_sub(before.suspensions),
-        live_stacks: after.live_stacks,
-        peak_live_stacks: after.peak_live_stacks,
-        stacks_beyond_cap: after
-            .stacks_beyond_cap
-            .saturating_sub(before.stacks_beyond_cap),
-        cap_takebacks: after.cap_takebacks.saturating_sub(before.cap_takebacks),
-    }
-}
-
 /// A built runner: the thing a child builds once and measures inside.
 pub enum Pool {
     /// No pool: the sequential reference runs on the calling thread.
@@ -468,7 +451,7 @@ impl Pool {
         let wall = wall_before.elapsed().as_nanos() as f64;
         let cpu = child::cpu_time_ns().saturating_sub(cpu_before) as f64;
         let counters = match (self.counters(), before) {
-            (Some(after), Some(before)) => Some(counters_delta(after, before)),
+            (Some(after), Some(before)) => Some(after.since(&before)),
             _ => None,
         };
         Measurement {
@@ -656,27 +639,6 @@ mod tests {
         assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
         assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), 2.5);
         assert!(median(&[]).is_nan());
-    }
-
-    #[test]
-    fn delta_subtracts_cumulative_counters() {
-        let before = Counters {
-            spawns: 10,
-            steals: 2,
-            peak_live_stacks: 3,
-            ..Counters::default()
-        };
-        let after = Counters {
-            spawns: 15,
-            steals: 2,
-            suspensions: 4,
-            live_stacks: 1,
-            peak_live_stacks: 5,
-            ..Counters::default()
-        };
-        let d = counters_delta(after, before);
-        assert_eq!((d.spawns, d.steals, d.suspensions), (5, 0, 4));
-        assert_eq!((d.live_stacks, d.peak_live_stacks), (1, 5));
     }
 
     #[test]

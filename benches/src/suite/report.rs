@@ -505,9 +505,10 @@ mod tests {
                 samples: 1,
                 rss_kib: 2048,
                 cpu_per_wall: 1.0,
-                counters: runner.params().map(|_| prescient::Counters {
-                    suspensions: 3,
-                    ..Default::default()
+                counters: runner.params().map(|_| {
+                    let mut counters = prescient::Counters::default();
+                    counters.suspensions = 3;
+                    counters
                 }),
             }),
         }

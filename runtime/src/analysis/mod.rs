@@ -23,35 +23,19 @@
 //! cost table), so the paper's 1M / 1T thresholds apply unchanged. All arithmetic
 //! saturates.
 //!
-//! A spawn site's identity is the address of its [`SpawnSite`] `static`, emitted
-//! in the annotated module and passed to [`join_at`](crate::join_at) /
-//! [`spawn_at`](crate::spawn_at); it is unique across every annotated module of a
+//! Each spawn site is a `static` the macro emits in the annotated module; its
+//! address is the site's identity, unique across every annotated module of a
 //! program. [`ProgramAnalysis::sites`] and [`ContextAnalysis::sites`] refer to
-//! those statics (a `const` may refer to a `static`, even one with interior
-//! mutability, since Rust 1.83).
+//! the [`SiteInfo`] inside those statics (a `const` may refer to a `static`
+//! since Rust 1.83). What only the emitted code uses — the site statics' type
+//! and the `const fn` helpers of its expressions — lives in `emitted.rs`,
+//! reachable as `prescient::__private`.
 
 use crate::params::{Params, QueuePolicy, MAX_STACK_SIZE, MIN_STACK_SIZE};
 use core::fmt;
-use core::ops::Deref;
 
-/// Bytes the runtime's own join/spawn machinery adds to a task stack per nested
-/// spawn construct (the frames of `join_at`/`join` and the deferred child's job
-/// record they keep live), added by the stack analysis once per level of spawn
-/// nesting in a frame.
-///
-/// Measured by `tests/tests/join_frame.rs` (`cargo test -p prescient-tests
-/// --test join_frame -- --nocapture`, and with `--release`: a recursion whose only
-/// frame content is one `join` per level): a deferred join costs 688 bytes per
-/// level in the debug profile and 127 in release (rustc 1.95, x86-64); an
-/// inlined one (deque full) about 300 and 66. The constants round the deferred
-/// figure up with headroom for larger closures; `tests/tests/join_frame.rs`
-/// fails if a change to the join path makes a level cost more than this in the
-/// profile it runs under.
-#[cfg(debug_assertions)]
-pub const JOIN_FRAME_BYTES: usize = 1024;
-/// See the debug-profile constant above: release figure.
-#[cfg(not(debug_assertions))]
-pub const JOIN_FRAME_BYTES: usize = 320;
+pub(crate) mod emitted;
+pub(crate) use emitted::SpawnSite;
 
 /// ρ above which the queue policy becomes `PF` (CF'17 §3.3.4).
 pub const PF_RECURSION_THRESHOLD: u32 = 5;
@@ -106,6 +90,7 @@ impl fmt::Display for SiteKind {
 
 /// The static description of one spawn site, as the analyzer saw it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub struct SiteInfo {
     /// `module_path!()` of the annotated module.
     pub module: &'static str,
@@ -139,43 +124,9 @@ impl fmt::Display for SiteInfo {
     }
 }
 
-/// A spawn site: one `static` per site, emitted by `#[task_program]` in the
-/// annotated module; its address is the site's id, passed to
-/// [`join_at`](crate::join_at) and [`spawn_at`](crate::spawn_at).
-///
-/// It dereferences to its [`SiteInfo`]. Adaptive inlining will add the site's
-/// run-time statistics (atomic counters and timings) here, next to `info`; they
-/// must stay `const`-constructible in [`SpawnSite::new`], which is the only
-/// constructor the macro uses.
-#[derive(Debug)]
-pub struct SpawnSite {
-    /// What the analyzer knows about the site.
-    pub info: SiteInfo,
-}
-
-impl SpawnSite {
-    /// A site with the given description (and, later, zeroed statistics).
-    pub const fn new(info: SiteInfo) -> SpawnSite {
-        SpawnSite { info }
-    }
-}
-
-impl Deref for SpawnSite {
-    type Target = SiteInfo;
-
-    fn deref(&self) -> &SiteInfo {
-        &self.info
-    }
-}
-
-impl fmt::Display for SpawnSite {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&self.info, f)
-    }
-}
-
 /// The analysis of one task context: a function that contains spawn sites.
 #[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
 pub struct ContextAnalysis {
     /// The context's function, `name` or `Type::name`.
     pub function: &'static str,
@@ -190,7 +141,7 @@ pub struct ContextAnalysis {
     /// recursion and the runtime's join frames (CF'17 Alg. 4).
     pub stack: u64,
     /// The context's spawn sites.
-    pub sites: &'static [&'static SpawnSite],
+    pub sites: &'static [&'static SiteInfo],
 }
 
 impl ContextAnalysis {
@@ -201,7 +152,7 @@ impl ContextAnalysis {
         lambda: u32,
         effort: u64,
         stack: u64,
-        sites: &'static [&'static SpawnSite],
+        sites: &'static [&'static SiteInfo],
     ) -> ContextAnalysis {
         ContextAnalysis {
             function,
@@ -217,14 +168,16 @@ impl ContextAnalysis {
 /// The analysis of one `#[task_program]` module: per context, aggregated, and
 /// its spawn-site table. `Display` prints a human-readable report.
 #[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
 pub struct ProgramAnalysis {
     /// `module_path!()` of the annotated module.
     pub module: &'static str,
     /// The task contexts, in source order.
     pub contexts: &'static [ContextAnalysis],
-    /// The spawn sites, in source order (index = [`SiteInfo::index`]): the
-    /// site statics themselves.
-    pub sites: &'static [&'static SpawnSite],
+    /// The spawn sites, in source order (index = [`SiteInfo::index`]), each
+    /// inside its site `static` (so two analyses of one module compare equal
+    /// by address).
+    pub sites: &'static [&'static SiteInfo],
     /// Aggregated ρ: the minimum over the contexts (0 without contexts).
     pub rho: u32,
     /// Aggregated λ: the minimum over the contexts (0 without contexts).
@@ -244,7 +197,7 @@ impl ProgramAnalysis {
     pub const fn new(
         module: &'static str,
         contexts: &'static [ContextAnalysis],
-        sites: &'static [&'static SpawnSite],
+        sites: &'static [&'static SiteInfo],
     ) -> ProgramAnalysis {
         let mut rho = u32::MAX;
         let mut lambda = u32::MAX;
@@ -347,59 +300,6 @@ pub const fn decide(analysis: &ProgramAnalysis) -> Params {
         ))
         .with_dependency_buckets(dependency_buckets(analysis.rho))
         .with_analysed_stack_size(analysis.stack_size)
-}
-
-/// Saturating sum, for the effort and stack expressions the macro emits.
-pub const fn sum(values: &[u64]) -> u64 {
-    let mut total: u64 = 0;
-    let mut i = 0;
-    while i < values.len() {
-        total = total.saturating_add(values[i]);
-        i += 1;
-    }
-    total
-}
-
-/// Saturating product, for the effort expressions the macro emits.
-pub const fn product(values: &[u64]) -> u64 {
-    let mut total: u64 = 1;
-    let mut i = 0;
-    while i < values.len() {
-        total = total.saturating_mul(values[i]);
-        i += 1;
-    }
-    total
-}
-
-/// Maximum (0 for none), for the stack and effort expressions the macro emits.
-pub const fn max(values: &[u64]) -> u64 {
-    let mut best: u64 = 0;
-    let mut i = 0;
-    while i < values.len() {
-        if values[i] > best {
-            best = values[i];
-        }
-        i += 1;
-    }
-    best
-}
-
-/// Trip count of `start..end` (or `start..=end` if `inclusive`): 0 for an
-/// empty range, saturated to `u64::MAX`.
-pub const fn trip_count(start: i128, end: i128, inclusive: bool) -> u64 {
-    let trips = end.saturating_sub(start);
-    let trips = if inclusive {
-        trips.saturating_add(1)
-    } else {
-        trips
-    };
-    if trips <= 0 {
-        0
-    } else if trips > u64::MAX as i128 {
-        u64::MAX
-    } else {
-        trips as u64
-    }
 }
 
 impl fmt::Display for ProgramAnalysis {
@@ -558,38 +458,24 @@ mod tests {
     }
 
     #[test]
-    fn helpers_saturate() {
-        assert_eq!(sum(&[]), 0);
-        assert_eq!(sum(&[u64::MAX, 1]), u64::MAX);
-        assert_eq!(product(&[]), 1);
-        assert_eq!(product(&[u64::MAX, 2]), u64::MAX);
-        assert_eq!(max(&[]), 0);
-        assert_eq!(max(&[3, 9, 4]), 9);
-        assert_eq!(trip_count(0, 10, false), 10);
-        assert_eq!(trip_count(0, 10, true), 11);
-        assert_eq!(trip_count(10, 0, false), 0);
-        assert_eq!(trip_count(i128::MIN, i128::MAX, true), u64::MAX);
-    }
-
-    #[test]
     fn display_reports_contexts_and_sites() {
-        static SITE: SpawnSite = SpawnSite::new(SiteInfo {
-            module: "demo::fib",
-            index: 0,
-            function: "fib",
-            kind: SiteKind::Join,
-            file: "src/lib.rs",
-            line: 7,
-            column: 9,
-            in_loop: false,
-            static_effort: 12,
-        });
-        const SITES: [&SpawnSite; 1] = [&SITE];
+        static SITE: SpawnSite = SpawnSite::new(
+            "demo::fib",
+            0,
+            "fib",
+            SiteKind::Join,
+            "src/lib.rs",
+            7,
+            9,
+            false,
+            12,
+        );
+        const SITES: [&SiteInfo; 1] = [&SITE.info];
         const CONTEXTS: [ContextAnalysis; 1] =
             [ContextAnalysis::new("fib", 2, 0, 12, 30_000, &SITES)];
         const A: ProgramAnalysis = ProgramAnalysis::new("demo::fib", &CONTEXTS, &SITES);
-        assert!(core::ptr::eq(A.sites[0], &SITE));
-        assert!(core::ptr::eq(A.contexts[0].sites[0], &SITE));
+        assert!(core::ptr::eq(A.sites[0], &SITE.info));
+        assert!(core::ptr::eq(A.contexts[0].sites[0], &SITE.info));
         let text = A.to_string();
         assert!(text.contains("task program demo::fib: 1 task context(s), 1 spawn site(s)"));
         assert!(text
