@@ -154,16 +154,20 @@ mod tests {
 
     #[test]
     fn since_subtracts_cumulative_and_keeps_levels() {
-        let mut before = Counters::default();
-        before.spawns = 10;
-        before.steals = 5;
-        before.live_stacks = 9;
-        before.peak_live_stacks = 9;
-        let mut after = before;
-        after.spawns = 15;
-        after.steals = 2; // a smaller value saturates instead of wrapping
-        after.live_stacks = 1;
-        after.peak_live_stacks = 4;
+        let before = Counters {
+            spawns: 10,
+            steals: 5,
+            live_stacks: 9,
+            peak_live_stacks: 9,
+            ..Counters::default()
+        };
+        let after = Counters {
+            spawns: 15,
+            steals: 2, // a smaller value saturates instead of wrapping
+            live_stacks: 1,
+            peak_live_stacks: 4,
+            ..before
+        };
         let d = after.since(&before);
         assert_eq!((d.spawns, d.steals), (5, 0));
         assert_eq!((d.live_stacks, d.peak_live_stacks), (1, 4));

@@ -61,7 +61,7 @@ mod spawn;
 mod stack_job;
 mod sync;
 mod task_local;
-pub mod topology;
+mod topology;
 
 pub use counters::Counters;
 pub use dataflow::{

@@ -60,6 +60,7 @@ pub struct Core {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TopologySource {
     /// Discovered by hwloc (cargo feature `hwloc`).
+    #[cfg_attr(not(feature = "hwloc"), allow(dead_code))]
     Hwloc,
     /// Built without hwloc: the flat OS fallback (one package, one core per
     /// CPU of the affinity mask) or a [`Topology::synthetic`] description.
@@ -103,6 +104,7 @@ impl Topology {
     }
 
     /// Every PU's OS index, package by package, core by core.
+    #[cfg(test)]
     pub fn pus(&self) -> impl Iterator<Item = usize> + '_ {
         self.packages
             .iter()
@@ -118,6 +120,7 @@ impl Topology {
     ///
     /// It has one NUMA node per package (at least one) and reports
     /// [`TopologySource::Os`].
+    #[cfg(test)]
     pub fn synthetic(packages: usize, cores_per_package: usize, pus_per_core: usize) -> Topology {
         let all_cores = packages * cores_per_package;
         Topology {
@@ -538,6 +541,7 @@ mod hwloc_backend {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashSet;
 
     fn pus(v: &[Option<usize>]) -> Vec<usize> {
         v.iter().map(|pu| pu.expect("pinned")).collect()
@@ -622,6 +626,55 @@ mod tests {
         let t = Topology::synthetic(1, 2, 1);
         for policy in [Pinning::FillSocketFirst, Pinning::Scatter] {
             assert_eq!(pus(&worker_pus(&t, policy, 5)), vec![0, 1, 0, 1, 0]);
+        }
+    }
+
+    /// Properties that hold on every regular synthetic machine: with one worker
+    /// per PU every PU is used exactly once; the first `cores` workers sit on
+    /// distinct cores (no hyper-thread sibling before every core has a worker);
+    /// `FillSocketFirst` fills a package's cores before touching the next
+    /// package; `Scatter` spreads the first `packages` workers over all packages.
+    #[test]
+    fn mapping_properties_on_synthetic_machines() {
+        for packages in 1..=4 {
+            for cores in 1..=6 {
+                for threads in 1..=3 {
+                    let t = Topology::synthetic(packages, cores, threads);
+                    let core_of = |pu: usize| pu % (packages * cores);
+                    let package_of = |pu: usize| core_of(pu) / cores;
+                    let n = t.num_pus();
+                    for pinning in [Pinning::FillSocketFirst, Pinning::Scatter] {
+                        let what = format!("{packages}x{cores}x{threads} {pinning:?}");
+                        let map = pus(&worker_pus(&t, pinning, n));
+                        let distinct: HashSet<_> = map.iter().collect();
+                        assert_eq!(distinct.len(), n, "{what}: {map:?}");
+                        let first_cores: HashSet<_> = map[..packages * cores]
+                            .iter()
+                            .map(|&p| core_of(p))
+                            .collect();
+                        assert_eq!(first_cores.len(), packages * cores, "{what}: {map:?}");
+                        // Wrapping: worker n + i shares worker i's PU.
+                        let wrapped = pus(&worker_pus(&t, pinning, 2 * n + 1));
+                        assert_eq!(&wrapped[n..2 * n], &map[..], "{what}");
+                        assert_eq!(wrapped[2 * n], map[0], "{what}");
+                        match pinning {
+                            Pinning::FillSocketFirst => {
+                                let order: Vec<usize> = map[..packages * cores]
+                                    .iter()
+                                    .map(|&p| package_of(p))
+                                    .collect();
+                                assert!(order.windows(2).all(|w| w[0] <= w[1]), "{what}: {map:?}");
+                            }
+                            Pinning::Scatter => {
+                                let spread: HashSet<_> =
+                                    map[..packages].iter().map(|&p| package_of(p)).collect();
+                                assert_eq!(spread.len(), packages, "{what}: {map:?}");
+                            }
+                            Pinning::None => unreachable!(),
+                        }
+                    }
+                }
+            }
         }
     }
 
