@@ -84,7 +84,7 @@ pub fn analyse(program: &Program) -> ProgramResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::tests::program;
+    use crate::lower::tests::program;
 
     #[test]
     fn fib_program() {

@@ -144,7 +144,7 @@ pub fn context_effort(sites: &[SiteId], site_efforts: &[Sym]) -> Sym {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::tests::program;
+    use crate::lower::tests::program;
     use crate::structure::call_graph;
     use crate::sym::Env;
 

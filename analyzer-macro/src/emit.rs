@@ -337,7 +337,7 @@ pub fn module(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::build;
+    use crate::lower::build;
 
     fn expand(src: &str) -> String {
         let item: syn::ItemMod = syn::parse_str(src).unwrap();
@@ -403,7 +403,7 @@ mod tests {
                 .unwrap();
         let (overrides, errors) = crate::args::parse(quote!(crate = rt));
         assert!(errors.is_none());
-        let program = crate::model::build_with(&item, overrides.krate.as_ref()).unwrap();
+        let program = crate::lower::build_with(&item, overrides.krate.as_ref()).unwrap();
         let result = crate::analysis::analyse(&program);
         let out = module(item, &program, &result, &overrides).to_string();
         assert!(!out.contains(":: prescient"), "{out}");

@@ -163,12 +163,20 @@
 
 #![deny(missing_docs)]
 
+// The pipeline: `args` parses the attribute's arguments; `module_scope`
+// collects the module's names and `lower` builds the program `model` from the
+// syn AST; `analysis` runs the analyses over the model (`contexts`,
+// `structure`, `effort`, `stack`, on the symbolic terms of `sym`); `emit`
+// writes `PARAMS`, `ANALYSIS` and the site statics into the module and
+// rewrites its `join`/`spawn` calls.
 mod analysis;
 mod args;
 mod contexts;
 mod effort;
 mod emit;
+mod lower;
 mod model;
+mod module_scope;
 mod stack;
 mod structure;
 mod sym;
@@ -226,7 +234,7 @@ fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         }
     };
     let output = match module {
-        Some(module) => match model::build_with(&module, overrides.krate.as_ref()) {
+        Some(module) => match lower::build_with(&module, overrides.krate.as_ref()) {
             Ok(program) => {
                 let result = analysis::analyse(&program);
                 emit::module(module, &program, &result, &overrides)

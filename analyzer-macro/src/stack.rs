@@ -247,7 +247,7 @@ pub fn function_stacks(program: &Program, graph: &CallGraph) -> Vec<Sym> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::tests::program;
+    use crate::lower::tests::program;
     use crate::structure::call_graph;
     use crate::sym::Env;
 

@@ -250,7 +250,7 @@ pub fn lambda(program: &Program, graph: &CallGraph, context: FnId) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::tests::program;
+    use crate::lower::tests::program;
 
     fn rho_lambda(src: &str, function: &str) -> (u32, u32) {
         let p = program(src);
