@@ -180,8 +180,8 @@ pub fn build(module: &syn::ItemMod) -> syn::Result<Program> {
     build_with(module, None)
 }
 
-/// [`build`], with the path the attribute's `crate = …` argument gave the
-/// `prescient` crate (a one-segment path is one more name of the crate).
+/// Builds the model of a module, with the path the attribute's `crate = …`
+/// argument gave the `prescient` crate (a one-segment path is one more name of the crate).
 pub fn build_with(module: &syn::ItemMod, krate: Option<&syn::Path>) -> syn::Result<Program> {
     let Some((_, items)) = &module.content else {
         return Err(syn::Error::new(

@@ -5,8 +5,8 @@
 //! The analyses build [`Sym`] trees with the folding constructors ([`sum`],
 //! [`product`], [`max`], [`div`]), so that wherever every leaf is a literal the
 //! tree is a single [`Sym::Lit`]. `emit` turns the rest into a `const`
-//! expression over saturating `const fn`s of `prescient::analysis`; tests
-//! evaluate it with [`Sym::eval`].
+//! expression over saturating `const fn`s of `prescient::__private`; tests
+//! evaluate it with `Sym::eval`.
 
 use std::fmt;
 

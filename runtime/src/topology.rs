@@ -9,7 +9,7 @@
 //!    the process's affinity mask).
 //! 2. **Which PU does worker *i* get?** [`worker_pus`] is a *pure* function of a
 //!    topology description, a [`Pinning`] policy and a worker count, so it is
-//!    tested on [`Topology::synthetic`] multi-socket machines that CI does not
+//!    tested on `Topology::synthetic` multi-socket machines that CI does not
 //!    have.
 //! 3. **How is a thread bound?** `pin_current_thread` calls
 //!    `sched_setaffinity` on the calling thread, with or without hwloc.
@@ -63,7 +63,7 @@ pub enum TopologySource {
     #[cfg_attr(not(feature = "hwloc"), allow(dead_code))]
     Hwloc,
     /// Built without hwloc: the flat OS fallback (one package, one core per
-    /// CPU of the affinity mask) or a [`Topology::synthetic`] description.
+    /// CPU of the affinity mask) or a `Topology::synthetic` description.
     Os,
 }
 
@@ -253,7 +253,7 @@ fn affinity_cpus() -> Option<Vec<usize>> {
 /// | [`Pinning::FillSocketFirst`] | package 0 core 0, p0 c1, …, p0 last core, p1 c0, p1 c1, …, last package's last core; then the same cores' second PUs; …; then wrap |
 /// | [`Pinning::Scatter`] | p0 c0, p1 c0, …, last package c0, p0 c1, p1 c1, …; then the same with second PUs; …; then wrap |
 ///
-/// On [`Topology::synthetic(2, 4, 2)`](Topology::synthetic) (PUs 0–3 on
+/// On `Topology::synthetic(2, 4, 2)` (PUs 0–3 on
 /// package 0's cores, 4–7 on package 1's, 8–15 their siblings):
 ///
 /// | policy | PUs of workers 0, 1, 2, … |
