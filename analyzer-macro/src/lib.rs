@@ -184,12 +184,24 @@ mod sym;
 use proc_macro2::TokenStream;
 use quote::{quote, ToTokens};
 
-/// Analyses the inline module it is put on and emits `PARAMS` and `ANALYSIS`
-/// in it; see the [crate documentation](crate).
+/// Analyses the inline module it is put on and emits, inside it:
 ///
-/// Arguments override single parameters:
-/// `#[task_program(stack_size = 65536, queue_capacity = 8, queue_policy = PF, dependency_buckets = 97)]`;
-/// `crate = path` names a renamed `prescient` dependency.
+/// * `pub const PARAMS: prescient::Params` — the parameters the decision
+///   trees of Thoman, Zangerl and Fahringer (CF'17) choose from the module's
+///   parallel structure (ρ: recursive parallel paths, λ: spawn sites in
+///   loops), task effort and stack needs, validated at compile time;
+/// * `pub const ANALYSIS: prescient::analysis::ProgramAnalysis` — what the
+///   analysis found, per task context and aggregated, with the spawn-site
+///   table; its `Display` is a report.
+///
+/// The module's code is unchanged, except that its `join`/`spawn` calls pass
+/// their spawn site's id to the runtime.
+///
+/// Arguments override single parameters and keep the rest:
+/// `#[task_program(stack_size = 65536, queue_capacity = 8, queue_policy = PF,
+/// dependency_buckets = 97)]`; `crate = path` names a renamed `prescient`
+/// dependency. A misspelt or malformed argument, or the attribute on anything
+/// but an inline module, is a compile error pointing at it.
 #[proc_macro_attribute]
 pub fn task_program(
     args: proc_macro::TokenStream,

@@ -1,28 +1,102 @@
 //! # Prescient
 //!
 //! A work-stealing runtime of stackful tasks whose parameters are chosen at
-//! compile time by static analysis (`#[task_program]`).
+//! compile time by static analysis.
 //!
-//! * [`join`], [`spawn`], [`scope`], [`TaskGroup`], [`Event`] and
-//!   [`task_local!`]: a task that waits suspends, and only that task — its
-//!   worker goes on with other tasks.
-//! * [`Params`]: the queue policy, queue capacity (lazy task creation), task
-//!   stack size and pinning, `const`-constructible and validated.
-//! * [`Runtime`]: build one with [`Runtime::builder`], or let the free
-//!   functions use the lazily created global runtime.
+//! * **Fork-join**: [`join`], [`spawn`], [`scope`], [`TaskGroup`], [`Event`]
+//!   and [`task_local!`]. A task that waits suspends, and only that task —
+//!   its worker goes on with other tasks, so tasks may block on each other
+//!   without blocking a thread.
+//! * **Dataflow**: [`dataflow`] tasks declare `in`/`out`/`inout` accesses to
+//!   runtime-owned [`Data`] and [`Tiles`]; the runtime orders them as OpenMP
+//!   `depend` clauses would, and their bodies get plain `&T`/`&mut T`.
+//! * **Analysis**: [`task_program`] reads a module of task code at compile
+//!   time and chooses its [`Params`] — queue policy, queue capacity (lazy
+//!   task creation), task stack size, dependency-table buckets.
+//! * **Runtime**: build one with [`Runtime::builder`], or let the free
+//!   functions use the lazily created global runtime. [`Runtime::counters`]
+//!   tells what the scheduler did.
+//!
+//! Coming from rayon: [`join`], [`scope`] and [`spawn`] keep their names;
+//! `ThreadPoolBuilder::num_threads` is [`RuntimeBuilder::num_workers`],
+//! `ThreadPool::install` is [`Runtime::run`], `current_thread_index` is
+//! [`current_worker_index`], and `RAYON_NUM_THREADS` is `PRESCIENT_WORKERS`.
+//!
+//! ## Fork-join
 //!
 //! ```
 //! use prescient::{Params, QueuePolicy, Runtime};
 //! const PARAMS: Params = Params::DEFAULT
 //!     .with_queue_policy(QueuePolicy::PF)
 //!     .with_queue_capacity(4)
-//!     .checked();
+//!     .checked(); // an invalid value fails compilation
 //! let runtime = Runtime::builder().params(PARAMS).num_workers(2).build().unwrap();
 //! let sum: u64 = runtime.run(|| {
 //!     let (a, b) = prescient::join(|| (0..1000u64).sum::<u64>(), || 1000u64);
 //!     a + b
 //! });
 //! assert_eq!(sum, 500_500);
+//! ```
+//!
+//! ## Parameters from the analyzer
+//!
+//! `#[task_program]` on an inline module emits `PARAMS` (and the `ANALYSIS`
+//! it came from) inside it; hand `PARAMS` to the builder:
+//!
+//! ```
+//! #[prescient::task_program]
+//! mod fib {
+//!     use prescient::join;
+//!
+//!     pub fn fib(n: u64) -> u64 {
+//!         if n < 2 {
+//!             return n;
+//!         }
+//!         let (a, b) = join(move || fib(n - 1), move || fib(n - 2));
+//!         a + b
+//!     }
+//! }
+//!
+//! // fib recurses through one join site, with tiny tasks: the decision trees
+//! // choose the DEF policy with room for 4 queued tasks per worker.
+//! assert_eq!(fib::PARAMS.queue_policy, prescient::QueuePolicy::DEF);
+//! assert_eq!(fib::PARAMS.queue_capacity, 4);
+//! let runtime = prescient::Runtime::builder()
+//!     .params(fib::PARAMS)
+//!     .num_workers(2)
+//!     .build()
+//!     .unwrap();
+//! assert_eq!(runtime.run(|| fib::fib(20)), 6765);
+//! println!("{}", fib::ANALYSIS); // the report: contexts, sites, parameters
+//! ```
+//!
+//! ## Dataflow
+//!
+//! ```
+//! // A prefix sum over the tiles of one vector: first each tile on its own
+//! // (independent tasks), then the carries, chained tile by tile because the
+//! // task for tile i reads tile i - 1 and writes tile i.
+//! let mut values: Vec<u64> = (1..=16).collect();
+//! prescient::dataflow(|df| {
+//!     let tiles = df.tiles(&mut values, 4);
+//!     for i in 0..tiles.len() {
+//!         df.task(tiles.inout(i), |tile: &mut [u64]| {
+//!             for k in 1..tile.len() {
+//!                 tile[k] += tile[k - 1];
+//!             }
+//!         });
+//!     }
+//!     for i in 1..tiles.len() {
+//!         df.task(
+//!             (tiles.read(i - 1), tiles.inout(i)),
+//!             |(previous, tile): (&[u64], &mut [u64])| {
+//!                 let carry = previous[previous.len() - 1];
+//!                 tile.iter_mut().for_each(|v| *v += carry);
+//!             },
+//!         );
+//!     }
+//! });
+//! assert_eq!(values[15], (1..=16).sum::<u64>());
 //! ```
 //!
 //! ## Module layers
@@ -51,6 +125,10 @@ mod group;
 mod job;
 mod join;
 mod latch;
+#[cfg(unix)]
+mod overflow;
+#[cfg(not(unix))]
+#[path = "overflow_fallback.rs"]
 mod overflow;
 mod params;
 mod registry;
@@ -74,6 +152,12 @@ pub use params::{
     Params, ParamsError, Pinning, QueuePolicy, MAX_DEPENDENCY_BUCKETS, MAX_QUEUE_CAPACITY,
     MAX_STACK_SIZE, MIN_STACK_SIZE,
 };
+/// The static analyzer: put it on an inline module of task code to get that
+/// program's [`Params`] as `PARAMS` (and the analysis behind them as
+/// `ANALYSIS`, a [`ProgramAnalysis`](analysis::ProgramAnalysis)) inside the
+/// module. See the [crate documentation](crate#parameters-from-the-analyzer)
+/// for a runnable example, and [`analysis`] for the decision trees.
+#[doc(inline)]
 pub use prescient_macros::task_program;
 pub use runtime::{
     current_worker_index, num_workers, BuildError, Runtime, RuntimeBuilder, MAX_WORKERS,
