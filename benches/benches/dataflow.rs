@@ -10,7 +10,8 @@
 //!
 //! Each group has the sequential reference (`seq/1`, where there is one) and
 //! Prescient at the thread counts of `PRESCIENT_BENCH_THREADS` (e.g. `1,2`
-//! or `all`; default 1 and 2, capped at the available parallelism). Every
+//! or `all`; default 1 and 2, capped at the available parallelism; read by
+//! `prescient_benches::cli::env_threads`, as in `fork_join.rs`). Every
 //! parallel result is checked against the reference once before it is
 //! measured. Runtimes are built once per group and thread count; a sample
 //! enters the runtime once per iteration (`Runtime::run`, a few µs).
@@ -22,14 +23,14 @@ use criterion::{
     criterion_group, criterion_main, BenchmarkId, Criterion, SamplingMode, Throughput,
 };
 use prescient::{Params, Runtime};
+use prescient_benches::cli::env_threads;
 use prescient_benches::dataflow::{
-    bench_threads, cholesky, compare_exact, matmul, overhead, runtime, sparselu, two_wave,
-    DEFERRING,
+    cholesky, compare_exact, matmul, overhead, runtime, sparselu, two_wave, DEFERRING,
 };
 use std::time::Duration;
 
 fn runtimes(params: Params) -> Vec<(usize, Runtime)> {
-    bench_threads()
+    env_threads()
         .into_iter()
         .map(|t| (t, runtime(t, params)))
         .collect()

@@ -1,30 +1,41 @@
 //! Runs the dataflow benchmarks quickly, side by side, and prints a table:
 //! the DAST two-wave benchmark, blocked Cholesky, matmul and SparseLU
-//! (sequential vs Prescient at the thread counts of
-//! `PRESCIENT_BENCH_THREADS`, default 1,2), the cost of an empty dependent vs
-//! independent task, and the dependency-table bucket sweep. Every parallel
-//! result is checked against the sequential reference. Times are the best of
-//! `--reps` runs after one warm-up run (the machine may be shared: other
-//! processes only add time).
+//! (sequential vs Prescient at each thread count), the cost of an empty
+//! dependent vs independent task, and the dependency-table bucket sweep.
+//! Every parallel result is checked against the sequential reference. Times
+//! are the best of `--reps` runs after one warm-up run (the machine may be
+//! shared: other processes only add time). The flags and the thread counts
+//! (`--threads`, else `PRESCIENT_BENCH_THREADS`, else 1,2) follow the
+//! convention of every benchmark binary (`prescient_benches::cli`).
 //!
-//! `cargo run --release -p prescient-benches --bin dataflow_table -- [--quick] [--reps N]`
+//! `cargo run --release -p prescient-benches --bin dataflow_table -- [--quick] [--threads LIST] [--reps N]`
 
 use prescient::{Params, Runtime};
+use prescient_benches::cli::{self, Parsed, THREADS_ENV};
 use prescient_benches::dataflow::{
-    bench_threads, best_time, cholesky, compare_exact, matmul, overhead, runtime, sparselu,
-    two_wave, DEFERRING,
+    best_time, cholesky, compare_exact, matmul, overhead, runtime, sparselu, two_wave, DEFERRING,
 };
 use std::time::Duration;
 
-const USAGE: &str = "usage: dataflow_table [--quick] [--reps N] [--only SECTIONS]
-  --quick          fewer two-wave tasks at the coarse sizes and smaller kernels
-  --reps N         timed repetitions per configuration (best of; default 5, quick 3)
-  --only SECTIONS  comma-separated subset of: two_wave, cholesky, matmul,
-                   sparselu, task_cost, buckets (default: all)
-Thread counts come from PRESCIENT_BENCH_THREADS (default 1,2).";
+/// The `--help` text.
+fn usage() -> String {
+    cli::usage(
+        "dataflow_table [--quick] [--threads LIST] [--reps N] [--only SECTIONS]",
+        "Runs the dataflow benchmarks side by side (sequential vs Prescient at each
+thread count) and prints their tables; every parallel result is checked
+against the sequential one.",
+        "fewer two-wave tasks at the coarse sizes and smaller kernels",
+        "  --reps N            timed repetitions per configuration (best of; default
+                      5, quick 3)
+  --only SECTIONS     comma-separated subset of: two_wave, cholesky, matmul,
+                      sparselu, task_cost, buckets (default: all)
+",
+    )
+}
 
 struct Options {
     quick: bool,
+    threads: Vec<usize>,
     reps: usize,
     only: Option<Vec<String>>,
 }
@@ -46,36 +57,51 @@ impl Options {
     }
 }
 
-fn parse_options() -> Result<Options, String> {
-    let mut options = Options {
-        quick: false,
-        reps: 0,
-        only: None,
-    };
-    let mut args = std::env::args().skip(1);
-    while let Some(arg) = args.next() {
-        match arg.as_str() {
-            "--quick" => options.quick = true,
+/// The options of `args` (without the program name), `None` for `--help`.
+fn parse_options(
+    args: impl IntoIterator<Item = String>,
+    env_threads: Option<&str>,
+    available: usize,
+) -> Result<Option<Options>, String> {
+    let mut reps = 0;
+    let mut only = None;
+    let parsed = cli::parse(args, available, |flag, args| {
+        match flag {
             "--reps" => {
-                let value = args.next().ok_or("--reps needs a number")?;
-                options.reps = value.parse().map_err(|_| format!("bad --reps {value:?}"))?;
+                let value = args.value(flag)?;
+                reps = value
+                    .parse()
+                    .ok()
+                    .filter(|&n| n > 0)
+                    .ok_or_else(|| format!("--reps {value:?}: not a number >= 1"))?;
             }
             "--only" => {
-                let value = args.next().ok_or("--only needs a list")?;
-                let only: Vec<String> = value.split(',').map(|s| s.trim().to_string()).collect();
-                if let Some(bad) = only.iter().find(|s| !SECTIONS.contains(&s.as_str())) {
-                    return Err(format!("unknown section {bad:?}\n{USAGE}"));
+                let value = args.value(flag)?;
+                let list: Vec<String> = value.split(',').map(|s| s.trim().to_string()).collect();
+                if let Some(bad) = list.iter().find(|s| !SECTIONS.contains(&s.as_str())) {
+                    return Err(format!("unknown section {bad:?}"));
                 }
-                options.only = Some(only);
+                only = Some(list);
             }
-            "-h" | "--help" => return Err(USAGE.to_string()),
-            other => return Err(format!("unknown argument {other:?}\n{USAGE}")),
+            _ => return Ok(false),
         }
-    }
-    if options.reps == 0 {
-        options.reps = if options.quick { 3 } else { 5 };
-    }
-    Ok(options)
+        Ok(true)
+    })?;
+    let Parsed::Run(common) = parsed else {
+        return Ok(None);
+    };
+    Ok(Some(Options {
+        quick: common.quick,
+        threads: common.threads(env_threads, available)?,
+        reps: if reps > 0 {
+            reps
+        } else if common.quick {
+            3
+        } else {
+            5
+        },
+        only,
+    }))
 }
 
 fn ms(d: Duration) -> String {
@@ -128,16 +154,21 @@ fn measure<T: Send>(
 }
 
 fn main() {
-    let options = match parse_options() {
-        Ok(options) => options,
+    let available = cli::available_threads();
+    let env_threads = std::env::var(THREADS_ENV).ok();
+    let options = match parse_options(std::env::args().skip(1), env_threads.as_deref(), available) {
+        Ok(Some(options)) => options,
+        Ok(None) => {
+            print!("{}", usage());
+            return;
+        }
         Err(message) => {
-            eprintln!("{message}");
+            eprintln!("error: {message}\n\n{}", usage());
             std::process::exit(2);
         }
     };
-    let threads = bench_threads();
+    let threads = options.threads.clone();
     let reps = options.reps;
-    let available = std::thread::available_parallelism().map_or(1, |n| n.get());
     println!(
         "# Prescient dataflow benchmarks ({} mode, best of {reps} runs; {available} hardware threads; \
          thread counts {threads:?})\n",
@@ -318,5 +349,59 @@ impl<M: Clone + Send + Sync> Kernel<M> {
             |m| (self.check)(m, &reference),
         );
         row(label, seq, &parallel)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(s: &str, env: Option<&str>) -> Result<Option<Options>, String> {
+        parse_options(s.split_whitespace().map(String::from), env, 4)
+    }
+
+    #[test]
+    fn defaults_and_precedence() {
+        let o = parse("", None).unwrap().unwrap();
+        assert!(!o.quick && o.only.is_none());
+        assert_eq!((o.threads, o.reps), (vec![1, 2], 5));
+        let o = parse("--quick", Some("all")).unwrap().unwrap();
+        assert_eq!((o.threads, o.reps), (vec![1, 2, 4], 3));
+        let o = parse("--threads=3 --reps 7", Some("all")).unwrap().unwrap();
+        assert_eq!((o.threads, o.reps), (vec![3], 7));
+        assert!(parse("--help", None).unwrap().is_none());
+    }
+
+    #[test]
+    fn sections_and_errors() {
+        let o = parse("--only matmul,buckets", None).unwrap().unwrap();
+        assert!(o.wants("matmul") && o.wants("buckets") && !o.wants("cholesky"));
+        for bad in [
+            "--only nope",
+            "--reps 0",
+            "--reps x",
+            "--reps",
+            "--threads 0",
+            "--threads 2,2",
+            "--bogus",
+        ] {
+            assert!(parse(bad, None).is_err(), "{bad}");
+        }
+        assert!(parse("", Some("1,,2")).is_err());
+    }
+
+    #[test]
+    fn usage_names_every_flag() {
+        let text = usage();
+        for flag in [
+            "--quick",
+            "--threads LIST",
+            "--reps N",
+            "--only SECTIONS",
+            "--help",
+            THREADS_ENV,
+        ] {
+            assert!(text.contains(flag), "{flag}");
+        }
     }
 }
