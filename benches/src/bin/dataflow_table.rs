@@ -13,7 +13,8 @@
 use prescient::{Params, Runtime};
 use prescient_benches::cli::{self, Parsed, THREADS_ENV};
 use prescient_benches::dataflow::{
-    best_time, cholesky, compare_exact, matmul, overhead, runtime, sparselu, two_wave, DEFERRING,
+    best_time, cholesky, compare_exact, matmul, overhead, runtime, sparselu, two_wave, Kernel,
+    DEFERRING,
 };
 use std::time::Duration;
 
@@ -215,23 +216,25 @@ fn main() {
         let (nb, bs) = if options.quick { (12, 48) } else { (16, 64) };
         let original = cholesky::generate(nb, bs, 42);
         let label = format!("cholesky {nb}x{nb} tiles of {bs}");
-        let kernel = Kernel {
-            sequential: cholesky::sequential,
-            dataflow: cholesky::dataflow,
-            check: cholesky::check,
-        };
-        println!("{}", kernel.row(&label, &original, &default_runtimes, reps));
+        println!(
+            "{}",
+            kernel_row(
+                &cholesky::KERNEL,
+                &label,
+                &original,
+                &default_runtimes,
+                reps
+            )
+        );
     }
     if options.wants("matmul") {
         let (nb, bs) = if options.quick { (6, 64) } else { (8, 64) };
         let original = matmul::generate(nb, bs, 7);
         let label = format!("matmul {nb}x{nb} tiles of {bs}");
-        let kernel = Kernel {
-            sequential: matmul::sequential,
-            dataflow: matmul::dataflow,
-            check: matmul::check,
-        };
-        println!("{}", kernel.row(&label, &original, &default_runtimes, reps));
+        println!(
+            "{}",
+            kernel_row(&matmul::KERNEL, &label, &original, &default_runtimes, reps)
+        );
     }
     if options.wants("sparselu") {
         // Quick mode too: smaller BOTS-layout matrices diverge to NaN (no pivoting).
@@ -239,12 +242,16 @@ fn main() {
         let original = sparselu::generate(nb, bs);
         let tasks = sparselu::task_count(&original);
         let label = format!("sparselu {nb}x{nb} of {bs} ({tasks} t)");
-        let kernel = Kernel {
-            sequential: sparselu::sequential,
-            dataflow: sparselu::dataflow,
-            check: sparselu::check,
-        };
-        println!("{}", kernel.row(&label, &original, &default_runtimes, reps));
+        println!(
+            "{}",
+            kernel_row(
+                &sparselu::KERNEL,
+                &label,
+                &original,
+                &default_runtimes,
+                reps
+            )
+        );
     }
     drop(default_runtimes);
 
@@ -318,40 +325,32 @@ fn bucket_sweep(threads: &[usize], reps: usize, quick: bool) {
     }
 }
 
-/// A blocked kernel of the table: its sequential version, its dataflow
-/// version (both in place on a matrix `M`) and its checker.
-struct Kernel<M> {
-    sequential: fn(&mut M),
-    dataflow: fn(&mut M),
-    check: fn(&M, &M) -> Result<(), String>,
-}
-
-impl<M: Clone + Send + Sync> Kernel<M> {
-    /// Times the sequential version and the dataflow version on each runtime
-    /// (checking every parallel result against the sequential one) and
-    /// formats the table row.
-    fn row(&self, label: &str, original: &M, runtimes: &[(usize, Runtime)], reps: usize) -> String {
-        let mut reference = original.clone();
-        (self.sequential)(&mut reference);
-        let seq = best_time(reps, || {
+/// Times a kernel's sequential version and its dataflow version on each
+/// runtime (checking every parallel result against the sequential one) and
+/// formats the table row.
+fn kernel_row<M: Clone + Send + Sync>(
+    kernel: &Kernel<M>,
+    label: &str,
+    original: &M,
+    runtimes: &[(usize, Runtime)],
+    reps: usize,
+) -> String {
+    let reference = kernel.reference(original);
+    let seq = best_time(reps, || {
+        std::hint::black_box(kernel.reference(original));
+    });
+    let parallel = measure(
+        runtimes,
+        reps,
+        || {
             let mut m = original.clone();
-            (self.sequential)(&mut m);
-            std::hint::black_box(m);
-        });
-        let parallel = measure(
-            runtimes,
-            reps,
-            || {
-                let mut m = original.clone();
-                (self.dataflow)(&mut m);
-                m
-            },
-            |m| (self.check)(m, &reference),
-        );
-        row(label, seq, &parallel)
-    }
+            (kernel.dataflow)(&mut m);
+            m
+        },
+        |m| (kernel.check)(m, &reference),
+    );
+    row(label, seq, &parallel)
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;

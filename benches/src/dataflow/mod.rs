@@ -31,6 +31,77 @@ pub mod two_wave;
 use prescient::{Params, Runtime};
 use std::time::{Duration, Instant};
 
+/// A blocked kernel of the dataflow benchmarks (Cholesky, matmul,
+/// SparseLU): its sequential reference and its dataflow version, both in
+/// place on a matrix `M`, and its checker. Each kernel module has its own as
+/// `KERNEL`, which the table, the criterion bench and the tests drive.
+#[derive(Clone, Copy, Debug)]
+pub struct Kernel<M> {
+    /// The sequential reference, in place.
+    pub sequential: fn(&mut M),
+    /// The dataflow version, in place, in whichever runtime calls it.
+    pub dataflow: fn(&mut M),
+    /// Compares a result (first) with the reference's (second).
+    pub check: fn(&M, &M) -> Result<(), String>,
+}
+
+impl<M> Kernel<M> {
+    /// The kernel of these three functions.
+    pub const fn new(
+        sequential: fn(&mut M),
+        dataflow: fn(&mut M),
+        check: fn(&M, &M) -> Result<(), String>,
+    ) -> Kernel<M> {
+        Kernel {
+            sequential,
+            dataflow,
+            check,
+        }
+    }
+}
+
+impl<M: Clone + Send> Kernel<M> {
+    /// The sequential reference's result on a copy of `input`.
+    pub fn reference(&self, input: &M) -> M {
+        let mut m = input.clone();
+        (self.sequential)(&mut m);
+        m
+    }
+
+    /// The dataflow version's result on a copy of `input`, run in `runtime`.
+    pub fn run_dataflow(&self, runtime: &Runtime, input: &M) -> M {
+        let mut m = input.clone();
+        runtime.run(|| (self.dataflow)(&mut m));
+        m
+    }
+
+    /// Runs the dataflow version on a copy of `input` in `runtime` and
+    /// checks its result against `reference`.
+    ///
+    /// # Errors
+    /// The checker's message.
+    pub fn run_checked(&self, runtime: &Runtime, input: &M, reference: &M) -> Result<(), String> {
+        (self.check)(&self.run_dataflow(runtime, input), reference)
+    }
+}
+
+#[cfg(test)]
+impl<M: Clone + Send> Kernel<M> {
+    /// For the kernels' tests: the reference's result on `original`, after
+    /// checking that the dataflow version on two workers matches it and that
+    /// the checker rejects `original` itself (it can fail).
+    pub(crate) fn verified_reference(&self, original: &M) -> M {
+        let reference = self.reference(original);
+        let runtime = runtime(2, Params::DEFAULT);
+        self.run_checked(&runtime, original, &reference).unwrap();
+        assert!(
+            (self.check)(original, &reference).is_err(),
+            "the checker never fails"
+        );
+        reference
+    }
+}
+
 /// A Prescient runtime of `threads` workers with `params`.
 ///
 /// # Panics
