@@ -442,16 +442,37 @@ pub fn message(payload: Box<dyn Any + Send>) -> String {
 /// The threads named `prefix*`, once there are exactly `n` of them (waits up
 /// to 10 s).
 pub fn workers_of(prefix: &str, n: usize) -> Vec<ThreadInfo> {
-    let deadline = Instant::now() + Duration::from_secs(10);
+    poll_threads(prefix, Duration::from_secs(10), |threads| {
+        threads.len() == n
+    })
+    .unwrap_or_else(|threads| panic!("expected {n} threads named {prefix}*: {threads:?}"))
+}
+
+/// Waits (up to `limit`) until no thread named `prefix*` is left: a dropped
+/// runtime's workers are gone. `what` names the case in the failure.
+pub fn assert_threads_gone(prefix: &str, limit: Duration, what: &str) {
+    if let Err(left) = poll_threads(prefix, limit, <[ThreadInfo]>::is_empty) {
+        panic!("{what}: threads named {prefix}* left behind: {left:?}");
+    }
+}
+
+/// Polls the threads named `prefix*` every millisecond until `done` holds
+/// for them (`Ok` with them) or `limit` has passed (`Err` with the last
+/// ones seen).
+fn poll_threads(
+    prefix: &str,
+    limit: Duration,
+    done: impl Fn(&[ThreadInfo]) -> bool,
+) -> Result<Vec<ThreadInfo>, Vec<ThreadInfo>> {
+    let deadline = Instant::now() + limit;
     loop {
         let threads = threads_named(prefix);
-        if threads.len() == n {
-            return threads;
+        if done(&threads) {
+            return Ok(threads);
         }
-        assert!(
-            Instant::now() < deadline,
-            "expected {n} threads named {prefix}*: {threads:?}"
-        );
+        if Instant::now() >= deadline {
+            return Err(threads);
+        }
         std::thread::sleep(Duration::from_millis(1));
     }
 }

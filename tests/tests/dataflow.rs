@@ -4,7 +4,7 @@
 //! The randomized comparison against a sequential run is in
 //! `dataflow_random.rs`; the compile-fail tests are in `dataflow_ui.rs`.
 
-use prescient::{dataflow, Params, QueuePolicy, Runtime};
+use prescient::{dataflow, Dataflow, Params, QueuePolicy, Runtime};
 use prescient_tests::{message as panic_message, quiet_panics_containing, runtime_with};
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -20,6 +20,15 @@ fn runtime(workers: usize) -> Runtime {
 fn quiet_panics<R>(f: impl FnOnce() -> R) -> R {
     quiet_panics_containing(&["names the same data twice", "poisoned"]);
     f()
+}
+
+/// Runs `body` as a dataflow scope in `rt`, quietly, and catches the panic
+/// the scope ends with.
+fn caught_dataflow<'env, R: Send>(
+    rt: &Runtime,
+    body: impl for<'df> FnOnce(&'df Dataflow<'df, 'env>) -> R + Send,
+) -> std::thread::Result<R> {
+    quiet_panics(|| panic::catch_unwind(AssertUnwindSafe(|| rt.run(|| dataflow(body)))))
 }
 
 #[test]
@@ -298,26 +307,20 @@ fn outer_successors_of_a_task_wait_for_its_nested_tasks() {
 fn a_task_panic_reaches_the_waiter_after_all_tasks_finished() {
     let rt = runtime(2);
     let others = AtomicUsize::new(0);
-    let result = quiet_panics(|| {
-        panic::catch_unwind(AssertUnwindSafe(|| {
-            rt.run(|| {
-                dataflow(|df| {
-                    let a = df.data(0u32);
-                    df.task(a.inout(), |_a: &mut u32| {
-                        panic!("expected: task failed on purpose")
-                    });
-                    for _ in 0..20 {
-                        let others = &others;
-                        df.task((), move |()| {
-                            std::thread::sleep(Duration::from_millis(1));
-                            others.fetch_add(1, Ordering::SeqCst);
-                        });
-                    }
-                    df.wait();
-                    unreachable!("wait must re-raise the task's panic");
-                })
-            })
-        }))
+    let result = caught_dataflow(&rt, |df| {
+        let a = df.data(0u32);
+        df.task(a.inout(), |_a: &mut u32| {
+            panic!("expected: task failed on purpose")
+        });
+        for _ in 0..20 {
+            let others = &others;
+            df.task((), move |()| {
+                std::thread::sleep(Duration::from_millis(1));
+                others.fetch_add(1, Ordering::SeqCst);
+            });
+        }
+        df.wait();
+        unreachable!("wait must re-raise the task's panic");
     });
     let payload = result.expect_err("the panic was lost");
     assert_eq!(panic_message(payload), "expected: task failed on purpose");
@@ -395,28 +398,22 @@ fn a_panic_poisons_what_the_task_writes_and_cancels_its_dependents() {
 #[test]
 fn a_panic_in_a_nested_task_poisons_the_outer_task_data() {
     let rt = runtime(2);
-    let result = quiet_panics(|| {
-        panic::catch_unwind(AssertUnwindSafe(|| {
-            rt.run(|| {
-                dataflow(|df| {
-                    let mut v = vec![0u8; 4];
-                    let outer = df.data(0u32);
-                    df.task(outer.inout(), move |_o: &mut u32| {
-                        dataflow(|inner| {
-                            let t = inner.tiles(&mut v, 2);
-                            inner.task(t.inout(1), |_t: &mut [u8]| panic!("expected: nested boom"));
-                        });
-                    });
-                    let flag = df.data(false);
-                    df.task((outer.read(), flag.out()), |(_o, f): (&u32, &mut bool)| {
-                        *f = true
-                    });
-                    let _ = panic::catch_unwind(AssertUnwindSafe(|| df.wait()));
-                    assert!(outer.is_poisoned());
-                    assert!(flag.is_poisoned(), "the outer successor was not cancelled");
-                })
-            })
-        }))
+    let result = caught_dataflow(&rt, |df| {
+        let mut v = vec![0u8; 4];
+        let outer = df.data(0u32);
+        df.task(outer.inout(), move |_o: &mut u32| {
+            dataflow(|inner| {
+                let t = inner.tiles(&mut v, 2);
+                inner.task(t.inout(1), |_t: &mut [u8]| panic!("expected: nested boom"));
+            });
+        });
+        let flag = df.data(false);
+        df.task((outer.read(), flag.out()), |(_o, f): (&u32, &mut bool)| {
+            *f = true
+        });
+        let _ = panic::catch_unwind(AssertUnwindSafe(|| df.wait()));
+        assert!(outer.is_poisoned());
+        assert!(flag.is_poisoned(), "the outer successor was not cancelled");
     });
     // The panic was re-raised by the explicit wait and caught there.
     assert!(result.is_ok());
@@ -426,26 +423,20 @@ fn a_panic_in_a_nested_task_poisons_the_outer_task_data() {
 fn a_body_panic_waits_for_submitted_tasks_and_wins() {
     let rt = runtime(2);
     let done = AtomicUsize::new(0);
-    let result = quiet_panics(|| {
-        panic::catch_unwind(AssertUnwindSafe(|| {
-            rt.run(|| {
-                dataflow(|df| {
-                    let a = df.data(0u32);
-                    for _ in 0..10 {
-                        let done = &done;
-                        df.task(a.inout(), move |a: &mut u32| {
-                            std::thread::sleep(Duration::from_millis(2));
-                            *a += 1;
-                            done.fetch_add(1, Ordering::SeqCst);
-                        });
-                    }
-                    df.task((), |()| panic!("expected: task panic"));
-                    // `a` is dropped during unwinding while its tasks still run:
-                    // its value is retired, not freed.
-                    panic!("expected: body panic");
-                })
-            })
-        }))
+    let result = caught_dataflow(&rt, |df| {
+        let a = df.data(0u32);
+        for _ in 0..10 {
+            let done = &done;
+            df.task(a.inout(), move |a: &mut u32| {
+                std::thread::sleep(Duration::from_millis(2));
+                *a += 1;
+                done.fetch_add(1, Ordering::SeqCst);
+            });
+        }
+        df.task((), |()| panic!("expected: task panic"));
+        // `a` is dropped during unwinding while its tasks still run:
+        // its value is retired, not freed.
+        panic!("expected: body panic");
     });
     assert_eq!(
         panic_message(result.expect_err("lost")),
