@@ -38,7 +38,7 @@ runtime; then writes JSON.",
 /// What the `suite` binary was asked to do.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Command {
-    /// Print [`USAGE`].
+    /// Print the [`usage`].
     Help,
     /// Run the suite as the parent.
     Suite(Options),
