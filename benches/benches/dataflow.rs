@@ -10,7 +10,8 @@
 //!
 //! Each group has the sequential reference (`seq/1`, where there is one) and
 //! Prescient at the thread counts of `PRESCIENT_BENCH_THREADS` (e.g. `1,2`
-//! or `all`; default 1 and 2, capped at the available parallelism). Every
+//! or `all`; default 1 and 2, capped at the available parallelism; read by
+//! `prescient_benches::cli::env_threads`, as in `fork_join.rs`). Every
 //! parallel result is checked against the reference once before it is
 //! measured. Runtimes are built once per group and thread count; a sample
 //! enters the runtime once per iteration (`Runtime::run`, a few µs).
@@ -22,14 +23,14 @@ use criterion::{
     criterion_group, criterion_main, BenchmarkId, Criterion, SamplingMode, Throughput,
 };
 use prescient::{Params, Runtime};
+use prescient_benches::cli::env_threads;
 use prescient_benches::dataflow::{
-    bench_threads, cholesky, compare_exact, matmul, overhead, runtime, sparselu, two_wave,
-    DEFERRING,
+    cholesky, compare_exact, matmul, overhead, runtime, sparselu, two_wave, Kernel, DEFERRING,
 };
 use std::time::Duration;
 
 fn runtimes(params: Params) -> Vec<(usize, Runtime)> {
-    bench_threads()
+    env_threads()
         .into_iter()
         .map(|t| (t, runtime(t, params)))
         .collect()
@@ -62,33 +63,27 @@ fn two_wave(c: &mut Criterion) {
     }
 }
 
-/// Benchmarks a kernel: `prepare` makes a fresh input, `seq` and `par`
-/// factorise it in place, `check` compares with the reference.
-fn kernel<T: Clone + Send + Sync>(
-    c: &mut Criterion,
-    name: &str,
-    input: T,
-    seq: fn(&mut T),
-    par: fn(&mut T),
-    check: fn(&T, &T) -> Result<(), String>,
-) {
-    let mut reference = input.clone();
-    seq(&mut reference);
+/// Benchmarks `kernel` on `input`: the sequential reference, then the
+/// dataflow version at each thread count (checked once first).
+fn kernel<M: Clone + Send + Sync>(c: &mut Criterion, name: &str, input: M, kernel: &Kernel<M>) {
+    let reference = kernel.reference(&input);
     let mut group = c.benchmark_group(name);
     group
         .sample_size(10)
         .warm_up_time(Duration::from_millis(500));
     group.bench_function(BenchmarkId::new("seq", 1), |b| {
-        b.iter_batched_ref(|| input.clone(), seq, criterion::BatchSize::LargeInput)
+        b.iter_batched_ref(
+            || input.clone(),
+            kernel.sequential,
+            criterion::BatchSize::LargeInput,
+        )
     });
     for (threads, rt) in &runtimes(Params::DEFAULT) {
-        let mut result = input.clone();
-        rt.run(|| par(&mut result));
-        check(&result, &reference).unwrap();
+        kernel.run_checked(rt, &input, &reference).unwrap();
         group.bench_function(BenchmarkId::new("prescient", threads), |b| {
             b.iter_batched_ref(
                 || input.clone(),
-                |m| rt.run(|| par(m)),
+                |m| rt.run(|| (kernel.dataflow)(m)),
                 criterion::BatchSize::LargeInput,
             )
         });
@@ -101,26 +96,10 @@ fn kernels(c: &mut Criterion) {
         c,
         "cholesky",
         cholesky::generate(16, 64, 42),
-        cholesky::sequential,
-        cholesky::dataflow,
-        cholesky::check,
+        &cholesky::KERNEL,
     );
-    kernel(
-        c,
-        "matmul",
-        matmul::generate(8, 64, 7),
-        matmul::sequential,
-        matmul::dataflow,
-        matmul::check,
-    );
-    kernel(
-        c,
-        "sparselu",
-        sparselu::generate(30, 40),
-        sparselu::sequential,
-        sparselu::dataflow,
-        sparselu::check,
-    );
+    kernel(c, "matmul", matmul::generate(8, 64, 7), &matmul::KERNEL);
+    kernel(c, "sparselu", sparselu::generate(30, 40), &sparselu::KERNEL);
 }
 
 fn task_cost(c: &mut Criterion) {

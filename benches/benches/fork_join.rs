@@ -2,7 +2,9 @@
 //! 1K- and 16M-node tree sums, each as the sequential reference, Prescient
 //! (default `Params`, `DEF` with capacity 4, `PF` with capacity 4), rayon and
 //! chili, at the thread counts of `PRESCIENT_BENCH_THREADS` (e.g. `1,2` or
-//! `all`; default 1 and 2, capped at the available parallelism).
+//! `all`; default 1 and 2, capped at the available parallelism; the syntax of
+//! the binaries' `--threads`, read by `prescient_benches::cli::env_threads`:
+//! `cargo bench` keeps the command line for its filter).
 //!
 //! As in the suite, each pool is built once and the runs are timed inside it
 //! (`Pool::time` enters the pool once per sample and times the iterations
@@ -14,18 +16,9 @@
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, SamplingMode};
+use prescient_benches::cli::env_threads;
 use prescient_benches::programs::tree::Layout;
-use prescient_benches::suite::{cli, machine, Pool, Program, Runner, THREADS_ENV};
-
-fn thread_counts() -> Vec<usize> {
-    let max = machine::available_threads();
-    match std::env::var(THREADS_ENV) {
-        Ok(spec) if !spec.trim().is_empty() => {
-            cli::parse_threads(&spec, max).unwrap_or_else(|e| panic!("{THREADS_ENV}: {e}"))
-        }
-        _ => cli::default_threads(max),
-    }
-}
+use prescient_benches::suite::{Pool, Program, Runner};
 
 fn bench_program(c: &mut Criterion, program: Program) {
     let work = program.prepare(Layout::DEFAULT);
@@ -48,7 +41,7 @@ fn bench_program(c: &mut Criterion, program: Program) {
     group.bench_function(BenchmarkId::new(Runner::Seq.name(), 1), |b| {
         b.iter_custom(|iters| seq.time(&work, iters))
     });
-    for threads in thread_counts() {
+    for threads in env_threads() {
         for runner in Runner::ALL.into_iter().filter(|r| r.is_parallel()) {
             let pool = Pool::build(runner, threads).unwrap_or_else(|e| panic!("{e}"));
             group.bench_function(BenchmarkId::new(runner.name(), threads), |b| {

@@ -8,6 +8,11 @@
 //!   (`cargo run --release -p prescient-benches --bin suite -- --quick`): every
 //!   program × runner × thread count runs in its own child process, so that its
 //!   peak RSS is its own, and the parent prints one table and writes JSON.
+//! * [`dataflow`] holds the dataflow benchmark programs, behind the
+//!   `dataflow_table` binary and the `dataflow` criterion bench.
+//! * [`cli`] is the command-line convention of every benchmark: the shared
+//!   flags (`--quick`, `--threads LIST`, `--help`), the one thread-list
+//!   parser and the `PRESCIENT_BENCH_THREADS` fallback.
 //!
 //! The fork–join anchors are rayon 1.12 (`rayon::join` inside
 //! `ThreadPool::install`) and chili 0.2.1 (`Scope::join`, the Rust port of
@@ -16,6 +21,7 @@
 #![deny(missing_docs)]
 
 pub mod annotated;
+pub mod cli;
 pub mod dataflow;
 pub mod programs;
 pub mod suite;

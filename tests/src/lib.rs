@@ -1,11 +1,18 @@
-//! Shared helpers of the Prescient integration and stress tests: a seeded
-//! PRNG, a watchdog that turns a hung runtime into a failing test, the
-//! configuration matrix (policy × capacity × workers), and readers of
-//! `/proc/self/task` (thread names, scheduler states, CPU time, affinity).
+//! Shared helpers of the Prescient integration and stress tests — the
+//! runtime's tests live in this package's `tests/` (with the trybuild cases
+//! under `tests/ui_params/` and `tests/ui_dataflow/`), and use only these:
+//! the one seeded PRNG of the tests ([`XorShift64`]) with its seeds from the
+//! environment and the soak size, a watchdog that turns a hung runtime into a
+//! failing test, the configuration matrix (policy × capacity × workers) and
+//! runtime builders, panic-message helpers that keep expected panics off
+//! stderr, and readers of `/proc/self/task` (thread names, scheduler states,
+//! CPU time, affinity).
+
+#![deny(missing_docs)]
 
 use prescient::{Params, QueuePolicy, Runtime};
 use std::any::Any;
-use std::sync::{mpsc, Once};
+use std::sync::{mpsc, Mutex, Once, PoisonError};
 use std::time::{Duration, Instant};
 
 /// A small seeded PRNG (xorshift64*), so that a failing random test can be
@@ -42,29 +49,66 @@ impl XorShift64 {
         self.next_u64() % n
     }
 
+    /// A position in `0 .. len` (`len > 0`), e.g. into a slice.
+    pub fn index(&mut self, len: usize) -> usize {
+        self.below(len as u64) as usize
+    }
+
     /// `true` with probability `percent` / 100.
     pub fn chance(&mut self, percent: u64) -> bool {
         self.below(100) < percent
     }
 }
 
+/// Parses a seed as the tests print them: decimal, or hexadecimal after
+/// `0x` (white space around it is ignored).
+pub fn parse_seed(text: &str) -> Option<u64> {
+    let text = text.trim();
+    match text.strip_prefix("0x") {
+        Some(hex) => u64::from_str_radix(hex, 16).ok(),
+        None => text.parse().ok(),
+    }
+}
+
+/// The seed in the environment variable `var`, if it is set.
+///
+/// # Panics
+/// If it is set but not a seed ([`parse_seed`]).
+fn env_seed(var: &str) -> Option<u64> {
+    let value = std::env::var(var).ok()?;
+    Some(parse_seed(&value).unwrap_or_else(|| panic!("{var}={value:?} is not a u64")))
+}
+
 /// The seed of a random test: the environment variable `var` if set (to
 /// replay a failure), else one derived from the clock. Printed either way.
 pub fn seed_from_env(var: &str) -> u64 {
-    let seed = match std::env::var(var) {
-        Ok(value) => value
-            .trim()
-            .parse::<u64>()
-            .unwrap_or_else(|_| panic!("{var}={value:?} is not a u64")),
-        Err(_) => {
-            let now = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap_or_default();
-            now.as_nanos() as u64 ^ (u64::from(std::process::id()) << 32)
-        }
-    };
+    let seed = env_seed(var).unwrap_or_else(|| {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        now.as_nanos() as u64 ^ (u64::from(std::process::id()) << 32)
+    });
     eprintln!("seed: {seed} (replay with {var}={seed})");
     seed
+}
+
+/// The seed of a deterministic random test: the environment variable `var`
+/// if set (to replay a failure or try other programs), else `default`.
+/// Printed either way.
+pub fn seed_from_env_or(var: &str, default: u64) -> u64 {
+    let seed = env_seed(var).unwrap_or(default);
+    eprintln!("seed: {seed:#x} (replay with {var}={seed:#x})");
+    seed
+}
+
+/// The number of random programs of a long soak test: the environment
+/// variable `PRESCIENT_SOAK_PROGRAMS` if it is a number, but at least 1000.
+pub fn soak_programs() -> usize {
+    std::env::var("PRESCIENT_SOAK_PROGRAMS")
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(1000)
+        .max(1000)
 }
 
 /// Runs `f` on the calling thread; if it has not returned (or unwound) within
@@ -149,6 +193,18 @@ impl Config {
             .build()
             .unwrap_or_else(|e| panic!("{self}: build failed: {e}"))
     }
+}
+
+/// A runtime of `workers` workers with `params`.
+///
+/// # Panics
+/// If it cannot be built.
+pub fn runtime_with(workers: usize, params: Params) -> Runtime {
+    Runtime::builder()
+        .params(params)
+        .num_workers(workers)
+        .build()
+        .unwrap_or_else(|e| panic!("{workers} workers, {params:?}: build failed: {e}"))
 }
 
 /// A runtime of `policy`, `capacity` and `workers` with 256 KiB task stacks
@@ -342,14 +398,28 @@ pub fn spin_for(d: Duration) {
 /// Keeps expected panics — those whose message starts with `expected` — off
 /// stderr (other panics still print, through the default hook).
 pub fn quiet_expected_panics() {
+    quiet_panics_containing(&[]);
+}
+
+/// [`quiet_expected_panics`], and also keeps off stderr the panics whose
+/// message contains one of `fragments`: the runtime's own messages that a
+/// test provokes on purpose. The hook is installed once per test binary
+/// (tests run in parallel: swapping hooks per test would race), and the
+/// fragments of every call add up.
+pub fn quiet_panics_containing(fragments: &[&'static str]) {
+    static QUIET: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
     static ONCE: Once = Once::new();
+    let quiet = || QUIET.lock().unwrap_or_else(PoisonError::into_inner);
+    quiet().extend_from_slice(fragments);
     ONCE.call_once(|| {
         let default = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
-            if message_of(info.payload()).is_some_and(|m| m.starts_with("expected")) {
-                return;
+            let expected = message_of(info.payload()).is_some_and(|m| {
+                m.starts_with("expected") || quiet().iter().any(|f| m.contains(f))
+            });
+            if !expected {
+                default(info);
             }
-            default(info);
         }));
     });
 }
@@ -372,16 +442,37 @@ pub fn message(payload: Box<dyn Any + Send>) -> String {
 /// The threads named `prefix*`, once there are exactly `n` of them (waits up
 /// to 10 s).
 pub fn workers_of(prefix: &str, n: usize) -> Vec<ThreadInfo> {
-    let deadline = Instant::now() + Duration::from_secs(10);
+    poll_threads(prefix, Duration::from_secs(10), |threads| {
+        threads.len() == n
+    })
+    .unwrap_or_else(|threads| panic!("expected {n} threads named {prefix}*: {threads:?}"))
+}
+
+/// Waits (up to `limit`) until no thread named `prefix*` is left: a dropped
+/// runtime's workers are gone. `what` names the case in the failure.
+pub fn assert_threads_gone(prefix: &str, limit: Duration, what: &str) {
+    if let Err(left) = poll_threads(prefix, limit, <[ThreadInfo]>::is_empty) {
+        panic!("{what}: threads named {prefix}* left behind: {left:?}");
+    }
+}
+
+/// Polls the threads named `prefix*` every millisecond until `done` holds
+/// for them (`Ok` with them) or `limit` has passed (`Err` with the last
+/// ones seen).
+fn poll_threads(
+    prefix: &str,
+    limit: Duration,
+    done: impl Fn(&[ThreadInfo]) -> bool,
+) -> Result<Vec<ThreadInfo>, Vec<ThreadInfo>> {
+    let deadline = Instant::now() + limit;
     loop {
         let threads = threads_named(prefix);
-        if threads.len() == n {
-            return threads;
+        if done(&threads) {
+            return Ok(threads);
         }
-        assert!(
-            Instant::now() < deadline,
-            "expected {n} threads named {prefix}*: {threads:?}"
-        );
+        if Instant::now() >= deadline {
+            return Err(threads);
+        }
         std::thread::sleep(Duration::from_millis(1));
     }
 }
@@ -434,6 +525,18 @@ mod tests {
             seen[c.below(10) as usize] += 1;
         }
         assert!(seen.iter().all(|&n| (800..1200).contains(&n)), "{seen:?}");
+    }
+
+    #[test]
+    fn seeds_parse() {
+        assert_eq!(parse_seed("42"), Some(42));
+        assert_eq!(parse_seed(" 0x5EED "), Some(0x5eed));
+        assert_eq!(parse_seed("0xffffffffffffffff"), Some(u64::MAX));
+        assert_eq!(parse_seed("-1"), None);
+        assert_eq!(parse_seed("0x"), None);
+        assert_eq!(parse_seed("seed"), None);
+        let mut rng = XorShift64::new(1);
+        assert!((0..1000).all(|_| rng.index(3) < 3));
     }
 
     #[test]

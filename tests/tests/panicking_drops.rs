@@ -10,7 +10,7 @@
 
 use prescient::{Event, QueuePolicy, Runtime, TaskGroup};
 use prescient_tests::{
-    message, quiet_expected_panics, small_stack_runtime, threads_named, watchdog,
+    assert_threads_gone, message, quiet_expected_panics, small_stack_runtime, watchdog,
 };
 use std::any::Any;
 use std::io::{Read, Write};
@@ -255,15 +255,11 @@ fn a_panicking_thread_name_callback_stops_the_started_workers() {
         "expected: no name for worker 2"
     );
     // The two workers started before the panic were stopped and joined.
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !threads_named("namepanic-").is_empty() {
-        assert!(
-            Instant::now() < deadline,
-            "workers left running: {:?}",
-            threads_named("namepanic-")
-        );
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    assert_threads_gone(
+        "namepanic-",
+        Duration::from_secs(10),
+        "a panicking thread_name callback",
+    );
 }
 
 const CHILD_ENV: &str = "PRESCIENT_TESTS_CLOSED_STDERR_CHILD";

@@ -2,7 +2,7 @@
 //! `build()` (never a panic deep in a worker, never a started thread), valid
 //! edge values build and run, and `PRESCIENT_WORKERS` applies only where the
 //! program gives no worker count. (The compile-time side — `checked()` in a
-//! `const` — is the trybuild test `runtime/tests/params_ui.rs`.)
+//! `const` — is the trybuild test `params_ui.rs`.)
 
 use prescient::{
     BuildError, Params, ParamsError, QueuePolicy, Runtime, MAX_DEPENDENCY_BUCKETS,

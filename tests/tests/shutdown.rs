@@ -4,7 +4,7 @@
 //! quickly.
 
 use prescient::{Event, QueuePolicy, Runtime, TaskGroup};
-use prescient_tests::{threads_named, watchdog, WORKERS};
+use prescient_tests::{assert_threads_gone, watchdog, workers_of, WORKERS};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -113,15 +113,7 @@ fn dropping_joins_the_worker_threads() {
         for round in 0..20 {
             let rt = runtime(QueuePolicy::ALL[round % 4], 16, "sdj-");
             // A thread names itself when it starts: wait for all 16.
-            let deadline = Instant::now() + Duration::from_secs(10);
-            while threads_named("sdj-").len() < 16 {
-                assert!(
-                    Instant::now() < deadline,
-                    "round {round}: {:?}",
-                    threads_named("sdj-")
-                );
-                std::thread::sleep(Duration::from_millis(1));
-            }
+            workers_of("sdj-", 16);
             if round % 2 == 0 {
                 rt.run(|| prescient::join(|| (), || ()));
             }
@@ -135,15 +127,7 @@ fn dropping_joins_the_worker_threads() {
             );
             // `join` returns when the kernel clears the thread's tid, a moment
             // before its `/proc/self/task` entry goes: allow that moment.
-            let deadline = Instant::now() + Duration::from_secs(2);
-            while !threads_named("sdj-").is_empty() {
-                assert!(
-                    Instant::now() < deadline,
-                    "round {round}: worker threads left behind: {:?}",
-                    threads_named("sdj-")
-                );
-                std::thread::sleep(Duration::from_millis(1));
-            }
+            assert_threads_gone("sdj-", Duration::from_secs(2), &format!("round {round}"));
         }
     });
 }

@@ -10,7 +10,7 @@
 //! A watchdog prints the seed and fails the process on a hang.
 
 use prescient::{Event, Params, QueuePolicy, Runtime, TaskGroup};
-use prescient_tests::{seed_from_env, watchdog_diag, XorShift64, CAPACITIES};
+use prescient_tests::{seed_from_env, soak_programs, watchdog_diag, XorShift64, CAPACITIES};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -160,12 +160,7 @@ fn random_fork_join_trees_on_32_workers() {
 #[test]
 #[ignore = "long soak: run with --ignored (see the README)"]
 fn soak_random_fork_join_trees() {
-    let trees: usize = std::env::var("PRESCIENT_SOAK_PROGRAMS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1000)
-        .max(1000);
-    run_trees(trees.next_multiple_of(RUNTIMES));
+    run_trees(soak_programs().next_multiple_of(RUNTIMES));
 }
 
 /// `trees` random trees on `RUNTIMES` runtimes of `WORKERS` workers, the
@@ -185,7 +180,7 @@ fn run_trees(trees: usize) {
             let mut nodes = 0;
             for r in 0..RUNTIMES {
                 let policy = QueuePolicy::ALL[r % QueuePolicy::ALL.len()];
-                let capacity = CAPACITIES[rng.below(CAPACITIES.len() as u64) as usize];
+                let capacity = CAPACITIES[rng.index(CAPACITIES.len())];
                 let rt = Runtime::builder()
                     .params(
                         Params::DEFAULT

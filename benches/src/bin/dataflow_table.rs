@@ -1,30 +1,42 @@
 //! Runs the dataflow benchmarks quickly, side by side, and prints a table:
 //! the DAST two-wave benchmark, blocked Cholesky, matmul and SparseLU
-//! (sequential vs Prescient at the thread counts of
-//! `PRESCIENT_BENCH_THREADS`, default 1,2), the cost of an empty dependent vs
-//! independent task, and the dependency-table bucket sweep. Every parallel
-//! result is checked against the sequential reference. Times are the best of
-//! `--reps` runs after one warm-up run (the machine may be shared: other
-//! processes only add time).
+//! (sequential vs Prescient at each thread count), the cost of an empty
+//! dependent vs independent task, and the dependency-table bucket sweep.
+//! Every parallel result is checked against the sequential reference. Times
+//! are the best of `--reps` runs after one warm-up run (the machine may be
+//! shared: other processes only add time). The flags and the thread counts
+//! (`--threads`, else `PRESCIENT_BENCH_THREADS`, else 1,2) follow the
+//! convention of every benchmark binary (`prescient_benches::cli`).
 //!
-//! `cargo run --release -p prescient-benches --bin dataflow_table -- [--quick] [--reps N]`
+//! `cargo run --release -p prescient-benches --bin dataflow_table -- [--quick] [--threads LIST] [--reps N]`
 
 use prescient::{Params, Runtime};
+use prescient_benches::cli::{self, Parsed, THREADS_ENV};
 use prescient_benches::dataflow::{
-    bench_threads, best_time, cholesky, compare_exact, matmul, overhead, runtime, sparselu,
-    two_wave, DEFERRING,
+    best_time, cholesky, compare_exact, matmul, overhead, runtime, sparselu, two_wave, Kernel,
+    DEFERRING,
 };
 use std::time::Duration;
 
-const USAGE: &str = "usage: dataflow_table [--quick] [--reps N] [--only SECTIONS]
-  --quick          fewer two-wave tasks at the coarse sizes and smaller kernels
-  --reps N         timed repetitions per configuration (best of; default 5, quick 3)
-  --only SECTIONS  comma-separated subset of: two_wave, cholesky, matmul,
-                   sparselu, task_cost, buckets (default: all)
-Thread counts come from PRESCIENT_BENCH_THREADS (default 1,2).";
+/// The `--help` text.
+fn usage() -> String {
+    cli::usage(
+        "dataflow_table [--quick] [--threads LIST] [--reps N] [--only SECTIONS]",
+        "Runs the dataflow benchmarks side by side (sequential vs Prescient at each
+thread count) and prints their tables; every parallel result is checked
+against the sequential one.",
+        "fewer two-wave tasks at the coarse sizes and smaller kernels",
+        "  --reps N            timed repetitions per configuration (best of; default
+                      5, quick 3)
+  --only SECTIONS     comma-separated subset of: two_wave, cholesky, matmul,
+                      sparselu, task_cost, buckets (default: all)
+",
+    )
+}
 
 struct Options {
     quick: bool,
+    threads: Vec<usize>,
     reps: usize,
     only: Option<Vec<String>>,
 }
@@ -46,36 +58,51 @@ impl Options {
     }
 }
 
-fn parse_options() -> Result<Options, String> {
-    let mut options = Options {
-        quick: false,
-        reps: 0,
-        only: None,
-    };
-    let mut args = std::env::args().skip(1);
-    while let Some(arg) = args.next() {
-        match arg.as_str() {
-            "--quick" => options.quick = true,
+/// The options of `args` (without the program name), `None` for `--help`.
+fn parse_options(
+    args: impl IntoIterator<Item = String>,
+    env_threads: Option<&str>,
+    available: usize,
+) -> Result<Option<Options>, String> {
+    let mut reps = 0;
+    let mut only = None;
+    let parsed = cli::parse(args, available, |flag, args| {
+        match flag {
             "--reps" => {
-                let value = args.next().ok_or("--reps needs a number")?;
-                options.reps = value.parse().map_err(|_| format!("bad --reps {value:?}"))?;
+                let value = args.value(flag)?;
+                reps = value
+                    .parse()
+                    .ok()
+                    .filter(|&n| n > 0)
+                    .ok_or_else(|| format!("--reps {value:?}: not a number >= 1"))?;
             }
             "--only" => {
-                let value = args.next().ok_or("--only needs a list")?;
-                let only: Vec<String> = value.split(',').map(|s| s.trim().to_string()).collect();
-                if let Some(bad) = only.iter().find(|s| !SECTIONS.contains(&s.as_str())) {
-                    return Err(format!("unknown section {bad:?}\n{USAGE}"));
+                let value = args.value(flag)?;
+                let list: Vec<String> = value.split(',').map(|s| s.trim().to_string()).collect();
+                if let Some(bad) = list.iter().find(|s| !SECTIONS.contains(&s.as_str())) {
+                    return Err(format!("unknown section {bad:?}"));
                 }
-                options.only = Some(only);
+                only = Some(list);
             }
-            "-h" | "--help" => return Err(USAGE.to_string()),
-            other => return Err(format!("unknown argument {other:?}\n{USAGE}")),
+            _ => return Ok(false),
         }
-    }
-    if options.reps == 0 {
-        options.reps = if options.quick { 3 } else { 5 };
-    }
-    Ok(options)
+        Ok(true)
+    })?;
+    let Parsed::Run(common) = parsed else {
+        return Ok(None);
+    };
+    Ok(Some(Options {
+        quick: common.quick,
+        threads: common.threads(env_threads, available)?,
+        reps: if reps > 0 {
+            reps
+        } else if common.quick {
+            3
+        } else {
+            5
+        },
+        only,
+    }))
 }
 
 fn ms(d: Duration) -> String {
@@ -128,16 +155,21 @@ fn measure<T: Send>(
 }
 
 fn main() {
-    let options = match parse_options() {
-        Ok(options) => options,
+    let available = cli::available_threads();
+    let env_threads = std::env::var(THREADS_ENV).ok();
+    let options = match parse_options(std::env::args().skip(1), env_threads.as_deref(), available) {
+        Ok(Some(options)) => options,
+        Ok(None) => {
+            print!("{}", usage());
+            return;
+        }
         Err(message) => {
-            eprintln!("{message}");
+            eprintln!("error: {message}\n\n{}", usage());
             std::process::exit(2);
         }
     };
-    let threads = bench_threads();
+    let threads = options.threads.clone();
     let reps = options.reps;
-    let available = std::thread::available_parallelism().map_or(1, |n| n.get());
     println!(
         "# Prescient dataflow benchmarks ({} mode, best of {reps} runs; {available} hardware threads; \
          thread counts {threads:?})\n",
@@ -184,23 +216,25 @@ fn main() {
         let (nb, bs) = if options.quick { (12, 48) } else { (16, 64) };
         let original = cholesky::generate(nb, bs, 42);
         let label = format!("cholesky {nb}x{nb} tiles of {bs}");
-        let kernel = Kernel {
-            sequential: cholesky::sequential,
-            dataflow: cholesky::dataflow,
-            check: cholesky::check,
-        };
-        println!("{}", kernel.row(&label, &original, &default_runtimes, reps));
+        println!(
+            "{}",
+            kernel_row(
+                &cholesky::KERNEL,
+                &label,
+                &original,
+                &default_runtimes,
+                reps
+            )
+        );
     }
     if options.wants("matmul") {
         let (nb, bs) = if options.quick { (6, 64) } else { (8, 64) };
         let original = matmul::generate(nb, bs, 7);
         let label = format!("matmul {nb}x{nb} tiles of {bs}");
-        let kernel = Kernel {
-            sequential: matmul::sequential,
-            dataflow: matmul::dataflow,
-            check: matmul::check,
-        };
-        println!("{}", kernel.row(&label, &original, &default_runtimes, reps));
+        println!(
+            "{}",
+            kernel_row(&matmul::KERNEL, &label, &original, &default_runtimes, reps)
+        );
     }
     if options.wants("sparselu") {
         // Quick mode too: smaller BOTS-layout matrices diverge to NaN (no pivoting).
@@ -208,12 +242,16 @@ fn main() {
         let original = sparselu::generate(nb, bs);
         let tasks = sparselu::task_count(&original);
         let label = format!("sparselu {nb}x{nb} of {bs} ({tasks} t)");
-        let kernel = Kernel {
-            sequential: sparselu::sequential,
-            dataflow: sparselu::dataflow,
-            check: sparselu::check,
-        };
-        println!("{}", kernel.row(&label, &original, &default_runtimes, reps));
+        println!(
+            "{}",
+            kernel_row(
+                &sparselu::KERNEL,
+                &label,
+                &original,
+                &default_runtimes,
+                reps
+            )
+        );
     }
     drop(default_runtimes);
 
@@ -287,36 +325,82 @@ fn bucket_sweep(threads: &[usize], reps: usize, quick: bool) {
     }
 }
 
-/// A blocked kernel of the table: its sequential version, its dataflow
-/// version (both in place on a matrix `M`) and its checker.
-struct Kernel<M> {
-    sequential: fn(&mut M),
-    dataflow: fn(&mut M),
-    check: fn(&M, &M) -> Result<(), String>,
-}
-
-impl<M: Clone + Send + Sync> Kernel<M> {
-    /// Times the sequential version and the dataflow version on each runtime
-    /// (checking every parallel result against the sequential one) and
-    /// formats the table row.
-    fn row(&self, label: &str, original: &M, runtimes: &[(usize, Runtime)], reps: usize) -> String {
-        let mut reference = original.clone();
-        (self.sequential)(&mut reference);
-        let seq = best_time(reps, || {
+/// Times a kernel's sequential version and its dataflow version on each
+/// runtime (checking every parallel result against the sequential one) and
+/// formats the table row.
+fn kernel_row<M: Clone + Send + Sync>(
+    kernel: &Kernel<M>,
+    label: &str,
+    original: &M,
+    runtimes: &[(usize, Runtime)],
+    reps: usize,
+) -> String {
+    let reference = kernel.reference(original);
+    let seq = best_time(reps, || {
+        std::hint::black_box(kernel.reference(original));
+    });
+    let parallel = measure(
+        runtimes,
+        reps,
+        || {
             let mut m = original.clone();
-            (self.sequential)(&mut m);
-            std::hint::black_box(m);
-        });
-        let parallel = measure(
-            runtimes,
-            reps,
-            || {
-                let mut m = original.clone();
-                (self.dataflow)(&mut m);
-                m
-            },
-            |m| (self.check)(m, &reference),
-        );
-        row(label, seq, &parallel)
+            (kernel.dataflow)(&mut m);
+            m
+        },
+        |m| (kernel.check)(m, &reference),
+    );
+    row(label, seq, &parallel)
+}
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(s: &str, env: Option<&str>) -> Result<Option<Options>, String> {
+        parse_options(s.split_whitespace().map(String::from), env, 4)
+    }
+
+    #[test]
+    fn defaults_and_precedence() {
+        let o = parse("", None).unwrap().unwrap();
+        assert!(!o.quick && o.only.is_none());
+        assert_eq!((o.threads, o.reps), (vec![1, 2], 5));
+        let o = parse("--quick", Some("all")).unwrap().unwrap();
+        assert_eq!((o.threads, o.reps), (vec![1, 2, 4], 3));
+        let o = parse("--threads=3 --reps 7", Some("all")).unwrap().unwrap();
+        assert_eq!((o.threads, o.reps), (vec![3], 7));
+        assert!(parse("--help", None).unwrap().is_none());
+    }
+
+    #[test]
+    fn sections_and_errors() {
+        let o = parse("--only matmul,buckets", None).unwrap().unwrap();
+        assert!(o.wants("matmul") && o.wants("buckets") && !o.wants("cholesky"));
+        for bad in [
+            "--only nope",
+            "--reps 0",
+            "--reps x",
+            "--reps",
+            "--threads 0",
+            "--threads 2,2",
+            "--bogus",
+        ] {
+            assert!(parse(bad, None).is_err(), "{bad}");
+        }
+        assert!(parse("", Some("1,,2")).is_err());
+    }
+
+    #[test]
+    fn usage_names_every_flag() {
+        let text = usage();
+        for flag in [
+            "--quick",
+            "--threads LIST",
+            "--reps N",
+            "--only SECTIONS",
+            "--help",
+            THREADS_ENV,
+        ] {
+            assert!(text.contains(flag), "{flag}");
+        }
     }
 }

@@ -19,7 +19,8 @@
 //! bitwise equal to the reference's: the checkers compare exactly.
 //!
 //! The criterion benches are in `benches/dataflow.rs`; the quick side-by-side
-//! table is the `dataflow_table` binary.
+//! table is the `dataflow_table` binary. Both take their thread counts by the
+//! convention of [`crate::cli`].
 
 pub mod cholesky;
 pub mod matmul;
@@ -30,57 +31,75 @@ pub mod two_wave;
 use prescient::{Params, Runtime};
 use std::time::{Duration, Instant};
 
-/// The environment variable with the thread counts to measure (`1,2`,
-/// `1,2,4`, `all`), shared with the rest of the suite.
-pub const THREADS_ENV: &str = "PRESCIENT_BENCH_THREADS";
+/// A blocked kernel of the dataflow benchmarks (Cholesky, matmul,
+/// SparseLU): its sequential reference and its dataflow version, both in
+/// place on a matrix `M`, and its checker. Each kernel module has its own as
+/// `KERNEL`, which the table, the criterion bench and the tests drive.
+#[derive(Clone, Copy, Debug)]
+pub struct Kernel<M> {
+    /// The sequential reference, in place.
+    pub sequential: fn(&mut M),
+    /// The dataflow version, in place, in whichever runtime calls it.
+    pub dataflow: fn(&mut M),
+    /// Compares a result (first) with the reference's (second).
+    pub check: fn(&M, &M) -> Result<(), String>,
+}
 
-/// The thread counts of [`THREADS_ENV`], capped at the available
-/// parallelism; default 1 and 2 (capped).
-///
-/// # Panics
-/// If the variable is set but not a list of positive integers or `all`.
-pub fn bench_threads() -> Vec<usize> {
-    let available = std::thread::available_parallelism().map_or(1, |n| n.get());
-    match std::env::var(THREADS_ENV) {
-        Ok(spec) if !spec.trim().is_empty() => {
-            parse_threads(&spec, available).unwrap_or_else(|e| panic!("{THREADS_ENV}: {e}"))
+impl<M> Kernel<M> {
+    /// The kernel of these three functions.
+    pub const fn new(
+        sequential: fn(&mut M),
+        dataflow: fn(&mut M),
+        check: fn(&M, &M) -> Result<(), String>,
+    ) -> Kernel<M> {
+        Kernel {
+            sequential,
+            dataflow,
+            check,
         }
-        _ => parse_threads("1,2", available).expect("valid default"),
     }
 }
 
-/// Parses a thread list: comma-separated positive integers, or `all`
-/// (1, 2, 4, … up to `available`, which is included). Counts above
-/// `available` are kept (oversubscription is allowed when asked for
-/// explicitly) except in the default list, which the caller caps.
-///
-/// # Errors
-/// A message naming the bad entry.
-pub fn parse_threads(spec: &str, available: usize) -> Result<Vec<usize>, String> {
-    let spec = spec.trim();
-    let mut threads = if spec == "all" {
-        let mut list = Vec::new();
-        let mut n = 1;
-        while n < available {
-            list.push(n);
-            n *= 2;
-        }
-        list.push(available);
-        list
-    } else {
-        spec.split(',')
-            .map(|part| match part.trim().parse::<usize>() {
-                Ok(n) if n > 0 => Ok(n),
-                _ => Err(format!("{part:?} is not a positive thread count")),
-            })
-            .collect::<Result<Vec<_>, _>>()?
-    };
-    if spec == "1,2" {
-        threads.iter_mut().for_each(|n| *n = (*n).min(available));
+impl<M: Clone + Send> Kernel<M> {
+    /// The sequential reference's result on a copy of `input`.
+    pub fn reference(&self, input: &M) -> M {
+        let mut m = input.clone();
+        (self.sequential)(&mut m);
+        m
     }
-    threads.sort_unstable();
-    threads.dedup();
-    Ok(threads)
+
+    /// The dataflow version's result on a copy of `input`, run in `runtime`.
+    pub fn run_dataflow(&self, runtime: &Runtime, input: &M) -> M {
+        let mut m = input.clone();
+        runtime.run(|| (self.dataflow)(&mut m));
+        m
+    }
+
+    /// Runs the dataflow version on a copy of `input` in `runtime` and
+    /// checks its result against `reference`.
+    ///
+    /// # Errors
+    /// The checker's message.
+    pub fn run_checked(&self, runtime: &Runtime, input: &M, reference: &M) -> Result<(), String> {
+        (self.check)(&self.run_dataflow(runtime, input), reference)
+    }
+}
+
+#[cfg(test)]
+impl<M: Clone + Send> Kernel<M> {
+    /// For the kernels' tests: the reference's result on `original`, after
+    /// checking that the dataflow version on two workers matches it and that
+    /// the checker rejects `original` itself (it can fail).
+    pub(crate) fn verified_reference(&self, original: &M) -> M {
+        let reference = self.reference(original);
+        let runtime = runtime(2, Params::DEFAULT);
+        self.run_checked(&runtime, original, &reference).unwrap();
+        assert!(
+            (self.check)(original, &reference).is_err(),
+            "the checker never fails"
+        );
+        reference
+    }
 }
 
 /// A Prescient runtime of `threads` workers with `params`.
@@ -151,20 +170,4 @@ pub(crate) fn unit_random(state: &mut u64) -> f64 {
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     z ^= z >> 31;
     (z >> 11) as f64 / (1u64 << 52) as f64 - 1.0
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn thread_lists_parse() {
-        assert_eq!(parse_threads("1,2", 8), Ok(vec![1, 2]));
-        assert_eq!(parse_threads("1,2", 1), Ok(vec![1]));
-        assert_eq!(parse_threads(" 4, 1 ,4", 2), Ok(vec![1, 4]));
-        assert_eq!(parse_threads("all", 6), Ok(vec![1, 2, 4, 6]));
-        assert_eq!(parse_threads("all", 1), Ok(vec![1]));
-        assert!(parse_threads("0", 4).is_err());
-        assert!(parse_threads("two", 4).is_err());
-    }
 }

@@ -84,6 +84,7 @@ pub fn fib_chili(scope: &mut chili::Scope<'_>, n: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::programs::test_pools::{in_chili, in_each_prescient, in_rayon};
 
     #[test]
     fn expected_values() {
@@ -122,38 +123,28 @@ mod tests {
 
     #[test]
     fn prescient_matches_sequential() {
-        for params in crate::suite::Runner::PRESCIENT_PARAMS {
-            let rt = prescient::Runtime::builder()
-                .params(params)
-                .num_workers(2)
-                .build()
-                .expect("runtime builds");
+        in_each_prescient(|| {
             for n in [0, 1, 2, 10, 20] {
-                assert_eq!(rt.run(|| fib_prescient(n)), fib_seq(n), "n = {n}");
+                assert_eq!(fib_prescient(n), fib_seq(n), "n = {n}");
             }
-        }
+        });
     }
 
     #[test]
     fn rayon_matches_sequential() {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(2)
-            .build()
-            .expect("rayon pool builds");
-        for n in [0, 1, 2, 10, 20] {
-            assert_eq!(pool.install(|| fib_rayon(n)), fib_seq(n), "n = {n}");
-        }
+        in_rayon(|| {
+            for n in [0, 1, 2, 10, 20] {
+                assert_eq!(fib_rayon(n), fib_seq(n), "n = {n}");
+            }
+        });
     }
 
     #[test]
     fn chili_matches_sequential() {
-        let pool = chili::ThreadPool::with_config(chili::Config {
-            thread_count: std::num::NonZeroUsize::new(2),
-            ..Default::default()
+        in_chili(|scope| {
+            for n in [0, 1, 2, 10, 20] {
+                assert_eq!(fib_chili(scope, n), fib_seq(n), "n = {n}");
+            }
         });
-        let mut scope = pool.scope();
-        for n in [0, 1, 2, 10, 20] {
-            assert_eq!(fib_chili(&mut scope, n), fib_seq(n), "n = {n}");
-        }
     }
 }

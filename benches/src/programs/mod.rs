@@ -16,3 +16,39 @@
 
 pub mod fib;
 pub mod tree;
+
+/// The two-thread pools the programs' unit tests run each parallel variant
+/// in, built as the suite builds them ([`crate::suite::Pool::build`]).
+#[cfg(test)]
+pub(crate) mod test_pools {
+    use crate::suite::{Pool, Runner};
+
+    fn build(runner: Runner) -> Pool {
+        Pool::build(runner, 2).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Calls `check` inside a two-worker runtime of each Prescient runner.
+    pub(crate) fn in_each_prescient(check: impl Fn() + Sync) {
+        for runner in Runner::ALL {
+            if let Pool::Prescient(rt) = build(runner) {
+                rt.run(&check);
+            }
+        }
+    }
+
+    /// Calls `check` inside a two-thread rayon pool.
+    pub(crate) fn in_rayon(check: impl FnOnce() + Send) {
+        match build(Runner::Rayon) {
+            Pool::Rayon(pool) => pool.install(check),
+            other => unreachable!("{other:?}"),
+        }
+    }
+
+    /// Calls `check` with a scope of a two-thread chili pool.
+    pub(crate) fn in_chili(check: impl FnOnce(&mut chili::Scope<'_>)) {
+        match build(Runner::Chili) {
+            Pool::Chili(pool) => check(&mut pool.scope()),
+            other => unreachable!("{other:?}"),
+        }
+    }
+}

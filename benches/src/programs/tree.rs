@@ -265,6 +265,7 @@ pub fn sum_chili(scope: &mut chili::Scope<'_>, node: &Node) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::programs::test_pools::{in_chili, in_each_prescient, in_rayon};
 
     fn count(node: &Node) -> u64 {
         1 + node.left.as_deref().map_or(0, count) + node.right.as_deref().map_or(0, count)
@@ -335,41 +336,31 @@ mod tests {
 
     #[test]
     fn prescient_matches_sequential() {
-        for params in crate::suite::Runner::PRESCIENT_PARAMS {
-            let rt = prescient::Runtime::builder()
-                .params(params)
-                .num_workers(2)
-                .build()
-                .expect("runtime builds");
+        in_each_prescient(|| {
             for n in SIZES {
                 let tree = Node::balanced(n);
-                assert_eq!(rt.run(|| sum_prescient(&tree)), expected(n), "n = {n}");
+                assert_eq!(sum_prescient(&tree), expected(n), "n = {n}");
             }
-        }
+        });
     }
 
     #[test]
     fn rayon_matches_sequential() {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(2)
-            .build()
-            .expect("rayon pool builds");
-        for n in SIZES {
-            let tree = Node::balanced(n);
-            assert_eq!(pool.install(|| sum_rayon(&tree)), expected(n), "n = {n}");
-        }
+        in_rayon(|| {
+            for n in SIZES {
+                let tree = Node::balanced(n);
+                assert_eq!(sum_rayon(&tree), expected(n), "n = {n}");
+            }
+        });
     }
 
     #[test]
     fn chili_matches_sequential() {
-        let pool = chili::ThreadPool::with_config(chili::Config {
-            thread_count: std::num::NonZeroUsize::new(2),
-            ..Default::default()
+        in_chili(|scope| {
+            for n in SIZES {
+                let tree = Node::balanced(n);
+                assert_eq!(sum_chili(scope, &tree), expected(n), "n = {n}");
+            }
         });
-        let mut scope = pool.scope();
-        for n in SIZES {
-            let tree = Node::balanced(n);
-            assert_eq!(sum_chili(&mut scope, &tree), expected(n), "n = {n}");
-        }
     }
 }

@@ -1,28 +1,27 @@
-//! The suite's command line.
+//! The suite's command line: the shared flags and thread list of every
+//! benchmark binary ([`crate::cli`]) plus the suite's own flags and the
+//! hidden ones of its child processes.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::{Program, Runner, THREADS_ENV};
+use crate::cli::{self, Args, Parsed};
 use crate::programs::tree::Layout;
+use crate::suite::{Program, Runner};
 
-/// The usage text of the `suite` binary.
-pub const USAGE: &str = "\
-usage: suite [--quick] [--threads LIST] [--only PROGRAMS] [--runners RUNNERS]
-             [--json PATH] [--no-idle] [--timeout SECONDS] [--tree-layout LAYOUT]
-
-Runs every program x runner x thread count in its own child process and
+/// The usage text of the `suite` binary (its shared flags are those of
+/// every benchmark binary: [`crate::cli::usage`]).
+pub fn usage() -> String {
+    cli::usage(
+        "suite [--quick] [--threads LIST] [--only PROGRAMS] [--runners RUNNERS]
+             [--json PATH] [--no-idle] [--timeout SECONDS] [--tree-layout LAYOUT]",
+        "Runs every program x runner x thread count in its own child process and
 prints a table of times, T/Tseq, overhead per join, speedups, ratios to rayon
 and chili, peak RSS and Prescient's suspensions; then the idle CPU of each
-runtime; then writes JSON.
-
-  --quick             a few samples per configuration (the whole suite in
-                      about a minute on two cores)
-  --threads LIST      thread counts, e.g. 1,2,4 or `all` (1, 2, 4, ... up to
-                      the available parallelism, which is included); default:
-                      $PRESCIENT_BENCH_THREADS, else 1,2 capped at the
-                      available parallelism
-  --only PROGRAMS     comma-separated subset of: fib, tree1k, tree16m
+runtime; then writes JSON.",
+        "a few samples per configuration (the whole suite in
+                      about a minute on two cores)",
+        "  --only PROGRAMS     comma-separated subset of: fib, tree1k, tree16m
   --runners RUNNERS   comma-separated subset of: seq, prescient-default,
                       prescient-def-c4, prescient-pf-c4, rayon, chili
   --json PATH         where to write the JSON (default target/prescient-suite.json)
@@ -32,12 +31,14 @@ runtime; then writes JSON.
                       (default; neutral between left- and right-first
                       traversals), pre-order (Spice's Zig builder) or
                       post-order (chili's and Spice's Rust builders)
-";
+",
+    )
+}
 
 /// What the `suite` binary was asked to do.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Command {
-    /// Print [`USAGE`].
+    /// Print the [`usage`].
     Help,
     /// Run the suite as the parent.
     Suite(Options),
@@ -104,40 +105,6 @@ impl Options {
     }
 }
 
-/// Parses the thread list `spec` (`1,2,4` or `all`) given `max` available
-/// threads. `all` is 1, 2, 4, … below `max`, then `max`. Explicit counts
-/// above `max` are kept (oversubscription is allowed when asked for).
-pub fn parse_threads(spec: &str, max: usize) -> Result<Vec<usize>, String> {
-    let max = max.max(1);
-    let mut threads = Vec::new();
-    if spec.trim() == "all" {
-        let mut t = 1;
-        while t < max {
-            threads.push(t);
-            t *= 2;
-        }
-        threads.push(max);
-    } else {
-        for part in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-            match part.parse::<usize>() {
-                Ok(t) if t >= 1 => threads.push(t),
-                _ => return Err(format!("bad thread count `{part}` in `{spec}`")),
-            }
-        }
-    }
-    threads.sort_unstable();
-    threads.dedup();
-    if threads.is_empty() {
-        return Err(format!("empty thread list `{spec}`"));
-    }
-    Ok(threads)
-}
-
-/// The default thread list: 1 and 2, capped at `max`.
-pub fn default_threads(max: usize) -> Vec<usize> {
-    [1, 2].into_iter().filter(|&t| t <= max.max(1)).collect()
-}
-
 fn parse_list<T: Copy + PartialEq>(
     spec: &str,
     all: &[T],
@@ -163,16 +130,15 @@ pub fn join_list<T: std::fmt::Display>(items: &[T]) -> String {
         .join(",")
 }
 
-/// Parses the arguments (without the program name). `env_threads` is the
-/// value of [`THREADS_ENV`], `max_threads` the available parallelism.
+/// Parses the arguments (without the program name) by the convention of
+/// every benchmark binary ([`crate::cli::parse`]). `env_threads` is the
+/// value of [`THREADS_ENV`](crate::cli::THREADS_ENV), `max_threads` the
+/// available parallelism.
 pub fn parse(
     args: impl IntoIterator<Item = String>,
     env_threads: Option<&str>,
     max_threads: usize,
 ) -> Result<Command, String> {
-    let mut args = args.into_iter();
-    let mut quick = false;
-    let mut threads = None;
     let mut json = PathBuf::from("target/prescient-suite.json");
     let mut programs = Program::ALL.to_vec();
     let mut runners = Runner::ALL.to_vec();
@@ -182,39 +148,27 @@ pub fn parse(
     let mut idle_child = None;
     let mut tree_layout = Layout::DEFAULT;
 
-    fn value(args: &mut impl Iterator<Item = String>, flag: &str) -> Result<String, String> {
-        args.next().ok_or_else(|| format!("{flag} needs a value"))
+    fn runner(name: &str) -> Result<Runner, String> {
+        Runner::parse(name).ok_or_else(|| format!("unknown runner `{name}`"))
     }
-    fn count(s: &str) -> Result<usize, String> {
-        s.parse::<usize>()
-            .ok()
-            .filter(|&t| t >= 1)
-            .ok_or_else(|| format!("bad thread count `{s}`"))
+    fn count(args: &mut Args, flag: &str) -> Result<usize, String> {
+        let s = args.positional(flag)?;
+        cli::parse_count(&s).map_err(|e| format!("{flag}: {e}"))
     }
 
-    while let Some(arg) = args.next() {
-        let (flag, inline) = match arg.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(v.to_string())),
-            _ => (arg.clone(), None),
-        };
-        let mut take = |name: &str| match &inline {
-            Some(v) => Ok(v.clone()),
-            None => value(&mut args, name),
-        };
-        match flag.as_str() {
-            "-h" | "--help" => return Ok(Command::Help),
-            "--quick" => quick = true,
+    let parsed = cli::parse(args, max_threads, |flag, args| {
+        match flag {
             "--no-idle" => idle = false,
-            "--threads" => threads = Some(parse_threads(&take("--threads")?, max_threads)?),
-            "--json" => json = PathBuf::from(take("--json")?),
+            "--json" => json = PathBuf::from(args.value(flag)?),
             "--only" => {
-                programs = parse_list(&take("--only")?, &Program::ALL, Program::parse, "program")?;
+                programs =
+                    parse_list(&args.value(flag)?, &Program::ALL, Program::parse, "program")?;
             }
             "--runners" => {
-                runners = parse_list(&take("--runners")?, &Runner::ALL, Runner::parse, "runner")?;
+                runners = parse_list(&args.value(flag)?, &Runner::ALL, Runner::parse, "runner")?;
             }
             "--timeout" => {
-                let s = take("--timeout")?;
+                let s = args.value(flag)?;
                 let secs = s
                     .parse::<f64>()
                     .ok()
@@ -223,30 +177,30 @@ pub fn parse(
                 timeout = Some(Duration::from_secs_f64(secs));
             }
             "--tree-layout" => {
-                let name = take("--tree-layout")?;
+                let name = args.value(flag)?;
                 tree_layout =
                     Layout::parse(&name).ok_or_else(|| format!("unknown tree layout `{name}`"))?;
             }
             "--child" => {
-                let program = take("--child")?;
+                let program = args.value(flag)?;
                 let program = Program::parse(&program)
                     .ok_or_else(|| format!("unknown program `{program}`"))?;
-                let runner = value(&mut args, "--child")?;
-                let runner =
-                    Runner::parse(&runner).ok_or_else(|| format!("unknown runner `{runner}`"))?;
-                let threads = count(&value(&mut args, "--child")?)?;
-                child = Some((program, runner, threads));
+                let runner = runner(&args.positional(flag)?)?;
+                child = Some((program, runner, count(args, flag)?));
             }
             "--child-idle" => {
-                let runner = take("--child-idle")?;
-                let runner =
-                    Runner::parse(&runner).ok_or_else(|| format!("unknown runner `{runner}`"))?;
-                let threads = count(&value(&mut args, "--child-idle")?)?;
-                idle_child = Some((runner, threads));
+                let runner = runner(&args.value(flag)?)?;
+                idle_child = Some((runner, count(args, flag)?));
             }
-            other => return Err(format!("unknown argument `{other}`")),
+            _ => return Ok(false),
         }
-    }
+        Ok(true)
+    })?;
+    let common = match parsed {
+        Parsed::Help => return Ok(Command::Help),
+        Parsed::Run(common) => common,
+    };
+    let quick = common.quick;
 
     if let Some((program, runner, threads)) = child {
         return Ok(Command::Child {
@@ -260,13 +214,7 @@ pub fn parse(
     if let Some((runner, threads)) = idle_child {
         return Ok(Command::Idle { runner, threads });
     }
-    let threads = match (threads, env_threads.filter(|s| !s.trim().is_empty())) {
-        (Some(t), _) => t,
-        (None, Some(env)) => {
-            parse_threads(env, max_threads).map_err(|e| format!("{THREADS_ENV}: {e}"))?
-        }
-        (None, None) => default_threads(max_threads),
-    };
+    let threads = common.threads(env_threads, max_threads)?;
     let timeout = timeout.unwrap_or(Duration::from_secs(if quick { 300 } else { 1800 }));
     Ok(Command::Suite(Options {
         quick,
@@ -296,24 +244,6 @@ mod tests {
     }
 
     #[test]
-    fn thread_lists() {
-        assert_eq!(parse_threads("1,2", 8).unwrap(), vec![1, 2]);
-        assert_eq!(parse_threads(" 4, 1,2,2 ", 8).unwrap(), vec![1, 2, 4]);
-        assert_eq!(parse_threads("all", 2).unwrap(), vec![1, 2]);
-        assert_eq!(parse_threads("all", 1).unwrap(), vec![1]);
-        assert_eq!(parse_threads("all", 6).unwrap(), vec![1, 2, 4, 6]);
-        assert_eq!(
-            parse_threads("all", 256).unwrap(),
-            vec![1, 2, 4, 8, 16, 32, 64, 128, 256]
-        );
-        assert!(parse_threads("0", 4).is_err());
-        assert!(parse_threads("x", 4).is_err());
-        assert!(parse_threads("", 4).is_err());
-        assert_eq!(default_threads(1), vec![1]);
-        assert_eq!(default_threads(64), vec![1, 2]);
-    }
-
-    #[test]
     fn defaults_and_precedence() {
         let o = suite("", None, 2);
         assert!(!o.quick && o.idle);
@@ -330,7 +260,9 @@ mod tests {
         assert_eq!(suite("", Some("all"), 4).threads, vec![1, 2, 4]);
         assert_eq!(suite("--threads 1", Some("all"), 4).threads, vec![1]);
         assert_eq!(suite("--threads=2,1", None, 4).threads, vec![1, 2]);
+        assert_eq!(suite("", None, 1).threads, vec![1]);
         assert!(parse(args(""), Some("zero"), 4).is_err());
+        assert!(parse(args("--threads 1,1"), None, 4).is_err());
     }
 
     #[test]
@@ -382,5 +314,8 @@ mod tests {
             }
         );
         assert!(parse(args("--child fib rayon 0"), None, 2).is_err());
+        assert!(parse(args("--child fib rayon"), None, 2).is_err());
+        // A child ignores the thread list of the environment.
+        assert!(parse(args("--child-idle chili 4"), Some("zero"), 2).is_ok());
     }
 }

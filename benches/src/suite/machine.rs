@@ -3,11 +3,6 @@
 
 use std::process::Command;
 
-/// The available parallelism (1 if unknown).
-pub fn available_threads() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
-}
-
 /// What the suite ran on.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Machine {
@@ -26,7 +21,7 @@ impl Machine {
     pub fn detect() -> Machine {
         let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
         Machine {
-            threads: available_threads(),
+            threads: crate::cli::available_threads(),
             arch: command_output("uname", &["-m"])
                 .unwrap_or_else(|| std::env::consts::ARCH.to_string()),
             os: command_output("uname", &["-sr"]).unwrap_or_default(),

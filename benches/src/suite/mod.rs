@@ -38,10 +38,6 @@ use crate::programs::{fib, tree};
 
 pub use cli::{Command, Options};
 
-/// The environment variable that lists the thread counts (`1,2,4` or `all`)
-/// for the suite and the criterion benches.
-pub const THREADS_ENV: &str = "PRESCIENT_BENCH_THREADS";
-
 /// A benchmark program of the suite, at its suite size.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Program {
@@ -484,11 +480,11 @@ fn wrong_result(result: u64, expected: u64) -> ! {
 /// The suite binary's entry point: parses `args` (without the program name)
 /// and runs the suite, a child, or prints the usage. Returns the exit code.
 pub fn main(args: impl IntoIterator<Item = String>) -> i32 {
-    let max_threads = machine::available_threads();
-    let env_threads = std::env::var(THREADS_ENV).ok();
+    let max_threads = crate::cli::available_threads();
+    let env_threads = std::env::var(crate::cli::THREADS_ENV).ok();
     match cli::parse(args, env_threads.as_deref(), max_threads) {
         Ok(Command::Help) => {
-            print!("{}", cli::USAGE);
+            print!("{}", cli::usage());
             0
         }
         Ok(Command::Suite(options)) => run_suite(&options),
@@ -501,7 +497,7 @@ pub fn main(args: impl IntoIterator<Item = String>) -> i32 {
         }) => child::run_child(program, runner, threads, quick, layout),
         Ok(Command::Idle { runner, threads }) => child::run_idle_child(runner, threads),
         Err(message) => {
-            eprintln!("error: {message}\n\n{}", cli::USAGE);
+            eprintln!("error: {message}\n\n{}", cli::usage());
             2
         }
     }

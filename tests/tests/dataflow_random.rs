@@ -17,29 +17,14 @@
 //! to change the base seed, e.g. to replay a failing run.
 
 use prescient::{dataflow, Data, Dataflow, Params, QueuePolicy, Runtime};
+use prescient_tests::{seed_from_env_or, soak_programs, XorShift64};
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::Mutex;
 
 const DEFAULT_SEED: u64 = 0x5EED_DA7A_F10E;
 
-/// SplitMix64: a small deterministic generator.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        mix(self.0)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
-    }
-}
-
+/// The finaliser of SplitMix64, a bijective hash: derives each run's seed,
+/// the initial values and the hashes the tasks record and write.
 fn mix(mut x: u64) -> u64 {
     x ^= x >> 30;
     x = x.wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -101,13 +86,13 @@ const SHAPES: &[&[Mode]] = {
 };
 
 fn generate(seed: u64, handles: usize, tasks: usize) -> Vec<Step> {
-    let mut rng = Rng(seed);
+    let mut rng = XorShift64::new(seed);
     let mut steps = Vec::new();
     for index in 0..tasks as u64 {
         if rng.chance(1) {
             steps.push(Step::Check);
         }
-        let shape = SHAPES[rng.below(SHAPES.len())];
+        let shape = SHAPES[rng.index(SHAPES.len())];
         let mut accesses: Vec<(usize, Mode)> = Vec::new();
         for &mode in shape {
             // A read may repeat an earlier read's handle; a write never
@@ -117,9 +102,9 @@ fn generate(seed: u64, handles: usize, tasks: usize) -> Vec<Step> {
                     accesses
                         .iter()
                         .find(|&&(_, m)| m == Mode::In)
-                        .map_or_else(|| rng.below(handles), |&(h, _)| h)
+                        .map_or_else(|| rng.index(handles), |&(h, _)| h)
                 } else {
-                    rng.below(handles)
+                    rng.index(handles)
                 };
                 let clash = accesses
                     .iter()
@@ -348,9 +333,9 @@ fn submit<'df>(
 /// Runs one random program on `runtime` and compares it with the sequential
 /// run; returns an error message naming the seed on any difference.
 fn run_program(runtime: &Runtime, seed: u64, label: &str) -> Result<(), String> {
-    let mut rng = Rng(seed ^ 0xC0FFEE);
-    let handles = 10 + rng.below(31);
-    let tasks = 200 + rng.below(201);
+    let mut rng = XorShift64::new(seed ^ 0xC0FFEE);
+    let handles = 10 + rng.index(31);
+    let tasks = 200 + rng.index(201);
     let steps = generate(seed, handles, tasks);
     let initial: Vec<u64> = (0..handles as u64).map(|h| mix(seed ^ h)).collect();
 
@@ -420,20 +405,6 @@ fn run_program(runtime: &Runtime, seed: u64, label: &str) -> Result<(), String> 
     Ok(())
 }
 
-fn base_seed() -> u64 {
-    match std::env::var("PRESCIENT_DATAFLOW_SEED") {
-        Ok(text) => {
-            let text = text.trim();
-            let parsed = match text.strip_prefix("0x") {
-                Some(hex) => u64::from_str_radix(hex, 16),
-                None => text.parse(),
-            };
-            parsed.unwrap_or_else(|_| panic!("PRESCIENT_DATAFLOW_SEED={text:?} is not a number"))
-        }
-        Err(_) => DEFAULT_SEED,
-    }
-}
-
 const RUNS_PER_CONFIG: u64 = 22;
 
 /// 3 worker counts x 4 policies x 2 capacities x 22 programs = 528 runs.
@@ -444,7 +415,7 @@ fn stress(workers: usize) {
 /// `runs_per_config` random programs under each policy x capacity {1, 64},
 /// on `workers` workers with a live-stack cap of 64 per worker.
 fn stress_runs(workers: usize, runs_per_config: u64) {
-    let base = base_seed();
+    let base = seed_from_env_or("PRESCIENT_DATAFLOW_SEED", DEFAULT_SEED);
     let mut runs = 0;
     for (p, policy) in QueuePolicy::ALL.into_iter().enumerate() {
         for (c, capacity) in [1usize, 64].into_iter().enumerate() {
@@ -483,12 +454,7 @@ fn stress_runs(workers: usize, runs_per_config: u64) {
 #[test]
 #[ignore = "long soak: run with --ignored (see the README)"]
 fn soak_random_programs_on_32_workers() {
-    let programs: u64 = std::env::var("PRESCIENT_SOAK_PROGRAMS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1000)
-        .max(1000);
-    stress_runs(32, programs.div_ceil(8));
+    stress_runs(32, (soak_programs() as u64).div_ceil(8));
 }
 
 #[test]

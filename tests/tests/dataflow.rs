@@ -4,60 +4,31 @@
 //! The randomized comparison against a sequential run is in
 //! `dataflow_random.rs`; the compile-fail tests are in `dataflow_ui.rs`.
 
-use prescient::{dataflow, Params, QueuePolicy, Runtime};
+use prescient::{dataflow, Dataflow, Params, QueuePolicy, Runtime};
+use prescient_tests::{message as panic_message, quiet_panics_containing, runtime_with};
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
 fn runtime(workers: usize) -> Runtime {
-    Runtime::builder().num_workers(workers).build().unwrap()
+    runtime_with(workers, Params::DEFAULT)
 }
 
-fn runtime_with(workers: usize, params: Params) -> Runtime {
-    Runtime::builder()
-        .num_workers(workers)
-        .params(params)
-        .build()
-        .unwrap()
-}
-
-fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        s.to_string()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "<non-string panic>".to_string()
-    }
-}
-
-/// The messages of the panics these tests cause on purpose.
-const EXPECTED_PANICS: [&str; 7] = [
-    "on purpose",
-    "boom",
-    "names the same data twice",
-    "poisoned",
-    "body panic",
-    "task panic",
-    "nested boom",
-];
-
-/// Runs `f` with the expected panics kept off stderr. The hook is installed
-/// once for the whole test binary (tests run in parallel, so swapping hooks
-/// per test would race); any other panic is printed as usual.
+/// Runs `f` with the panics these tests cause on purpose kept off stderr:
+/// their own (`expected: …`) and the runtime's rejections they provoke.
 fn quiet_panics<R>(f: impl FnOnce() -> R) -> R {
-    static INSTALL: std::sync::Once = std::sync::Once::new();
-    INSTALL.call_once(|| {
-        let default = panic::take_hook();
-        panic::set_hook(Box::new(move |info| {
-            let message = panic_message(info.payload());
-            if !EXPECTED_PANICS.iter().any(|e| message.contains(e)) {
-                default(info);
-            }
-        }));
-    });
+    quiet_panics_containing(&["names the same data twice", "poisoned"]);
     f()
+}
+
+/// Runs `body` as a dataflow scope in `rt`, quietly, and catches the panic
+/// the scope ends with.
+fn caught_dataflow<'env, R: Send>(
+    rt: &Runtime,
+    body: impl for<'df> FnOnce(&'df Dataflow<'df, 'env>) -> R + Send,
+) -> std::thread::Result<R> {
+    quiet_panics(|| panic::catch_unwind(AssertUnwindSafe(|| rt.run(|| dataflow(body)))))
 }
 
 #[test]
@@ -157,7 +128,7 @@ fn a_handle_named_twice_with_a_write_is_rejected_before_it_is_submitted() {
                         ran.store(true, Ordering::SeqCst);
                     });
                 }));
-                let message = panic_message(&*rejected.expect_err("the task was accepted"));
+                let message = panic_message(rejected.expect_err("the task was accepted"));
                 // The scope is still usable, and nothing was registered: a
                 // later writer is not blocked behind a phantom task.
                 df.task(a.inout(), |a: &mut u64| *a += 1);
@@ -194,7 +165,7 @@ fn a_tile_named_twice_with_a_write_is_rejected_and_other_tiles_are_fine() {
                     assert_eq!(c.len(), 2, "the last tile is shorter");
                     c.fill(9);
                 });
-                panic_message(&*rejected.expect_err("the task was accepted"))
+                panic_message(rejected.expect_err("the task was accepted"))
             })
         })
     });
@@ -336,27 +307,23 @@ fn outer_successors_of_a_task_wait_for_its_nested_tasks() {
 fn a_task_panic_reaches_the_waiter_after_all_tasks_finished() {
     let rt = runtime(2);
     let others = AtomicUsize::new(0);
-    let result = quiet_panics(|| {
-        panic::catch_unwind(AssertUnwindSafe(|| {
-            rt.run(|| {
-                dataflow(|df| {
-                    let a = df.data(0u32);
-                    df.task(a.inout(), |_a: &mut u32| panic!("task failed on purpose"));
-                    for _ in 0..20 {
-                        let others = &others;
-                        df.task((), move |()| {
-                            std::thread::sleep(Duration::from_millis(1));
-                            others.fetch_add(1, Ordering::SeqCst);
-                        });
-                    }
-                    df.wait();
-                    unreachable!("wait must re-raise the task's panic");
-                })
-            })
-        }))
+    let result = caught_dataflow(&rt, |df| {
+        let a = df.data(0u32);
+        df.task(a.inout(), |_a: &mut u32| {
+            panic!("expected: task failed on purpose")
+        });
+        for _ in 0..20 {
+            let others = &others;
+            df.task((), move |()| {
+                std::thread::sleep(Duration::from_millis(1));
+                others.fetch_add(1, Ordering::SeqCst);
+            });
+        }
+        df.wait();
+        unreachable!("wait must re-raise the task's panic");
     });
     let payload = result.expect_err("the panic was lost");
-    assert_eq!(panic_message(&*payload), "task failed on purpose");
+    assert_eq!(panic_message(payload), "expected: task failed on purpose");
     assert_eq!(others.load(Ordering::SeqCst), 20, "a task was lost");
     // The runtime is still usable.
     assert_eq!(rt.run(|| dataflow(|df| df.data(5).into_inner())), 5);
@@ -376,7 +343,7 @@ fn a_panic_poisons_what_the_task_writes_and_cancels_its_dependents() {
                 let ran = &ran;
                 df.task((d.read(), a.inout()), move |(_d, a): (&u32, &mut u32)| {
                     *a = 99; // half-written ...
-                    panic!("boom");
+                    panic!("expected: boom");
                 });
                 df.task(a.read(), move |_a: &u32| {
                     ran.lock().unwrap().push("reads a")
@@ -400,7 +367,7 @@ fn a_panic_poisons_what_the_task_writes_and_cancels_its_dependents() {
                     ran.lock().unwrap().push("writes b again");
                 });
                 let waited = panic::catch_unwind(AssertUnwindSafe(|| df.wait()));
-                let message = panic_message(&*waited.expect_err("the panic was lost"));
+                let message = panic_message(waited.expect_err("the panic was lost"));
                 let poisoned = [
                     a.is_poisoned(),
                     b.is_poisoned(),
@@ -410,7 +377,7 @@ fn a_panic_poisons_what_the_task_writes_and_cancels_its_dependents() {
                 // Poisoned data cannot be read back ...
                 let read_a = panic::catch_unwind(AssertUnwindSafe(|| a.into_inner()));
                 assert!(
-                    panic_message(&*read_a.expect_err("read poisoned data")).contains("poisoned")
+                    panic_message(read_a.expect_err("read poisoned data")).contains("poisoned")
                 );
                 // ... unless the poison is cleared explicitly.
                 let mut c = c;
@@ -420,7 +387,7 @@ fn a_panic_poisons_what_the_task_writes_and_cancels_its_dependents() {
             })
         })
     });
-    assert_eq!(message, "boom");
+    assert_eq!(message, "expected: boom");
     assert_eq!(poisoned, [true, false, true, false]);
     assert_eq!(b_value, 3);
     let mut ran = ran.into_inner().unwrap();
@@ -431,28 +398,22 @@ fn a_panic_poisons_what_the_task_writes_and_cancels_its_dependents() {
 #[test]
 fn a_panic_in_a_nested_task_poisons_the_outer_task_data() {
     let rt = runtime(2);
-    let result = quiet_panics(|| {
-        panic::catch_unwind(AssertUnwindSafe(|| {
-            rt.run(|| {
-                dataflow(|df| {
-                    let mut v = vec![0u8; 4];
-                    let outer = df.data(0u32);
-                    df.task(outer.inout(), move |_o: &mut u32| {
-                        dataflow(|inner| {
-                            let t = inner.tiles(&mut v, 2);
-                            inner.task(t.inout(1), |_t: &mut [u8]| panic!("nested boom"));
-                        });
-                    });
-                    let flag = df.data(false);
-                    df.task((outer.read(), flag.out()), |(_o, f): (&u32, &mut bool)| {
-                        *f = true
-                    });
-                    let _ = panic::catch_unwind(AssertUnwindSafe(|| df.wait()));
-                    assert!(outer.is_poisoned());
-                    assert!(flag.is_poisoned(), "the outer successor was not cancelled");
-                })
-            })
-        }))
+    let result = caught_dataflow(&rt, |df| {
+        let mut v = vec![0u8; 4];
+        let outer = df.data(0u32);
+        df.task(outer.inout(), move |_o: &mut u32| {
+            dataflow(|inner| {
+                let t = inner.tiles(&mut v, 2);
+                inner.task(t.inout(1), |_t: &mut [u8]| panic!("expected: nested boom"));
+            });
+        });
+        let flag = df.data(false);
+        df.task((outer.read(), flag.out()), |(_o, f): (&u32, &mut bool)| {
+            *f = true
+        });
+        let _ = panic::catch_unwind(AssertUnwindSafe(|| df.wait()));
+        assert!(outer.is_poisoned());
+        assert!(flag.is_poisoned(), "the outer successor was not cancelled");
     });
     // The panic was re-raised by the explicit wait and caught there.
     assert!(result.is_ok());
@@ -462,28 +423,25 @@ fn a_panic_in_a_nested_task_poisons_the_outer_task_data() {
 fn a_body_panic_waits_for_submitted_tasks_and_wins() {
     let rt = runtime(2);
     let done = AtomicUsize::new(0);
-    let result = quiet_panics(|| {
-        panic::catch_unwind(AssertUnwindSafe(|| {
-            rt.run(|| {
-                dataflow(|df| {
-                    let a = df.data(0u32);
-                    for _ in 0..10 {
-                        let done = &done;
-                        df.task(a.inout(), move |a: &mut u32| {
-                            std::thread::sleep(Duration::from_millis(2));
-                            *a += 1;
-                            done.fetch_add(1, Ordering::SeqCst);
-                        });
-                    }
-                    df.task((), |()| panic!("task panic"));
-                    // `a` is dropped during unwinding while its tasks still run:
-                    // its value is retired, not freed.
-                    panic!("body panic");
-                })
-            })
-        }))
+    let result = caught_dataflow(&rt, |df| {
+        let a = df.data(0u32);
+        for _ in 0..10 {
+            let done = &done;
+            df.task(a.inout(), move |a: &mut u32| {
+                std::thread::sleep(Duration::from_millis(2));
+                *a += 1;
+                done.fetch_add(1, Ordering::SeqCst);
+            });
+        }
+        df.task((), |()| panic!("expected: task panic"));
+        // `a` is dropped during unwinding while its tasks still run:
+        // its value is retired, not freed.
+        panic!("expected: body panic");
     });
-    assert_eq!(panic_message(&*result.expect_err("lost")), "body panic");
+    assert_eq!(
+        panic_message(result.expect_err("lost")),
+        "expected: body panic"
+    );
     assert_eq!(done.load(Ordering::SeqCst), 10);
 }
 

@@ -1,0 +1,478 @@
+//! The command-line convention every benchmark of this package follows: one
+//! thread-list parser, one environment fallback and the flags the binaries
+//! share.
+//!
+//! * The binaries (`suite`, `dataflow_table`) read their arguments through
+//!   [`parse`], which handles the shared flags — `--quick`, `--threads LIST`
+//!   and `-h`/`--help` — and hands every other flag to the binary. A flag's
+//!   value may follow it (`--threads 1,2`) or be attached (`--threads=1,2`).
+//! * The thread counts come from `--threads`, else from the environment
+//!   variable [`THREADS_ENV`] (`PRESCIENT_BENCH_THREADS`; the same syntax),
+//!   else [`default_threads`]: the command line wins. The criterion benches
+//!   cannot take flags of their own (`cargo bench` passes its filter), so
+//!   they read the variable alone, through [`env_threads`].
+//! * [`parse_threads`] is the one parser of a thread list, and
+//!   [`usage`] writes the `--help` text around the shared flags, so both
+//!   binaries document them in the same words.
+
+/// The environment variable with the thread counts to measure (`1,2,4` or
+/// `all`) when `--threads` is not given: read by both binaries and the
+/// criterion benches.
+pub const THREADS_ENV: &str = "PRESCIENT_BENCH_THREADS";
+
+/// The available parallelism (1 if unknown): what `all` and the default
+/// thread list are measured against.
+pub fn available_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// Why a thread list was rejected (its `Display` is the message the
+/// binaries print).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ThreadsError {
+    /// The list is empty (or only white space).
+    Empty,
+    /// An entry between two commas, or before or after one, is empty
+    /// (`1,,2`, `1,2,`).
+    EmptyEntry,
+    /// An entry is not a whole number written in decimal digits (`two`,
+    /// `-1`, `1.5`, `+2`), or one too large for `usize`.
+    NotANumber(String),
+    /// An entry is 0: a pool needs a thread.
+    Zero,
+    /// A count is listed twice (`1,2,1`): the list names each configuration
+    /// once.
+    Duplicate(usize),
+}
+
+impl std::fmt::Display for ThreadsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ThreadsError::Empty => write!(f, "the thread list is empty"),
+            ThreadsError::EmptyEntry => write!(f, "the thread list has an empty entry"),
+            ThreadsError::NotANumber(entry) => {
+                write!(f, "`{entry}` is not a thread count (a whole number >= 1)")
+            }
+            ThreadsError::Zero => write!(f, "a thread count must be at least 1, not 0"),
+            ThreadsError::Duplicate(n) => write!(f, "the thread count {n} is listed twice"),
+        }
+    }
+}
+
+impl std::error::Error for ThreadsError {}
+
+/// Parses the thread list `spec`, given `available` hardware threads.
+///
+/// `spec` is either `all` — 1, 2, 4, … below `available`, then `available`
+/// itself — or comma-separated thread counts, each a whole number of at
+/// least 1 in decimal digits, listed once; white space around an entry is
+/// ignored. The result is ascending. Explicit counts above `available` are
+/// kept: oversubscription is allowed when asked for.
+///
+/// # Errors
+/// A [`ThreadsError`] for an empty list, an empty entry, an entry that is
+/// not a number, a 0, or a count listed twice.
+pub fn parse_threads(spec: &str, available: usize) -> Result<Vec<usize>, ThreadsError> {
+    let spec = spec.trim();
+    if spec.is_empty() {
+        return Err(ThreadsError::Empty);
+    }
+    if spec == "all" {
+        let available = available.max(1);
+        let mut threads: Vec<usize> = std::iter::successors(Some(1usize), |t| t.checked_mul(2))
+            .take_while(|&t| t < available)
+            .collect();
+        threads.push(available);
+        return Ok(threads);
+    }
+    let mut threads = Vec::new();
+    for entry in spec.split(',').map(str::trim) {
+        if entry.is_empty() {
+            return Err(ThreadsError::EmptyEntry);
+        }
+        let count = parse_count(entry)?;
+        if threads.contains(&count) {
+            return Err(ThreadsError::Duplicate(count));
+        }
+        threads.push(count);
+    }
+    threads.sort_unstable();
+    Ok(threads)
+}
+
+/// Parses one thread count: a whole number of at least 1 in decimal digits
+/// (white space around it is ignored).
+///
+/// # Errors
+/// [`ThreadsError::Empty`], [`ThreadsError::NotANumber`] or
+/// [`ThreadsError::Zero`].
+pub fn parse_count(entry: &str) -> Result<usize, ThreadsError> {
+    let entry = entry.trim();
+    if entry.is_empty() {
+        return Err(ThreadsError::Empty);
+    }
+    let count = entry
+        .bytes()
+        .all(|b| b.is_ascii_digit())
+        .then(|| entry.parse::<usize>().ok())
+        .flatten()
+        .ok_or_else(|| ThreadsError::NotANumber(entry.to_string()))?;
+    if count == 0 {
+        return Err(ThreadsError::Zero);
+    }
+    Ok(count)
+}
+
+/// The default thread list: 1 and 2, capped at `available` (so `[1]` on a
+/// one-thread machine).
+pub fn default_threads(available: usize) -> Vec<usize> {
+    [1, 2]
+        .into_iter()
+        .filter(|&t| t <= available.max(1))
+        .collect()
+}
+
+/// The thread counts to measure: `flag` (the list `--threads` gave, already
+/// parsed) if any, else the value `env` of [`THREADS_ENV`] if it is set and
+/// not blank, else [`default_threads`].
+///
+/// # Errors
+/// The variable's [`ThreadsError`], prefixed with its name.
+pub fn resolve_threads(
+    flag: Option<&[usize]>,
+    env: Option<&str>,
+    available: usize,
+) -> Result<Vec<usize>, String> {
+    match (flag, env.filter(|s| !s.trim().is_empty())) {
+        (Some(threads), _) => Ok(threads.to_vec()),
+        (None, Some(env)) => {
+            parse_threads(env, available).map_err(|e| format!("{THREADS_ENV}={env:?}: {e}"))
+        }
+        (None, None) => Ok(default_threads(available)),
+    }
+}
+
+/// The thread counts of a benchmark that takes no flags (the criterion
+/// benches): [`THREADS_ENV`] if set and not blank, else
+/// [`default_threads`].
+///
+/// # Panics
+/// If the variable is set to an invalid list (the message says why).
+pub fn env_threads() -> Vec<usize> {
+    let env = std::env::var(THREADS_ENV).ok();
+    resolve_threads(None, env.as_deref(), available_threads()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// A binary's arguments (without the program name), read one flag at a time;
+/// the value of a flag may follow it or be attached with `=`.
+#[derive(Debug)]
+pub struct Args {
+    rest: std::vec::IntoIter<String>,
+    /// The flag last returned by [`Args::next_flag`] and its `=value`
+    /// part, until [`Args::value`] takes that value.
+    attached: Option<(String, String)>,
+}
+
+impl Args {
+    /// The arguments `args` (without the program name).
+    pub fn new(args: impl IntoIterator<Item = String>) -> Args {
+        Args {
+            rest: args.into_iter().collect::<Vec<_>>().into_iter(),
+            attached: None,
+        }
+    }
+
+    /// The next flag (`--threads=1,2` gives `--threads`, keeping `1,2` for
+    /// [`Args::value`]), or `None` at the end.
+    ///
+    /// # Errors
+    /// If the previous flag had an attached value that it does not take
+    /// (`--quick=yes`).
+    pub fn next_flag(&mut self) -> Result<Option<String>, String> {
+        if let Some((flag, _)) = self.attached.take() {
+            return Err(format!("{flag} takes no value"));
+        }
+        let Some(arg) = self.rest.next() else {
+            return Ok(None);
+        };
+        match arg.split_once('=') {
+            Some((flag, value)) if flag.starts_with("--") => {
+                self.attached = Some((flag.to_string(), value.to_string()));
+                Ok(Some(flag.to_string()))
+            }
+            _ => Ok(Some(arg)),
+        }
+    }
+
+    /// The value of `flag`: its attached `=value`, else the next argument.
+    ///
+    /// # Errors
+    /// If there is none.
+    pub fn value(&mut self, flag: &str) -> Result<String, String> {
+        match self.attached.take() {
+            Some((_, value)) => Ok(value),
+            None => self.positional(flag),
+        }
+    }
+
+    /// The next argument as a further value of `flag` (for a flag that
+    /// takes several, such as the suite's `--child PROGRAM RUNNER THREADS`).
+    ///
+    /// # Errors
+    /// If there is none.
+    pub fn positional(&mut self, flag: &str) -> Result<String, String> {
+        self.rest
+            .next()
+            .ok_or_else(|| format!("{flag} needs a value"))
+    }
+}
+
+/// The shared flags, as given on the command line.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Common {
+    /// `--quick`: the binary's short mode.
+    pub quick: bool,
+    /// `--threads LIST`, parsed; `None` if not given.
+    pub threads: Option<Vec<usize>>,
+}
+
+impl Common {
+    /// The thread counts to measure: `--threads`, else `env` (the value of
+    /// [`THREADS_ENV`]), else the default (see [`resolve_threads`]).
+    ///
+    /// # Errors
+    /// If `env` is used and is not a valid list.
+    pub fn threads(&self, env: Option<&str>, available: usize) -> Result<Vec<usize>, String> {
+        resolve_threads(self.threads.as_deref(), env, available)
+    }
+}
+
+/// What [`parse`] found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Parsed {
+    /// `-h` or `--help` was given: print the usage and exit 0.
+    Help,
+    /// Run, with these shared flags.
+    Run(Common),
+}
+
+/// Parses `args` (without the program name): the shared flags here, every
+/// other flag by `own`, which is given the flag and the arguments (to take
+/// its values from) and returns whether it knew the flag. `--help` stops
+/// the parse at once; `available` is what `--threads all` expands to.
+///
+/// # Errors
+/// The message of the first bad argument: an unknown flag, a missing or
+/// attached-but-not-taken value, an invalid thread list, or `own`'s error.
+pub fn parse(
+    args: impl IntoIterator<Item = String>,
+    available: usize,
+    mut own: impl FnMut(&str, &mut Args) -> Result<bool, String>,
+) -> Result<Parsed, String> {
+    let mut args = Args::new(args);
+    let mut common = Common::default();
+    while let Some(flag) = args.next_flag()? {
+        match flag.as_str() {
+            "-h" | "--help" => return Ok(Parsed::Help),
+            "--quick" => common.quick = true,
+            "--threads" => {
+                let list = args.value("--threads")?;
+                let threads = parse_threads(&list, available)
+                    .map_err(|e| format!("--threads {list:?}: {e}"))?;
+                common.threads = Some(threads);
+            }
+            other => {
+                if !own(other, &mut args)? {
+                    return Err(format!("unknown argument `{other}`"));
+                }
+            }
+        }
+    }
+    Ok(Parsed::Run(common))
+}
+
+/// The `--help` text of a binary: `synopsis` (after `usage: `, the shared
+/// flags first), `about` (a paragraph), then the flags — `--quick` meaning
+/// `quick`, `--threads`, the binary's own `flags` (lines indented like
+/// these, descriptions from column 23) and `--help` — and last how the
+/// thread counts are chosen.
+pub fn usage(synopsis: &str, about: &str, quick: &str, flags: &str) -> String {
+    format!(
+        "usage: {synopsis}
+
+{about}
+
+  --quick             {quick}
+  --threads LIST      the thread counts to measure: comma-separated counts
+                      (e.g. 1,2,4) or `all` (1, 2, 4, ... up to the available
+                      parallelism, which is included)
+{flags}  -h, --help          print this help and exit
+
+Thread counts come from --threads, else from the environment variable
+{THREADS_ENV} (same syntax), else 1,2 (capped at the available
+parallelism); the command line wins. A count is a whole number of at least 1
+and may be listed once; they run in ascending order, and counts above the
+available parallelism are kept (oversubscription).
+"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(s: &str) -> Vec<String> {
+        s.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn good_thread_lists() {
+        assert_eq!(parse_threads("1,2,4,8,16", 2), Ok(vec![1, 2, 4, 8, 16]));
+        assert_eq!(parse_threads("1", 8), Ok(vec![1]));
+        assert_eq!(parse_threads(" 4, 1 ,2 ", 8), Ok(vec![1, 2, 4]));
+        assert_eq!(parse_threads("64", 2), Ok(vec![64]), "oversubscription");
+        assert_eq!(parse_threads("all", 1), Ok(vec![1]));
+        assert_eq!(parse_threads("all", 2), Ok(vec![1, 2]));
+        assert_eq!(parse_threads(" all ", 6), Ok(vec![1, 2, 4, 6]));
+        assert_eq!(parse_threads("all", 0), Ok(vec![1]));
+        assert_eq!(
+            parse_threads("all", 256),
+            Ok(vec![1, 2, 4, 8, 16, 32, 64, 128, 256])
+        );
+    }
+
+    #[test]
+    fn bad_thread_lists() {
+        use ThreadsError::*;
+        assert_eq!(parse_threads("", 4), Err(Empty));
+        assert_eq!(parse_threads("  ", 4), Err(Empty));
+        assert_eq!(parse_threads("1,,2", 4), Err(EmptyEntry));
+        assert_eq!(parse_threads("1,2,", 4), Err(EmptyEntry));
+        assert_eq!(parse_threads(",", 4), Err(EmptyEntry));
+        assert_eq!(parse_threads("0", 4), Err(Zero));
+        assert_eq!(parse_threads("1,00", 4), Err(Zero));
+        for bad in [
+            "two",
+            "-1",
+            "+2",
+            "1.5",
+            "1 2",
+            "0x4",
+            "ALL",
+            "99999999999999999999999",
+        ] {
+            assert_eq!(
+                parse_threads(&format!("1,{bad}"), 4),
+                Err(NotANumber(bad.to_string())),
+                "{bad}"
+            );
+        }
+        assert_eq!(parse_threads("1,2,1", 4), Err(Duplicate(1)));
+        assert_eq!(parse_threads("2,02", 4), Err(Duplicate(2)));
+        assert_eq!(parse_count(" 7 "), Ok(7));
+        assert_eq!(parse_count("0"), Err(Zero));
+        assert_eq!(parse_count("1,2"), Err(NotANumber("1,2".into())));
+        assert_eq!(
+            NotANumber("two".into()).to_string(),
+            "`two` is not a thread count (a whole number >= 1)"
+        );
+        assert_eq!(
+            Duplicate(2).to_string(),
+            "the thread count 2 is listed twice"
+        );
+    }
+
+    #[test]
+    fn defaults_and_precedence() {
+        assert_eq!(default_threads(0), vec![1]);
+        assert_eq!(default_threads(1), vec![1]);
+        assert_eq!(default_threads(64), vec![1, 2]);
+        assert_eq!(resolve_threads(None, None, 4), Ok(vec![1, 2]));
+        assert_eq!(resolve_threads(None, Some(" "), 4), Ok(vec![1, 2]));
+        assert_eq!(resolve_threads(None, Some("all"), 4), Ok(vec![1, 2, 4]));
+        assert_eq!(resolve_threads(Some(&[3]), Some("all"), 4), Ok(vec![3]));
+        assert_eq!(
+            resolve_threads(None, Some("zero"), 4),
+            Err("PRESCIENT_BENCH_THREADS=\"zero\": `zero` is not a thread count (a whole number >= 1)".to_string())
+        );
+        // The command line wins even over an invalid variable.
+        assert_eq!(resolve_threads(Some(&[1]), Some("zero"), 4), Ok(vec![1]));
+    }
+
+    #[test]
+    fn shared_flags() {
+        let none = |_: &str, _: &mut Args| Ok(false);
+        let run = |s: &str| match parse(args(s), 4, none) {
+            Ok(Parsed::Run(common)) => common,
+            other => panic!("{s}: {other:?}"),
+        };
+        assert_eq!(run(""), Common::default());
+        assert!(run("--quick").quick);
+        assert_eq!(run("--threads 2,1").threads, Some(vec![1, 2]));
+        assert_eq!(run("--threads=all").threads, Some(vec![1, 2, 4]));
+        assert_eq!(run("--threads 1 --threads 4").threads, Some(vec![4]));
+        assert_eq!(parse(args("--help --bogus"), 4, none), Ok(Parsed::Help));
+        assert_eq!(parse(args("-h"), 4, none), Ok(Parsed::Help));
+        let err = |s: &str| parse(args(s), 4, none).unwrap_err();
+        assert_eq!(err("--bogus"), "unknown argument `--bogus`");
+        assert_eq!(err("--threads"), "--threads needs a value");
+        assert_eq!(err("--quick=yes"), "--quick takes no value");
+        assert_eq!(
+            err("--threads 1,1"),
+            "--threads \"1,1\": the thread count 1 is listed twice"
+        );
+        assert_eq!(
+            err("--threads="),
+            "--threads \"\": the thread list is empty"
+        );
+    }
+
+    #[test]
+    fn own_flags_take_values() {
+        let mut seen = Vec::new();
+        let parsed = parse(args("--reps=3 --child a b --quick"), 4, |flag, args| {
+            match flag {
+                "--reps" => seen.push(args.value(flag)?),
+                "--child" => {
+                    seen.push(args.value(flag)?);
+                    seen.push(args.positional(flag)?);
+                }
+                _ => return Ok(false),
+            }
+            Ok(true)
+        });
+        assert_eq!(
+            parsed,
+            Ok(Parsed::Run(Common {
+                quick: true,
+                threads: None
+            }))
+        );
+        assert_eq!(seen, ["3", "a", "b"]);
+        let parsed = parse(args("--child a"), 4, |flag, args| {
+            args.value(flag)?;
+            args.positional(flag)?;
+            Ok(true)
+        });
+        assert_eq!(parsed, Err("--child needs a value".to_string()));
+    }
+
+    #[test]
+    fn usage_documents_the_shared_flags() {
+        let text = usage(
+            "demo [--quick] [--threads LIST]",
+            "About.",
+            "short",
+            "  --x  own\n",
+        );
+        for needle in [
+            "--quick             short",
+            "--threads LIST",
+            "  --x  own\n",
+            "-h, --help",
+            THREADS_ENV,
+        ] {
+            assert!(text.contains(needle), "{needle}: {text}");
+        }
+    }
+}
