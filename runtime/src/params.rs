@@ -12,11 +12,15 @@ use core::fmt;
 /// Where a worker inserts new tasks in its own deque and from which end thieves
 /// steal (Thoman et al., CF'17 §3.1.2). The owner always takes from the front.
 ///
+/// `PF` runs on crossbeam-deque's LIFO worker; the other three on a deque
+/// of our own that lets the owner take a specific job back (crossbeam's FIFO
+/// worker cannot), which the live-stack cap needs.
+///
 /// | policy | insert | owner takes | thieves take | deque |
 /// |---|---|---|---|---|
 /// | [`InsertBackStealBack`](Self::InsertBackStealBack) (`DEF`) | back | front (oldest) | back (newest) | our own |
 /// | [`InsertFrontStealBack`](Self::InsertFrontStealBack) (`PF`) | front | front (newest) | back (oldest) | crossbeam LIFO |
-/// | [`InsertBackStealFront`](Self::InsertBackStealFront) | back | front (oldest) | front (oldest) | crossbeam FIFO |
+/// | [`InsertBackStealFront`](Self::InsertBackStealFront) | back | front (oldest) | front (oldest) | our own |
 /// | [`InsertFrontStealFront`](Self::InsertFrontStealFront) | front | front (newest) | front (newest) | our own |
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum QueuePolicy {

@@ -426,22 +426,11 @@ pub fn json(machine: &Machine, options: &Options, table: &Table, idle: &[IdleOut
                 );
                 match &r.counters {
                     Some(c) => {
-                        let _ = write!(
-                            out,
-                            "{{\"runs\": {}, \"spawns\": {}, \"inlined_spawns\": {}, \
-                             \"steals\": {}, \"suspensions\": {}, \"live_stacks\": {}, \
-                             \"peak_live_stacks\": {}, \"stacks_beyond_cap\": {}, \
-                             \"cap_takebacks\": {}}}",
-                            r.runs(),
-                            c.spawns,
-                            c.inlined_spawns,
-                            c.steals,
-                            c.suspensions,
-                            c.live_stacks,
-                            c.peak_live_stacks,
-                            c.stacks_beyond_cap,
-                            c.cap_takebacks
-                        );
+                        let _ = write!(out, "{{\"runs\": {}", r.runs());
+                        for (name, value) in c.iter() {
+                            let _ = write!(out, ", \"{name}\": {value}");
+                        }
+                        out.push('}');
                     }
                     None => out.push_str("null"),
                 }
