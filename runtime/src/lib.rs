@@ -26,8 +26,10 @@
 //! ```
 //!
 //! ## Module layers
-//! 1. `params`, `sync`, `overflow`, `topology`, `job` — no runtime state;
-//! 2. `deque` (uses `job`), `fiber` (stack switching; `job`, `overflow`);
+//! 1. `params`, `sync`, `spin_lock`, `overflow`, `topology`, `job` — no
+//!    runtime state;
+//! 2. `deque` (uses `job`, `spin_lock`), `fiber` (stack switching; `job`,
+//!    `overflow`);
 //! 3. `sleep` (parking and resume inboxes; `fiber`);
 //! 4. `latch` (waiting; `fiber`, `sleep`), `stack_job` (`job`, `latch`);
 //! 5. `registry` — the scheduler: workers and their main loop;
@@ -56,6 +58,7 @@ mod runtime;
 mod scope;
 mod sleep;
 mod spawn;
+mod spin_lock;
 mod stack_job;
 mod sync;
 mod task_local;

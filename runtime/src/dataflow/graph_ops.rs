@@ -12,10 +12,9 @@
 //! the public API or to the task code.
 
 use super::task::TaskRef;
+use crate::spin_lock::SpinLock;
 use prescient_graph::{AccessMode, DependencyGraph, GraphError, RegionId, TaskId};
-use std::cell::{RefCell, UnsafeCell};
-use std::ops::{Deref, DerefMut};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::cell::RefCell;
 
 /// Tasks made ready by a graph operation, with the ids the graph gave them.
 pub(crate) type ReadyList = Vec<(TaskId, TaskRef)>;
@@ -52,102 +51,10 @@ pub(crate) trait GraphOps: Send + Sync {
 /// `DastMode::Off`: the graph behind a lock; the worker that submits or
 /// finishes a task executes the operation itself.
 pub(crate) struct LockedGraph {
-    graph: GraphLock<DependencyGraph<TaskRef>>,
-}
-
-/// A spin lock for the graph: its critical sections are a few hundred
-/// nanoseconds of graph bookkeeping that never block or switch fibers, so
-/// spinning (then yielding the thread, in case the holder was preempted)
-/// beats parking. Unlike `parking_lot::Mutex`, unlocking is a plain release
-/// store, not a read-modify-write: a dependent task locks twice (submission
-/// and finish), so this saves two atomic RMWs per task.
-struct GraphLock<T> {
-    locked: AtomicBool,
-    value: UnsafeCell<T>,
-}
-
-// SAFETY: the lock hands out `&mut T` to one thread at a time (the holder of
-// `locked`), so sharing it across threads needs only `T: Send`.
-unsafe impl<T: Send> Sync for GraphLock<T> {}
-
-/// Spins before the lock starts yielding the thread on each failed attempt.
-const SPINS_BEFORE_YIELD: u32 = 100;
-
-impl<T> GraphLock<T> {
-    fn new(value: T) -> GraphLock<T> {
-        GraphLock {
-            locked: AtomicBool::new(false),
-            value: UnsafeCell::new(value),
-        }
-    }
-
-    #[inline]
-    fn lock(&self) -> GraphGuard<'_, T> {
-        if self
-            .locked
-            .compare_exchange_weak(false, true, Ordering::Acquire, Ordering::Relaxed)
-            .is_err()
-        {
-            self.lock_contended();
-        }
-        GraphGuard { lock: self }
-    }
-
-    #[cold]
-    fn lock_contended(&self) {
-        let mut spins = 0;
-        loop {
-            while self.locked.load(Ordering::Relaxed) {
-                if spins < SPINS_BEFORE_YIELD {
-                    spins += 1;
-                    std::hint::spin_loop();
-                } else {
-                    std::thread::yield_now();
-                }
-            }
-            if self
-                .locked
-                .compare_exchange_weak(false, true, Ordering::Acquire, Ordering::Relaxed)
-                .is_ok()
-            {
-                return;
-            }
-        }
-    }
-
-    fn get_mut(&mut self) -> &mut T {
-        self.value.get_mut()
-    }
-}
-
-/// Holds a [`GraphLock`]; unlocks when dropped.
-struct GraphGuard<'a, T> {
-    lock: &'a GraphLock<T>,
-}
-
-impl<T> Deref for GraphGuard<'_, T> {
-    type Target = T;
-
-    fn deref(&self) -> &T {
-        // SAFETY: this guard holds the lock, so no other reference to the
-        // value exists while it lives.
-        unsafe { &*self.lock.value.get() }
-    }
-}
-
-impl<T> DerefMut for GraphGuard<'_, T> {
-    fn deref_mut(&mut self) -> &mut T {
-        // SAFETY: as in `deref`; `&mut self` makes this borrow unique.
-        unsafe { &mut *self.lock.value.get() }
-    }
-}
-
-impl<T> Drop for GraphGuard<'_, T> {
-    #[inline]
-    fn drop(&mut self) {
-        // Release: the next holder sees every write made under the lock.
-        self.lock.locked.store(false, Ordering::Release);
-    }
+    /// A spin lock: the critical sections are a few hundred nanoseconds of
+    /// graph bookkeeping that never block or switch fibers (see
+    /// `spin_lock.rs`).
+    graph: SpinLock<DependencyGraph<TaskRef>>,
 }
 
 /// Empty graphs kept per thread for the next scope, so that a scope does not
@@ -176,7 +83,7 @@ impl LockedGraph {
             None => DependencyGraph::new(buckets).unwrap_or_else(|error| fatal(error)),
         };
         LockedGraph {
-            graph: GraphLock::new(graph),
+            graph: SpinLock::new(graph),
         }
     }
 }
