@@ -60,9 +60,11 @@ where
     join_deferred(worker, a, b)
 }
 
-/// [`join`] at an analysed spawn site (emitted by `#[task_program]`). The
-/// site is recorded for the adaptive inliner; the result is the same as
-/// `join(a, b)`.
+/// [`join`] at an analysed spawn site: `#[task_program]` rewrites the `join`
+/// calls it recognises to `join_at(&SITE, a, b)`, where `SITE` is the
+/// site's [`SpawnSite`] static (its identity for the analysis, see
+/// [`analysis`](crate::analysis)). The runtime does not use `site` yet
+/// (nothing is recorded at run time): this is exactly `join(a, b)`.
 #[inline]
 pub fn join_at<A, B, RA, RB>(site: &'static SpawnSite, a: A, b: B) -> (RA, RB)
 where

@@ -142,7 +142,9 @@ where
     TaskHandle { state: Some(state) }
 }
 
-/// [`spawn`] at an analysed spawn site (emitted by `#[task_program]`).
+/// [`spawn`] at an analysed spawn site: `#[task_program]` rewrites the
+/// `spawn` calls it recognises to `spawn_at(&SITE, f)`. The runtime does not
+/// use `site` yet: this is exactly `spawn(f)`.
 pub fn spawn_at<F, T>(site: &'static SpawnSite, f: F) -> TaskHandle<T>
 where
     F: FnOnce() -> T + Send + 'static,
