@@ -33,9 +33,9 @@ mod task;
 pub use access::{Accesses, In, InOut, Out, TaskArgs, TileIn, TileInOut, TileOut};
 pub use handle::{Data, Tiles};
 
-use crate::job::{drop_caught, HeapJob};
-use crate::registry::WorkerThread;
-use crate::runtime::with_worker;
+use crate::job::{drop_caught, HeapJob, JobRef};
+use crate::registry::{on_worker, WorkerThread};
+use crate::runtime::with_registry;
 use access::{check_duplicates, MAX_ACCESSES};
 use prescient_graph::{AccessMode, RegionId};
 use scope_core::{OwnerThreadOnly, ScopeCore};
@@ -119,9 +119,9 @@ where
     F: for<'df> FnOnce(&'df Dataflow<'df, 'env>) -> R + Send,
     R: Send,
 {
-    with_worker(|worker| {
+    with_registry(|registry| {
         let scope = Dataflow {
-            core: ScopeCore::new(worker.registry.clone()),
+            core: ScopeCore::new(registry),
             _marker: PhantomData,
             _owner_thread: PhantomData,
         };
@@ -220,9 +220,9 @@ impl<'df, 'env> Dataflow<'df, 'env> {
         let raw = accesses.into_raw(regions);
         check_duplicates(regions);
         let shared = &self.core.shared;
-        let worker = WorkerThread::current();
-        // SAFETY: non-null: the worker of this thread, alive while it runs.
-        let worker = (!worker.is_null()).then(|| unsafe { &*worker });
+        // Task bodies run outside `with_current`'s closure (see there why):
+        // only whether this thread is a worker is taken from it.
+        let on_a_worker = WorkerThread::with_current(|worker| worker.is_some());
         if A::COUNT == 0 {
             // No accesses: no graph entry, no id.
             shared.live.increment();
@@ -232,20 +232,17 @@ impl<'df, 'env> Dataflow<'df, 'env> {
                 // without accesses it needs no hand-out and gets no borrow.
                 unsafe { task::execute(shared_addr as *const Shared, raw, body, None) }
             };
-            match worker {
-                Some(worker) if !shared.has_room() => {
-                    note_inlined(worker);
+            if on_a_worker && !shared.has_room() {
+                note_inlined();
+                run();
+            } else {
+                shared.note_queued();
+                let job = HeapJob::into_job_ref(move || {
+                    // SAFETY: as above: the scope is alive.
+                    unsafe { (*(shared_addr as *const Shared)).note_started() };
                     run();
-                }
-                _ => {
-                    shared.note_queued();
-                    let job = HeapJob::into_job_ref(move || {
-                        // SAFETY: as above: the scope is alive.
-                        unsafe { (*(shared_addr as *const Shared)).note_started() };
-                        run();
-                    });
-                    push_or_inject(worker, shared, job);
-                }
+                });
+                push_or_inject(shared, job);
             }
             return;
         }
@@ -255,16 +252,14 @@ impl<'df, 'env> Dataflow<'df, 'env> {
         // it finishes before this thread (the only submitter) submits
         // anything else.
         let has_room = shared.has_room();
-        if let Some(worker) = worker {
-            // SAFETY: the handles are alive: the tokens borrowed them for
-            // this call.
-            if !has_room && unsafe { raw.is_idle() } {
-                note_inlined(worker);
-                // SAFETY: idle, and this is the owner thread (`!Sync` scope)
-                // submitting; see `run_unregistered`.
-                unsafe { task::run_unregistered(shared, raw, body) };
-                return;
-            }
+        // SAFETY: the handles are alive: the tokens borrowed them for this
+        // call.
+        if on_a_worker && !has_room && unsafe { raw.is_idle() } {
+            note_inlined();
+            // SAFETY: idle, and this is the owner thread (`!Sync` scope)
+            // submitting; see `run_unregistered`.
+            unsafe { task::run_unregistered(shared, raw, body) };
+            return;
         }
         // SAFETY: the handles are alive (borrowed for this call); counted
         // once, before registration, by the owner.
@@ -274,17 +269,16 @@ impl<'df, 'env> Dataflow<'df, 'env> {
         let mut ready = task::take_ready_buffer();
         shared.graph.new_task(regions, task, &mut ready);
         for (id, task) in ready.drain(..) {
-            match worker {
-                Some(worker) if !has_room => {
-                    // Lazy task creation: enough tasks are queued and this
-                    // one is ready, so run it now as a plain call.
-                    note_inlined(worker);
-                    // SAFETY: the graph handed the task out under `id`; the
-                    // scope is alive (this frame borrows it).
-                    unsafe { task.run(id) };
-                }
+            if on_a_worker && !has_room {
+                // Lazy task creation: enough tasks are queued and this one is
+                // ready, so run it now as a plain call.
+                note_inlined();
+                // SAFETY: the graph handed the task out under `id`; the scope
+                // is alive (this frame borrows it).
+                unsafe { task.run(id) };
+            } else {
                 // SAFETY: as above.
-                _ => push_or_inject(worker, shared, unsafe { task.into_job(id) }),
+                push_or_inject(shared, unsafe { task.into_job(id) });
             }
         }
         task::return_ready_buffer(ready);
@@ -313,20 +307,22 @@ impl<'df, 'env> Dataflow<'df, 'env> {
 
 /// Queues a job on this worker's deque, or in the runtime's injector from a
 /// thread outside it.
-fn push_or_inject(worker: Option<&WorkerThread>, shared: &Shared, job: crate::job::JobRef) {
-    match worker {
+fn push_or_inject(shared: &Shared, job: JobRef) {
+    WorkerThread::with_current(|worker| match worker {
         Some(worker) => worker.push(job),
         None => shared.registry.inject(job),
-    }
+    });
 }
 
 /// Counts a task run at once at submission in the worker's inlined-spawn
-/// counter (an owner-written counter: load and store).
-fn note_inlined(worker: &WorkerThread) {
-    let counter = &worker.registry.workers[worker.index]
-        .counters
-        .inlined_spawns;
-    counter.store(counter.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+/// counter (an owner-written counter: load and store). On a worker only.
+fn note_inlined() {
+    on_worker(|worker| {
+        let counter = &worker.registry.workers[worker.index]
+            .counters
+            .inlined_spawns;
+        counter.store(counter.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+    });
 }
 
 impl fmt::Debug for Dataflow<'_, '_> {

@@ -232,15 +232,14 @@ unsafe fn finish(shared: *const Shared, id: Option<TaskId>) {
 /// # Safety
 /// The graph handed out every task in `ready` under its id.
 pub(crate) unsafe fn dispatch(scope: &Shared, ready: &mut ReadyList<TaskRef>) {
-    let worker = WorkerThread::current();
-    for (id, task) in ready.drain(..) {
-        // SAFETY: handed out under `id` (contract); runs once, from the job.
-        let job = unsafe { task.into_job(id) };
-        if worker.is_null() {
-            scope.registry.inject(job);
-        } else {
-            // SAFETY: non-null: the worker of this thread, alive while it runs.
-            unsafe { (*worker).push(job) };
+    WorkerThread::with_current(|worker| {
+        for (id, task) in ready.drain(..) {
+            // SAFETY: handed out under `id` (contract); runs once, from the job.
+            let job = unsafe { task.into_job(id) };
+            match worker {
+                Some(worker) => worker.push(job),
+                None => scope.registry.inject(job),
+            }
         }
-    }
+    });
 }
