@@ -31,14 +31,16 @@
 //! 2. `deque` (uses `job`, `spin_lock`), `fiber` (stack switching; `job`,
 //!    `overflow`);
 //! 3. `sleep` (parking and resume inboxes; `fiber`);
-//! 4. `latch` (waiting; `fiber`, `sleep`), `stack_job` (`job`, `latch`);
+//! 4. `latch` (waiting; `fiber`, `sync`), `stack_job` (`job`, `latch`);
 //! 5. `registry` — the scheduler: workers and their main loop;
 //! 6. the public API: `runtime`, `join`, `spawn`, `scope`, `group`, `event`,
 //!    `task_local`, `dataflow`, `analysis`.
 //!
 //! No module imports one from a layer above it, and no two modules import
 //! each other (within layer 6, `join`, `spawn`, `scope`, `group` and
-//! `dataflow` use `runtime`, never the reverse).
+//! `dataflow` use `runtime`, never the reverse; `dataflow`'s own files form
+//! a chain, see its `mod.rs`). Test code is the exception: `registry`'s unit
+//! test starts a `Runtime`, and `sleep`'s loom models use `latch`.
 
 #![deny(missing_docs)]
 
