@@ -9,7 +9,7 @@
 //! a FIFO policy maps one stack per pending join, without bound). `DEF`
 //! (insert back, steal back), insert-back/steal-front and
 //! insert-front/steal-front therefore use [`LockedDeque`]: a `VecDeque` behind
-//! a per-worker spin lock. Thieves only `try_lock` it (a busy lock is a
+//! a per-worker spin lock (`spin_lock.rs`). Thieves only `try_lock` it (a busy lock is a
 //! `Retry`, never a wait), so a popular victim does not serialise the thieves
 //! behind each other; the owner's lock is uncontended unless a thief is at
 //! that very deque, and a thief holds it for a handful of instructions. A spin
@@ -26,78 +26,11 @@
 
 use crate::job::JobRef;
 use crate::params::QueuePolicy;
+use crate::spin_lock::SpinLock;
 use crossbeam_deque::{Steal, Stealer, Worker};
-use std::cell::UnsafeCell;
 use std::collections::VecDeque;
-use std::ops::{Deref, DerefMut};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-
-/// A minimal test-and-test-and-set spin lock around the deque's items.
-///
-/// `lock` swaps `true` in (Acquire) until it gets `false`; `unlock` stores
-/// `false` (Release): the critical sections are totally ordered by the lock
-/// word, and each one's writes happen before the next one's reads.
-struct SpinLock<T> {
-    locked: AtomicBool,
-    value: UnsafeCell<T>,
-}
-
-// SAFETY: the lock gives exclusive access to `value`, so sharing the lock
-// between threads only moves `T` between them (T: Send).
-unsafe impl<T: Send> Sync for SpinLock<T> {}
-
-struct SpinGuard<'a, T> {
-    lock: &'a SpinLock<T>,
-}
-
-impl<T> SpinLock<T> {
-    fn new(value: T) -> SpinLock<T> {
-        SpinLock {
-            locked: AtomicBool::new(false),
-            value: UnsafeCell::new(value),
-        }
-    }
-
-    fn lock(&self) -> SpinGuard<'_, T> {
-        loop {
-            if !self.locked.swap(true, Ordering::Acquire) {
-                return SpinGuard { lock: self };
-            }
-            while self.locked.load(Ordering::Relaxed) {
-                std::hint::spin_loop();
-            }
-        }
-    }
-
-    fn try_lock(&self) -> Option<SpinGuard<'_, T>> {
-        if self.locked.load(Ordering::Relaxed) || self.locked.swap(true, Ordering::Acquire) {
-            return None;
-        }
-        Some(SpinGuard { lock: self })
-    }
-}
-
-impl<T> Deref for SpinGuard<'_, T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        // SAFETY: the guard exists only while this thread holds the lock.
-        unsafe { &*self.lock.value.get() }
-    }
-}
-
-impl<T> DerefMut for SpinGuard<'_, T> {
-    fn deref_mut(&mut self) -> &mut T {
-        // SAFETY: the guard exists only while this thread holds the lock.
-        unsafe { &mut *self.lock.value.get() }
-    }
-}
-
-impl<T> Drop for SpinGuard<'_, T> {
-    fn drop(&mut self) {
-        self.lock.locked.store(false, Ordering::Release);
-    }
-}
 
 /// A deque of our own for the policies crossbeam cannot express.
 pub(crate) struct LockedDeque {

@@ -25,6 +25,7 @@ use crate::job::JobRef;
 use crate::overflow;
 use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
+use std::any::Any;
 use std::cell::Cell;
 use std::io;
 use std::sync::Arc;
@@ -105,8 +106,22 @@ pub(crate) struct Fiber {
     /// the fiber ready pushes it there (see [`FiberPtr::make_ready`]).
     home: Arc<dyn FiberHome>,
     /// Head of the task-local frames of the task running on this fiber, saved
-    /// while the fiber is switched out (see `task_local.rs`).
-    pub(crate) task_locals: *const (),
+    /// while the fiber is switched out (see `task_local.rs`); null when none.
+    pub(crate) task_locals: *const TaskLocalFrame,
+}
+
+/// One value bound to a task-local key by `LocalKey::scope`: a node of the
+/// list whose head the running fiber holds ([`Fiber::task_locals`]). The
+/// frames are `task_local.rs`'s (it creates, links and reads them, on the
+/// binding task's own stack); the type is defined here, in the lower layer,
+/// so that the fiber holds the head with its type and neither module casts it.
+pub(crate) struct TaskLocalFrame {
+    /// The key's identity: the address of the key's `static`.
+    pub(crate) key: *const u8,
+    /// The bound value, alive while the frame is linked.
+    pub(crate) value: *const dyn Any,
+    /// The next older frame, or null.
+    pub(crate) previous: *const TaskLocalFrame,
 }
 
 /// A suspended fiber in transit to its home worker's resume inbox.

@@ -3,7 +3,7 @@
 
 use crate::job::{drop_caught, keep_first_panic, HeapJob, PanicPayload};
 use crate::latch::CountLatch;
-use crate::registry::{self, WorkerThread};
+use crate::registry::{self, on_worker, WorkerThread};
 use crate::runtime::Runtime;
 use parking_lot::Mutex;
 use std::panic::{self, AssertUnwindSafe};
@@ -81,19 +81,12 @@ impl TaskGroup {
             // into the worker.
             drop_caught(state);
         };
-        let worker = WorkerThread::current();
-        if worker.is_null() {
-            Runtime::global()
+        match WorkerThread::with_current(|worker| worker.map(WorkerThread::reserve)) {
+            Some(true) => on_worker(|worker| worker.push(HeapJob::into_job_ref(task))),
+            Some(false) => task(),
+            None => Runtime::global()
                 .registry()
-                .inject(HeapJob::into_job_ref(task));
-            return;
-        }
-        // SAFETY: non-null: the worker of this thread, alive while it runs.
-        let worker = unsafe { &*worker };
-        if worker.reserve() {
-            worker.push(HeapJob::into_job_ref(task));
-        } else {
-            task();
+                .inject(HeapJob::into_job_ref(task)),
         }
     }
 

@@ -10,8 +10,8 @@
 
 use crate::analysis::SpawnSite;
 use crate::job::{drop_caught, PanicPayload};
-use crate::registry::WorkerThread;
-use crate::runtime::with_worker;
+use crate::registry::{on_worker, WorkerThread};
+use crate::runtime::with_registry;
 use crate::stack_job::StackJob;
 use std::panic::{self, AssertUnwindSafe};
 
@@ -48,21 +48,20 @@ where
     RA: Send,
     RB: Send,
 {
-    let worker = WorkerThread::current();
-    if worker.is_null() {
-        return with_worker(|worker| join_on(worker, a, b));
+    // `a` and `b` run outside `with_current`'s closure (see there why).
+    match WorkerThread::with_current(|worker| worker.map(WorkerThread::reserve)) {
+        Some(true) => join_deferred(a, b),
+        Some(false) => (a(), b()),
+        // Outside any runtime: join again on a worker of the global runtime.
+        None => with_registry(|_| join(a, b)),
     }
-    // SAFETY: non-null: the worker of this thread, alive while it runs.
-    let worker = unsafe { &*worker };
-    if !worker.reserve() {
-        return (a(), b());
-    }
-    join_deferred(worker, a, b)
 }
 
-/// [`join`] at an analysed spawn site (emitted by `#[task_program]`). The
-/// site is recorded for the adaptive inliner; the result is the same as
-/// `join(a, b)`.
+/// [`join`] at an analysed spawn site: `#[task_program]` rewrites the `join`
+/// calls it recognises to `join_at(&SITE, a, b)`, where `SITE` is the
+/// site's [`SpawnSite`] static (its identity for the analysis, see
+/// [`analysis`](crate::analysis)). The runtime does not use `site` yet
+/// (nothing is recorded at run time): this is exactly `join(a, b)`.
 #[inline]
 pub fn join_at<A, B, RA, RB>(site: &'static SpawnSite, a: A, b: B) -> (RA, RB)
 where
@@ -75,21 +74,8 @@ where
     join(a, b)
 }
 
-fn join_on<A, B, RA, RB>(worker: &WorkerThread, a: A, b: B) -> (RA, RB)
-where
-    A: FnOnce() -> RA + Send,
-    B: FnOnce() -> RB + Send,
-    RA: Send,
-    RB: Send,
-{
-    if !worker.reserve() {
-        return (a(), b());
-    }
-    join_deferred(worker, a, b)
-}
-
 #[inline(never)]
-fn join_deferred<A, B, RA, RB>(worker: &WorkerThread, a: A, b: B) -> (RA, RB)
+fn join_deferred<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send,
     B: FnOnce() -> RB + Send,
@@ -101,26 +87,22 @@ where
     // temporaries (in an unoptimised build every one has its own slot) are
     // then not part of the recursive frame.
     let job_b = StackJob::new(b);
-    worker.push(job_b.as_job_ref());
+    on_worker(|worker| worker.push(job_b.as_job_ref()));
     // `b` borrows this frame: even if `a` panics, `b` must be finished or
     // taken back before this frame unwinds.
     let result_a = panic::catch_unwind(AssertUnwindSafe(a));
     // By reference: the pushed `JobRef` points at `job_b` here, so it must
     // not move.
-    finish_join(worker, result_a, &job_b)
+    finish_join(result_a, &job_b)
 }
 
 #[inline(never)]
-fn finish_join<B, RA, RB>(
-    worker: &WorkerThread,
-    result_a: Result<RA, PanicPayload>,
-    job_b: &StackJob<B, RB>,
-) -> (RA, RB)
+fn finish_join<B, RA, RB>(result_a: Result<RA, PanicPayload>, job_b: &StackJob<B, RB>) -> (RA, RB)
 where
     B: FnOnce() -> RB + Send,
     RB: Send,
 {
-    if worker.take_back_or_wait(job_b.as_job_ref(), &job_b.latch) {
+    if on_worker(|worker| worker.take_back_or_wait(job_b.as_job_ref(), &job_b.latch)) {
         return match result_a {
             // SAFETY: taken back from the deque, not run yet.
             Ok(ra) => (ra, unsafe { job_b.run_inline() }),

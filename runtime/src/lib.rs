@@ -98,20 +98,23 @@
 //! });
 //! assert_eq!(values[15], (1..=16).sum::<u64>());
 //! ```
-//!
-//! ## Module layers
-//! 1. `params`, `sync`, `overflow`, `topology`, `job`, `counters` — no
-//!    runtime state;
-//! 2. `deque` (uses `job`), `fiber` (stack switching; `job`, `overflow`);
-//! 3. `sleep` (parking and resume inboxes; `fiber`);
-//! 4. `latch` (waiting; `fiber`, `sleep`), `stack_job` (`job`, `latch`);
-//! 5. `registry` — the scheduler: workers and their main loop;
-//! 6. the public API: `runtime`, `join`, `spawn`, `scope`, `group`, `event`,
-//!    `task_local`, `dataflow`, `analysis`.
-//!
-//! No module imports one from a layer above it, and no two modules import
-//! each other (within layer 6, `join`, `spawn`, `scope`, `group` and
-//! `dataflow` use `runtime`, never the reverse).
+
+// Module layers, lowest first (ARCHITECTURE.md has each module's imports):
+// 1. `params`, `sync`, `spin_lock`, `overflow`, `topology`, `job`,
+//    `counters` — no runtime state;
+// 2. `deque` (uses `job`, `spin_lock`), `fiber` (stack switching; `job`,
+//    `overflow`);
+// 3. `sleep` (parking and resume inboxes; `fiber`);
+// 4. `latch` (waiting; `fiber`, `sync`), `stack_job` (`job`, `latch`);
+// 5. `registry` — the scheduler: workers and their main loop;
+// 6. the public API: `runtime`, `join`, `spawn`, `scope`, `group`, `event`,
+//    `task_local`, `dataflow`, `analysis`.
+//
+// No module imports one from a layer above it, and no two modules import
+// each other (within layer 6, `join`, `spawn`, `scope`, `group` and
+// `dataflow` use `runtime`, never the reverse; `dataflow`'s own files form
+// a chain, see its `mod.rs`). Test code is the exception: `registry`'s unit
+// test starts a `Runtime`, and `sleep`'s loom models use `latch`.
 
 #![deny(missing_docs)]
 
@@ -136,6 +139,7 @@ mod runtime;
 mod scope;
 mod sleep;
 mod spawn;
+mod spin_lock;
 mod stack_job;
 mod sync;
 mod task_local;

@@ -142,6 +142,14 @@ impl Registry {
         self.workers.len()
     }
 
+    /// Whether the calling thread is a worker of this registry (running one
+    /// of its tasks, or its main loop).
+    pub(crate) fn is_current(&self) -> bool {
+        WorkerThread::with_current(|worker| {
+            worker.is_some_and(|worker| std::ptr::eq(&*worker.registry, self))
+        })
+    }
+
     /// Queues a job from outside the runtime and wakes a worker for it.
     pub(crate) fn inject(&self, job: JobRef) {
         self.injector.push(job);
@@ -262,6 +270,10 @@ fn next_random(rng: &Cell<u64>) -> u64 {
 }
 
 thread_local! {
+    /// The worker whose main loop runs on this thread: set by `worker_main`
+    /// right before the loop starts and cleared right after it returns, while
+    /// the `WorkerThread` lives in `worker_main`'s frame. Null on every other
+    /// thread. Read only through [`WorkerThread::with_current`].
     static WORKER_THREAD: Cell<*const WorkerThread> = const { Cell::new(std::ptr::null()) };
 }
 
@@ -289,11 +301,52 @@ pub(crate) struct WorkerThread {
     rng: Cell<u64>,
 }
 
+/// `WorkerThread` must stay `!Sync`, so that the `&WorkerThread` that
+/// [`WorkerThread::with_current`] lends cannot be sent to another thread: this
+/// fails to compile (the call is ambiguous) if it ever becomes `Sync`.
+const _: () = {
+    trait AmbiguousIfSync<A> {
+        fn check() {}
+    }
+    impl<T: ?Sized> AmbiguousIfSync<()> for T {}
+    impl<T: ?Sized + Sync> AmbiguousIfSync<u8> for T {}
+    let _ = <WorkerThread as AmbiguousIfSync<_>>::check;
+};
+
 impl WorkerThread {
-    /// The worker running on this thread, or null.
+    /// Calls `f` with the worker running on this thread, or with `None` on a
+    /// thread outside any runtime (and on a worker thread outside its main
+    /// loop: in its start and exit handlers).
+    ///
+    /// The reference is valid for the whole call of `f`, and cannot outlive
+    /// it: its lifetime is `f`'s own, and `WorkerThread` is `!Sync` (its
+    /// `Cell`s; checked at compile time above), so `&WorkerThread` cannot be
+    /// sent to another thread either.
+    /// It stays valid across a suspension inside `f` (a `join` or any wait):
+    /// * tasks are tied: a suspended fiber is resumed only by its home
+    ///   worker, on the thread that suspended it (`fiber.rs`, `latch.rs`,
+    ///   `sleep.rs`: a woken fiber goes to its home's resume inbox, which
+    ///   only that worker's main loop pops), so `f` resumes on this thread,
+    ///   under the same worker;
+    /// * the worker outlives every fiber it runs or suspends: its main loop is
+    ///   below the running fiber on this thread, and it exits only when none
+    ///   of its fibers is suspended (`can_exit`), so the `WorkerThread` in
+    ///   `worker_main`'s frame is alive until `f` returns.
+    ///
+    /// Callers keep `f` to a decision or a queue operation and run task code
+    /// (a `join`'s halves, an inlined spawn, a scope's body) after it
+    /// returns, not inside it: in an unoptimised build every closure level is
+    /// a stack frame, which a recursion through `join` would pay per level
+    /// (the stack analysis budgets `analysis::JOIN_FRAME_BYTES` per level).
+    /// [`on_worker`] gets the worker again afterwards.
     #[inline]
-    pub(crate) fn current() -> *const WorkerThread {
-        WORKER_THREAD.with(Cell::get)
+    pub(crate) fn with_current<R>(f: impl FnOnce(Option<&WorkerThread>) -> R) -> R {
+        let worker = WORKER_THREAD.with(Cell::get);
+        // SAFETY: non-null only while `worker_main`'s `WorkerThread` is alive
+        // and its main loop runs on this thread; the reference lives as long
+        // as this call of `f`, which the worker outlives even across
+        // suspensions (tied tasks; see above), and `&WorkerThread` is `!Send`.
+        f(unsafe { worker.as_ref() })
     }
 
     fn counters(&self) -> &WorkerCounters {
@@ -666,17 +719,25 @@ fn call_handler(which: &str, index: usize, handler: impl FnOnce()) {
     }
 }
 
+/// Calls `f` with this thread's worker, for code that found one with
+/// [`WorkerThread::with_current`] earlier in the same call on this thread: a
+/// task stays on its worker, even across a suspension, so it still has it.
+///
+/// # Panics
+/// Outside a worker (a bug in the caller).
+#[inline]
+pub(crate) fn on_worker<R>(f: impl FnOnce(&WorkerThread) -> R) -> R {
+    WorkerThread::with_current(|worker| f(worker.expect("task code runs on its worker")))
+}
+
 /// Waits until `waitable` holds: suspends the task when called on a worker,
 /// parks the thread otherwise. Re-checks after every wake-up.
 pub(crate) fn wait_for<W: Waitable>(waitable: &W) {
     while !waitable.probe() {
-        let worker = WorkerThread::current();
-        if worker.is_null() || fiber::current_fiber().is_null() {
-            latch::wait_on_thread(waitable);
-        } else {
-            // SAFETY: non-null: the worker of this thread, alive while it runs.
-            unsafe { (*worker).wait_until(waitable) };
-        }
+        WorkerThread::with_current(|worker| match worker {
+            Some(worker) if !fiber::current_fiber().is_null() => worker.wait_until(waitable),
+            _ => latch::wait_on_thread(waitable),
+        });
     }
 }
 
@@ -696,19 +757,19 @@ mod tests {
     fn a_missed_wake_up_is_repaired_by_the_park_timeout() {
         let runtime = Runtime::builder().num_workers(2).build().unwrap();
         let ran = runtime.run(|| {
-            let worker = WorkerThread::current();
-            // SAFETY: `run` executes on a worker, so this is non-null and alive.
-            let worker = unsafe { &*worker };
-            let other = &worker.registry.workers[1 - worker.index].wake;
-            while !other.is_sleeping() {
-                std::thread::sleep(Duration::from_millis(1));
-            }
-            let (sender, receiver) = mpsc::channel();
-            worker.deque.push(HeapJob::into_job_ref(move || {
-                let _ = sender.send(());
-            }));
-            worker.local_len.set(worker.local_len.get() + 1);
-            receiver.recv_timeout(Duration::from_secs(20)).is_ok()
+            WorkerThread::with_current(|worker| {
+                let worker = worker.expect("`run` executes on a worker");
+                let other = &worker.registry.workers[1 - worker.index].wake;
+                while !other.is_sleeping() {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+                let (sender, receiver) = mpsc::channel();
+                worker.deque.push(HeapJob::into_job_ref(move || {
+                    let _ = sender.send(());
+                }));
+                worker.local_len.set(worker.local_len.get() + 1);
+                receiver.recv_timeout(Duration::from_secs(20)).is_ok()
+            })
         });
         assert!(ran, "the parked worker never noticed the job");
     }

@@ -264,9 +264,7 @@ impl Runtime {
         F: FnOnce() -> R + Send,
         R: Send,
     {
-        let worker = WorkerThread::current();
-        // SAFETY: non-null means the worker of this thread, alive while it runs.
-        if !worker.is_null() && unsafe { Arc::ptr_eq(&(*worker).registry, &self.registry) } {
+        if self.registry.is_current() {
             return f();
         }
         let job = StackJob::new(f);
@@ -321,11 +319,7 @@ impl Drop for Runtime {
     ///   finished.
     fn drop(&mut self) {
         self.registry.terminate();
-        let worker = WorkerThread::current();
-        // SAFETY: non-null: the worker of this thread, alive while it runs.
-        let inside =
-            !worker.is_null() && unsafe { Arc::ptr_eq(&(*worker).registry, &self.registry) };
-        if inside {
+        if self.registry.is_current() {
             self.threads.clear();
             return;
         }
@@ -348,36 +342,24 @@ impl fmt::Debug for Runtime {
     }
 }
 
-/// Runs `f` with this thread's worker, entering the global runtime first when
-/// called outside any runtime.
-pub(crate) fn with_worker<R: Send>(f: impl FnOnce(&WorkerThread) -> R + Send) -> R {
-    let worker = WorkerThread::current();
-    if worker.is_null() {
-        return Runtime::global().run(|| {
-            let worker = WorkerThread::current();
-            // SAFETY: `run` executes on a worker, so this is non-null and alive.
-            f(unsafe { &*worker })
-        });
+/// Runs `f` on a worker, with that worker's registry: on this thread if it
+/// is a worker, else on a worker of the global runtime (the caller blocks
+/// until `f` returns, as in [`Runtime::run`]).
+pub(crate) fn with_registry<R: Send>(f: impl FnOnce(Arc<Registry>) -> R + Send) -> R {
+    match WorkerThread::with_current(|worker| worker.map(|worker| worker.registry.clone())) {
+        Some(registry) => f(registry),
+        None => Runtime::global().run(|| with_registry(f)),
     }
-    // SAFETY: non-null: the worker of this thread, alive while it runs.
-    f(unsafe { &*worker })
 }
 
 /// The index of the worker running the caller, or `None` outside a runtime.
 pub fn current_worker_index() -> Option<usize> {
-    let worker = WorkerThread::current();
-    // SAFETY: non-null: the worker of this thread, alive while it runs.
-    (!worker.is_null()).then(|| unsafe { (*worker).index })
+    WorkerThread::with_current(|worker| worker.map(|worker| worker.index))
 }
 
 /// The number of workers of the runtime running the caller, or of the global
 /// runtime outside any runtime.
 pub fn num_workers() -> usize {
-    let worker = WorkerThread::current();
-    if worker.is_null() {
-        Runtime::global().num_workers()
-    } else {
-        // SAFETY: non-null: the worker of this thread, alive while it runs.
-        unsafe { (*worker).registry.num_workers() }
-    }
+    WorkerThread::with_current(|worker| worker.map(|worker| worker.registry.num_workers()))
+        .unwrap_or_else(|| Runtime::global().num_workers())
 }

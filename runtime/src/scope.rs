@@ -7,8 +7,8 @@
 
 use crate::job::{drop_caught, keep_first_panic, HeapJob, PanicPayload};
 use crate::latch::CountLatch;
-use crate::registry::{self, Registry, WorkerThread};
-use crate::runtime::with_worker;
+use crate::registry::{self, on_worker, Registry, WorkerThread};
+use crate::runtime::with_registry;
 use parking_lot::Mutex;
 use std::marker::PhantomData;
 use std::panic::{self, AssertUnwindSafe};
@@ -48,12 +48,12 @@ where
     F: FnOnce(&Scope<'scope>) -> R + Send,
     R: Send,
 {
-    with_worker(|worker| {
+    with_registry(|registry| {
         let scope = Scope {
             state: Arc::new(ScopeState {
                 pending: CountLatch::new(1),
                 panic: Mutex::new(None),
-                registry: worker.registry.clone(),
+                registry,
             }),
             marker: PhantomData,
         };
@@ -95,21 +95,13 @@ impl<'scope> Scope<'scope> {
             // returned already): nothing of it may unwind into the worker.
             drop_caught(scope);
         };
-        let worker = WorkerThread::current();
-        if worker.is_null() {
+        match WorkerThread::with_current(|worker| worker.map(WorkerThread::reserve)) {
+            // The job may borrow `'scope` data: `scope` does not return before
+            // `pending` reaches zero, i.e. before this job has run.
+            Some(true) => on_worker(|worker| worker.push(HeapJob::into_job_ref(task))),
+            Some(false) => task(),
             // A thread outside the runtime borrowed the scope: inject.
-            let registry = self.state.registry.clone();
-            registry.inject(HeapJob::into_job_ref(task));
-            return;
+            None => self.state.registry.inject(HeapJob::into_job_ref(task)),
         }
-        // SAFETY: non-null: the worker of this thread, alive while it runs.
-        let worker = unsafe { &*worker };
-        if !worker.reserve() {
-            task();
-            return;
-        }
-        // The job may borrow `'scope` data: `scope` does not return before
-        // `pending` reaches zero, i.e. before this job has run.
-        worker.push(HeapJob::into_job_ref(task));
     }
 }

@@ -12,7 +12,7 @@
 use crate::analysis::SpawnSite;
 use crate::job::{try_drop, HeapJob, PanicPayload};
 use crate::latch::Latch;
-use crate::registry::{self, Registry, WorkerThread};
+use crate::registry::{self, on_worker, Registry, WorkerThread};
 use crate::runtime::Runtime;
 use std::cell::UnsafeCell;
 use std::fmt;
@@ -126,23 +126,26 @@ where
     F: FnOnce() -> T + Send + 'static,
     T: Send + 'static,
 {
-    let worker = WorkerThread::current();
-    if worker.is_null() {
+    let reserved = WorkerThread::with_current(|worker| {
+        worker.map(|worker| (new_state(&worker.registry), worker.reserve()))
+    });
+    let Some((state, room)) = reserved else {
         return spawn_in(Runtime::global().registry(), f);
-    }
-    // SAFETY: non-null: the worker of this thread, alive while it runs.
-    let worker = unsafe { &*worker };
-    let state = new_state(&worker.registry);
-    if !worker.reserve() {
-        run_task(&state, f);
-    } else {
+    };
+    if room {
         let task_state = state.clone();
-        worker.push(HeapJob::into_job_ref(move || run_task(&task_state, f)));
+        let job = HeapJob::into_job_ref(move || run_task(&task_state, f));
+        on_worker(|worker| worker.push(job));
+    } else {
+        // `f` runs outside `with_current`'s closure (see there why).
+        run_task(&state, f);
     }
     TaskHandle { state: Some(state) }
 }
 
-/// [`spawn`] at an analysed spawn site (emitted by `#[task_program]`).
+/// [`spawn`] at an analysed spawn site: `#[task_program]` rewrites the
+/// `spawn` calls it recognises to `spawn_at(&SITE, f)`. The runtime does not
+/// use `site` yet: this is exactly `spawn(f)`.
 pub fn spawn_at<F, T>(site: &'static SpawnSite, f: F) -> TaskHandle<T>
 where
     F: FnOnce() -> T + Send + 'static,
@@ -160,9 +163,7 @@ impl Runtime {
         F: FnOnce() -> T + Send + 'static,
         T: Send + 'static,
     {
-        let worker = WorkerThread::current();
-        // SAFETY: non-null: the worker of this thread, alive while it runs.
-        if !worker.is_null() && unsafe { Arc::ptr_eq(&(*worker).registry, self.registry()) } {
+        if self.registry().is_current() {
             return spawn(f);
         }
         spawn_in(self.registry(), f)

@@ -12,38 +12,32 @@
 //! back, a spawn inlined at full capacity) sees its parent's values, as a
 //! plain call would; a child that runs elsewhere starts with none.
 
-use crate::fiber;
+use crate::fiber::{self, TaskLocalFrame as Frame};
 use std::cell::Cell;
 use std::marker::PhantomData;
 
-struct Frame {
-    key: *const u8,
-    value: *const (),
-    previous: *const Frame,
-}
-
 thread_local! {
     /// The head for code not running on a fiber (threads outside a runtime).
-    static THREAD_HEAD: Cell<*const ()> = const { Cell::new(std::ptr::null()) };
+    static THREAD_HEAD: Cell<*const Frame> = const { Cell::new(std::ptr::null()) };
 }
 
 fn head() -> *const Frame {
     let fiber = fiber::current_fiber();
     if fiber.is_null() {
-        THREAD_HEAD.with(Cell::get) as *const Frame
+        THREAD_HEAD.with(Cell::get)
     } else {
         // SAFETY: the current fiber is alive and only used by this thread.
-        unsafe { (*fiber).task_locals as *const Frame }
+        unsafe { (*fiber).task_locals }
     }
 }
 
 fn set_head(frame: *const Frame) {
     let fiber = fiber::current_fiber();
     if fiber.is_null() {
-        THREAD_HEAD.with(|h| h.set(frame as *const ()));
+        THREAD_HEAD.with(|h| h.set(frame));
     } else {
         // SAFETY: as in `head`.
-        unsafe { (*fiber).task_locals = frame as *const () };
+        unsafe { (*fiber).task_locals = frame };
     }
 }
 
@@ -78,7 +72,7 @@ impl<T: 'static> LocalKey<T> {
         }
         let frame = Frame {
             key: self.id(),
-            value: &value as *const T as *const (),
+            value: &value,
             previous: head(),
         };
         let _restore = Restore(frame.previous);
@@ -96,9 +90,13 @@ impl<T: 'static> LocalKey<T> {
             // this task's stack (the guard unlinks them), so `frame` is alive.
             let current = unsafe { &*frame };
             if current.key == id {
-                // SAFETY: the frame for this key was made from a `&T` in
-                // `scope`, alive as long as the frame is linked.
-                return Some(f(unsafe { &*(current.value as *const T) }));
+                // SAFETY: the value is alive as long as its frame is linked
+                // (it lives in the same `scope` call).
+                let value = unsafe { &*current.value };
+                let value = value
+                    .downcast_ref::<T>()
+                    .expect("a task-local frame holds its key's type");
+                return Some(f(value));
             }
             frame = current.previous;
         }

@@ -1,153 +1,44 @@
-//! The three dependency-graph operations behind one interface, and the
-//! `DastMode::Off` implementation: workers execute them themselves, under one
-//! lock per dataflow scope.
+//! A dataflow scope's dependency graph behind a spin lock: the worker that
+//! submits or finishes a task updates the graph itself, under the scope's
+//! lock ([`LockedGraph`]).
 //!
 //! The runtime never touches a [`DependencyGraph`] directly: submission calls
-//! [`GraphOps::new_task`], a finished task calls [`GraphOps::finish_task`]
-//! (done, then delete). Whatever an operation makes ready is appended to a
-//! [`ReadyList`] that the *caller* dispatches outside the lock. A later
-//! implementation (the DAST manager thread, or idle workers draining request
-//! queues) may execute the operations asynchronously: it would return with
-//! nothing appended and dispatch the ready tasks itself, without any change to
-//! the public API or to the task code.
+//! [`LockedGraph::new_task`], a finished task calls
+//! [`LockedGraph::finish_task`] (done, then delete, in one critical section).
+//! Whatever an operation makes ready is appended to a [`ReadyList`] that the
+//! *caller* dispatches outside the lock.
+//!
+//! The graph is generic over the payload it holds per task, so this module
+//! uses nothing else of `dataflow`: the payload is `state::TaskRef`, and
+//! `state.rs` builds on this module, not the reverse.
 
-use super::task::TaskRef;
+use crate::spin_lock::SpinLock;
 use prescient_graph::{AccessMode, DependencyGraph, GraphError, RegionId, TaskId};
-use std::cell::{RefCell, UnsafeCell};
-use std::ops::{Deref, DerefMut};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::cell::RefCell;
+use std::thread::LocalKey;
 
 /// Tasks made ready by a graph operation, with the ids the graph gave them.
-pub(crate) type ReadyList = Vec<(TaskId, TaskRef)>;
+pub(crate) type ReadyList<T> = Vec<(TaskId, T)>;
 
-/// The dependency-graph operations of one dataflow scope (`new task`,
-/// `done task`, `delete task`, as the DAST paper names its requests).
+/// A thread's pool of empty graphs (see [`LockedGraph::new`]).
+pub(crate) type GraphPool<T> = RefCell<Vec<DependencyGraph<T>>>;
+
+/// The dependency graph of one dataflow scope, holding a `T` per task, and
+/// its operations (`new task`, `done task` + `delete task`, as the DAST paper
+/// names its requests), which the calling worker executes under the graph's
+/// lock.
 ///
-/// Implementations must keep the graph's safety invariant (see
-/// `prescient_graph::DependencyGraph`): a task is handed out — appended to a
-/// ready list, or dispatched by the implementation — only when every earlier
-/// conflicting task of the scope is done. The runtime's hand-out of `&mut T`
-/// relies on it (see `task.rs`).
-pub(crate) trait GraphOps: Send + Sync {
-    /// Registers a task with its accesses. If it has no unfinished
-    /// predecessor it is ready: appended to `ready` (or dispatched by the
-    /// implementation).
-    fn new_task(&self, accesses: &[(RegionId, AccessMode)], task: TaskRef, ready: &mut ReadyList);
-
-    /// Marks a handed-out task done; successors it releases go to `ready`.
-    fn done_task(&self, id: TaskId, ready: &mut ReadyList);
-
-    /// Frees a done task's node and its region-table references.
-    fn delete_task(&self, id: TaskId);
-
-    /// `done_task` then `delete_task`: what a worker issues when a task
-    /// finishes. Implementations may do both in one step (one lock round
-    /// trip).
-    fn finish_task(&self, id: TaskId, ready: &mut ReadyList) {
-        self.done_task(id, ready);
-        self.delete_task(id);
-    }
-}
-
-/// `DastMode::Off`: the graph behind a lock; the worker that submits or
-/// finishes a task executes the operation itself.
-pub(crate) struct LockedGraph {
-    graph: GraphLock<DependencyGraph<TaskRef>>,
-}
-
-/// A spin lock for the graph: its critical sections are a few hundred
-/// nanoseconds of graph bookkeeping that never block or switch fibers, so
-/// spinning (then yielding the thread, in case the holder was preempted)
-/// beats parking. Unlike `parking_lot::Mutex`, unlocking is a plain release
-/// store, not a read-modify-write: a dependent task locks twice (submission
-/// and finish), so this saves two atomic RMWs per task.
-struct GraphLock<T> {
-    locked: AtomicBool,
-    value: UnsafeCell<T>,
-}
-
-// SAFETY: the lock hands out `&mut T` to one thread at a time (the holder of
-// `locked`), so sharing it across threads needs only `T: Send`.
-unsafe impl<T: Send> Sync for GraphLock<T> {}
-
-/// Spins before the lock starts yielding the thread on each failed attempt.
-const SPINS_BEFORE_YIELD: u32 = 100;
-
-impl<T> GraphLock<T> {
-    fn new(value: T) -> GraphLock<T> {
-        GraphLock {
-            locked: AtomicBool::new(false),
-            value: UnsafeCell::new(value),
-        }
-    }
-
-    #[inline]
-    fn lock(&self) -> GraphGuard<'_, T> {
-        if self
-            .locked
-            .compare_exchange_weak(false, true, Ordering::Acquire, Ordering::Relaxed)
-            .is_err()
-        {
-            self.lock_contended();
-        }
-        GraphGuard { lock: self }
-    }
-
-    #[cold]
-    fn lock_contended(&self) {
-        let mut spins = 0;
-        loop {
-            while self.locked.load(Ordering::Relaxed) {
-                if spins < SPINS_BEFORE_YIELD {
-                    spins += 1;
-                    std::hint::spin_loop();
-                } else {
-                    std::thread::yield_now();
-                }
-            }
-            if self
-                .locked
-                .compare_exchange_weak(false, true, Ordering::Acquire, Ordering::Relaxed)
-                .is_ok()
-            {
-                return;
-            }
-        }
-    }
-
-    fn get_mut(&mut self) -> &mut T {
-        self.value.get_mut()
-    }
-}
-
-/// Holds a [`GraphLock`]; unlocks when dropped.
-struct GraphGuard<'a, T> {
-    lock: &'a GraphLock<T>,
-}
-
-impl<T> Deref for GraphGuard<'_, T> {
-    type Target = T;
-
-    fn deref(&self) -> &T {
-        // SAFETY: this guard holds the lock, so no other reference to the
-        // value exists while it lives.
-        unsafe { &*self.lock.value.get() }
-    }
-}
-
-impl<T> DerefMut for GraphGuard<'_, T> {
-    fn deref_mut(&mut self) -> &mut T {
-        // SAFETY: as in `deref`; `&mut self` makes this borrow unique.
-        unsafe { &mut *self.lock.value.get() }
-    }
-}
-
-impl<T> Drop for GraphGuard<'_, T> {
-    #[inline]
-    fn drop(&mut self) {
-        // Release: the next holder sees every write made under the lock.
-        self.lock.locked.store(false, Ordering::Release);
-    }
+/// The graph's safety invariant (see `prescient_graph::DependencyGraph`)
+/// carries over: a task is handed out — appended to a ready list — only when
+/// every earlier conflicting task of the scope is done. The runtime's
+/// hand-out of `&mut T` relies on it (see `task.rs`).
+pub(crate) struct LockedGraph<T: 'static> {
+    /// A spin lock: the critical sections are a few hundred nanoseconds of
+    /// graph bookkeeping that never block or switch fibers (see
+    /// `spin_lock.rs`).
+    graph: SpinLock<DependencyGraph<T>>,
+    /// Where the graph goes back to when it is dropped empty.
+    pool: &'static LocalKey<GraphPool<T>>,
 }
 
 /// Empty graphs kept per thread for the next scope, so that a scope does not
@@ -155,16 +46,15 @@ impl<T> Drop for GraphGuard<'_, T> {
 /// table per task).
 const POOLED_GRAPHS: usize = 2;
 
-thread_local! {
-    static GRAPH_POOL: RefCell<Vec<DependencyGraph<TaskRef>>> = const { RefCell::new(Vec::new()) };
-}
-
-impl LockedGraph {
+impl<T: 'static> LockedGraph<T> {
     /// A graph whose region table has `buckets` buckets
     /// (`Params::dependency_buckets`, validated to be at least 1): an empty
-    /// one from this thread's pool if one has that many buckets.
-    pub(crate) fn new(buckets: usize) -> LockedGraph {
-        let pooled = GRAPH_POOL.with(|pool| {
+    /// one from this thread's `pool` if one has that many buckets. A dropped
+    /// graph goes back to the pool of the thread that drops it. (The pool is
+    /// the caller's `thread_local!`, since a `thread_local!` cannot be
+    /// generic.)
+    pub(crate) fn new(buckets: usize, pool: &'static LocalKey<GraphPool<T>>) -> LockedGraph<T> {
+        let pooled = pool.with(|pool| {
             let mut pool = pool.borrow_mut();
             let index = pool
                 .iter()
@@ -176,48 +66,29 @@ impl LockedGraph {
             None => DependencyGraph::new(buckets).unwrap_or_else(|error| fatal(error)),
         };
         LockedGraph {
-            graph: GraphLock::new(graph),
+            graph: SpinLock::new(graph),
+            pool,
         }
     }
-}
 
-impl Drop for LockedGraph {
-    fn drop(&mut self) {
-        let graph = std::mem::replace(
-            self.graph.get_mut(),
-            DependencyGraph::new(1).unwrap_or_else(|error| fatal(error)),
-        );
-        // Only an empty graph is reusable (a scope ends with no task left).
-        if graph.is_empty() {
-            let _ = GRAPH_POOL.try_with(|pool| {
-                let mut pool = pool.borrow_mut();
-                if pool.len() < POOLED_GRAPHS {
-                    pool.push(graph);
-                }
-            });
-        }
-    }
-}
-
-impl GraphOps for LockedGraph {
-    fn new_task(&self, accesses: &[(RegionId, AccessMode)], task: TaskRef, ready: &mut ReadyList) {
+    /// Registers a task with its accesses. If it has no unfinished
+    /// predecessor it is ready: appended to `ready`.
+    pub(crate) fn new_task(
+        &self,
+        accesses: &[(RegionId, AccessMode)],
+        task: T,
+        ready: &mut ReadyList<T>,
+    ) {
         let new = self.graph.lock().new_task(accesses, task);
         if let Some(task) = new.ready {
             ready.push((new.id, task));
         }
     }
 
-    fn done_task(&self, id: TaskId, ready: &mut ReadyList) {
-        let result = self.graph.lock().done_task(id, ready);
-        result.unwrap_or_else(|error| fatal(error));
-    }
-
-    fn delete_task(&self, id: TaskId) {
-        let result = self.graph.lock().delete_task(id);
-        result.unwrap_or_else(|error| fatal(error));
-    }
-
-    fn finish_task(&self, id: TaskId, ready: &mut ReadyList) {
+    /// Marks a handed-out task done and frees its node and its region-table
+    /// references — what a worker does when a task finishes, in one lock
+    /// round trip. Successors it releases go to `ready`.
+    pub(crate) fn finish_task(&self, id: TaskId, ready: &mut ReadyList<T>) {
         let result = {
             let mut graph = self.graph.lock();
             graph
@@ -225,6 +96,24 @@ impl GraphOps for LockedGraph {
                 .and_then(|()| graph.delete_task(id))
         };
         result.unwrap_or_else(|error| fatal(error));
+    }
+}
+
+impl<T: 'static> Drop for LockedGraph<T> {
+    fn drop(&mut self) {
+        let graph = std::mem::replace(
+            self.graph.get_mut(),
+            DependencyGraph::new(1).unwrap_or_else(|error| fatal(error)),
+        );
+        // Only an empty graph is reusable (a scope ends with no task left).
+        if graph.is_empty() {
+            let _ = self.pool.try_with(|pool| {
+                let mut pool = pool.borrow_mut();
+                if pool.len() < POOLED_GRAPHS {
+                    pool.push(graph);
+                }
+            });
+        }
     }
 }
 

@@ -14,7 +14,7 @@
 //! therefore *retires* the allocation to the scope, which frees it at its next
 //! wait; with no live task it is freed at once.
 
-use super::{OwnerThreadOnly, ScopeCore};
+use super::scope_core::{OwnerThreadOnly, ScopeCore};
 use prescient_graph::RegionId;
 use std::cell::UnsafeCell;
 use std::fmt;

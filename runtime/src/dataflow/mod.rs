@@ -7,38 +7,43 @@
 //!
 //! * `mod.rs` (this file): [`dataflow`], the scope [`Dataflow`] and task
 //!   submission.
-//! * `handle.rs`: the handles [`Data`] and [`Tiles`].
-//! * `access.rs`: the access tokens, the [`Accesses`] / [`TaskArgs`] traits
-//!   that map them to the body's borrows, and the named-twice check.
 //! * `task.rs`: a submitted task, how it runs and finishes, and the safety
 //!   invariant behind the `&mut T` hand-out.
+//! * `access.rs`: the access tokens, the [`Accesses`] / [`TaskArgs`] traits
+//!   that map them to the body's borrows, and the named-twice check.
+//! * `handle.rs`: the handles [`Data`] and [`Tiles`].
+//! * `scope_core.rs`: the lifetime-free part of a scope that handles point to
+//!   (region ids, retired allocations, the final wait).
 //! * `state.rs`: what a scope shares with its tasks (graph, live count,
-//!   first panic).
-//! * `graph_ops.rs`: the three graph operations behind one interface, and
-//!   `DastMode::Off` (workers update the graph under its lock).
+//!   first panic) and the type-erased task the graph holds.
+//! * `graph_ops.rs`: the scope's dependency graph behind a spin lock; the
+//!   worker that submits or finishes a task updates it itself.
+//!
+//! Each file imports only files listed after it, so no two import each other:
+//! `access` → `handle` → `scope_core` → `state` → `graph_ops`, and `task` →
+//! `access`, `state`, `graph_ops`.
 
 mod access;
 mod graph_ops;
 mod handle;
+mod scope_core;
 mod state;
 mod task;
 
 pub use access::{Accesses, In, InOut, Out, TaskArgs, TileIn, TileInOut, TileOut};
 pub use handle::{Data, Tiles};
 
-use crate::job::{drop_caught, HeapJob, PanicPayload};
-use crate::registry::{Registry, WorkerThread};
-use crate::runtime::with_worker;
+use crate::job::{drop_caught, HeapJob, JobRef};
+use crate::registry::{on_worker, WorkerThread};
+use crate::runtime::with_registry;
 use access::{check_duplicates, MAX_ACCESSES};
-use parking_lot::Mutex;
 use prescient_graph::{AccessMode, RegionId};
+use scope_core::{OwnerThreadOnly, ScopeCore};
 use state::Shared;
 use std::fmt;
 use std::marker::PhantomData;
 use std::panic::{self, AssertUnwindSafe};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
-use task::TaskRef;
+use std::sync::atomic::Ordering;
 
 /// Runs `body` in a new dataflow scope and waits for all its tasks.
 ///
@@ -114,9 +119,9 @@ where
     F: for<'df> FnOnce(&'df Dataflow<'df, 'env>) -> R + Send,
     R: Send,
 {
-    with_worker(|worker| {
+    with_registry(|registry| {
         let scope = Dataflow {
-            core: ScopeCore::new(worker.registry.clone()),
+            core: ScopeCore::new(registry),
             _marker: PhantomData,
             _owner_thread: PhantomData,
         };
@@ -154,109 +159,6 @@ pub struct Dataflow<'df, 'env: 'df> {
     /// Invariant in both lifetimes, like `std::thread::Scope`.
     _marker: PhantomData<(&'df mut &'df (), &'env mut &'env ())>,
     _owner_thread: OwnerThreadOnly,
-}
-
-/// Makes a type `!Send` and `!Sync`: the scope and its handles are used only
-/// by the thread running the scope's body.
-pub(crate) type OwnerThreadOnly = PhantomData<*const ()>;
-
-/// The lifetime-free part of a scope, which handles point to. Only the
-/// owner thread uses it (through `Dataflow` and the handles, which are
-/// `!Send`/`!Sync`); its own fields are thread-safe anyway, so that those
-/// markers are the one reason the compiler names when a handle or the scope
-/// is moved into a task.
-pub(crate) struct ScopeCore {
-    /// What tasks touch, from any worker.
-    pub(crate) shared: Shared,
-    /// The next region id (per scope: ids only need to be unique in one graph).
-    next_region: AtomicU64,
-    /// Allocations of handles dropped while tasks were live.
-    retired: Mutex<Vec<Retired>>,
-}
-
-/// An allocation to free once no task of the scope is live.
-struct Retired {
-    pointer: *mut (),
-    free: unsafe fn(*mut ()),
-}
-
-// SAFETY: a retired allocation is freed by the scope's owner thread only;
-// the pointer is just an address until then.
-unsafe impl Send for Retired {}
-
-impl ScopeCore {
-    fn new(registry: Arc<Registry>) -> ScopeCore {
-        ScopeCore {
-            shared: Shared::new(registry),
-            next_region: AtomicU64::new(0),
-            retired: Mutex::new(Vec::new()),
-        }
-    }
-
-    /// Reserves `count` consecutive region ids; returns the first.
-    pub(crate) fn new_regions(&self, count: u64) -> u64 {
-        // Owner only; atomic just to keep `ScopeCore` `Sync` (see above).
-        self.next_region.fetch_add(count, Ordering::Relaxed)
-    }
-
-    /// Frees `pointer` with `free` once no task of the scope is live.
-    ///
-    /// # Safety
-    /// `free(pointer)` is sound once, after every task using it finished.
-    pub(crate) unsafe fn retire(&self, pointer: *mut (), free: unsafe fn(*mut ())) {
-        self.retired.lock().push(Retired { pointer, free });
-    }
-
-    /// Waits until no task is live, then frees retired allocations — every
-    /// one of them, even when a value's `Drop` panics. Returns the first
-    /// such panic for the caller to re-raise (later ones are dropped safely).
-    #[must_use = "a panic of a value's Drop must be re-raised or reported"]
-    fn wait_all(&self) -> Option<PanicPayload> {
-        self.shared.live.wait();
-        let retired = std::mem::take(&mut *self.retired.lock());
-        let mut first_panic = None;
-        for item in retired {
-            let freed = panic::catch_unwind(AssertUnwindSafe(|| {
-                // SAFETY: no task is live, so none uses the allocation, and
-                // each retired item is freed once (we took the list).
-                unsafe { (item.free)(item.pointer) }
-            }));
-            if let Err(payload) = freed {
-                match first_panic {
-                    None => first_panic = Some(payload),
-                    Some(_) => drop_caught(payload),
-                }
-            }
-        }
-        first_panic
-    }
-
-    /// Waits, frees what was retired, then re-raises the first panic: of a
-    /// retired value's `Drop`, else of a task since the last wait.
-    fn wait_and_raise(&self) {
-        let drop_panic = self.wait_all();
-        let task_panic = self.shared.take_panic();
-        if let Some(payload) = drop_panic {
-            drop_caught(task_panic);
-            panic::resume_unwind(payload);
-        }
-        if let Some(payload) = task_panic {
-            panic::resume_unwind(payload);
-        }
-    }
-
-    /// `Dataflow::wait`: waits, then re-raises the first task panic.
-    pub(crate) fn wait(&self) {
-        self.wait_and_raise();
-    }
-}
-
-impl Drop for ScopeCore {
-    fn drop(&mut self) {
-        // Normally empty: `dataflow` waits before the scope is dropped. This
-        // may run while unwinding, where a second panic would abort.
-        drop_caught(self.wait_all());
-    }
 }
 
 impl<'df, 'env> Dataflow<'df, 'env> {
@@ -318,9 +220,9 @@ impl<'df, 'env> Dataflow<'df, 'env> {
         let raw = accesses.into_raw(regions);
         check_duplicates(regions);
         let shared = &self.core.shared;
-        let worker = WorkerThread::current();
-        // SAFETY: non-null: the worker of this thread, alive while it runs.
-        let worker = (!worker.is_null()).then(|| unsafe { &*worker });
+        // Task bodies run outside `with_current`'s closure (see there why):
+        // only whether this thread is a worker is taken from it.
+        let on_a_worker = WorkerThread::with_current(|worker| worker.is_some());
         if A::COUNT == 0 {
             // No accesses: no graph entry, no id.
             shared.live.increment();
@@ -330,20 +232,17 @@ impl<'df, 'env> Dataflow<'df, 'env> {
                 // without accesses it needs no hand-out and gets no borrow.
                 unsafe { task::execute(shared_addr as *const Shared, raw, body, None) }
             };
-            match worker {
-                Some(worker) if !shared.has_room() => {
-                    note_inlined(worker);
+            if on_a_worker && !shared.has_room() {
+                note_inlined();
+                run();
+            } else {
+                shared.note_queued();
+                let job = HeapJob::into_job_ref(move || {
+                    // SAFETY: as above: the scope is alive.
+                    unsafe { (*(shared_addr as *const Shared)).note_started() };
                     run();
-                }
-                _ => {
-                    shared.note_queued();
-                    let job = HeapJob::into_job_ref(move || {
-                        // SAFETY: as above: the scope is alive.
-                        unsafe { (*(shared_addr as *const Shared)).note_started() };
-                        run();
-                    });
-                    push_or_inject(worker, shared, job);
-                }
+                });
+                push_or_inject(shared, job);
             }
             return;
         }
@@ -353,36 +252,33 @@ impl<'df, 'env> Dataflow<'df, 'env> {
         // it finishes before this thread (the only submitter) submits
         // anything else.
         let has_room = shared.has_room();
-        if let Some(worker) = worker {
-            // SAFETY: the handles are alive: the tokens borrowed them for
-            // this call.
-            if !has_room && unsafe { raw.is_idle() } {
-                note_inlined(worker);
-                // SAFETY: idle, and this is the owner thread (`!Sync` scope)
-                // submitting; see `run_unregistered`.
-                unsafe { task::run_unregistered(shared, raw, body) };
-                return;
-            }
+        // SAFETY: the handles are alive: the tokens borrowed them for this
+        // call.
+        if on_a_worker && !has_room && unsafe { raw.is_idle() } {
+            note_inlined();
+            // SAFETY: idle, and this is the owner thread (`!Sync` scope)
+            // submitting; see `run_unregistered`.
+            unsafe { task::run_unregistered(shared, raw, body) };
+            return;
         }
         // SAFETY: the handles are alive (borrowed for this call); counted
         // once, before registration, by the owner.
         unsafe { raw.count_live() };
         shared.live.increment();
-        let task = TaskRef::new(shared, raw, body);
+        let task = task::boxed(shared, raw, body);
         let mut ready = task::take_ready_buffer();
         shared.graph.new_task(regions, task, &mut ready);
         for (id, task) in ready.drain(..) {
-            match worker {
-                Some(worker) if !has_room => {
-                    // Lazy task creation: enough tasks are queued and this
-                    // one is ready, so run it now as a plain call.
-                    note_inlined(worker);
-                    // SAFETY: the graph handed the task out under `id`; the
-                    // scope is alive (this frame borrows it).
-                    unsafe { task.run(id) };
-                }
+            if on_a_worker && !has_room {
+                // Lazy task creation: enough tasks are queued and this one is
+                // ready, so run it now as a plain call.
+                note_inlined();
+                // SAFETY: the graph handed the task out under `id`; the scope
+                // is alive (this frame borrows it).
+                unsafe { task.run(id) };
+            } else {
                 // SAFETY: as above.
-                _ => push_or_inject(worker, shared, unsafe { task.into_job(id) }),
+                push_or_inject(shared, unsafe { task.into_job(id) });
             }
         }
         task::return_ready_buffer(ready);
@@ -411,20 +307,22 @@ impl<'df, 'env> Dataflow<'df, 'env> {
 
 /// Queues a job on this worker's deque, or in the runtime's injector from a
 /// thread outside it.
-fn push_or_inject(worker: Option<&WorkerThread>, shared: &Shared, job: crate::job::JobRef) {
-    match worker {
+fn push_or_inject(shared: &Shared, job: JobRef) {
+    WorkerThread::with_current(|worker| match worker {
         Some(worker) => worker.push(job),
         None => shared.registry.inject(job),
-    }
+    });
 }
 
 /// Counts a task run at once at submission in the worker's inlined-spawn
-/// counter (an owner-written counter: load and store).
-fn note_inlined(worker: &WorkerThread) {
-    let counter = &worker.registry.workers[worker.index]
-        .counters
-        .inlined_spawns;
-    counter.store(counter.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+/// counter (an owner-written counter: load and store). On a worker only.
+fn note_inlined() {
+    on_worker(|worker| {
+        let counter = &worker.registry.workers[worker.index]
+            .counters
+            .inlined_spawns;
+        counter.store(counter.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+    });
 }
 
 impl fmt::Debug for Dataflow<'_, '_> {

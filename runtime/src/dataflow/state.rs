@@ -1,5 +1,8 @@
 //! What the tasks of one dataflow scope share with it: the graph, the count
-//! of live tasks that the scope's waits wait for, and the first panic.
+//! of live tasks that the scope's waits wait for, and the first panic; and the
+//! type-erased task, [`TaskRef`], that the graph holds (it points back to the
+//! scope, so it lives beside [`Shared`]; `task.rs` makes and runs the typed
+//! box behind it).
 //!
 //! [`Shared`] lives inside the `Dataflow` value in the frame of the
 //! `dataflow` call, and tasks reach it through a raw pointer (no reference
@@ -8,19 +11,28 @@
 //! access to the scope is its decrement of that count — see [`LiveCount`] for
 //! why the decrement itself cannot touch freed memory.
 
-use super::graph_ops::{GraphOps, LockedGraph};
-use crate::job::{keep_first_panic, PanicPayload};
+use super::graph_ops::{GraphPool, LockedGraph};
+use crate::job::{keep_first_panic, JobRef, PanicPayload};
 use crate::latch::Latch;
 use crate::registry::{self, Registry};
 use parking_lot::Mutex;
-use std::cell::UnsafeCell;
+use prescient_graph::TaskId;
+use std::cell::{RefCell, UnsafeCell};
+use std::ptr::NonNull;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
+thread_local! {
+    /// Empty graphs kept for the next scope of this thread (see
+    /// `LockedGraph::new`).
+    static GRAPH_POOL: GraphPool<TaskRef> = const { RefCell::new(Vec::new()) };
+}
+
 /// The part of a dataflow scope that its tasks touch, from any worker.
 pub(crate) struct Shared {
-    /// The dependency graph, behind the interface a DAST manager can take over.
-    pub(crate) graph: Box<dyn GraphOps>,
+    /// The dependency graph; the worker that submits or finishes a task
+    /// updates it under the graph's lock.
+    pub(crate) graph: LockedGraph<TaskRef>,
     /// Tasks submitted and not finished.
     pub(crate) live: LiveCount,
     /// Tasks of this scope pushed to a deque and not started yet (exact:
@@ -39,11 +51,8 @@ pub(crate) struct Shared {
 impl Shared {
     /// The state of a new scope of the runtime `registry`.
     pub(crate) fn new(registry: Arc<Registry>) -> Shared {
-        // `DastMode::Off` is the only mode so far: workers update the graph
-        // under its lock.
-        let graph = Box::new(LockedGraph::new(registry.params.dependency_buckets));
         Shared {
-            graph,
+            graph: LockedGraph::new(registry.params.dependency_buckets, &GRAPH_POOL),
             live: LiveCount::new(),
             queued: AtomicUsize::new(0),
             capacity: registry.params.queue_capacity,
@@ -84,6 +93,106 @@ impl Shared {
     /// Takes the first panic recorded since the last call.
     pub(crate) fn take_panic(&self) -> Option<PanicPayload> {
         self.panic.lock().take()
+    }
+}
+
+/// The type-erased part at the start of every task box (`task::TaskBox`).
+pub(crate) struct Header {
+    /// Runs (or cancels) the task and frees its box.
+    run: unsafe fn(NonNull<Header>, TaskId),
+    /// The scope the task belongs to.
+    pub(crate) shared: *const Shared,
+    /// The id the graph handed the task out under, written by
+    /// [`TaskRef::into_job`] before the box is queued as a job (so that the
+    /// box itself is the job: one allocation per task, no wrapper).
+    id: Option<TaskId>,
+}
+
+impl Header {
+    /// The header of a new task box of the scope `shared`, whose `run` runs
+    /// and frees the box it heads.
+    pub(crate) fn new(run: unsafe fn(NonNull<Header>, TaskId), shared: &Shared) -> Header {
+        Header {
+            run,
+            shared,
+            id: None,
+        }
+    }
+}
+
+/// A submitted task, type-erased: the payload the dependency graph holds
+/// until the task may run. Made by `task::boxed`.
+pub(crate) struct TaskRef(NonNull<Header>);
+
+// SAFETY: a TaskRef owns a task box whose raw accesses and body are `Send`
+// (`TaskRef::from_box`'s contract); the header's scope pointer is only an
+// address into a `Sync` scope state.
+unsafe impl Send for TaskRef {}
+
+impl TaskRef {
+    /// Takes ownership of a leaked task box through its header.
+    ///
+    /// # Safety
+    /// `header` points to a [`Header`] made by [`Header::new`] that is the
+    /// first field of a `repr(C)` box leaked with `Box::into_raw`; the header's
+    /// `run` frees that box with its real type; the box's other contents are
+    /// `Send`; and nothing else owns the box.
+    pub(crate) unsafe fn from_box(header: NonNull<Header>) -> TaskRef {
+        TaskRef(header)
+    }
+
+    /// Runs the task with the id the graph gave it, on this thread.
+    ///
+    /// # Safety
+    /// The graph handed this task out under `id` (see the invariant in
+    /// `task.rs`), and its scope is alive.
+    pub(crate) unsafe fn run(self, id: TaskId) {
+        // SAFETY: the header is alive until `run` frees the box.
+        let run = unsafe { self.0.as_ref().run };
+        // SAFETY: forwarded contract; `run` matches the box's type
+        // (`from_box`'s contract).
+        unsafe { run(self.0, id) }
+    }
+
+    /// Wraps the task in a job for a deque, counted as queued in its scope
+    /// until it starts.
+    ///
+    /// # Safety
+    /// As for [`run`](Self::run).
+    pub(crate) unsafe fn into_job(self, id: TaskId) -> JobRef {
+        let header = self.0.as_ptr();
+        // SAFETY: this `TaskRef` owns the box (nobody else can reach it until
+        // the job is queued), so writing its header is exclusive; the scope is
+        // alive (contract).
+        unsafe {
+            (*header).id = Some(id);
+            (*(*header).shared).note_queued();
+        }
+        // SAFETY: `execute_job` runs the box once, on any thread: the box and
+        // its body are `Send` (`from_box`), it stays allocated until
+        // `execute_job` runs it, and a queued job is executed exactly once.
+        unsafe { JobRef::new(header.cast_const().cast::<()>(), execute_job) }
+    }
+}
+
+/// The `JobRef` entry point of a queued task box: uncounts it as queued and
+/// runs it under the id [`TaskRef::into_job`] stored.
+///
+/// # Safety
+/// `pointer` came from `TaskRef::into_job` and is executed once; the contract
+/// of [`TaskRef::run`] holds for the stored id.
+unsafe fn execute_job(pointer: *const ()) {
+    let header = pointer.cast_mut().cast::<Header>();
+    // SAFETY: the box is alive until `run` frees it, and its scope is alive
+    // while the task is live (contract); `into_job` wrote `id` before the
+    // job was queued, and the queue's hand-off orders that write before
+    // this read.
+    // `pointer` is non-null: it came from `Box::into_raw`; and it owns the
+    // box again (the job runs once).
+    unsafe {
+        let id = (*header).id.expect("a queued dataflow task has an id");
+        (*(*header).shared).note_started();
+        TaskRef(NonNull::new_unchecked(header)).run(id);
     }
 }
 

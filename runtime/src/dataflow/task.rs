@@ -19,7 +19,7 @@
 //!    tested against a brute-force model.
 //! 2. **Bodies run only between hand-out and done**: a registered task's
 //!    body runs only on a payload the graph returned ([`TaskRef`] is created
-//!    at submission and run once, from the ready list), and [`finish`]
+//!    at submission by [`boxed`] and run once, from the ready list), and [`finish`]
 //!    reports the task done only after the body returned — after any
 //!    dataflow scope nested in the body ended, since `dataflow` returns only
 //!    when its tasks finished. The one task that skips the graph is a task
@@ -54,27 +54,15 @@
 
 use super::access::TaskArgs;
 use super::graph_ops::ReadyList;
-use super::state::{LiveCount, Shared};
-use crate::job::JobRef;
+use super::state::{Header, LiveCount, Shared, TaskRef};
 use crate::registry::WorkerThread;
 use prescient_graph::TaskId;
 use std::cell::Cell;
 use std::panic::{self, AssertUnwindSafe};
 use std::ptr::{self, NonNull};
 
-/// The type-erased part at the start of every [`TaskBox`].
-struct Header {
-    /// Runs (or cancels) the task and frees its box.
-    run: unsafe fn(NonNull<Header>, TaskId),
-    /// The scope the task belongs to.
-    shared: *const Shared,
-    /// The id the graph handed the task out under, written by
-    /// [`TaskRef::into_job`] before the box is queued as a job (so that the
-    /// box itself is the job: one allocation per task, no wrapper).
-    id: Option<TaskId>,
-}
-
-/// A task waiting in the graph: its raw accesses and its body.
+/// A task waiting in the graph: its raw accesses and its body, behind the
+/// type-erased [`Header`] that a [`TaskRef`] points to.
 #[repr(C)]
 struct TaskBox<R, F> {
     /// First field (`repr(C)`), so a pointer to the box is a pointer to it.
@@ -83,100 +71,35 @@ struct TaskBox<R, F> {
     func: F,
 }
 
-/// A submitted task, type-erased: the payload the dependency graph holds
-/// until the task may run.
-pub(crate) struct TaskRef(NonNull<Header>);
-
-// SAFETY: a TaskRef owns a TaskBox whose raw accesses and body are `Send`
-// (`TaskRef::new` requires it); the header's scope pointer is only an address
-// into a `Sync` scope state.
-unsafe impl Send for TaskRef {}
-
-impl TaskRef {
-    /// Boxes a task of the scope `shared`.
-    pub(crate) fn new<R, F>(shared: &Shared, raw: R, func: F) -> TaskRef
-    where
-        R: for<'t> TaskArgs<'t> + Send,
-        F: for<'t> FnOnce(<R as TaskArgs<'t>>::Args) + Send,
-    {
-        let task = Box::new(TaskBox {
-            header: Header {
-                run: run_boxed::<R, F>,
-                shared,
-                id: None,
-            },
-            raw,
-            func,
-        });
-        // SAFETY: `Box::into_raw` is never null; `header` is the first field
-        // of a `repr(C)` struct, so the cast is to it.
-        TaskRef(unsafe { NonNull::new_unchecked(Box::into_raw(task).cast::<Header>()) })
-    }
-
-    /// Runs the task with the id the graph gave it, on this thread.
-    ///
-    /// # Safety
-    /// The graph handed this task out under `id` (see the module's invariant),
-    /// and its scope is alive.
-    pub(crate) unsafe fn run(self, id: TaskId) {
-        // SAFETY: the header is alive until `run` frees the box.
-        let run = unsafe { self.0.as_ref().run };
-        // SAFETY: forwarded contract; `run` matches the box's type.
-        unsafe { run(self.0, id) }
-    }
-
-    /// Wraps the task in a job for a deque, counted as queued in its scope
-    /// until it starts.
-    ///
-    /// # Safety
-    /// As for [`run`](Self::run).
-    pub(crate) unsafe fn into_job(self, id: TaskId) -> JobRef {
-        let header = self.0.as_ptr();
-        // SAFETY: this `TaskRef` owns the box (nobody else can reach it until
-        // the job is queued), so writing its header is exclusive; the scope is
-        // alive (contract).
-        unsafe {
-            (*header).id = Some(id);
-            (*(*header).shared).note_queued();
-        }
-        // SAFETY: `execute_job` runs the box once, on any thread: the box and
-        // its body are `Send` (`TaskRef::new`), it stays allocated until
-        // `execute_job` runs it, and a queued job is executed exactly once.
-        unsafe { JobRef::new(header.cast_const().cast::<()>(), execute_job) }
-    }
-}
-
-/// The `JobRef` entry point of a queued task box: uncounts it as queued and
-/// runs it under the id [`TaskRef::into_job`] stored.
-///
-/// # Safety
-/// `pointer` came from `TaskRef::into_job` and is executed once; the contract
-/// of [`TaskRef::run`] holds for the stored id.
-unsafe fn execute_job(pointer: *const ()) {
-    let header = pointer.cast_mut().cast::<Header>();
-    // SAFETY: the box is alive until `run` frees it, and its scope is alive
-    // while the task is live (contract); `into_job` wrote `id` before the
-    // job was queued, and the queue's hand-off orders that write before
-    // this read.
-    // `pointer` is non-null: it came from `Box::into_raw`.
-    unsafe {
-        let id = (*header).id.expect("a queued dataflow task has an id");
-        (*(*header).shared).note_started();
-        TaskRef(NonNull::new_unchecked(header)).run(id);
-    }
+/// Boxes a task of the scope `shared` and returns the graph's payload for it.
+pub(crate) fn boxed<R, F>(shared: &Shared, raw: R, func: F) -> TaskRef
+where
+    R: for<'t> TaskArgs<'t> + Send,
+    F: for<'t> FnOnce(<R as TaskArgs<'t>>::Args) + Send,
+{
+    let task = Box::new(TaskBox {
+        header: Header::new(run_boxed::<R, F>, shared),
+        raw,
+        func,
+    });
+    // SAFETY: `Box::into_raw` is never null; `header` is the first field of a
+    // `repr(C)` struct, so the cast is to it; `run_boxed::<R, F>` frees the box
+    // with its real type; `R` and `F` are `Send`; the box is owned by nobody
+    // else.
+    unsafe { TaskRef::from_box(NonNull::new_unchecked(Box::into_raw(task).cast::<Header>())) }
 }
 
 /// Runs a boxed task.
 ///
 /// # Safety
-/// `header` came from `TaskRef::new::<R, F>` and is run once; `TaskRef::run`'s
+/// `header` came from `boxed::<R, F>` and is run once; `TaskRef::run`'s
 /// contract holds.
 unsafe fn run_boxed<R, F>(header: NonNull<Header>, id: TaskId)
 where
     R: for<'t> TaskArgs<'t> + Send,
     F: for<'t> FnOnce(<R as TaskArgs<'t>>::Args) + Send,
 {
-    // SAFETY: the box was made by `TaskRef::new::<R, F>` (contract).
+    // SAFETY: the box was made by `boxed::<R, F>` (contract).
     let task = unsafe { Box::from_raw(header.cast::<TaskBox<R, F>>().as_ptr()) };
     let TaskBox { header, raw, func } = *task;
     // SAFETY: forwarded contract.
@@ -264,17 +187,17 @@ where
 thread_local! {
     /// A reusable buffer for the tasks a finishing task releases, so that
     /// finishing does not allocate.
-    static READY: Cell<ReadyList> = const { Cell::new(Vec::new()) };
+    static READY: Cell<ReadyList<TaskRef>> = const { Cell::new(Vec::new()) };
 }
 
 /// Takes this thread's ready-list buffer (empty; an empty `Vec` if it is in
 /// use further up the stack).
-pub(crate) fn take_ready_buffer() -> ReadyList {
+pub(crate) fn take_ready_buffer() -> ReadyList<TaskRef> {
     READY.with(Cell::take)
 }
 
 /// Gives a drained ready-list buffer back for reuse.
-pub(crate) fn return_ready_buffer(ready: ReadyList) {
+pub(crate) fn return_ready_buffer(ready: ReadyList<TaskRef>) {
     debug_assert!(ready.is_empty());
     READY.with(|cell| cell.set(ready));
 }
@@ -308,16 +231,15 @@ unsafe fn finish(shared: *const Shared, id: Option<TaskId>) {
 ///
 /// # Safety
 /// The graph handed out every task in `ready` under its id.
-pub(crate) unsafe fn dispatch(scope: &Shared, ready: &mut ReadyList) {
-    let worker = WorkerThread::current();
-    for (id, task) in ready.drain(..) {
-        // SAFETY: handed out under `id` (contract); runs once, from the job.
-        let job = unsafe { task.into_job(id) };
-        if worker.is_null() {
-            scope.registry.inject(job);
-        } else {
-            // SAFETY: non-null: the worker of this thread, alive while it runs.
-            unsafe { (*worker).push(job) };
+pub(crate) unsafe fn dispatch(scope: &Shared, ready: &mut ReadyList<TaskRef>) {
+    WorkerThread::with_current(|worker| {
+        for (id, task) in ready.drain(..) {
+            // SAFETY: handed out under `id` (contract); runs once, from the job.
+            let job = unsafe { task.into_job(id) };
+            match worker {
+                Some(worker) => worker.push(job),
+                None => scope.registry.inject(job),
+            }
         }
-    }
+    });
 }
