@@ -20,11 +20,17 @@
 //! # Lazy task creation
 //! `local_len` counts the jobs this worker pushed and has not taken back; it is
 //! owner-local (a `Cell`), so checking "is my deque full?" costs a
-//! thread-local load and a compare. Steals are invisible to it, so it
-//! overcounts; when it reads full, the owner re-reads the real length from the
-//! deque every [`RESYNC_INTERVAL`]-th time (a `#[cold]` path), so a worker
-//! whose deque really is full pays a load, a compare, a counter bump and a
-//! plain call per spawn.
+//! thread-local load and a compare. Steals are invisible to it, so thieves
+//! publish them: every successful steal increments the victim's `stolen`
+//! count (`WorkerInfo`, on its own cache line). When `local_len` reads full,
+//! the owner compares `stolen` with the value it last saw; only if a thief
+//! took something since does it re-read the real length (a `#[cold]` path).
+//! So a spawn runs inline only when the deque really holds `queue_capacity`
+//! jobs, up to a steal racing with the check, and a worker whose deque really
+//! is full pays a load, a compare, a counter bump, one more load (of a line
+//! that only steals write) and a plain call per spawn. (A periodic re-read
+//! instead, say every 64th full read, lets a spawner whose deque thieves
+//! emptied run dozens of tasks serially.)
 //!
 //! # The live-stack cap
 //! Each mapped stack costs two memory mappings (Linux allows about 65k per
@@ -48,13 +54,9 @@ use crate::sync::AtomicUsize as SleeperCount;
 use crossbeam_deque::{Injector, Steal};
 use crossbeam_utils::CachePadded;
 use std::cell::{Cell, RefCell};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-/// Every how many inlined spawns a worker re-reads the real length of its
-/// deque instead of trusting its local count.
-pub(crate) const RESYNC_INTERVAL: u32 = 64;
 
 /// How long a worker at its live-stack cap waits for one of its tasks to
 /// become ready before it maps a stack beyond the cap.
@@ -72,6 +74,11 @@ pub(crate) type PanicCallback = Box<dyn Fn(PanicPayload) + Send + Sync>;
 /// What other threads see of one worker.
 pub(crate) struct WorkerInfo {
     stealer: DequeStealer,
+    /// Jobs thieves took from this worker's deque: incremented (`Release`)
+    /// after each successful steal, read by the owner when its own count says
+    /// the deque is full (see *Lazy task creation* above). On its own cache
+    /// line, so thieves' writes do not disturb the owner's other state.
+    stolen: CachePadded<AtomicU64>,
     /// Shared with the worker's fibers (their home), see `sleep.rs`.
     pub(crate) wake: Arc<WorkerWake>,
     pub(crate) counters: CachePadded<WorkerCounters>,
@@ -119,6 +126,7 @@ impl Registry {
             deques.push(deque);
             workers.push(WorkerInfo {
                 stealer,
+                stolen: CachePadded::new(AtomicU64::new(0)),
                 wake: Arc::new(WorkerWake::new(sleepers.clone())),
                 counters: CachePadded::new(WorkerCounters::default()),
             });
@@ -226,7 +234,12 @@ impl Registry {
                     continue;
                 }
                 match self.workers[victim].stealer.steal() {
-                    Steal::Success(job) => return Some(job),
+                    Steal::Success(job) => {
+                        // Release: an owner that sees this count also sees
+                        // the deque without the job (`resync_room`).
+                        self.workers[victim].stolen.fetch_add(1, Ordering::Release);
+                        return Some(job);
+                    }
                     Steal::Retry => retry = true,
                     Steal::Empty => {}
                 }
@@ -285,6 +298,8 @@ pub(crate) struct WorkerThread {
     queue_capacity: usize,
     /// Jobs pushed and not taken back, as far as the owner knows.
     local_len: Cell<usize>,
+    /// `WorkerInfo::stolen` as of the last re-read of the real length.
+    steals_seen: Cell<u64>,
     counters: *const WorkerCounters,
     wake: Arc<WorkerWake>,
     /// The next park timeout (see `sleep.rs`, the backstop).
@@ -362,37 +377,37 @@ impl WorkerThread {
     /// runs the task inline as a plain call, and this counts it as an inlined
     /// spawn.
     ///
-    /// The full path is: load the local length, compare, bump the inlined
-    /// counter (a plain load and store of an owner-written atomic) and test its
-    /// low bits; every [`RESYNC_INTERVAL`]-th full read takes the cold path
-    /// that re-reads the real length, since steals make the local one
-    /// overcount.
+    /// The full path is: load the local length, compare, load this worker's
+    /// published steal count and compare it with the last one seen (a thief
+    /// took something: re-read the real length on the cold path), bump the
+    /// inlined counter (a plain load and store of an owner-written atomic).
     #[inline(always)]
     pub(crate) fn reserve(&self) -> bool {
         if self.local_len.get() < self.queue_capacity {
             return true;
         }
-        let inlined = &self.counters().inlined_spawns;
-        let count = inlined.load(Ordering::Relaxed) + 1;
-        inlined.store(count, Ordering::Relaxed);
-        if count % RESYNC_INTERVAL as u64 != 0 {
-            return false;
+        let stolen = &self.registry.workers[self.index].stolen;
+        if stolen.load(Ordering::Relaxed) != self.steals_seen.get() && self.resync_room() {
+            return true;
         }
-        self.resync_room()
+        let inlined = &self.counters().inlined_spawns;
+        inlined.store(inlined.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+        false
     }
 
+    /// Re-reads the real length after a steal; whether there is room now.
     #[cold]
     #[inline(never)]
     fn resync_room(&self) -> bool {
+        // Acquire pairs with the thieves' Release increments: every steal
+        // counted here is visible in the length read below.
+        let stolen = self.registry.workers[self.index]
+            .stolen
+            .load(Ordering::Acquire);
+        self.steals_seen.set(stolen);
         let real = self.deque.len();
         self.local_len.set(real);
-        if real < self.queue_capacity {
-            // Not inlined after all: take back the count `reserve` added.
-            let inlined = &self.counters().inlined_spawns;
-            inlined.store(inlined.load(Ordering::Relaxed) - 1, Ordering::Relaxed);
-            return true;
-        }
-        false
+        real < self.queue_capacity
     }
 
     /// Pushes a job. Wakes a sleeping worker only when workers sleep and none
@@ -675,6 +690,7 @@ pub(crate) fn worker_main(
         queue_capacity: registry.params.queue_capacity,
         deque,
         local_len: Cell::new(0),
+        steals_seen: Cell::new(0),
         counters: &*info.counters,
         wake: info.wake.clone(),
         park_timeout: Cell::new(PARK_TIMEOUT_MIN),

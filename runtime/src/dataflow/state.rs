@@ -63,10 +63,11 @@ impl Shared {
 
     /// Whether a ready task should be pushed (deferred) rather than run at
     /// once by the submitter: fewer than `queue_capacity` tasks of this scope
-    /// wait in deques. Lazy task creation, counted exactly: the worker's own
-    /// length estimate (`WorkerThread::reserve`) does not see steals and
-    /// re-reads the deque only every `RESYNC_INTERVAL` inlined spawns, which
-    /// starves thieves of fine-grained dataflow tasks meanwhile.
+    /// wait in deques. Lazy task creation, counted per scope across all
+    /// workers (a dataflow task is released by whichever worker finishes its
+    /// last predecessor, so the submitting worker's own deque length
+    /// (`WorkerThread::reserve`) says little about how many of the scope's
+    /// tasks are waiting).
     #[inline]
     pub(crate) fn has_room(&self) -> bool {
         self.queued.load(Ordering::Relaxed) < self.capacity
