@@ -5,8 +5,8 @@
 //! publish) instead of running a long tail of tasks serially because its own
 //! count still says "full".
 
-use prescient::{Params, QueuePolicy, Runtime};
-use prescient_tests::watchdog;
+use prescient::{Params, QueuePolicy};
+use prescient_tests::{runtime_with, watchdog};
 use std::time::Duration;
 
 const WORKERS: usize = 16;
@@ -19,16 +19,12 @@ fn a_spawning_loop_runs_few_tasks_inline_once_thieves_take_them() {
         let what =
             format!("{policy}: {TASKS} coarse spawns, capacity {CAPACITY}, {WORKERS} workers");
         watchdog(&what, Duration::from_secs(60), || {
-            let rt = Runtime::builder()
-                .params(
-                    Params::DEFAULT
-                        .with_queue_policy(policy)
-                        .with_queue_capacity(CAPACITY)
-                        .with_stack_size(64 << 10),
-                )
-                .num_workers(WORKERS)
-                .build()
-                .unwrap();
+            let rt = runtime_with(
+                WORKERS,
+                Params::DEFAULT
+                    .with_queue_policy(policy)
+                    .with_queue_capacity(CAPACITY),
+            );
             let before = rt.counters();
             rt.run(|| {
                 prescient::scope(|s| {
