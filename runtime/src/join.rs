@@ -11,7 +11,7 @@
 use crate::analysis::SpawnSite;
 use crate::job::{drop_caught, PanicPayload};
 use crate::registry::{on_worker, WorkerThread};
-use crate::runtime::with_registry;
+use crate::runtime::Runtime;
 use crate::stack_job::StackJob;
 use std::panic::{self, AssertUnwindSafe};
 
@@ -53,7 +53,7 @@ where
         Some(true) => join_deferred(a, b),
         Some(false) => (a(), b()),
         // Outside any runtime: join again on a worker of the global runtime.
-        None => with_registry(|_| join(a, b)),
+        None => Runtime::global().run(|| join(a, b)),
     }
 }
 

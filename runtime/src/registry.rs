@@ -300,7 +300,10 @@ pub(crate) struct WorkerThread {
     local_len: Cell<usize>,
     /// `WorkerInfo::stolen` as of the last re-read of the real length.
     steals_seen: Cell<u64>,
-    counters: *const WorkerCounters,
+    /// This worker's entry in `registry.workers` (its counters and its
+    /// published steal count), kept as a pointer so the spawn path does not
+    /// index the vector.
+    info: *const WorkerInfo,
     wake: Arc<WorkerWake>,
     /// The next park timeout (see `sleep.rs`, the backstop).
     park_timeout: Cell<Duration>,
@@ -364,9 +367,21 @@ impl WorkerThread {
         f(unsafe { worker.as_ref() })
     }
 
+    fn info(&self) -> &WorkerInfo {
+        // SAFETY: points into `self.registry.workers`, which `self` keeps
+        // alive and which is never resized after the registry is built.
+        unsafe { &*self.info }
+    }
+
     fn counters(&self) -> &WorkerCounters {
-        // SAFETY: points into `self.registry`, which `self` keeps alive.
-        unsafe { &*self.counters }
+        &self.info().counters
+    }
+
+    /// Counts a task run inline as a plain call because the queue was full
+    /// (an owner-written counter: load and store).
+    #[inline]
+    pub(crate) fn note_inlined(&self) {
+        bump(&self.counters().inlined_spawns);
     }
 
     fn wake(&self) -> &WorkerWake {
@@ -386,12 +401,11 @@ impl WorkerThread {
         if self.local_len.get() < self.queue_capacity {
             return true;
         }
-        let stolen = &self.registry.workers[self.index].stolen;
-        if stolen.load(Ordering::Relaxed) != self.steals_seen.get() && self.resync_room() {
+        let stolen = self.info().stolen.load(Ordering::Relaxed);
+        if stolen != self.steals_seen.get() && self.resync_room() {
             return true;
         }
-        let inlined = &self.counters().inlined_spawns;
-        inlined.store(inlined.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+        self.note_inlined();
         false
     }
 
@@ -401,10 +415,8 @@ impl WorkerThread {
     fn resync_room(&self) -> bool {
         // Acquire pairs with the thieves' Release increments: every steal
         // counted here is visible in the length read below.
-        let stolen = self.registry.workers[self.index]
-            .stolen
-            .load(Ordering::Acquire);
-        self.steals_seen.set(stolen);
+        self.steals_seen
+            .set(self.info().stolen.load(Ordering::Acquire));
         let real = self.deque.len();
         self.local_len.set(real);
         real < self.queue_capacity
@@ -691,7 +703,7 @@ pub(crate) fn worker_main(
         deque,
         local_len: Cell::new(0),
         steals_seen: Cell::new(0),
-        counters: &*info.counters,
+        info,
         wake: info.wake.clone(),
         park_timeout: Cell::new(PARK_TIMEOUT_MIN),
         fiber_pool: RefCell::new(Vec::new()),

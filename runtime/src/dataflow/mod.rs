@@ -43,7 +43,6 @@ use state::Shared;
 use std::fmt;
 use std::marker::PhantomData;
 use std::panic::{self, AssertUnwindSafe};
-use std::sync::atomic::Ordering;
 
 /// Runs `body` in a new dataflow scope and waits for all its tasks.
 ///
@@ -314,15 +313,10 @@ fn push_or_inject(shared: &Shared, job: JobRef) {
     });
 }
 
-/// Counts a task run at once at submission in the worker's inlined-spawn
-/// counter (an owner-written counter: load and store). On a worker only.
+/// Counts a task run at once at submission as an inlined spawn of this
+/// worker. On a worker only.
 fn note_inlined() {
-    on_worker(|worker| {
-        let counter = &worker.registry.workers[worker.index]
-            .counters
-            .inlined_spawns;
-        counter.store(counter.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
-    });
+    on_worker(WorkerThread::note_inlined);
 }
 
 impl fmt::Debug for Dataflow<'_, '_> {
