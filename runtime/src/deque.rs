@@ -52,6 +52,11 @@ impl LockedDeque {
     }
 
     fn steal(&self) -> Steal<JobRef> {
+        // Look before touching the lock: an empty victim costs a thief one
+        // shared read of `len`, and its owner keeps the lock's cache line.
+        if self.len.load(Ordering::Relaxed) == 0 {
+            return Steal::Empty;
+        }
         let Some(mut items) = self.items.try_lock() else {
             return if self.len.load(Ordering::Relaxed) == 0 {
                 Steal::Empty
