@@ -115,9 +115,10 @@ define_counters! {
     /// Stacks mapped beyond a worker's live-stack cap because nothing else
     /// could progress.
     cumulative stacks_beyond_cap,
-    /// Joins at the live-stack cap that took their child back from the deque
-    /// instead of suspending.
-    cumulative cap_takebacks,
+    /// Latent joins whose second half a worker published to its deque: at a
+    /// thief's request, or before its task suspended (the other joins ran
+    /// both halves without touching the deque). Also counted in `spawns`.
+    cumulative published_joins,
 }
 
 /// Adds one to an owner-written counter: a load and a store, not a

@@ -90,12 +90,13 @@ pub(crate) struct TaskDeque {
 
 /// What the owner found when it looked for the child it is about to wait for.
 pub(crate) enum TakeOwn {
-    /// The child was next by policy and is now removed: run it inline.
+    /// The child was in the deque and is now removed: run it inline.
     Taken,
-    /// The next job by policy is another one, left in the deque.
-    NotNext,
     /// The deque is empty: the child was stolen.
     Empty,
+    /// The child is not where the owner can take it: stolen, or (under `PF`)
+    /// beneath a newer job the owner must not run on the joiner's behalf.
+    NotFound,
 }
 
 impl TaskDeque {
@@ -152,52 +153,44 @@ impl TaskDeque {
         }
     }
 
-    /// The joining task looks for its own child `job` at the owner's end.
+    /// The joining task claims its own child `job`, under every policy.
+    ///
+    /// The child is normally the newest job: it was pushed after everything
+    /// below it, and every job pushed after it by a join or scope nested in
+    /// the joiner's first half was claimed or waited for before that half
+    /// returned. Only detached `spawn`s (and group spawns, whose waits may
+    /// come later) can sit above it. The locked deque then finds it anyway,
+    /// searching from the newest end; crossbeam's `PF` deque can only pop the
+    /// newest, so there the joiner leaves the newer job alone (running an
+    /// unrelated task on the joiner's stack could make the join wait for
+    /// whatever that task waits for) and waits.
     pub(crate) fn take_own(&self, job: JobRef) -> TakeOwn {
         match &self.owner {
             Owner::Crossbeam(worker) => match worker.pop() {
                 None => TakeOwn::Empty,
-                Some(next) if next == job => TakeOwn::Taken,
-                Some(next) => {
+                Some(newest) if newest == job => TakeOwn::Taken,
+                Some(newest) => {
                     // LIFO: pushing back restores the exact order.
-                    worker.push(next);
-                    TakeOwn::NotNext
+                    worker.push(newest);
+                    TakeOwn::NotFound
                 }
             },
             Owner::Locked(deque) => {
                 let mut items = deque.items.lock();
-                match items.front() {
-                    None => TakeOwn::Empty,
-                    Some(&next) if next == job => {
-                        items.pop_front();
-                        deque.update_len(&items);
-                        TakeOwn::Taken
-                    }
-                    Some(_) => TakeOwn::NotNext,
+                if items.is_empty() {
+                    return TakeOwn::Empty;
                 }
-            }
-        }
-    }
-
-    /// Removes `job` wherever it is, if no thief took it (locked deques only:
-    /// under `PF` the child is always at the owner's end unless a detached
-    /// spawn sits above it). Used at the live-stack cap so a waiting task runs
-    /// its own child inline instead of needing a new stack. Returns whether it
-    /// was removed.
-    pub(crate) fn remove(&self, job: JobRef) -> bool {
-        match &self.owner {
-            Owner::Crossbeam(_) => false,
-            Owner::Locked(deque) => {
-                let mut items = deque.items.lock();
-                // The child of the innermost join is at the insertion end.
                 let position = if deque.insert_front {
                     items.iter().position(|&j| j == job)
                 } else {
                     items.iter().rposition(|&j| j == job)
                 };
-                let removed = position.map(|i| items.remove(i)).is_some();
+                let Some(position) = position else {
+                    return TakeOwn::NotFound;
+                };
+                items.remove(position);
                 deque.update_len(&items);
-                removed
+                TakeOwn::Taken
             }
         }
     }
@@ -285,23 +278,36 @@ mod tests {
     }
 
     #[test]
-    fn take_own_finds_the_child_at_the_owner_end() {
+    fn take_own_claims_the_newest_job_under_every_policy() {
         for policy in QueuePolicy::ALL {
             let (deque, _stealer) = TaskDeque::new(policy);
+            deque.push(job(6));
             deque.push(job(7));
             assert!(matches!(deque.take_own(job(7)), TakeOwn::Taken), "{policy}");
-            assert!(matches!(deque.take_own(job(7)), TakeOwn::Empty), "{policy}");
+            assert!(
+                matches!(deque.take_own(job(7)), TakeOwn::NotFound),
+                "{policy}"
+            );
+            assert!(matches!(deque.take_own(job(6)), TakeOwn::Taken), "{policy}");
+            assert!(matches!(deque.take_own(job(6)), TakeOwn::Empty), "{policy}");
             assert_eq!(deque.len(), 0);
         }
     }
 
     #[test]
-    fn remove_takes_a_child_from_anywhere_in_a_locked_deque() {
-        let (deque, _s) = TaskDeque::new(QueuePolicy::InsertBackStealBack);
-        deque.push(job(1));
-        deque.push(job(2));
-        assert!(deque.remove(job(2)));
-        assert!(!deque.remove(job(2)));
-        assert_eq!(deque.len(), 1);
+    fn take_own_finds_a_child_beneath_a_newer_job_in_a_locked_deque() {
+        for policy in QueuePolicy::ALL {
+            let (deque, _stealer) = TaskDeque::new(policy);
+            deque.push(job(1));
+            deque.push(job(2));
+            let taken = matches!(deque.take_own(job(1)), TakeOwn::Taken);
+            // Crossbeam's LIFO deque (PF) only pops the newest.
+            assert_eq!(
+                taken,
+                policy != QueuePolicy::InsertFrontStealBack,
+                "{policy}"
+            );
+            assert_eq!(deque.len(), if taken { 1 } else { 2 }, "{policy}");
+        }
     }
 }

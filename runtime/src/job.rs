@@ -107,6 +107,13 @@ impl JobRef {
     /// Each `JobRef` is executed at most once, and the job it points at is
     /// still alive (a `StackJob`'s frame has not returned; a `HeapJob` has not
     /// run yet).
+    /// The job's address (its identity; what `StackJob::mark_published`
+    /// casts back).
+    #[inline]
+    pub(crate) fn pointer(self) -> *const () {
+        self.pointer
+    }
+
     #[inline]
     pub(crate) unsafe fn execute(self) {
         // SAFETY: forwarded from this function's contract.

@@ -1,12 +1,15 @@
 //! `join`: fork two closures, possibly in parallel, and wait for both.
 //!
-//! The fast path is lazy task creation: when this worker's deque already
-//! holds `queue_capacity` jobs, `join(a, b)` is `(a(), b())` — a thread-local
-//! load, a compare and two calls. Otherwise `b` is pushed as a job in this
-//! frame, `a` runs, and `b` is taken back and run inline if it is still next
-//! in the deque by policy; if it was stolen (or the policy makes the owner take
-//! older jobs first), the task suspends until `b` is done, and the worker runs
-//! other work meanwhile.
+//! `b` becomes a job in this frame and is recorded as *latent* (`latent.rs`):
+//! known to this worker, invisible to thieves. `a` runs; if no worker asked
+//! for work meanwhile, `b` is taken off the record and run inline — a few
+//! plain stores more than `(a(), b())`. When a thief found this worker's
+//! deque empty, the worker's next `join` publishes its oldest latent `b` to
+//! the deque, where thieves take it by the queue policy; the `join` that owns
+//! a published `b` claims it back if it is still unstarted in its own deque
+//! (under every policy) and otherwise suspends until the thief finished it.
+//! When the deque already holds `queue_capacity` jobs, nothing can be
+//! published, and `join(a, b)` is exactly `(a(), b())`.
 
 use crate::analysis::SpawnSite;
 use crate::job::{drop_caught, PanicPayload};
@@ -49,7 +52,7 @@ where
     RB: Send,
 {
     // `a` and `b` run outside `with_current`'s closure (see there why).
-    match WorkerThread::with_current(|worker| worker.map(WorkerThread::reserve)) {
+    match WorkerThread::with_current(|worker| worker.map(WorkerThread::reserve_join)) {
         Some(true) => join_deferred(a, b),
         Some(false) => (a(), b()),
         // Outside any runtime: join again on a worker of the global runtime.
@@ -87,29 +90,34 @@ where
     // temporaries (in an unoptimised build every one has its own slot) are
     // then not part of the recursive frame.
     let job_b = StackJob::new(b);
-    on_worker(|worker| worker.push(job_b.as_job_ref()));
+    // SAFETY: `job_b` stays in this frame until `finish_join` ends the
+    // latent join, on every path: `a`'s panic is caught, and nothing else
+    // here unwinds.
+    on_worker(|worker| unsafe { worker.begin_latent(job_b.as_job_ref()) });
     // `b` borrows this frame: even if `a` panics, `b` must be finished or
     // taken back before this frame unwinds.
     let result_a = panic::catch_unwind(AssertUnwindSafe(a));
-    // By reference: the pushed `JobRef` points at `job_b` here, so it must
+    // By reference: the recorded `JobRef` points at `job_b` here, so it must
     // not move.
     finish_join(result_a, &job_b)
 }
 
-#[inline(never)]
+#[cfg_attr(debug_assertions, inline(never))]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn finish_join<B, RA, RB>(result_a: Result<RA, PanicPayload>, job_b: &StackJob<B, RB>) -> (RA, RB)
 where
     B: FnOnce() -> RB + Send,
     RB: Send,
 {
-    if on_worker(|worker| worker.take_back_or_wait(job_b.as_job_ref(), &job_b.latch)) {
+    let published = job_b.is_published();
+    if on_worker(|worker| worker.end_latent(job_b.as_job_ref(), published, &job_b.latch)) {
         return match result_a {
             // SAFETY: taken back from the deque, not run yet.
             Ok(ra) => (ra, unsafe { job_b.run_inline() }),
             Err(payload) => run_b_then_unwind(job_b, payload),
         };
     }
-    // SAFETY: `take_back_or_wait` returned false only after the latch is set.
+    // SAFETY: `end_latent` returned false only after the latch is set.
     let result_b = unsafe { job_b.take_result() };
     match (result_a, result_b) {
         (Ok(ra), Ok(rb)) => (ra, rb),

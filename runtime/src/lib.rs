@@ -101,7 +101,7 @@
 
 // Module layers, lowest first (ARCHITECTURE.md has each module's imports):
 // 1. `params`, `sync`, `spin_lock`, `overflow`, `topology`, `job`,
-//    `counters` — no runtime state;
+//    `counters`, `latent` (`job`) — no runtime state;
 // 2. `deque` (uses `job`, `spin_lock`), `fiber` (stack switching; `job`,
 //    `overflow`);
 // 3. `sleep` (parking and resume inboxes; `fiber`);
@@ -128,6 +128,7 @@ mod group;
 mod job;
 mod join;
 mod latch;
+mod latent;
 #[cfg(unix)]
 mod overflow;
 #[cfg(not(unix))]

@@ -48,8 +48,10 @@ use crate::deque::{DequeStealer, TakeOwn, TaskDeque};
 use crate::fiber::{self, Fiber, FiberInput, FiberPtr, FiberYield, WaitTarget};
 use crate::job::{drop_caught, report, JobRef, PanicPayload};
 use crate::latch::{self, CountLatch, Latch, Waitable};
+use crate::latent::{LatentChain, MAX_LATENT_JOINS};
 use crate::params::Params;
 use crate::sleep::{WorkerWake, PARK_TIMEOUT_MAX, PARK_TIMEOUT_MIN, SPIN_BEFORE_SLEEP};
+use crate::stack_job::mark_published;
 use crate::sync::AtomicUsize as SleeperCount;
 use crossbeam_deque::{Injector, Steal};
 use crossbeam_utils::CachePadded;
@@ -74,14 +76,26 @@ pub(crate) type PanicCallback = Box<dyn Fn(PanicPayload) + Send + Sync>;
 /// What other threads see of one worker.
 pub(crate) struct WorkerInfo {
     stealer: DequeStealer,
-    /// Jobs thieves took from this worker's deque: incremented (`Release`)
-    /// after each successful steal, read by the owner when its own count says
-    /// the deque is full (see *Lazy task creation* above). On its own cache
-    /// line, so thieves' writes do not disturb the owner's other state.
-    stolen: CachePadded<AtomicU64>,
+    /// What thieves tell the owner, on its own cache line, so that their
+    /// writes do not disturb the owner's other state.
+    signals: CachePadded<ThiefSignals>,
     /// Shared with the worker's fibers (their home), see `sleep.rs`.
     pub(crate) wake: Arc<WorkerWake>,
     pub(crate) counters: CachePadded<WorkerCounters>,
+}
+
+/// What thieves write and a worker reads on its own hot paths.
+struct ThiefSignals {
+    /// Jobs thieves took from this worker's deque: incremented (`Release`)
+    /// after each successful steal, read by the owner when its own count says
+    /// the deque is full (see *Lazy task creation* above).
+    stolen: AtomicU64,
+    /// A thief found this worker's deque empty: the worker publishes its
+    /// oldest latent join at its next `join` and clears the flag (see
+    /// `latent.rs`). Relaxed both ways: it is a hint; a publication it misses
+    /// comes at the next `join` after the thief's next look, and a stale one
+    /// costs one needless push.
+    hungry: AtomicBool,
 }
 
 /// User callbacks.
@@ -126,7 +140,10 @@ impl Registry {
             deques.push(deque);
             workers.push(WorkerInfo {
                 stealer,
-                stolen: CachePadded::new(AtomicU64::new(0)),
+                signals: CachePadded::new(ThiefSignals {
+                    stolen: AtomicU64::new(0),
+                    hungry: AtomicBool::new(false),
+                }),
                 wake: Arc::new(WorkerWake::new(sleepers.clone())),
                 counters: CachePadded::new(WorkerCounters::default()),
             });
@@ -238,11 +255,22 @@ impl Registry {
                     Steal::Success(job) => {
                         // Release: an owner that sees this count also sees
                         // the deque without the job (`resync_room`).
-                        self.workers[victim].stolen.fetch_add(1, Ordering::Release);
+                        self.workers[victim]
+                            .signals
+                            .stolen
+                            .fetch_add(1, Ordering::Release);
                         return Some(job);
                     }
                     Steal::Retry => retry = true,
-                    Steal::Empty => {}
+                    Steal::Empty => {
+                        // Ask the victim for its latent work. Read first, so
+                        // that thieves do not keep writing a line the victim
+                        // reads on every join.
+                        let hungry = &self.workers[victim].signals.hungry;
+                        if !hungry.load(Ordering::Relaxed) {
+                            hungry.store(true, Ordering::Relaxed);
+                        }
+                    }
                 }
             }
             if !retry {
@@ -306,8 +334,12 @@ pub(crate) struct WorkerThread {
     queue_capacity: usize,
     /// Jobs pushed and not taken back, as far as the owner knows.
     local_len: Cell<usize>,
-    /// `WorkerInfo::stolen` as of the last re-read of the real length.
+    /// `ThiefSignals::stolen` as of the last re-read of the real length.
     steals_seen: Cell<u64>,
+    /// The running fiber's latent joins (see `latent.rs`).
+    latent: LatentChain,
+    /// `queue_capacity`, at most `MAX_LATENT_JOINS`: the longest `latent`.
+    latent_limit: usize,
     /// This worker's entry in `registry.workers` (its counters and its
     /// published steal count), kept as a pointer so the spawn path does not
     /// index the vector.
@@ -406,15 +438,54 @@ impl WorkerThread {
     /// inlined counter (a plain load and store of an owner-written atomic).
     #[inline(always)]
     pub(crate) fn reserve(&self) -> bool {
-        if self.local_len.get() < self.queue_capacity {
-            return true;
-        }
-        let stolen = self.info().stolen.load(Ordering::Relaxed);
-        if stolen != self.steals_seen.get() && self.resync_room() {
+        if self.has_room() {
             return true;
         }
         self.note_inlined();
         false
+    }
+
+    /// Whether a `join` may record its second half as latent: the worker
+    /// holds fewer than `queue_capacity` jobs in its deque and latent joins
+    /// together, and fewer than `MAX_LATENT_JOINS` latent ones (see
+    /// `latent.rs`, *How many*). When it may not, the join is a plain
+    /// `(a(), b())`, counted as an inlined spawn. Latent joins count against
+    /// the capacity because they are tasks the worker can still hand out.
+    #[inline(always)]
+    pub(crate) fn reserve_join(&self) -> bool {
+        let latent = self.latent.len();
+        if latent < self.latent_limit && self.local_len.get() + latent < self.queue_capacity {
+            return true;
+        }
+        if latent >= self.latent_limit {
+            self.note_inlined();
+            return false;
+        }
+        let stolen = self.info().signals.stolen.load(Ordering::Relaxed);
+        if stolen != self.steals_seen.get() && self.resync_join_room() {
+            return true;
+        }
+        self.note_inlined();
+        false
+    }
+
+    /// `reserve_join`'s cold path: a steal may have made room in the deque.
+    #[cold]
+    #[inline(never)]
+    fn resync_join_room(&self) -> bool {
+        self.resync_room();
+        self.local_len.get() + self.latent.len() < self.queue_capacity
+    }
+
+    /// Whether the deque holds fewer than `queue_capacity` jobs (up to a
+    /// steal racing with the check): `reserve` without counting.
+    #[inline(always)]
+    fn has_room(&self) -> bool {
+        if self.local_len.get() < self.queue_capacity {
+            return true;
+        }
+        let stolen = self.info().signals.stolen.load(Ordering::Relaxed);
+        stolen != self.steals_seen.get() && self.resync_room()
     }
 
     /// Re-reads the real length after a steal; whether there is room now.
@@ -424,7 +495,7 @@ impl WorkerThread {
         // Acquire pairs with the thieves' Release increments: every steal
         // counted here is visible in the length read below.
         self.steals_seen
-            .set(self.info().stolen.load(Ordering::Acquire));
+            .set(self.info().signals.stolen.load(Ordering::Acquire));
         let real = self.deque.len();
         self.local_len.set(real);
         real < self.queue_capacity
@@ -453,26 +524,103 @@ impl WorkerThread {
         self.local_len.set(self.local_len.get().saturating_sub(1));
     }
 
-    /// `join`'s second half: the joining task (on a fiber of this worker) gets
-    /// its child `job` done, inline if it is still next in its own deque, else
-    /// by waiting on `latch`. Returns `true` if the caller must run the child
-    /// inline.
-    pub(crate) fn take_back_or_wait(&self, job: JobRef, latch: &Latch) -> bool {
+    /// Records a `join`'s second half `job` as latent (see `latent.rs`)
+    /// before the join runs its first half; if a thief asked for work since
+    /// the last `join`, publishes the oldest latent join now.
+    ///
+    /// The common path is a push onto an owner-only vector and two loads and
+    /// a compare for the thief's flag.
+    ///
+    /// # Safety
+    /// `job` comes from `StackJob::as_job_ref` on a job that stays in place
+    /// until [`end_latent`](Self::end_latent) with it returns, which the
+    /// caller's frame guarantees (it calls `end_latent` before it ends, on
+    /// every path), and the calling task does not switch fibers in between
+    /// except through `wait_until`.
+    #[inline(always)]
+    pub(crate) unsafe fn begin_latent(&self, job: JobRef) {
+        self.latent.push(job);
+        if self.info().signals.hungry.load(Ordering::Relaxed) {
+            self.answer_hungry();
+        }
+    }
+
+    /// A thief found this deque empty: publish the oldest latent join, if
+    /// the deque has room (the queue capacity bounds published joins as it
+    /// bounds spawns).
+    #[cold]
+    #[inline(never)]
+    fn answer_hungry(&self) {
+        self.info().signals.hungry.store(false, Ordering::Relaxed);
+        if self.has_room() {
+            self.publish_oldest_latent();
+        }
+    }
+
+    /// Publishes the oldest latent join, if any; whether there was one.
+    fn publish_oldest_latent(&self) -> bool {
+        let Some(job) = self.latent.take_oldest() else {
+            return false;
+        };
+        // SAFETY: every job in the chain came from `begin_latent`, whose
+        // contract keeps it in place until its join ends, which happens only
+        // after it left the chain; we are its worker.
+        unsafe { mark_published(job) };
+        bump(&self.counters().published_joins);
+        self.push(job);
+        true
+    }
+
+    /// Before the running task suspends: publish every latent join, so that
+    /// no unstarted work hides beneath a waiting task (the wait may depend on
+    /// it). Ignores the capacity: visibility here is about progress.
+    fn publish_all_latent(&self) {
+        while self.publish_oldest_latent() {}
+    }
+
+    /// `join`'s second half, after its first half: returns `true` if the
+    /// caller runs the child inline — it stayed latent, or it was published
+    /// and is still unstarted in this worker's deque (its own child: the
+    /// joiner claims it under every policy) — and `false` once the child
+    /// finished elsewhere (a thief took it; the task suspended meanwhile).
+    /// `published` is the child's `StackJob::is_published`.
+    #[inline(always)]
+    pub(crate) fn end_latent(&self, job: JobRef, published: bool, latch: &Latch) -> bool {
+        if !published {
+            self.latent.pop_newest(job);
+            return true;
+        }
+        self.take_back_or_wait(job, latch)
+    }
+
+    /// Gets the child `job` done: takes it back and returns `true` (run it
+    /// inline) if it is still unstarted in this worker's deque, else waits on
+    /// `latch` and returns `false`.
+    ///
+    /// Claiming the child under every policy is a deliberate departure from
+    /// Insieme, whose joiner under insert-back policies suspends here and
+    /// lets the worker take its *oldest* job: a fine-grained recursion then
+    /// expands breadth-first, every join suspends, and thieves (who take the
+    /// newest under `DEF`) get the smallest tasks — measured on 16 cores,
+    /// `DEF` fib ran slower than sequential. The child is the joiner's own
+    /// dependency, not a scheduling choice; the policy still decides where
+    /// new jobs go, which job the owner takes when it looks for work, and
+    /// which end thieves take.
+    #[cold]
+    #[inline(never)]
+    fn take_back_or_wait(&self, job: JobRef, latch: &Latch) -> bool {
+        // Published joins are the oldest, and newer ones have ended.
+        debug_assert!(
+            self.latent.is_empty(),
+            "a published join ended before a latent one"
+        );
         match self.deque.take_own(job) {
             TakeOwn::Taken => {
                 self.note_taken();
                 return true;
             }
             TakeOwn::Empty => self.local_len.set(0),
-            TakeOwn::NotNext => {}
-        }
-        if latch.probe() {
-            return false;
-        }
-        if self.at_stack_cap() && self.deque.remove(job) {
-            self.note_taken();
-            bump(&self.counters().cap_takebacks);
-            return true;
+            TakeOwn::NotFound => {}
         }
         self.wait_until(latch);
         false
@@ -491,6 +639,7 @@ impl WorkerThread {
         if waitable.probe() {
             return;
         }
+        self.publish_all_latent();
         // Erase the lifetime: the waitable lives in this task's frame or is
         // kept alive by it, and the frame is suspended (not popped) until the
         // main loop resumes us, which happens only after the waiter is woken.
@@ -600,7 +749,12 @@ impl WorkerThread {
 
     /// Resumes `fiber` and handles what it yields.
     fn drive(&self, mut fiber: Box<Fiber>, input: FiberInput) {
-        match fiber.resume(input) {
+        let yielded = fiber.resume(input);
+        debug_assert!(
+            self.latent.is_empty(),
+            "a fiber switched out with latent joins"
+        );
+        match yielded {
             Some(FiberYield::Done) => self.fiber_pool.borrow_mut().push(fiber),
             Some(FiberYield::Wait { target }) => {
                 bump(&self.counters().suspensions);
@@ -726,6 +880,8 @@ pub(crate) fn worker_main(
         deque,
         local_len: Cell::new(0),
         steals_seen: Cell::new(0),
+        latent: LatentChain::with_capacity(MAX_LATENT_JOINS),
+        latent_limit: registry.params.queue_capacity.min(MAX_LATENT_JOINS),
         info,
         wake: info.wake.clone(),
         park_timeout: Cell::new(PARK_TIMEOUT_MIN),

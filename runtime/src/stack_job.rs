@@ -4,7 +4,7 @@
 
 use crate::job::{JobRef, PanicPayload};
 use crate::latch::Latch;
-use std::cell::UnsafeCell;
+use std::cell::{Cell, UnsafeCell};
 use std::panic::{self, AssertUnwindSafe};
 
 /// A job that lives on the stack of the frame that waits for it.
@@ -12,7 +12,13 @@ use std::panic::{self, AssertUnwindSafe};
 /// The waiting frame (`join`, `Runtime::run`) does not return before either
 /// running the job itself (`run_inline`) or seeing `latch` set, so the
 /// pointer in its `JobRef` stays valid for as long as anyone can execute it.
+#[repr(C)]
 pub(crate) struct StackJob<F, R> {
+    /// Whether a `join`'s worker published this job from its latent chain
+    /// (`latent.rs`). First field of a `repr(C)` struct, so that the
+    /// publisher, which holds only the type-erased `JobRef`, can set it
+    /// ([`mark_published`]). Owner-only: thieves never touch it.
+    published: Cell<bool>,
     func: UnsafeCell<Option<F>>,
     result: UnsafeCell<Option<Result<R, PanicPayload>>>,
     /// Set after `result` is written by whoever executed the job.
@@ -26,6 +32,7 @@ where
 {
     pub(crate) fn new(func: F) -> Self {
         StackJob {
+            published: Cell::new(false),
             func: UnsafeCell::new(Some(func)),
             result: UnsafeCell::new(None),
             latch: Latch::new(),
@@ -36,6 +43,12 @@ where
     ///
     /// The caller must keep `self` alive and in place until the job has run
     /// (see the type's documentation).
+    /// Whether this job was published from its worker's latent chain.
+    #[inline(always)]
+    pub(crate) fn is_published(&self) -> bool {
+        self.published.get()
+    }
+
     pub(crate) fn as_job_ref(&self) -> JobRef {
         // SAFETY: `execute_erased` may run once on any thread while `self`
         // lives in place (the caller's contract above); F and R are Send.
@@ -78,4 +91,17 @@ where
         // observed with Acquire) and nobody else reads it.
         unsafe { (*self.result.get()).take() }.expect("StackJob result missing")
     }
+}
+
+/// Marks the `StackJob` behind `job` as published (see `latent.rs`).
+///
+/// # Safety
+/// `job` came from [`StackJob::as_job_ref`] on a job that is still in place,
+/// and the caller is that job's worker (the only thread that touches the
+/// flag).
+pub(crate) unsafe fn mark_published(job: JobRef) {
+    // SAFETY: every `StackJob<F, R>` is `repr(C)` with the flag as its first
+    // field, so the job's address is the flag's; it is alive and owner-only
+    // (this function's contract).
+    unsafe { (*(job.pointer() as *const Cell<bool>)).set(true) };
 }

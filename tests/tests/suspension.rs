@@ -8,7 +8,9 @@
 //! One worker, so the interleaving is deterministic; every policy, the
 //! capacities that defer three jobs (4, 16, 128), and every kind of wait:
 //! `join`, `TaskHandle::join`, `TaskGroup::wait`, the end of a `scope`, and
-//! `Event::wait`.
+//! `Event::wait`. A joiner claims its own unstarted child and runs it inline,
+//! so on one worker the join, handle, group and scope waits suspend because
+//! the child waits: for an event that the first bystander sets.
 
 use prescient::{Event, QueuePolicy, Runtime, TaskGroup, TaskHandle};
 use prescient_tests::{small_stack_runtime, watchdog};
@@ -57,12 +59,18 @@ struct Shared {
     /// Set by the main task after its wait returned: bystanders stay
     /// suspended, with their own TAG bound, until then.
     release: Event,
+    /// Set by bystander Q when it starts; the child waits for it, so the
+    /// main task's wait suspends even when it runs the child inline.
+    child_go: Event,
 }
 
 /// A task that binds TAG to its own name and suspends until released.
 fn bystander(shared: &Arc<Shared>, name: &'static str) -> TaskHandle<()> {
     let shared = shared.clone();
     prescient::spawn(move || {
+        if name == "Q" {
+            shared.child_go.set();
+        }
         let inherited = TAG.try_with(|t| t.clone());
         shared.seen.lock().unwrap().push(Seen {
             name,
@@ -88,6 +96,7 @@ fn check(policy: QueuePolicy, capacity: usize, wait: Wait, rt: &Runtime) {
         seq: AtomicUsize::new(0),
         seen: Mutex::new(Vec::new()),
         release: Event::new(),
+        child_go: Event::new(),
     });
     let (before_seq, after_seq, worker, thread, suspensions) = rt.run(|| {
         let rc = Rc::new(RefCell::new(vec![1, 2, 3]));
@@ -97,16 +106,21 @@ fn check(policy: QueuePolicy, capacity: usize, wait: Wait, rt: &Runtime) {
         TAG.scope(String::from("main"), || {
             let suspensions_before = rt.counters().suspensions;
             let before_seq = shared.seq.fetch_add(1, Ordering::SeqCst);
-            // Deque order after this: [Q, child, R] in insertion order, so
-            // whichever end the owner takes from, a bystander comes before
-            // the child.
+            // Q is queued before the wait begins, and the child waits for
+            // Q to start: so the wait suspends and Q runs meanwhile, under
+            // every policy, whether the child runs inline (claimed by its
+            // joiner) or as a job of its own.
             let mut bystanders = Vec::new();
-            let child = || {
-                assert_ne!(
-                    TAG.try_with(|t| t.clone()).as_deref(),
-                    Some("Q"),
-                    "the child sees a bystander's value"
-                );
+            let child = {
+                let shared = shared.clone();
+                move || {
+                    shared.child_go.wait();
+                    assert_ne!(
+                        TAG.try_with(|t| t.clone()).as_deref(),
+                        Some("Q"),
+                        "the child sees a bystander's value"
+                    );
+                }
             };
             match wait {
                 Wait::Join => {
