@@ -195,6 +195,36 @@ impl TaskDeque {
         }
     }
 
+    /// Takes an unstarted job spawned into the scope or group `owner` (see
+    /// `JobRef::owner`), newest first, for the scope's end or the group's
+    /// wait to run inline — its own child, like `take_own`. The locked deque
+    /// finds one anywhere; crossbeam's `PF` deque only looks at the newest
+    /// job (and pushes it back if it belongs to someone else).
+    pub(crate) fn take_owned_by(&self, owner: *const ()) -> Option<JobRef> {
+        match &self.owner {
+            Owner::Crossbeam(worker) => {
+                let newest = worker.pop()?;
+                if newest.owner() == owner {
+                    return Some(newest);
+                }
+                // LIFO: pushing back restores the exact order.
+                worker.push(newest);
+                None
+            }
+            Owner::Locked(deque) => {
+                let mut items = deque.items.lock();
+                let position = if deque.insert_front {
+                    items.iter().position(|j| j.owner() == owner)
+                } else {
+                    items.iter().rposition(|j| j.owner() == owner)
+                }?;
+                let job = items.remove(position);
+                deque.update_len(&items);
+                job
+            }
+        }
+    }
+
     /// The number of jobs in the deque, read from shared state (the owner's
     /// cold resynchronisation path).
     pub(crate) fn len(&self) -> usize {
@@ -292,6 +322,38 @@ mod tests {
             assert!(matches!(deque.take_own(job(6)), TakeOwn::Empty), "{policy}");
             assert_eq!(deque.len(), 0);
         }
+    }
+
+    #[test]
+    fn take_owned_by_takes_a_scopes_jobs_newest_first() {
+        use crate::job::tests_support::{addr, with_owner};
+        for policy in QueuePolicy::ALL {
+            let (deque, _stealer) = TaskDeque::new(policy);
+            deque.push(with_owner(job(1), 100));
+            deque.push(with_owner(job(2), 100));
+            deque.push(with_owner(job(3), 200));
+            let owner = 100 as *const ();
+            let first = deque.take_owned_by(owner).map(addr);
+            if policy == QueuePolicy::InsertFrontStealBack {
+                // Crossbeam's LIFO deque only looks at the newest (3).
+                assert_eq!(first, None, "{policy}");
+                assert_eq!(deque.len(), 3);
+                continue;
+            }
+            assert_eq!(first, Some(2), "{policy}");
+            assert_eq!(deque.take_owned_by(owner).map(addr), Some(1), "{policy}");
+            assert_eq!(deque.take_owned_by(owner).map(addr), None, "{policy}");
+            assert_eq!(deque.len(), 1);
+        }
+        // Under PF the scope's own jobs on top come back newest first.
+        let (deque, _stealer) = TaskDeque::new(QueuePolicy::InsertFrontStealBack);
+        deque.push(with_owner(job(3), 200));
+        deque.push(with_owner(job(1), 100));
+        deque.push(with_owner(job(2), 100));
+        let owner = 100 as *const ();
+        assert_eq!(deque.take_owned_by(owner).map(addr), Some(2));
+        assert_eq!(deque.take_owned_by(owner).map(addr), Some(1));
+        assert_eq!(deque.take_owned_by(owner).map(addr), None);
     }
 
     #[test]

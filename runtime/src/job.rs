@@ -67,6 +67,10 @@ pub(crate) fn report(message: std::fmt::Arguments<'_>) {
 pub(crate) struct JobRef {
     pointer: *const (),
     execute_fn: unsafe fn(*const ()),
+    /// See [`JobRef::owner`]. A live scope or group owns every job tagged
+    /// with its address (each job holds a reference to that state), so a
+    /// tag names exactly one scope or group for as long as the job exists.
+    owner: *const (),
 }
 
 impl PartialEq for JobRef {
@@ -98,7 +102,23 @@ impl JobRef {
         JobRef {
             pointer,
             execute_fn,
+            owner: std::ptr::null(),
         }
+    }
+
+    /// The job's address (its identity; what `StackJob::mark_published`
+    /// casts back).
+    #[inline]
+    pub(crate) fn pointer(self) -> *const () {
+        self.pointer
+    }
+
+    /// The scope or task group the job was spawned into (the address of its
+    /// state), or null: what lets a scope's end or a group's wait recognise
+    /// its own unstarted children in the worker's deque.
+    #[inline]
+    pub(crate) fn owner(self) -> *const () {
+        self.owner
     }
 
     /// Runs the job.
@@ -107,13 +127,6 @@ impl JobRef {
     /// Each `JobRef` is executed at most once, and the job it points at is
     /// still alive (a `StackJob`'s frame has not returned; a `HeapJob` has not
     /// run yet).
-    /// The job's address (its identity; what `StackJob::mark_published`
-    /// casts back).
-    #[inline]
-    pub(crate) fn pointer(self) -> *const () {
-        self.pointer
-    }
-
     #[inline]
     pub(crate) unsafe fn execute(self) {
         // SAFETY: forwarded from this function's contract.
@@ -136,10 +149,18 @@ where
     /// not unwind). It may borrow data shorter than `'static` only if the
     /// caller guarantees the job runs before that data dies (scopes do).
     pub(crate) fn into_job_ref(func: F) -> JobRef {
+        Self::into_owned_job_ref(func, std::ptr::null())
+    }
+
+    /// [`into_job_ref`](Self::into_job_ref) for a job spawned into the scope
+    /// or group whose state lives at `owner` (see [`JobRef::owner`]); `func`
+    /// keeps that state alive.
+    pub(crate) fn into_owned_job_ref(func: F, owner: *const ()) -> JobRef {
         let boxed = Box::new(HeapJob { func });
         JobRef {
             pointer: Box::into_raw(boxed) as *const (),
             execute_fn: Self::execute_erased,
+            owner,
         }
     }
 
@@ -160,10 +181,18 @@ pub(crate) mod tests_support {
         JobRef {
             pointer,
             execute_fn,
+            owner: std::ptr::null(),
         }
     }
 
     /// The address of a JobRef made by `job_ref`.
+    pub(crate) fn with_owner(job: JobRef, owner: usize) -> JobRef {
+        JobRef {
+            owner: owner as *const (),
+            ..job
+        }
+    }
+
     pub(crate) fn addr(job: JobRef) -> usize {
         job.pointer as usize
     }

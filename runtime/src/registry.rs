@@ -22,7 +22,7 @@
 //! owner-local (a `Cell`), so checking "is my deque full?" costs a
 //! thread-local load and a compare. Steals are invisible to it, so thieves
 //! publish them: every successful steal increments the victim's `stolen`
-//! count (`WorkerInfo`, on its own cache line). When `local_len` reads full,
+//! count (`ThiefSignals`, on its own cache line). When `local_len` reads full,
 //! the owner compares `stolen` with the value it last saw; only if a thief
 //! took something since does it re-read the real length (a `#[cold]` path).
 //! So a spawn runs inline only when the deque really holds `queue_capacity`
@@ -32,16 +32,21 @@
 //! instead, say every 64th full read, lets a spawner whose deque thieves
 //! emptied run dozens of tasks serially.)
 //!
+//! `join` does not push at all unless asked: it records its second half as
+//! *latent* (`latent.rs`), and a thief that finds this deque empty raises the
+//! worker's `hungry` flag, which makes its next `join` publish the oldest
+//! latent half to the deque.
+//!
 //! # The live-stack cap
 //! Each mapped stack costs two memory mappings (Linux allows about 65k per
 //! process), so a worker keeps at most `live_stack_cap` stacks. When it needs a
 //! new one at the cap it first resumes ready fibers, and takes no new job while
 //! one of its tasks may still become ready; it maps a stack beyond the cap only
-//! when nothing arrived for [`CAP_GRACE`] (counted in `stacks_beyond_cap`). A
-//! joining task at the cap whose child is still in its own deque takes the
+//! when nothing arrived for [`CAP_GRACE`] (counted in `stacks_beyond_cap`).
+//! A joining task whose child is still unstarted in its own deque takes the
 //! child back and runs it inline (its own child: that is the sequential order,
-//! not helping). Nothing is ever run nested on a waiting task's stack, so no
-//! wait depends on a task buried beneath it.
+//! not helping). Nothing unrelated is ever run nested on a waiting task's
+//! stack, so no wait depends on a task buried beneath it.
 
 use crate::counters::{bump, WorkerCounters};
 use crate::deque::{DequeStealer, TakeOwn, TaskDeque};
@@ -624,6 +629,31 @@ impl WorkerThread {
         }
         self.wait_until(latch);
         false
+    }
+
+    /// Takes an unstarted job of the scope or group `owner` back from this
+    /// worker's deque, for the scope's end or the group's wait to run inline
+    /// (its own child, see `take_back_or_wait`).
+    pub(crate) fn claim_owned_by(&self, owner: *const ()) -> Option<JobRef> {
+        let job = self.deque.take_owned_by(owner)?;
+        self.note_taken();
+        Some(job)
+    }
+
+    /// Takes `job` back from this worker's deque if it is still there, for
+    /// a `TaskHandle::join` to run it inline; whether it did.
+    pub(crate) fn claim_job(&self, job: JobRef) -> bool {
+        match self.deque.take_own(job) {
+            TakeOwn::Taken => {
+                self.note_taken();
+                true
+            }
+            TakeOwn::Empty => {
+                self.local_len.set(0);
+                false
+            }
+            TakeOwn::NotFound => false,
+        }
     }
 
     fn at_stack_cap(&self) -> bool {
