@@ -117,9 +117,10 @@
 //!   literals, casts), and resolves at module level (no generic or const
 //!   parameter of the function or its `impl`, no `Self`, no item or `use`
 //!   local to a body, no `_`) — plus 64 bytes of frame overhead and
-//!   `prescient::analysis::JOIN_FRAME_BYTES` per level of spawn nesting (65
-//!   levels for a range loop: its body runs below the joins that halve its
-//!   range, at most 64 of them); plus
+//!   `prescient::analysis::JOIN_FRAME_BYTES` per level of spawn nesting (129
+//!   for a range loop: its body runs below the joins that halve its range, at
+//!   most 64 levels, each charged two join frames for the splitting
+//!   function's own frame); plus
 //!   the largest stack of the callees. A recursion is trusted only where its
 //!   depth is bounded: a function calling itself with an integer parameter
 //!   halved (`f(n / 2)`: at most bits + 1 levels). Any other recursion

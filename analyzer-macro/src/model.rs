@@ -70,9 +70,18 @@ pub enum SiteKind {
 /// The levels of `join` a range loop's splitting nests at most: each level
 /// halves the range, and a range holds fewer than 2^`usize::BITS` ≤ 2^64
 /// indices, so a piece of at most the grain (≥ 1) is reached within 64
-/// levels. A range loop's task bodies run below that many join frames (and
-/// one more for the piece's own call), which the stack analysis charges.
+/// levels.
 pub const RANGE_SPLIT_LEVELS: u32 = 64;
+
+/// Join frames (`JOIN_FRAME_BYTES`) the stack analysis charges per level of a
+/// range loop's splitting: a level is a `join` plus the splitting function's
+/// own frame and the closure call between them. `tests/tests/for_range.rs`
+/// checks that a level fits in two (measured with rustc 1.95 on x86-64: 1024
+/// bytes in the debug profile, 288 in release, so about one; two leave room
+/// for compiler changes). A range loop's body thus runs below
+/// `RANGE_SPLIT_LEVELS * JOIN_FRAMES_PER_SPLIT_LEVEL` join frames, plus one
+/// for its own spawn level.
+pub const JOIN_FRAMES_PER_SPLIT_LEVEL: u32 = 2;
 
 /// A spawn site: one task invocation (CF'17 Alg. 1).
 #[derive(Debug)]
@@ -120,7 +129,8 @@ pub enum LoopKind {
     Repeat,
     /// A parallel range loop (`for_range`): its body is the site's
     /// [`Node::Spawn`], run once per index (`for_range`) or per chunk
-    /// (`for_range_chunked`), below up to [`RANGE_SPLIT_LEVELS`] joins.
+    /// (`for_range_chunked`), below up to [`RANGE_SPLIT_LEVELS`] levels of
+    /// splitting joins.
     RangeLoop,
 }
 
@@ -238,8 +248,10 @@ pub struct WalkCtx {
     pub in_spawn: bool,
     /// Inside a loop body.
     pub in_loop: bool,
-    /// Levels of spawn nesting: one per enclosing spawn construct, plus
-    /// [`RANGE_SPLIT_LEVELS`] per enclosing range loop (its splitting joins).
+    /// Levels of spawn nesting, in join frames: one per enclosing spawn
+    /// construct, plus [`RANGE_SPLIT_LEVELS`] ×
+    /// [`JOIN_FRAMES_PER_SPLIT_LEVEL`] per enclosing range loop (its
+    /// splitting joins).
     pub spawn_depth: u32,
 }
 
@@ -258,7 +270,9 @@ impl Node {
                 WalkCtx {
                     in_loop: true,
                     spawn_depth: match kind {
-                        LoopKind::RangeLoop => ctx.spawn_depth.saturating_add(RANGE_SPLIT_LEVELS),
+                        LoopKind::RangeLoop => ctx
+                            .spawn_depth
+                            .saturating_add(RANGE_SPLIT_LEVELS * JOIN_FRAMES_PER_SPLIT_LEVEL),
                         _ => ctx.spawn_depth,
                     },
                     ..ctx
