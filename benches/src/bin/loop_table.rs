@@ -1,0 +1,373 @@
+//! A loop of `n` independent work items, side by side: sequential,
+//! Prescient's `for_range` (under the default parameters, under the
+//! parameters `#[task_program]` chooses for the loop, and under `PF`) and
+//! rayon's `(0..n).into_par_iter().with_min_len(grain).for_each(…)`, at each
+//! thread count. Two workloads: fine (1M items of about 50 ns) and coarse
+//! (190 items of about 1 ms); the work per item is calibrated on this machine
+//! first. Every item writes its result to its own slot, and every parallel
+//! result is checked against the sequential one. Times are the best of
+//! `--reps` runs after one warm-up run (the machine may be shared: other
+//! processes only add time). The flags and the thread counts (`--threads`,
+//! else `PRESCIENT_BENCH_THREADS`, else 1,2) follow the convention of every
+//! benchmark binary (`prescient_benches::cli`).
+//!
+//! `cargo run --release -p prescient-benches --bin loop_table -- [--quick] [--threads LIST] [--reps N]`
+
+use prescient::{Counters, Params, QueuePolicy, Runtime};
+use prescient_benches::cli::{self, Parsed, THREADS_ENV};
+use prescient_benches::dataflow::{best_time, runtime};
+use rayon::prelude::*;
+use std::hint::black_box;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+/// The loop kernel, analysed: `PARAMS` is what the decision trees choose for
+/// a program whose only parallelism is one `for_range` (ρ = 0, λ = 1: `DEF`,
+/// capacity 128).
+#[prescient::task_program]
+mod kernel {
+    use prescient::for_range;
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    /// One work item: `rounds` rounds of a dependent multiply-xorshift chain.
+    pub fn work(i: usize, rounds: u32) -> u64 {
+        let mut x = i as u64 | 1;
+        for _ in 0..rounds {
+            x = x
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            x ^= x >> 29;
+        }
+        x
+    }
+
+    /// `out[i] = work(i, rounds)` for every `i`, in parallel by pieces of at
+    /// most `grain` items.
+    pub fn run(out: &[AtomicU64], grain: usize, rounds: u32) {
+        for_range(0..out.len(), grain, |i| {
+            out[i].store(work(i, rounds), Ordering::Relaxed);
+        });
+    }
+}
+
+/// The `--help` text.
+fn usage() -> String {
+    cli::usage(
+        "loop_table [--quick] [--threads LIST] [--reps N]",
+        "Runs a loop of independent work items (fine: 1M items of ~50 ns; coarse:
+190 items of ~1 ms) sequentially, with Prescient's for_range and with rayon's
+into_par_iter().with_min_len(grain).for_each, and prints one table; every
+parallel result is checked against the sequential one.",
+        "fewer repetitions and grain sizes",
+        "  --reps N            timed repetitions per configuration (best of; default
+                      5, quick 3)
+",
+    )
+}
+
+struct Options {
+    quick: bool,
+    threads: Vec<usize>,
+    reps: usize,
+}
+
+/// The options of `args` (without the program name), `None` for `--help`.
+fn parse_options(
+    args: impl IntoIterator<Item = String>,
+    env_threads: Option<&str>,
+    available: usize,
+) -> Result<Option<Options>, String> {
+    let mut reps = 0;
+    let parsed = cli::parse(args, available, |flag, args| {
+        if flag != "--reps" {
+            return Ok(false);
+        }
+        let value = args.value(flag)?;
+        reps = value
+            .parse()
+            .ok()
+            .filter(|&n| n > 0)
+            .ok_or_else(|| format!("--reps {value:?}: not a number >= 1"))?;
+        Ok(true)
+    })?;
+    let Parsed::Run(common) = parsed else {
+        return Ok(None);
+    };
+    let default_reps = if common.quick { 3 } else { 5 };
+    Ok(Some(Options {
+        quick: common.quick,
+        threads: common.threads(env_threads, available)?,
+        reps: if reps > 0 { reps } else { default_reps },
+    }))
+}
+
+/// Rounds of [`kernel::work`] per item that make a sequential loop take
+/// about `ns` nanoseconds per item, given `ns_per_round`.
+fn rounds_for(ns: f64, ns_per_round: f64) -> u32 {
+    (ns / ns_per_round).round().clamp(1.0, f64::from(u32::MAX)) as u32
+}
+
+/// Nanoseconds per round of [`kernel::work`] in a sequential loop over
+/// items (consecutive items' chains overlap in the processor, so this is
+/// less than one chain's latency), best of a few timings.
+fn calibrate() -> f64 {
+    const ITEMS: usize = 1 << 14;
+    const ROUNDS: u32 = 200;
+    let out: Vec<AtomicU64> = (0..ITEMS).map(|_| AtomicU64::new(0)).collect();
+    let time = best_time(5, || {
+        for (i, slot) in out.iter().enumerate() {
+            slot.store(kernel::work(i, black_box(ROUNDS)), Ordering::Relaxed);
+        }
+    });
+    time.as_secs_f64() * 1e9 / (ITEMS as f64 * f64::from(ROUNDS))
+}
+
+/// One workload: `n` items of `rounds` rounds each, at these grains.
+struct Workload {
+    name: &'static str,
+    n: usize,
+    rounds: u32,
+    grains: Vec<usize>,
+}
+
+/// A parallel runner's measurement.
+struct Row {
+    runner: String,
+    threads: usize,
+    time: Duration,
+    /// Scheduler counters per run (Prescient only).
+    counters: Option<Counters>,
+}
+
+fn check(out: &[AtomicU64], reference: &[u64], what: &str) {
+    for (i, (o, r)) in out.iter().zip(reference).enumerate() {
+        let o = o.swap(0, Ordering::Relaxed);
+        assert_eq!(o, *r, "{what}: item {i} is wrong");
+    }
+}
+
+fn main() {
+    let available = cli::available_threads();
+    let env_threads = std::env::var(THREADS_ENV).ok();
+    let options = match parse_options(std::env::args().skip(1), env_threads.as_deref(), available) {
+        Ok(Some(options)) => options,
+        Ok(None) => {
+            print!("{}", usage());
+            return;
+        }
+        Err(message) => {
+            eprintln!("error: {message}\n\n{}", usage());
+            std::process::exit(2);
+        }
+    };
+    let (threads, reps) = (options.threads.clone(), options.reps);
+    let ns_per_round = calibrate();
+    let workloads = [
+        Workload {
+            name: "fine",
+            n: 1 << 20,
+            rounds: rounds_for(50.0, ns_per_round),
+            grains: if options.quick {
+                vec![1, 1024]
+            } else {
+                vec![1, 64, 1024]
+            },
+        },
+        Workload {
+            name: "coarse",
+            n: 190,
+            rounds: rounds_for(1e6, ns_per_round),
+            grains: vec![1],
+        },
+    ];
+    // The machine may be shared: say how busy it was.
+    let load = std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|l| l.split_whitespace().next().map(str::to_string))
+        .unwrap_or_else(|| "?".to_string());
+    println!(
+        "# Prescient range loop vs rayon ({} mode, best of {reps} runs; {available} hardware \
+         threads; thread counts {threads:?}; {ns_per_round:.2} ns per work round; load average \
+         {load} at start)\n",
+        if options.quick { "quick" } else { "full" },
+    );
+    println!(
+        "runners: prescient-default = Params::DEFAULT (DEF, capacity 16); prescient-analysed = \
+         the #[task_program] PARAMS of the loop ({}, capacity {}); prescient-pf = PF, capacity 16; \
+         rayon = with_min_len(grain).for_each. /rayon: this runner's time over rayon's at the \
+         same thread count.\n",
+        kernel::PARAMS.queue_policy,
+        kernel::PARAMS.queue_capacity,
+    );
+    let configs: [(&str, Params); 3] = [
+        ("prescient-default", Params::DEFAULT),
+        ("prescient-analysed", kernel::PARAMS),
+        (
+            "prescient-pf",
+            Params::DEFAULT.with_queue_policy(QueuePolicy::PF),
+        ),
+    ];
+    let runtimes: Vec<(&str, usize, Runtime)> = configs
+        .iter()
+        .flat_map(|&(name, params)| threads.iter().map(move |&t| (name, t, runtime(t, params))))
+        .collect();
+    let pools: Vec<(usize, rayon::ThreadPool)> = threads
+        .iter()
+        .map(|&t| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(t)
+                .build()
+                .expect("a rayon pool");
+            (t, pool)
+        })
+        .collect();
+
+    println!(
+        "{:<8} {:>7} {:>6} {:<20} {:>4} {:>11} {:>7} {:>7} {:>11} {:>11}",
+        "workload",
+        "n",
+        "grain",
+        "runner",
+        "thr",
+        "time",
+        "T/Tseq",
+        "/rayon",
+        "steals/run",
+        "susp/run"
+    );
+    for w in &workloads {
+        let out: Vec<AtomicU64> = (0..w.n).map(|_| AtomicU64::new(0)).collect();
+        let reference: Vec<u64> = (0..w.n).map(|i| kernel::work(i, w.rounds)).collect();
+        let seq = best_time(reps, || {
+            for (i, slot) in out.iter().enumerate() {
+                slot.store(kernel::work(i, w.rounds), Ordering::Relaxed);
+            }
+        });
+        check(&out, &reference, "sequential");
+        let per_item = seq.as_secs_f64() * 1e9 / w.n as f64;
+        println!(
+            "{:<8} {:>7} {:>6} {:<20} {:>4} {:>11} {:>7.2} {:>7} {:>11} {:>11}   ({per_item:.0} ns per item)",
+            w.name, w.n, "-", "seq", "-", fmt(seq), 1.0, "-", "-", "-"
+        );
+        for &grain in &w.grains {
+            let mut rows: Vec<Row> = Vec::new();
+            for (name, t, rt) in &runtimes {
+                let before = rt.counters();
+                let time = best_time(reps, || rt.run(|| kernel::run(&out, grain, w.rounds)));
+                let delta = rt.counters().since(&before);
+                check(&out, &reference, name);
+                rows.push(Row {
+                    runner: (*name).to_string(),
+                    threads: *t,
+                    time,
+                    counters: Some(delta),
+                });
+            }
+            for (t, pool) in &pools {
+                let time = best_time(reps, || {
+                    pool.install(|| {
+                        (0..w.n).into_par_iter().with_min_len(grain).for_each(|i| {
+                            out[i].store(kernel::work(i, w.rounds), Ordering::Relaxed)
+                        })
+                    })
+                });
+                check(&out, &reference, "rayon");
+                rows.push(Row {
+                    runner: "rayon".to_string(),
+                    threads: *t,
+                    time,
+                    counters: None,
+                });
+            }
+            rows.sort_by_key(|r| r.threads);
+            for r in &rows {
+                let rayon = rows
+                    .iter()
+                    .find(|o| o.runner == "rayon" && o.threads == r.threads)
+                    .map(|o| o.time);
+                let vs_rayon = match (r.runner.as_str(), rayon) {
+                    ("rayon", _) | (_, None) => "-".to_string(),
+                    (_, Some(rayon)) => {
+                        format!("{:.2}", r.time.as_secs_f64() / rayon.as_secs_f64())
+                    }
+                };
+                // Counters cover the warm-up and the timed runs.
+                let runs = (reps + 1) as f64;
+                let (steals, susp) = match &r.counters {
+                    Some(c) => (
+                        format!("{:.1}", c.steals as f64 / runs),
+                        format!("{:.1}", c.suspensions as f64 / runs),
+                    ),
+                    None => ("-".to_string(), "-".to_string()),
+                };
+                println!(
+                    "{:<8} {:>7} {:>6} {:<20} {:>4} {:>11} {:>7.2} {:>7} {:>11} {:>11}",
+                    w.name,
+                    w.n,
+                    grain,
+                    r.runner,
+                    r.threads,
+                    fmt(r.time),
+                    r.time.as_secs_f64() / seq.as_secs_f64(),
+                    vs_rayon,
+                    steals,
+                    susp
+                );
+            }
+        }
+        println!();
+    }
+}
+
+fn fmt(d: Duration) -> String {
+    format!("{:.2} ms", d.as_secs_f64() * 1e3)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(s: &str, env: Option<&str>) -> Result<Option<Options>, String> {
+        parse_options(s.split_whitespace().map(String::from), env, 4)
+    }
+
+    #[test]
+    fn defaults_and_precedence() {
+        let o = parse("", None).unwrap().unwrap();
+        assert!(!o.quick);
+        assert_eq!((o.threads, o.reps), (vec![1, 2], 5));
+        let o = parse("--quick", Some("all")).unwrap().unwrap();
+        assert_eq!((o.threads, o.reps), (vec![1, 2, 4], 3));
+        let o = parse("--threads=3 --reps 7", Some("all")).unwrap().unwrap();
+        assert_eq!((o.threads, o.reps), (vec![3], 7));
+        assert!(parse("--help", None).unwrap().is_none());
+        for bad in ["--reps 0", "--reps x", "--threads 0", "--bogus"] {
+            assert!(parse(bad, None).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_kernel_is_loop_parallelism() {
+        assert_eq!(kernel::ANALYSIS.rho, 0);
+        assert_eq!(kernel::ANALYSIS.lambda, 1);
+        assert_eq!(kernel::PARAMS.queue_capacity, 128);
+        let out: Vec<AtomicU64> = (0..100).map(|_| AtomicU64::new(0)).collect();
+        kernel::run(&out, 7, 3);
+        let reference: Vec<u64> = (0..100).map(|i| kernel::work(i, 3)).collect();
+        check(&out, &reference, "kernel");
+    }
+
+    #[test]
+    fn usage_names_every_flag() {
+        let text = usage();
+        for flag in [
+            "--quick",
+            "--threads LIST",
+            "--reps N",
+            "--help",
+            THREADS_ENV,
+        ] {
+            assert!(text.contains(flag), "{flag}");
+        }
+    }
+}
