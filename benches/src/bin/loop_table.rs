@@ -101,25 +101,28 @@ fn parse_options(
     }))
 }
 
-/// Rounds of [`kernel::work`] per item that make a sequential loop take
-/// about `ns` nanoseconds per item, given `ns_per_round`.
-fn rounds_for(ns: f64, ns_per_round: f64) -> u32 {
-    (ns / ns_per_round).round().clamp(1.0, f64::from(u32::MAX)) as u32
-}
-
-/// Nanoseconds per round of [`kernel::work`] in a sequential loop over
-/// items (consecutive items' chains overlap in the processor, so this is
-/// less than one chain's latency), best of a few timings.
-fn calibrate() -> f64 {
-    const ITEMS: usize = 1 << 14;
-    const ROUNDS: u32 = 200;
-    let out: Vec<AtomicU64> = (0..ITEMS).map(|_| AtomicU64::new(0)).collect();
+/// Nanoseconds per item of a sequential loop over items of `rounds` rounds
+/// of [`kernel::work`], best of a few timings.
+fn ns_per_item(rounds: u32) -> f64 {
+    // About 2^22 rounds per timing, over 16 to 2^14 items.
+    let items = ((1usize << 22) / rounds.max(1) as usize).clamp(16, 1 << 14);
+    let out: Vec<AtomicU64> = (0..items).map(|_| AtomicU64::new(0)).collect();
     let time = best_time(5, || {
         for (i, slot) in out.iter().enumerate() {
-            slot.store(kernel::work(i, black_box(ROUNDS)), Ordering::Relaxed);
+            slot.store(kernel::work(i, black_box(rounds)), Ordering::Relaxed);
         }
     });
-    time.as_secs_f64() * 1e9 / (ITEMS as f64 * f64::from(ROUNDS))
+    time.as_secs_f64() * 1e9 / items as f64
+}
+
+/// Rounds of [`kernel::work`] per item that make a sequential loop take
+/// about `ns` nanoseconds per item here. Consecutive items' chains overlap
+/// in the processor, so the time per round depends on the rounds: one
+/// correction step after a first guess.
+fn rounds_for(ns: f64) -> u32 {
+    let to_rounds = |r: f64| r.round().clamp(1.0, f64::from(u32::MAX)) as u32;
+    let first = to_rounds(ns / (ns_per_item(100) / 100.0));
+    to_rounds(f64::from(first) * ns / ns_per_item(first))
 }
 
 /// One workload: `n` items of `rounds` rounds each, at these grains.
@@ -161,12 +164,11 @@ fn main() {
         }
     };
     let (threads, reps) = (options.threads.clone(), options.reps);
-    let ns_per_round = calibrate();
     let workloads = [
         Workload {
             name: "fine",
             n: 1 << 20,
-            rounds: rounds_for(50.0, ns_per_round),
+            rounds: rounds_for(50.0),
             grains: if options.quick {
                 vec![1, 1024]
             } else {
@@ -176,7 +178,7 @@ fn main() {
         Workload {
             name: "coarse",
             n: 190,
-            rounds: rounds_for(1e6, ns_per_round),
+            rounds: rounds_for(1e6),
             grains: vec![1],
         },
     ];
@@ -187,8 +189,7 @@ fn main() {
         .unwrap_or_else(|| "?".to_string());
     println!(
         "# Prescient range loop vs rayon ({} mode, best of {reps} runs; {available} hardware \
-         threads; thread counts {threads:?}; {ns_per_round:.2} ns per work round; load average \
-         {load} at start)\n",
+         threads; thread counts {threads:?}; load average {load} at start)\n",
         if options.quick { "quick" } else { "full" },
     );
     println!(
