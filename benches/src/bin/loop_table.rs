@@ -5,9 +5,10 @@
 //! thread count. Two workloads: fine (1M items of about 50 ns) and coarse
 //! (190 items of about 1 ms); the work per item is calibrated on this machine
 //! first. Every item writes its result to its own slot, and every parallel
-//! result is checked against the sequential one. Times are the best of
-//! `--reps` runs after one warm-up run (the machine may be shared: other
-//! processes only add time). The flags and the thread counts (`--threads`,
+//! result is checked against the sequential one. The runners of one row
+//! group run round robin, one warm-up round and then `--reps` timed rounds,
+//! and each keeps its best time: the machine may be shared, and a change in
+//! its load then hits every runner alike (other processes only add time). The flags and the thread counts (`--threads`,
 //! else `PRESCIENT_BENCH_THREADS`, else 1,2) follow the convention of every
 //! benchmark binary (`prescient_benches::cli`).
 //!
@@ -19,7 +20,7 @@ use prescient_benches::dataflow::{best_time, runtime};
 use rayon::prelude::*;
 use std::hint::black_box;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// The loop kernel, analysed: `PARAMS` is what the decision trees choose for
 /// a program whose only parallelism is one `for_range` (ρ = 0, λ = 1: `DEF`,
@@ -133,15 +134,6 @@ struct Workload {
     grains: Vec<usize>,
 }
 
-/// A parallel runner's measurement.
-struct Row {
-    runner: String,
-    threads: usize,
-    time: Duration,
-    /// Scheduler counters per run (Prescient only).
-    counters: Option<Counters>,
-}
-
 fn check(out: &[AtomicU64], reference: &[u64], what: &str) {
     for (i, (o, r)) in out.iter().zip(reference).enumerate() {
         let o = o.swap(0, Ordering::Relaxed);
@@ -239,77 +231,101 @@ fn main() {
     for w in &workloads {
         let out: Vec<AtomicU64> = (0..w.n).map(|_| AtomicU64::new(0)).collect();
         let reference: Vec<u64> = (0..w.n).map(|i| kernel::work(i, w.rounds)).collect();
-        let seq = best_time(reps, || {
-            for (i, slot) in out.iter().enumerate() {
-                slot.store(kernel::work(i, w.rounds), Ordering::Relaxed);
-            }
-        });
-        check(&out, &reference, "sequential");
-        let per_item = seq.as_secs_f64() * 1e9 / w.n as f64;
-        println!(
-            "{:<8} {:>7} {:>6} {:<20} {:>4} {:>11} {:>7.2} {:>7} {:>11} {:>11}   ({per_item:.0} ns per item)",
-            w.name, w.n, "-", "seq", "-", fmt(seq), 1.0, "-", "-", "-"
-        );
         for &grain in &w.grains {
-            let mut rows: Vec<Row> = Vec::new();
+            // Every runner: its name, thread count and one timed run (which
+            // checks its result). They are timed round robin, `reps` rounds
+            // after a warm-up round, so that a change in the machine's load
+            // hits them alike; each keeps its best time.
+            let mut runners: Vec<Runner<'_>> = vec![Runner {
+                name: "seq",
+                threads: 0,
+                runtime: None,
+                run: Box::new(|| {
+                    for (i, slot) in out.iter().enumerate() {
+                        slot.store(kernel::work(i, w.rounds), Ordering::Relaxed);
+                    }
+                }),
+            }];
             for (name, t, rt) in &runtimes {
-                let before = rt.counters();
-                let time = best_time(reps, || rt.run(|| kernel::run(&out, grain, w.rounds)));
-                let delta = rt.counters().since(&before);
-                check(&out, &reference, name);
-                rows.push(Row {
-                    runner: (*name).to_string(),
+                let out = &out;
+                runners.push(Runner {
+                    name,
                     threads: *t,
-                    time,
-                    counters: Some(delta),
+                    runtime: Some(rt),
+                    run: Box::new(move || rt.run(|| kernel::run(out, grain, w.rounds))),
                 });
             }
             for (t, pool) in &pools {
-                let time = best_time(reps, || {
-                    pool.install(|| {
-                        (0..w.n).into_par_iter().with_min_len(grain).for_each(|i| {
-                            out[i].store(kernel::work(i, w.rounds), Ordering::Relaxed)
-                        })
-                    })
-                });
-                check(&out, &reference, "rayon");
-                rows.push(Row {
-                    runner: "rayon".to_string(),
+                let out = &out;
+                runners.push(Runner {
+                    name: "rayon",
                     threads: *t,
-                    time,
-                    counters: None,
+                    runtime: None,
+                    run: Box::new(move || {
+                        pool.install(|| {
+                            (0..w.n).into_par_iter().with_min_len(grain).for_each(|i| {
+                                out[i].store(kernel::work(i, w.rounds), Ordering::Relaxed)
+                            })
+                        })
+                    }),
                 });
             }
-            rows.sort_by_key(|r| r.threads);
-            for r in &rows {
-                let rayon = rows
-                    .iter()
-                    .find(|o| o.runner == "rayon" && o.threads == r.threads)
-                    .map(|o| o.time);
-                let vs_rayon = match (r.runner.as_str(), rayon) {
+            let before: Vec<Option<Counters>> = runners
+                .iter()
+                .map(|r| r.runtime.map(Runtime::counters))
+                .collect();
+            let mut best = vec![Duration::MAX; runners.len()];
+            for round in 0..=reps {
+                for (k, r) in runners.iter().enumerate() {
+                    let start = Instant::now();
+                    (r.run)();
+                    let time = start.elapsed();
+                    check(&out, &reference, r.name);
+                    if round > 0 {
+                        best[k] = best[k].min(time);
+                    }
+                }
+            }
+            let seq = best[0];
+            let per_item = seq.as_secs_f64() * 1e9 / w.n as f64;
+            println!(
+                "{:<8} {:>7} {:>6} {:<20} {:>4} {:>11} {:>7.2} {:>7} {:>11} {:>11}   ({per_item:.0} ns per item)",
+                w.name, w.n, grain, "seq", "-", fmt(seq), 1.0, "-", "-", "-"
+            );
+            let mut order: Vec<usize> = (1..runners.len()).collect();
+            order.sort_by_key(|&k| runners[k].threads);
+            for k in order {
+                let r = &runners[k];
+                let rayon = (0..runners.len())
+                    .find(|&o| runners[o].name == "rayon" && runners[o].threads == r.threads)
+                    .map(|o| best[o]);
+                let vs_rayon = match (r.name, rayon) {
                     ("rayon", _) | (_, None) => "-".to_string(),
                     (_, Some(rayon)) => {
-                        format!("{:.2}", r.time.as_secs_f64() / rayon.as_secs_f64())
+                        format!("{:.2}", best[k].as_secs_f64() / rayon.as_secs_f64())
                     }
                 };
                 // Counters cover the warm-up and the timed runs.
                 let runs = (reps + 1) as f64;
-                let (steals, susp) = match &r.counters {
-                    Some(c) => (
-                        format!("{:.1}", c.steals as f64 / runs),
-                        format!("{:.1}", c.suspensions as f64 / runs),
-                    ),
-                    None => ("-".to_string(), "-".to_string()),
+                let (steals, susp) = match (r.runtime, &before[k]) {
+                    (Some(rt), Some(before)) => {
+                        let c = rt.counters().since(before);
+                        (
+                            format!("{:.1}", c.steals as f64 / runs),
+                            format!("{:.1}", c.suspensions as f64 / runs),
+                        )
+                    }
+                    _ => ("-".to_string(), "-".to_string()),
                 };
                 println!(
                     "{:<8} {:>7} {:>6} {:<20} {:>4} {:>11} {:>7.2} {:>7} {:>11} {:>11}",
                     w.name,
                     w.n,
                     grain,
-                    r.runner,
+                    r.name,
                     r.threads,
-                    fmt(r.time),
-                    r.time.as_secs_f64() / seq.as_secs_f64(),
+                    fmt(best[k]),
+                    best[k].as_secs_f64() / seq.as_secs_f64(),
                     vs_rayon,
                     steals,
                     susp
@@ -318,6 +334,17 @@ fn main() {
         }
         println!();
     }
+}
+
+/// One runner of a table row group.
+struct Runner<'a> {
+    name: &'a str,
+    /// 0 for the sequential loop.
+    threads: usize,
+    /// Prescient's runtime, for its counters.
+    runtime: Option<&'a Runtime>,
+    /// One run of the loop.
+    run: Box<dyn Fn() + 'a>,
 }
 
 fn fmt(d: Duration) -> String {
