@@ -19,10 +19,11 @@
 //!   per level of the current path, the largest (a half of the whole range)
 //!   the oldest: a thief that steals the oldest job (`PF`, `BF`) takes the
 //!   largest piece left and splits it further itself. Where nobody is hungry,
-//!   nothing is stolen: the halves come back to their owner (taken back, or
-//!   the owner suspends briefly under the policies whose owner takes the
-//!   oldest job first), and once the deque is full the rest of the range runs
-//!   as plain recursive calls.
+//!   nothing is stolen and the halves stay with their owner: under `PF` and
+//!   `FF` it takes each one back and runs it on the same stack; under `DEF`
+//!   and `BF`, whose owner takes its oldest job first, the joining piece
+//!   suspends while the worker runs its pending halves, largest first. Once
+//!   the deque is full the rest of the range runs as plain recursive calls.
 //!
 //! * **Why it is correct.** A piece is split only when `len > grain ≥ 1`, so
 //!   `len ≥ 2` and `start < mid < end`: both halves are non-empty, disjoint,
@@ -30,15 +31,21 @@
 //!   index of the range lies in exactly one leaf, the recursion ends, and
 //!   every leaf holds between `⌊(grain + 1) / 2⌋` (when the range was longer
 //!   than the grain) and `grain` indices. `join` runs each of its closures
-//!   exactly once (unless one panics, see below), so every index is visited
-//!   exactly once. The body is shared by reference between the threads that
+//!   exactly once (unless one panics: see [`for_range`]'s `# Panics`), so
+//!   every index is visited exactly once. The body is shared by reference between the threads that
 //!   run pieces, hence `F: Sync`; nothing else is shared, so the loop itself
 //!   needs no synchronisation beyond `join`'s.
 //!
 //! * **Why it is cheap.** The split tree of `p` leaves has `p - 1` joins, so
 //!   the loop costs `O(1)` joins per leaf, i.e. per `grain` indices; a join
 //!   that finds the deque full is a thread-local load, a compare and two
-//!   calls, and a deferred one is a record in this frame plus a deque slot.
+//!   calls, and a deferred one is a record in this frame plus a deque slot
+//!   (and, under `DEF` and `BF`, a suspension of the joining piece). A grain
+//!   of 1 on items of tens of nanoseconds therefore costs the loop a
+//!   noticeable fraction of its time (`loop_table` in the benchmarks
+//!   measures it against rayon, whose `with_min_len` is a lower bound it
+//!   rarely splits down to); a grain whose pieces take microseconds does
+//!   not.
 //!   Each level halves the length, so the recursion is at most
 //!   `usize::BITS` (64) levels deep: `#[task_program]` charges a range loop's
 //!   body two `JOIN_FRAME_BYTES` of stack per level, 129 in all with its own,
