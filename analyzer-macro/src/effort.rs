@@ -14,6 +14,7 @@
 //! | macro invocation (its expansion is invisible) | [`MACRO_INVOCATION`] + its arguments where they parse as expressions |
 //! | method call on a value whose name a module method has (possibly that method) | as an invisible call |
 //! | spawn construct | [`SPAWN_OVERHEAD`] + the effort of its task bodies |
+//! | range loop `for_range(r, g, body)` | `r` + `g` + a loop of trip count × (spawn construct of `body` + [`LOOP_ITERATION`]); for `for_range_chunked` the trip count is the number of chunks, ⌈len / g⌉ when both are literal (else the default) |
 //! | `if` / `match` | condition + the most expensive branch |
 //! | loop | trip count × (body + [`LOOP_ITERATION`]) |
 //! | closure | its body, once where written (× trip count when passed to an iterator method such as `for_each`) |

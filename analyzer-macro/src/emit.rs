@@ -13,8 +13,10 @@
 //! ```
 //!
 //! Recognised `join(a, b)` calls become
-//! `::prescient::__private::join_at(&SITE, a, b)` and `spawn(f)` calls
-//! `::prescient::__private::spawn_at(&SITE, f)`; scope, group and
+//! `::prescient::__private::join_at(&SITE, a, b)`, `spawn(f)` calls
+//! `::prescient::__private::spawn_at(&SITE, f)`, and `for_range(r, g, f)` /
+//! `for_range_chunked(r, g, f)` calls `for_range_at(&SITE, r, g, f)` /
+//! `for_range_chunked_at(&SITE, r, g, f)`; scope, group and
 //! dataflow spawns are recorded as sites but left unchanged. The `use` items
 //! that imported the rewritten names get `#[allow(unused_imports)]`.
 
@@ -98,9 +100,10 @@ fn bound_tokens(b: &Bound) -> TokenStream {
     }
 }
 
-/// Rewrites the recognised `join`/`spawn` calls, children first.
+/// Rewrites the recognised `join`/`spawn`/`for_range` calls, children first.
 struct Rewriter {
-    calls: HashMap<CallKey, (usize, SiteKind)>,
+    /// Per call to rewrite: its site and the `__private` function it becomes.
+    calls: HashMap<CallKey, (usize, &'static str)>,
     rewritten: usize,
     krate: TokenStream,
 }
@@ -111,7 +114,7 @@ impl VisitMut for Rewriter {
         let syn::Expr::Call(call) = e else {
             return;
         };
-        let Some(&(site, kind)) = self.calls.get(&CallKey::of(call)) else {
+        let Some(&(site, name)) = self.calls.get(&CallKey::of(call)) else {
             return;
         };
         let syn::Expr::Path(func) = strip_mut(&mut call.func) else {
@@ -122,10 +125,6 @@ impl VisitMut for Rewriter {
         };
         let span = last.ident.span();
         let generics = last.arguments.clone();
-        let name = match kind {
-            SiteKind::Join => "join_at",
-            _ => "spawn_at",
-        };
         let name = syn::Ident::new(name, span);
         let krate = &self.krate;
         let path: syn::Path = syn::parse_quote_spanned!(span=> #krate::__private::#name #generics);
@@ -148,14 +147,14 @@ fn strip_mut(e: &mut syn::Expr) -> &mut syn::Expr {
     }
 }
 
-/// Passes site ids: rewrites the module's `join`/`spawn` calls (the module
+/// Passes site ids: rewrites the module's `join`/`spawn`/`for_range` calls (the module
 /// must be the one the program was built from, unchanged since).
 pub fn rewrite_sites(module: &mut syn::ItemMod, program: &Program, krate: TokenStream) {
     let calls = program
         .sites
         .iter()
         .enumerate()
-        .filter_map(|(i, s)| s.rewrite.map(|key| (key, (i, s.kind))))
+        .filter_map(|(i, s)| s.rewrite.map(|(key, name)| (key, (i, name))))
         .collect();
     let mut rewriter = Rewriter {
         calls,
@@ -227,6 +226,7 @@ pub fn analysis_items(
                 SiteKind::ScopeSpawn => "ScopeSpawn",
                 SiteKind::GroupSpawn => "GroupSpawn",
                 SiteKind::DataflowTask => "DataflowTask",
+                SiteKind::RangeLoop => "RangeLoop",
             }
         );
         let in_loop = result.sites[i].in_loop;

@@ -43,12 +43,14 @@
 //!   annotated module of a program. `ANALYSIS.sites` refers to the `SiteInfo`
 //!   inside these statics.
 //! * Recognised `join(a, b)` calls become
-//!   `prescient::__private::join_at(&SITE, a, b)` and `spawn(f)` calls
-//!   `prescient::__private::spawn_at(&SITE, f)`: they compute the same thing
+//!   `prescient::__private::join_at(&SITE, a, b)`, `spawn(f)` calls
+//!   `prescient::__private::spawn_at(&SITE, f)`, and `for_range(r, g, f)` /
+//!   `for_range_chunked(r, g, f)` calls `for_range_at(&SITE, r, g, f)` /
+//!   `for_range_chunked_at(&SITE, r, g, f)`: they compute the same thing
 //!   and receive the site's id, for the adaptive inliner. Scope,
 //!   task-group and dataflow spawns are recorded as sites and left unchanged.
-//!   The user's code is otherwise unchanged; `use` items whose `join`/`spawn`
-//!   became unused get `#[allow(unused_imports)]`.
+//!   The user's code is otherwise unchanged; `use` items whose rewritten
+//!   names became unused get `#[allow(unused_imports)]`.
 //!
 //! The macro emits the *raw* analysis: effort and stack contain `const` terms —
 //! `core::mem::size_of::<T>()` for types written in the code, module-level
@@ -79,8 +81,9 @@
 //! * **Spawn constructs** are `prescient::…` paths (`prescient::join`,
 //!   `::prescient::spawn`), names the module imports from `prescient`
 //!   (`use prescient::{join, spawn as sp}`, `use prescient as p`, and
-//!   `use prescient::*` for `join`, `spawn`, `scope`, `dataflow`, `Scope`,
-//!   `TaskGroup`, `Dataflow`), and the methods `spawn` / `task` called on a
+//!   `use prescient::*` for `join`, `spawn`, `for_range`,
+//!   `for_range_chunked`, `scope`, `dataflow`, `Scope`, `TaskGroup`,
+//!   `Dataflow`), and the methods `spawn` / `task` called on a
 //!   *scope value*: the parameter of a closure passed to a `prescient` function
 //!   (`prescient::scope(|s| s.spawn(…))`, `prescient::dataflow(|df| df.task()…)`)
 //!   or to a scope spawn, or a binding typed `prescient::Scope`, `TaskGroup` or
@@ -95,8 +98,10 @@
 //!   that reaches, directly or mutually, back to a function on its own call
 //!   path, with at least one call of that cycle inside a task body. **λ**: spawn
 //!   sites reachable from a context that run inside a loop (`for`, `while`,
-//!   `loop`, iterator closures such as `for_each`). Counts per context, as in
-//!   CF'17 Table 3.
+//!   `loop`, iterator closures such as `for_each`); a range loop
+//!   (`for_range`, `for_range_chunked`) is a site whose task is the loop body,
+//!   in a loop of its own, so it counts wherever it is written. Counts per
+//!   context, as in CF'17 Table 3.
 //! * **Effort** (Alg. 3) in units of one built-in operation: operators cost 1,
 //!   a call 2 plus its arguments plus the callee (a recursive call: arguments
 //!   only), an invisible call 10, a macro invocation 10, a spawn construct 10
@@ -112,7 +117,10 @@
 //!   literals, casts), and resolves at module level (no generic or const
 //!   parameter of the function or its `impl`, no `Self`, no item or `use`
 //!   local to a body, no `_`) — plus 64 bytes of frame overhead and
-//!   `prescient::analysis::JOIN_FRAME_BYTES` per level of spawn nesting; plus
+//!   `prescient::analysis::JOIN_FRAME_BYTES` per level of spawn nesting (129
+//!   for a range loop: its body runs below the joins that halve its range, at
+//!   most 64 levels, each charged two join frames for the splitting
+//!   function's own frame); plus
 //!   the largest stack of the callees. A recursion is trusted only where its
 //!   depth is bounded: a function calling itself with an integer parameter
 //!   halved (`f(n / 2)`: at most bits + 1 levels). Any other recursion
@@ -168,7 +176,7 @@
 // syn AST; `analysis` runs the analyses over the model (`contexts`,
 // `structure`, `effort`, `stack`, on the symbolic terms of `sym`); `emit`
 // writes `PARAMS`, `ANALYSIS` and the site statics into the module and
-// rewrites its `join`/`spawn` calls.
+// rewrites its `join`/`spawn`/`for_range` calls.
 mod analysis;
 mod args;
 mod contexts;

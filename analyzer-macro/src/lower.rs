@@ -19,7 +19,9 @@
 //!   or to a scope spawn, a binding typed with a `prescient` scope type
 //!   ([`SCOPE_TYPES`]) or initialised by one of its associated functions
 //!   (`let g = TaskGroup::new()`). A local binding of the same name shadows all
-//!   of these. `rayon::join`, `Path::join`, `thread::spawn` and
+//!   of these. `for_range(range, grain, body)` and `for_range_chunked(…)`,
+//!   recognised the same way as `join`, are range loops: a
+//!   [`LoopKind::RangeLoop`] around the site's spawn of `body`. `rayon::join`, `Path::join`, `thread::spawn` and
 //!   `std::thread::scope(|s| s.spawn(…))` are never spawns.
 //! * **Calls into the module** are calls of a module function by its name (not
 //!   shadowed by a local), `self::f`, `Type::method`, `Self::method`, and
@@ -986,7 +988,12 @@ impl<'a> FnBuilder<'a> {
         }
     }
 
-    fn new_site(&mut self, kind: SiteKind, span: Span, rewrite: Option<CallKey>) -> SiteId {
+    fn new_site(
+        &mut self,
+        kind: SiteKind,
+        span: Span,
+        rewrite: Option<(CallKey, &'static str)>,
+    ) -> SiteId {
         self.sites.push(Site {
             kind,
             function: self.fn_id,
@@ -1029,12 +1036,18 @@ impl<'a> FnBuilder<'a> {
                     .iter()
                     .all(|s| s.chars().next().is_some_and(|c| c.is_lowercase()));
                 let construct = match last {
-                    "join" if module_path => Some(SiteKind::Join),
-                    "spawn" if module_path => Some(SiteKind::Spawn),
+                    "join" if module_path => Some((SiteKind::Join, "join_at")),
+                    "spawn" if module_path => Some((SiteKind::Spawn, "spawn_at")),
+                    "for_range" if module_path && call.args.len() == 3 => {
+                        return self.range_loop(call, "for_range_at");
+                    }
+                    "for_range_chunked" if module_path && call.args.len() == 3 => {
+                        return self.range_loop(call, "for_range_chunked_at");
+                    }
                     _ => None,
                 };
-                if let Some(kind) = construct {
-                    let site = self.new_site(kind, span, Some(CallKey::of(call)));
+                if let Some((kind, at)) = construct {
+                    let site = self.new_site(kind, span, Some((CallKey::of(call), at)));
                     let tasks = call
                         .args
                         .iter()
@@ -1088,6 +1101,44 @@ impl<'a> FnBuilder<'a> {
                 external_call(args, span)
             }
         }
+    }
+
+    /// A range loop, `for_range(range, grain, body)` or
+    /// `for_range_chunked(…)` (`at`: the `__private` function the call
+    /// becomes): the range and grain are evaluated in the calling task, then
+    /// the body is the site's task, once per index (or per chunk) inside a
+    /// [`LoopKind::RangeLoop`]. So the site counts as in a loop (λ), its
+    /// effort is one run of the body, and a call back into the module from
+    /// the body is made inside a task (ρ) and inside a loop.
+    fn range_loop(&mut self, call: &syn::ExprCall, at: &'static str) -> Node {
+        let span = call.span();
+        let site = self.new_site(SiteKind::RangeLoop, span, Some((CallKey::of(call), at)));
+        let (range, grain, body) = (&call.args[0], &call.args[1], &call.args[2]);
+        let args = self.exprs([range, grain]);
+        let trip = match (self.iter_trip(range), at == "for_range_chunked_at") {
+            (trip, false) => trip,
+            // Chunks of at most `grain` (0 is taken as 1): at least
+            // ⌈n / grain⌉ of them, when both are literal.
+            (Trip::Literal(n), true) => match self.bound(grain).and_then(|g| g.literal()) {
+                Some(g) => Trip::Literal(n.div_ceil(u64::try_from(g.max(1)).unwrap_or(u64::MAX))),
+                None => Trip::Unknown,
+            },
+            (_, true) => Trip::Unknown,
+        };
+        let task = self.task(body, Binding::Local);
+        seq([
+            args,
+            Node::Loop {
+                kind: LoopKind::RangeLoop,
+                trip,
+                body: Box::new(Node::Spawn {
+                    site,
+                    args: Box::new(Node::Ops(0)),
+                    tasks: vec![task],
+                }),
+                span,
+            },
+        ])
     }
 
     /// The binding of a path's first segment, if it is a local one.
@@ -2467,5 +2518,172 @@ pub(crate) mod tests {
         assert!(e.to_string().contains("emits `PARAMS`"));
         let module: syn::ItemMod = syn::parse_str("mod m;").unwrap();
         assert!(build(&module).is_err());
+    }
+
+    #[test]
+    fn recognises_range_loops_like_join() {
+        let p = program(
+            "mod m {
+                use prescient::{for_range, for_range_chunked as chunked};
+                use prescient as p;
+                fn a() { for_range(0..10, 1, |i| ()); chunked(0..10, 4, |r| ()); }
+                fn b() { prescient::for_range(0..10, 1, |i| ()); ::prescient::for_range_chunked(0..4, 1, |r| ()); }
+                fn c() { p::for_range(0..10, 1, |i| ()); }
+                fn d(for_range: fn(u8)) {
+                    for_range(1);
+                    rayon::for_range(0..10, 1, |i| ());
+                    Pool::for_range(0..10, 1, |i| ());
+                    prescient::for_range(0..10, |i| ());
+                }
+            }",
+        );
+        assert_eq!(
+            sites(&p),
+            vec![
+                ("a".into(), SiteKind::RangeLoop),
+                ("a".into(), SiteKind::RangeLoop),
+                ("b".into(), SiteKind::RangeLoop),
+                ("b".into(), SiteKind::RangeLoop),
+                ("c".into(), SiteKind::RangeLoop),
+            ]
+        );
+        let targets: Vec<&str> = p
+            .sites
+            .iter()
+            .filter_map(|s| s.rewrite)
+            .map(|r| r.1)
+            .collect();
+        assert_eq!(
+            targets,
+            [
+                "for_range_at",
+                "for_range_chunked_at",
+                "for_range_at",
+                "for_range_chunked_at",
+                "for_range_at"
+            ]
+        );
+        assert_eq!(p.prescient_uses, vec![0]);
+        // A glob import brings both in; a local or another import shadows.
+        let p = program(
+            "mod m {
+                use prescient::*;
+                use other::for_range_chunked;
+                fn f() { for_range(0..4, 1, |i| ()); for_range_chunked(0..4, 1, |r| ()); }
+                fn g() { let for_range = |a: u8, b: u8, c: u8| (); for_range(1, 2, 3); }
+            }",
+        );
+        assert_eq!(sites(&p), vec![("f".into(), SiteKind::RangeLoop)]);
+    }
+
+    /// `(rho, lambda, in_loop of site 0)` of the program's first context.
+    fn loop_structure(src: &str) -> (u32, u32, bool) {
+        let r = crate::analysis::analyse(&program(src));
+        let c = &r.contexts[0];
+        (c.rho, c.lambda, r.sites[0].in_loop)
+    }
+
+    #[test]
+    fn a_range_loop_is_loop_parallelism() {
+        // The only parallelism is one `for_range`, written outside any loop:
+        // its site runs in a loop (λ = 1), no recursion (ρ = 0).
+        let src = "mod m {
+                use prescient::for_range;
+                fn work(i: usize) -> usize { i * 2 + 1 }
+                pub fn run(out: &[AtomicUsize]) {
+                    for_range(0..1000, 16, |i| { out[i].store(work(i), Relaxed); });
+                }
+            }";
+        assert_eq!(loop_structure(src), (0, 1, true));
+        let r = crate::analysis::analyse(&program(src));
+        let c = &r.contexts[0];
+        // The site's effort is one run of the body: the index, the store (an
+        // invisible method call) and `work` (a call, two operations).
+        use crate::effort::{CALL_OVERHEAD, INVISIBLE_CALL, LOOP_ITERATION, SPAWN_OVERHEAD};
+        let body = 1 + (CALL_OVERHEAD + INVISIBLE_CALL) + (CALL_OVERHEAD + 2);
+        assert_eq!(r.sites[0].effort, Sym::Lit(body));
+        assert_eq!(c.effort, r.sites[0].effort);
+        // The decision trees: ρ = 0 and λ > 0 give the loop capacity.
+        let effort = c.effort.literal().unwrap();
+        assert_eq!(
+            prescient::analysis::queue_capacity(c.rho, c.lambda, effort),
+            prescient::analysis::LOOP_QUEUE_CAPACITY
+        );
+        assert_eq!(prescient::analysis::LOOP_QUEUE_CAPACITY, 128);
+        // The function's effort: 1000 iterations of spawn + body + 1.
+        assert_eq!(
+            r.function_efforts[1],
+            Sym::Lit(1000 * (SPAWN_OVERHEAD + body + LOOP_ITERATION))
+        );
+
+        // The chunked form, with a module `const` bound and a chunk loop.
+        let chunked = "mod m {
+                use prescient as p;
+                const N: usize = 1 << 20;
+                fn run() { p::for_range_chunked(0..N, 1024, |r| { for i in r { x += i; } }); }
+            }";
+        assert_eq!(loop_structure(chunked), (0, 1, true));
+    }
+
+    #[test]
+    fn range_loop_bodies_are_tasks_for_rho() {
+        // A call back into the function from the body is recursion through a
+        // task (ρ = 1), and the site is still in a loop.
+        let src = "mod m {
+                use prescient::for_range;
+                fn walk(depth: u32) {
+                    if depth > 0 { for_range(0..4, 1, move |_| walk(depth - 1)); }
+                }
+            }";
+        assert_eq!(loop_structure(src), (1, 1, true));
+        let r = crate::analysis::analyse(&program(src));
+        // ρ > 0: no loop capacity.
+        let c = &r.contexts[0];
+        assert_eq!(
+            prescient::analysis::queue_capacity(c.rho, c.lambda, 0),
+            prescient::analysis::SMALL_QUEUE_CAPACITY
+        );
+        // A spawn inside a range loop body is reached in a loop too.
+        let nested = "mod m {
+                use prescient::{for_range, spawn};
+                fn f() { for_range(0..4, 1, |i| { spawn(move || i); }); }
+            }";
+        let r = crate::analysis::analyse(&program(nested));
+        assert_eq!(r.contexts[0].lambda, 2);
+        assert!(r.sites[1].in_loop);
+    }
+
+    #[test]
+    fn range_loop_trip_counts() {
+        fn trip(src: &str) -> Trip {
+            let p = program(src);
+            let mut out = None;
+            p.functions[0].body.walk(WalkCtx::default(), &mut |n, _| {
+                if let Node::Loop {
+                    kind: LoopKind::RangeLoop,
+                    trip,
+                    ..
+                } = n
+                {
+                    out = Some(trip.clone());
+                }
+            });
+            out.expect("a range loop")
+        }
+        let f = |call: &str| format!("mod m {{ use prescient::*; fn f(n: usize) {{ {call}; }} }}");
+        assert_eq!(trip(&f("for_range(0..100, 7, |i| ())")), Trip::Literal(100));
+        assert_eq!(trip(&f("for_range(0..n, 7, |i| ())")), Trip::Unknown);
+        assert_eq!(
+            trip(&f("for_range_chunked(0..100, 7, |r| ())")),
+            Trip::Literal(15)
+        );
+        assert_eq!(
+            trip(&f("for_range_chunked(0..100, 0, |r| ())")),
+            Trip::Literal(100)
+        );
+        assert_eq!(
+            trip(&f("for_range_chunked(0..100, n, |r| ())")),
+            Trip::Unknown
+        );
     }
 }

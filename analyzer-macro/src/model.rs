@@ -30,9 +30,9 @@ pub struct Program {
     pub functions: Vec<Function>,
     /// Spawn sites, in source (pre-)order; the index is the site's number.
     pub sites: Vec<Site>,
-    /// Indices (into the module's items) of `use` items that import `join` or
-    /// `spawn` from `prescient` (or glob-import it): rewriting the calls may
-    /// leave them unused.
+    /// Indices (into the module's items) of `use` items that import `join`,
+    /// `spawn`, `for_range` or `for_range_chunked` from `prescient` (or
+    /// glob-import it): rewriting the calls may leave them unused.
     pub prescient_uses: Vec<usize>,
 }
 
@@ -61,7 +61,27 @@ pub enum SiteKind {
     GroupSpawn,
     /// A dataflow task (`task`, or `spawn` on a dataflow scope).
     DataflowTask,
+    /// A parallel range loop (`for_range`, `for_range_chunked`), lowered as a
+    /// [`LoopKind::RangeLoop`] whose body is this site's spawn of the loop
+    /// body.
+    RangeLoop,
 }
+
+/// The levels of `join` a range loop's splitting nests at most: each level
+/// halves the range, and a range holds fewer than 2^`usize::BITS` ≤ 2^64
+/// indices, so a piece of at most the grain (≥ 1) is reached within 64
+/// levels.
+pub const RANGE_SPLIT_LEVELS: u32 = 64;
+
+/// Join frames (`JOIN_FRAME_BYTES`) the stack analysis charges per level of a
+/// range loop's splitting: a level is a `join` plus the splitting function's
+/// own frame and the closure call between them. `tests/tests/for_range.rs`
+/// checks that a level fits in two (measured with rustc 1.95 on x86-64: 1024
+/// bytes in the debug profile, 288 in release, so about one; two leave room
+/// for compiler changes). A range loop's body thus runs below
+/// `RANGE_SPLIT_LEVELS * JOIN_FRAMES_PER_SPLIT_LEVEL` join frames, plus one
+/// for its own spawn level.
+pub const JOIN_FRAMES_PER_SPLIT_LEVEL: u32 = 2;
 
 /// A spawn site: one task invocation (CF'17 Alg. 1).
 #[derive(Debug)]
@@ -72,8 +92,10 @@ pub struct Site {
     pub function: FnId,
     /// The whole call.
     pub span: Span,
-    /// For `join`/`spawn` calls: the call to rewrite to `join_at`/`spawn_at`.
-    pub rewrite: Option<CallKey>,
+    /// For `join`/`spawn`/`for_range`/`for_range_chunked` calls: the call to
+    /// rewrite, and the `__private` function it becomes (`join_at`,
+    /// `spawn_at`, `for_range_at`, `for_range_chunked_at`).
+    pub rewrite: Option<(CallKey, &'static str)>,
 }
 
 /// Identifies an `ExprCall` of the module the model was built from, by address.
@@ -105,6 +127,11 @@ pub enum LoopKind {
     IterClosure,
     /// The element copies of an array repeat expression `[x; n]`.
     Repeat,
+    /// A parallel range loop (`for_range`): its body is the site's
+    /// [`Node::Spawn`], run once per index (`for_range`) or per chunk
+    /// (`for_range_chunked`), below up to [`RANGE_SPLIT_LEVELS`] levels of
+    /// splitting joins.
+    RangeLoop,
 }
 
 /// The trip count of a loop.
@@ -221,7 +248,10 @@ pub struct WalkCtx {
     pub in_spawn: bool,
     /// Inside a loop body.
     pub in_loop: bool,
-    /// Number of enclosing spawn constructs.
+    /// Levels of spawn nesting, in join frames: one per enclosing spawn
+    /// construct, plus [`RANGE_SPLIT_LEVELS`] ×
+    /// [`JOIN_FRAMES_PER_SPLIT_LEVEL`] per enclosing range loop (its
+    /// splitting joins).
     pub spawn_depth: u32,
 }
 
@@ -236,9 +266,15 @@ impl Node {
                     n.walk(ctx, f);
                 }
             }
-            Node::Loop { body, .. } => body.walk(
+            Node::Loop { kind, body, .. } => body.walk(
                 WalkCtx {
                     in_loop: true,
+                    spawn_depth: match kind {
+                        LoopKind::RangeLoop => ctx
+                            .spawn_depth
+                            .saturating_add(RANGE_SPLIT_LEVELS * JOIN_FRAMES_PER_SPLIT_LEVEL),
+                        _ => ctx.spawn_depth,
+                    },
                     ..ctx
                 },
                 f,

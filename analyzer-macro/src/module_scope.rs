@@ -25,6 +25,8 @@ use std::collections::{HashMap, HashSet};
 const PRESCIENT_GLOB_NAMES: &[&str] = &[
     "join",
     "spawn",
+    "for_range",
+    "for_range_chunked",
     "scope",
     "dataflow",
     "Scope",
@@ -90,8 +92,9 @@ pub(crate) enum Resolved {
 impl ModuleScope {
     /// Collects the names of a module's items. Returns them with the module's
     /// functions in source order (a function's index is its [`FnId`]) and the
-    /// indices of the `use` items that import `join` or `spawn` from
-    /// `prescient` or glob-import it (`Program::prescient_uses`).
+    /// indices of the `use` items that import `join`, `spawn`, `for_range` or
+    /// `for_range_chunked` from `prescient` or glob-import it
+    /// (`Program::prescient_uses`).
     ///
     /// Fails on an item the macro would emit (`PARAMS`, `ANALYSIS`) already
     /// defined by the module.
@@ -422,7 +425,8 @@ fn collect_aliases(tree: &syn::UseTree, prefix: &[String], imports: &mut Imports
 }
 
 /// Records what a `use` tree imports; `feeds_spawn` is set when it imports
-/// `join`/`spawn` from `prescient` or glob-imports `prescient`.
+/// a function whose calls the macro rewrites (`join`, `spawn`, `for_range`,
+/// `for_range_chunked`) from `prescient` or glob-imports `prescient`.
 fn collect_use(
     tree: &syn::UseTree,
     prefix: &[String],
@@ -444,7 +448,10 @@ fn collect_use(
         }
         if from_prescient(&full, imports) {
             let inner = full[1..].to_vec();
-            if matches!(inner.last().map(String::as_str), Some("join" | "spawn")) {
+            if matches!(
+                inner.last().map(String::as_str),
+                Some("join" | "spawn" | "for_range" | "for_range_chunked")
+            ) {
                 *feeds_spawn = true;
             }
             imports.names.insert(name, inner);

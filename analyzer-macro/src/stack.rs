@@ -13,7 +13,11 @@
 //! [`FRAME_OVERHEAD_BYTES`], plus the runtime's own per-join frame cost
 //! (`prescient::analysis::JOIN_FRAME_BYTES`, measured per build profile) once
 //! per level of spawn-construct nesting (a task that is not stolen runs inline
-//! below the construct's frame).
+//! below the construct's frame); a range loop (`for_range`) counts
+//! [`RANGE_SPLIT_LEVELS`](crate::model::RANGE_SPLIT_LEVELS) (64) ×
+//! [`JOIN_FRAMES_PER_SPLIT_LEVEL`](crate::model::JOIN_FRAMES_PER_SPLIT_LEVEL)
+//! (2) + 1 = 129, since its body runs below the joins (and the splitting
+//! frames) that halve its range.
 //!
 //! A declaration's size is **known** (an upper bound the analysis trusts):
 //! `core::mem::size_of::<T>()`, evaluated by rustc, when its type `T` is
@@ -326,6 +330,22 @@ mod tests {
         // `w`: an unsuffixed literal, at most a u128; `v`: x's type.
         assert_eq!(s[0], FRAME_OVERHEAD_BYTES + 8 + 4 + 1 + 16 + 8);
         assert_eq!(s[1], FRAME_OVERHEAD_BYTES + 2 * 512);
+    }
+
+    #[test]
+    fn range_loop_tasks_run_below_its_splitting_joins() {
+        let s = stacks(
+            "mod m {
+                use prescient::{for_range, join};
+                fn flat() { for_range(0..10, 1, |_| ()); }
+                fn nested() { for_range(0..10, 1, |i: usize| { join(|| 1, || 2); }); }
+            }",
+        );
+        // The splitting levels at two join frames each, and the piece's own.
+        let levels = 2 * u64::from(crate::model::RANGE_SPLIT_LEVELS) + 1;
+        assert_eq!(levels, 129);
+        assert_eq!(s[0], FRAME_OVERHEAD_BYTES + levels * 512);
+        assert_eq!(s[1], FRAME_OVERHEAD_BYTES + 8 + (levels + 1) * 512);
     }
 
     #[test]

@@ -10,7 +10,10 @@
 //!   [`RHO_SEARCH_BUDGET`] call edges (ρ is then what was found so far).
 //! * **λ** counts the spawn sites reachable from a context that execute inside a
 //!   loop: a site written in a loop (`for`, `while`, `loop`, an iterator
-//!   closure such as `for_each`), or reached through a call made in one.
+//!   closure such as `for_each`), or reached through a call made in one. A
+//!   range loop (`for_range`) is such a loop around its own site, so it
+//!   counts even when written outside any other loop, and so do the sites its
+//!   body reaches.
 //!
 //! Recursion through other modules, trait objects or function pointers is
 //! invisible.

@@ -7,6 +7,9 @@
 //!   and [`task_local!`]. A task that waits suspends, and only that task —
 //!   its worker goes on with other tasks, so tasks may block on each other
 //!   without blocking a thread.
+//! * **Loops**: [`for_range`] and [`for_range_chunked`] run a body over a
+//!   range of indices with a grain size, split in halves by [`join`] as far
+//!   as the runtime finds it worth deferring them.
 //! * **Dataflow**: [`dataflow`] tasks declare `in`/`out`/`inout` accesses to
 //!   runtime-owned [`Data`] and [`Tiles`]; the runtime orders them as OpenMP
 //!   `depend` clauses would, and their bodies get plain `&T`/`&mut T`.
@@ -18,6 +21,8 @@
 //!   tells what the scheduler did.
 //!
 //! Coming from rayon: [`join`], [`scope`] and [`spawn`] keep their names;
+//! `(a..b).into_par_iter().with_min_len(g).for_each(f)` is
+//! [`for_range`]`(a..b, g, f)`;
 //! `ThreadPoolBuilder::num_threads` is [`RuntimeBuilder::num_workers`],
 //! `ThreadPool::install` is [`Runtime::run`], `current_thread_index` is
 //! [`current_worker_index`], and `RAYON_NUM_THREADS` is `PRESCIENT_WORKERS`.
@@ -107,12 +112,13 @@
 // 3. `sleep` (parking and resume inboxes; `fiber`);
 // 4. `latch` (waiting; `fiber`, `sync`), `stack_job` (`job`, `latch`);
 // 5. `registry` — the scheduler: workers and their main loop;
-// 6. the public API: `runtime`, `join`, `spawn`, `scope`, `group`, `event`,
-//    `task_local`, `dataflow`, `analysis`.
+// 6. the public API: `runtime`, `join`, `range` (loops over `join`),
+//    `spawn`, `scope`, `group`, `event`, `task_local`, `dataflow`,
+//    `analysis`.
 //
 // No module imports one from a layer above it, and no two modules import
-// each other (within layer 6, `join`, `spawn`, `scope`, `group` and
-// `dataflow` use `runtime`, never the reverse; `dataflow`'s own files form
+// each other (within layer 6, `join`, `range`, `spawn`, `scope`, `group` and
+// `dataflow` use `runtime`, never the reverse, and `range` uses `join`; `dataflow`'s own files form
 // a chain, see its `mod.rs`). Test code is the exception: `registry`'s unit
 // test starts a `Runtime`, and `sleep`'s loom models use `latch`.
 
@@ -135,6 +141,7 @@ mod overflow;
 #[path = "overflow_fallback.rs"]
 mod overflow;
 mod params;
+mod range;
 mod registry;
 mod runtime;
 mod scope;
@@ -164,6 +171,7 @@ pub use params::{
 /// for a runnable example, and [`analysis`] for the decision trees.
 #[doc(inline)]
 pub use prescient_macros::task_program;
+pub use range::{for_range, for_range_chunked};
 pub use runtime::{
     current_worker_index, num_workers, BuildError, Runtime, RuntimeBuilder, MAX_WORKERS,
 };
@@ -172,8 +180,8 @@ pub use spawn::{spawn, TaskHandle};
 pub use task_local::LocalKey;
 
 /// What the code `#[task_program]` emits refers to: the spawn-site `static`s,
-/// the site-aware `join`/`spawn` entry points, and the `const fn` helpers of
-/// the emitted effort and stack expressions.
+/// the site-aware `join`/`spawn`/`for_range` entry points, and the `const fn`
+/// helpers of the emitted effort and stack expressions.
 ///
 /// Not part of the public API: hidden from the docs, and free to change in
 /// any release together with the macro (the convention of serde and tokio).
@@ -183,5 +191,6 @@ pub mod __private {
         max, product, sum, trip_count, SpawnSite, JOIN_FRAME_BYTES,
     };
     pub use crate::join::join_at;
+    pub use crate::range::{for_range_at, for_range_chunked_at};
     pub use crate::spawn::spawn_at;
 }

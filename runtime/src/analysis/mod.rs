@@ -54,8 +54,10 @@ pub const RECURSIVE_DEPENDENCY_BUCKETS: usize = 256_019;
 /// Dependency-table buckets otherwise.
 pub const FLAT_DEPENDENCY_BUCKETS: usize = 97;
 
-/// Which spawn construct a site is.
+/// Which spawn construct a site is. More constructs may be added: match with
+/// a wildcard arm.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum SiteKind {
     /// `join(a, b)`.
     Join,
@@ -67,10 +69,15 @@ pub enum SiteKind {
     GroupSpawn,
     /// A dataflow task.
     DataflowTask,
+    /// A parallel range loop, [`for_range`](crate::for_range) or
+    /// [`for_range_chunked`](crate::for_range_chunked): its task body is the
+    /// loop body, and the site counts as in a loop (λ).
+    RangeLoop,
 }
 
 impl SiteKind {
-    /// A short name for tables: `join`, `spawn`, `scope spawn`, `group spawn`, `dataflow task`.
+    /// A short name for tables: `join`, `spawn`, `scope spawn`, `group spawn`,
+    /// `dataflow task`, `range loop`.
     pub const fn name(self) -> &'static str {
         match self {
             SiteKind::Join => "join",
@@ -78,6 +85,7 @@ impl SiteKind {
             SiteKind::ScopeSpawn => "scope spawn",
             SiteKind::GroupSpawn => "group spawn",
             SiteKind::DataflowTask => "dataflow task",
+            SiteKind::RangeLoop => "range loop",
         }
     }
 }
@@ -107,10 +115,12 @@ pub struct SiteInfo {
     /// Column of the site (1-based).
     pub column: u32,
     /// Whether the site sits inside a loop (`for`, `while`, `loop`, or an
-    /// iterator closure such as `for_each`) of its function.
+    /// iterator closure such as `for_each`) of its function; always for a
+    /// [range loop](SiteKind::RangeLoop), which is a loop itself.
     pub in_loop: bool,
     /// The static effort estimate of the tasks this site spawns, in built-in
-    /// operations: the starting point of adaptive inlining.
+    /// operations (for a range loop: one call of its body): the starting
+    /// point of adaptive inlining.
     pub static_effort: u64,
 }
 
