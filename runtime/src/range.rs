@@ -2,72 +2,68 @@
 //! indices, with a grain size, split in halves by [`join`] (INSPIRE's job
 //! ranges; rayon's `par_iter().for_each` shape).
 //!
-//! # How a range is split
+//! # How a range is split: on request
 //!
-//! A range longer than the grain is cut in two halves, `start..mid` and
-//! `mid..end` with `mid = start + len / 2`, and the halves go to one
-//! [`join`]; each half is split again the same way, until a piece holds at
-//! most `grain` indices and runs as one plain sequential loop (rayon's
-//! `bridge` does the same, with its own splitter). The loop decides nothing
-//! else: whether a half becomes parallel work is the runtime's decision, made
-//! per `join` by lazy task creation.
+//! A worker runs its range as a plain sequential loop over chunks of `grain`
+//! indices. Between two chunks it looks at its `hungry` flag (one load),
+//! which a thief raises when it finds this worker's deque empty
+//! (`registry.rs`). When it is up, the worker cuts what is left of its range
+//! in two halves, `start..mid` and `mid..end` with `mid = start + len / 2`,
+//! and runs them with one [`join`], whose second half the worker publishes
+//! at once (a latent join answering the request, `latent.rs`): the thief
+//! takes half of the remaining work, runs it the same way, and splits it
+//! again when another thief asks it. Nobody asking means no split and no
+//! join at all — on one worker a range loop costs a flag load per chunk —
+//! and a loop whose iterations are uneven still balances, because a worker
+//! with much left is asked again after its next chunk. This is Insieme's
+//! runtime-directed splitting of work ranges, and it is what rayon's
+//! adaptive splitter approximates by splitting a fixed number of times and
+//! again after each steal. A request is answered within one chunk: choose
+//! `grain` so that a chunk takes a few microseconds at most.
 //!
-//! * **Runtime-directed splitting.** `join` defers its second half (pushes it
-//!   as a job thieves may take) only while this worker's deque holds fewer
-//!   than `queue_capacity` jobs; otherwise `join(a, b)` is `(a(), b())`. The
-//!   splitting is depth first, so the deque holds at most one pending half
-//!   per level of the current path, the largest (a half of the whole range)
-//!   the oldest: a thief that steals the oldest job (`PF`, `BF`) takes the
-//!   largest piece left and splits it further itself. Where nobody is hungry,
-//!   nothing is stolen and the halves stay with their owner: under `PF` and
-//!   `FF` it takes each one back and runs it on the same stack; under `DEF`
-//!   and `BF`, whose owner takes its oldest job first, the joining piece
-//!   suspends while the worker runs its pending halves, largest first. Once
-//!   the deque is full the rest of the range runs as plain recursive calls.
+//! When the worker already has a latent join of an enclosing `join`, it
+//! publishes that one instead (it is older, hence larger), and the loop
+//! goes on unsplit.
 //!
-//! * **Why it is correct.** A piece is split only when `len > grain ≥ 1`, so
-//!   `len ≥ 2` and `start < mid < end`: both halves are non-empty, disjoint,
-//!   strictly shorter, and together exactly the piece. By induction every
-//!   index of the range lies in exactly one leaf, the recursion ends, and
-//!   every leaf holds between `⌊(grain + 1) / 2⌋` (when the range was longer
-//!   than the grain) and `grain` indices. `join` runs each of its closures
-//!   exactly once (unless one panics: see [`for_range`]'s `# Panics`), so
-//!   every index is visited exactly once. The body is shared by reference between the threads that
-//!   run pieces, hence `F: Sync`; nothing else is shared, so the loop itself
-//!   needs no synchronisation beyond `join`'s.
+//! * **Why it is correct.** The loop hands `body` the chunks
+//!   `start..min(start + grain, end)` of its range in order, and a split
+//!   happens only when more than `grain ≥ 1` indices are left, so
+//!   `start < mid < end` and both halves are non-empty, disjoint and
+//!   together exactly what was left. By induction every index lies in
+//!   exactly one chunk of at most `grain` indices, and every piece of work
+//!   ends. `join` runs each of its closures exactly once (unless one panics:
+//!   see [`for_range`]'s `# Panics`), so every index is visited exactly
+//!   once. The body is shared by reference between the threads that run
+//!   pieces, hence `F: Sync`; nothing else is shared.
 //!
-//! * **Why it is cheap.** The split tree of `p` leaves has `p - 1` joins, so
-//!   the loop costs `O(1)` joins per leaf, i.e. per `grain` indices; a join
-//!   that finds the deque full is a thread-local load, a compare and two
-//!   calls, and a deferred one is a record in this frame plus a deque slot
-//!   (and, under `DEF` and `BF`, a suspension of the joining piece). A grain
-//!   of 1 on items of tens of nanoseconds therefore costs the loop a
-//!   noticeable fraction of its time (`loop_table` in the benchmarks
-//!   measures it against rayon, whose `with_min_len` is a lower bound it
-//!   rarely splits down to); a grain whose pieces take microseconds does
-//!   not.
-//!   Each level halves the length, so the recursion is at most
-//!   `usize::BITS` (64) levels deep: `#[task_program]` charges a range loop's
-//!   body two `JOIN_FRAME_BYTES` of stack per level, 129 in all with its own,
-//!   and `tests/tests/for_range.rs` checks that one level of splitting fits
-//!   in two (it measures about one).
+//! * **What it costs.** A flag load per chunk; a join per split, and a split
+//!   per request. Splits halve the remaining length, so the recursion is at
+//!   most `usize::BITS` (64) levels deep: `#[task_program]` charges a range
+//!   loop's body two `JOIN_FRAME_BYTES` of stack per level, 129 in all with
+//!   its own, and `tests/tests/for_range.rs` checks that one level of
+//!   splitting fits in two.
+//!
+//! * **What a body must not do.** Wait for a later iteration: the rest of
+//!   the range is not a task anyone could run while the body waits (as in
+//!   a sequential loop, and as with rayon).
 
 use crate::analysis::SpawnSite;
 use crate::join::join;
+use crate::registry::WorkerThread;
 use crate::runtime::{current_worker_index, Runtime};
 use std::ops::Range;
 
 /// Runs `body(i)` for every `i` in `range`, exactly once each, possibly in
 /// parallel, and returns when all calls have returned.
 ///
-/// The range is split in halves with [`join`] until a piece holds at most
-/// `grain` indices; each piece then runs as a plain loop on one worker. The
-/// splitting is runtime-directed: a half becomes a task other workers may
-/// steal only while this worker's deque has room (lazy task creation, see
-/// [`Params::queue_capacity`](crate::Params::queue_capacity)), and is stolen
-/// only by a worker that has nothing else to do; otherwise halves run as
-/// plain calls. Choose `grain` so that `grain` calls of `body` take at least
-/// a few microseconds: the loop costs about one `join` per `grain` indices.
+/// A worker runs the range as a plain loop, in chunks of `grain` indices,
+/// and splits what is left in two halves — one for the asking worker — only
+/// when another worker has run out of work (runtime-directed splitting; see
+/// the module source for how). On one worker the loop costs one flag load
+/// per chunk over a sequential loop. Choose `grain` so that `grain` calls
+/// of `body` take well under a millisecond (a request for work waits for
+/// the chunk in progress) and, for tiny bodies, a microsecond or more.
+/// `body` must not wait for a later index (nobody could run it meanwhile).
 ///
 /// A `grain` of 0 is taken as 1 (a grain computed as `n / k` is 0 for small
 /// `n`, where the finest split is what is wanted). An empty range (including
@@ -104,12 +100,13 @@ where
 /// that together cover it, each of at most `grain` indices, possibly in
 /// parallel, and returns when all calls have returned.
 ///
-/// The chunks are the pieces of [`for_range`]'s splitting: the range is
-/// halved until a piece holds at most `grain` indices, so when the range is
-/// longer than `grain` every chunk also holds at least `(grain + 1) / 2`
-/// indices (rounded down); a range of at most `grain` indices is one chunk.
-/// Use it when a body does better on a whole chunk at once (a slice
-/// operation, a local accumulator flushed once per chunk) than per index.
+/// The chunks are [`for_range`]'s: each piece of the range a worker holds is
+/// cut into chunks of `grain` indices from its start, the last one shorter,
+/// and a piece is halved only when another worker asks for work. So on one
+/// worker the chunks are exactly `start..start + grain`, … in order, and a
+/// range of at most `grain` indices is one chunk. Use it when a body does
+/// better on a whole chunk at once (a slice operation, a local accumulator
+/// flushed once per chunk) than per index.
 ///
 /// A `grain` of 0 is taken as 1; an empty range calls nothing. Called outside
 /// any runtime, it runs in the global runtime.
@@ -142,28 +139,38 @@ where
     if current_worker_index().is_none() {
         // Outside any runtime: the whole loop, even a single piece, runs on
         // a worker of the global runtime (as `join` would put its halves).
-        return Runtime::global().run(|| split(range, grain, &body));
+        return Runtime::global().run(|| run_range(range, grain, &body));
     }
-    split(range, grain, &body);
+    run_range(range, grain, &body);
 }
 
-/// Splits `range` (non-empty) in halves until a piece holds at most `grain`
-/// (≥ 1) indices, and runs `body` on each piece.
-fn split<F>(range: Range<usize>, grain: usize, body: &F)
+/// Runs `body` on `range` (non-empty) in chunks of at most `grain` (≥ 1)
+/// indices, splitting what is left with a `join` when a thief asks this
+/// worker for work (see the module docs).
+fn run_range<F>(range: Range<usize>, grain: usize, body: &F)
 where
     F: Fn(Range<usize>) + Sync,
 {
-    let len = range.end - range.start;
-    if len <= grain {
-        body(range);
-        return;
+    let mut start = range.start;
+    let end = range.end;
+    loop {
+        let len = end - start;
+        if len <= grain {
+            body(start..end);
+            return;
+        }
+        if WorkerThread::with_current(|worker| worker.is_some_and(WorkerThread::split_requested)) {
+            // `len > grain >= 1`: both halves are non-empty.
+            let mid = start + len / 2;
+            join(
+                || run_range(start..mid, grain, body),
+                || run_range(mid..end, grain, body),
+            );
+            return;
+        }
+        body(start..start + grain);
+        start += grain;
     }
-    // `len > grain >= 1`: both halves are non-empty.
-    let mid = range.start + len / 2;
-    join(
-        || split(range.start..mid, grain, body),
-        || split(mid..range.end, grain, body),
-    );
 }
 
 /// [`for_range`] at an analysed spawn site: `#[task_program]` rewrites the
@@ -195,12 +202,61 @@ mod tests {
     use super::*;
     use std::sync::Mutex;
 
+    /// The chunks on one worker, where nobody asks for a split: exactly
+    /// `grain`-long chunks from the start, in order.
     fn chunks(range: Range<usize>, grain: usize) -> Vec<Range<usize>> {
+        let runtime = Runtime::builder().num_workers(1).build().unwrap();
         let seen = Mutex::new(Vec::new());
-        for_range_chunked(range, grain, |c| seen.lock().unwrap().push(c));
-        let mut seen = seen.into_inner().unwrap();
-        seen.sort_by_key(|c| c.start);
-        seen
+        runtime.run(|| for_range_chunked(range, grain, |c| seen.lock().unwrap().push(c)));
+        seen.into_inner().unwrap()
+    }
+
+    /// Bytes of stack between the caller of a chunked loop over `2^levels`
+    /// indices with grain 1 and its deepest chunk, on one worker under `PF`,
+    /// when every chunk asks for a split (as a thief would): each piece runs
+    /// one chunk, then splits what is left, and the split's second half is
+    /// published and taken back — the deepest path a split can take.
+    fn stack_below_loop(levels: u32) -> usize {
+        let params = crate::Params::DEFAULT
+            .with_queue_policy(crate::QueuePolicy::PF)
+            .checked();
+        let runtime = Runtime::builder()
+            .params(params)
+            .num_workers(1)
+            .build()
+            .unwrap();
+        runtime.run(|| {
+            let top = 0u8;
+            let top = std::hint::black_box(&top) as *const u8 as usize;
+            let lowest = std::sync::atomic::AtomicUsize::new(usize::MAX);
+            for_range_chunked(0..1 << levels, 1, |_| {
+                let leaf = 0u8;
+                let leaf = std::hint::black_box(&leaf) as *const u8 as usize;
+                lowest.fetch_min(leaf, std::sync::atomic::Ordering::Relaxed);
+                WorkerThread::with_current(|worker| worker.unwrap().ask_for_work());
+            });
+            top - lowest.into_inner()
+        })
+    }
+
+    #[test]
+    fn a_splitting_level_fits_two_join_frames() {
+        use crate::analysis::emitted::JOIN_FRAME_BYTES;
+        let (shallow, deep) = (stack_below_loop(2), stack_below_loop(12));
+        assert!(deep > shallow, "no splitting: {shallow} vs {deep} B");
+        let per_level = (deep - shallow) / 10;
+        assert!(
+            per_level <= 2 * JOIN_FRAME_BYTES,
+            "a splitting level costs {per_level} B, more than 2 * JOIN_FRAME_BYTES"
+        );
+        // What the analyzer charges a range loop's body: two join frames per
+        // splitting level and one for the piece itself.
+        for (levels, bytes) in [(2, shallow), (12, deep)] {
+            assert!(
+                bytes <= (2 * levels + 1) * JOIN_FRAME_BYTES,
+                "{levels} levels: {bytes} B below the caller"
+            );
+        }
     }
 
     #[test]
@@ -211,7 +267,7 @@ mod tests {
         assert_eq!(chunks(7..3, 4), []);
         assert_eq!(chunks(3..5, 4), [3..5]);
         assert_eq!(chunks(0..8, 2), [0..2, 2..4, 4..6, 6..8]);
-        assert_eq!(chunks(0..5, 2), [0..2, 2..3, 3..5]);
+        assert_eq!(chunks(0..5, 2), [0..2, 2..4, 4..5]);
         assert_eq!(chunks(0..3, 0), [0..1, 1..2, 2..3], "grain 0 is 1");
         let top = usize::MAX - 4..usize::MAX;
         assert_eq!(chunks(top.clone(), 8), [top]);

@@ -576,6 +576,32 @@ impl WorkerThread {
         true
     }
 
+    /// For a range loop between two chunks (`range.rs`): whether a thief
+    /// asked this worker for work and the loop should split its remaining
+    /// range, so that the `join` of the split publishes the second half.
+    /// When the worker has a latent join already, it publishes that one (the
+    /// oldest, larger than anything the loop could split off now) and the
+    /// loop goes on; when its deque is full, thieves have work there and the
+    /// loop goes on too. The common path is one load of the thief's flag.
+    #[inline]
+    pub(crate) fn split_requested(&self) -> bool {
+        if !self.info().signals.hungry.load(Ordering::Relaxed) {
+            return false;
+        }
+        if !self.latent.is_empty() {
+            self.answer_hungry();
+            return false;
+        }
+        self.has_room()
+    }
+
+    /// Raises this worker's `hungry` flag as a thief would (tests force
+    /// splits and publications with it).
+    #[cfg(test)]
+    pub(crate) fn ask_for_work(&self) {
+        self.info().signals.hungry.store(true, Ordering::Relaxed);
+    }
+
     /// Before the running task suspends: publish every latent join, so that
     /// no unstarted work hides beneath a waiting task (the wait may depend on
     /// it). Ignores the capacity: visibility here is about progress.

@@ -5,13 +5,13 @@
 //!   are no multiple of the grain, under every queue policy, capacities 1, 16
 //!   and 128, on 1, 2 and 16 workers (16 oversubscribe this 2-core machine);
 //! * the chunked form covers the range with disjoint, non-empty chunks of at
-//!   most the grain (and, for a range longer than it, at least half of it);
+//!   most the grain;
 //! * loops nest;
 //! * a panic in the body reaches the caller only once no piece runs any more,
 //!   with the lowest panicking index's payload, and the runtime stays usable;
 //! * outside any runtime the loop runs on the global runtime's workers;
-//! * one level of the splitting costs no more stack than two of the
-//!   analyzer's `JOIN_FRAME_BYTES`, what it charges per level;
+//! * (the stack a level of splitting costs is checked by a unit test in
+//!   `runtime/src/range.rs`, which can make every chunk ask for a split);
 //! * a `#[task_program]` module using both forms compiles (its imports stay
 //!   used: `deny(unused_imports)`), runs on its own `PARAMS` and analysed
 //!   stack size, and its `ANALYSIS` shows range-loop sites, λ ≥ 1 and the
@@ -23,7 +23,6 @@ use prescient::{for_range, for_range_chunked, Params, QueuePolicy};
 use prescient_tests::{
     message, quiet_expected_panics, runtime_with, small_stack_runtime, watchdog,
 };
-use std::hint::black_box;
 use std::ops::Range;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -83,8 +82,7 @@ fn chunks_of(range: Range<usize>, grain: usize) -> Vec<Range<usize>> {
 }
 
 /// Checks that `chunks` tile `range` with non-empty chunks of at most
-/// `grain` (0 taken as 1) indices, each at least half the grain when the
-/// range is longer than the grain.
+/// `grain` (0 taken as 1) indices.
 fn check_tiling(range: &Range<usize>, grain: usize, chunks: &[Range<usize>], what: &str) {
     let grain = grain.max(1);
     if range.is_empty() {
@@ -101,9 +99,6 @@ fn check_tiling(range: &Range<usize>, grain: usize, chunks: &[Range<usize>], wha
             !c.is_empty() && c.len() <= grain,
             "{what}: {c:?}, grain {grain}"
         );
-        if range.len() > grain {
-            assert!(c.len() >= grain.div_ceil(2), "{what}: {c:?}, grain {grain}");
-        }
         next = c.end;
     }
     assert_eq!(next, range.end, "{what}: {range:?} not covered: {chunks:?}");
@@ -145,9 +140,12 @@ fn chunks_tile_the_range_under_every_policy() {
             });
         }
     }
-    // Chunks are exactly the halving's leaves.
-    assert_eq!(chunks_of(0..10, 3), [0..2, 2..5, 5..7, 7..10]);
-    assert_eq!(chunks_of(0..10, 10), [0..10]);
+    // On one worker nobody asks for a split: grain-long chunks in order.
+    let one = small_stack_runtime(QueuePolicy::DEF, 16, 1);
+    one.run(|| {
+        assert_eq!(chunks_of(0..10, 3), [0..3, 3..6, 6..9, 9..10]);
+        assert_eq!(chunks_of(0..10, 10), [0..10]);
+    });
 }
 
 #[test]
@@ -235,54 +233,6 @@ fn outside_a_runtime_the_loop_runs_on_the_global_runtime() {
     }
     assert_eq!(off_worker.load(Ordering::Relaxed), 0);
     assert_eq!(prescient::current_worker_index(), None);
-}
-
-/// Bytes of stack between the caller of a chunked loop over `2^levels`
-/// indices with grain 1 (every leaf `levels` joins deep) and its deepest
-/// leaf, on one worker under `PF` (a deferred half is taken back and runs on
-/// the same stack) with `capacity`.
-fn stack_below_loop(levels: u32, capacity: usize) -> usize {
-    let params = Params::DEFAULT
-        .with_queue_policy(QueuePolicy::PF)
-        .with_queue_capacity(capacity)
-        .checked();
-    let rt = runtime_with(1, params);
-    rt.run(|| {
-        let top = 0u8;
-        let top = black_box(&top) as *const u8 as usize;
-        let lowest = AtomicUsize::new(usize::MAX);
-        for_range_chunked(0..1 << levels, 1, |_| {
-            let leaf = 0u8;
-            lowest.fetch_min(black_box(&leaf) as *const u8 as usize, Ordering::Relaxed);
-        });
-        top - lowest.into_inner()
-    })
-}
-
-#[test]
-fn a_splitting_level_fits_the_analyzers_join_frame() {
-    for capacity in [1 << 16, 1] {
-        let shallow = stack_below_loop(2, capacity);
-        let deep = stack_below_loop(14, capacity);
-        let per_level = (deep - shallow) / 12;
-        println!(
-            "capacity {capacity}: {per_level} B per splitting level, {deep} B for 14 levels, \
-             JOIN_FRAME_BYTES = {JOIN_FRAME_BYTES}"
-        );
-        assert!(per_level > 0);
-        assert!(
-            per_level <= 2 * JOIN_FRAME_BYTES,
-            "a splitting level costs {per_level} B, more than 2 * JOIN_FRAME_BYTES"
-        );
-        // What the analyzer charges a range loop's body: two join frames per
-        // splitting level and one for the piece itself.
-        for (levels, bytes) in [(2, shallow), (14, deep)] {
-            assert!(
-                bytes <= (2 * levels + 1) * JOIN_FRAME_BYTES,
-                "{levels} levels: {bytes} B below the caller"
-            );
-        }
-    }
 }
 
 #[prescient::task_program]
