@@ -1,0 +1,107 @@
+//! Latent joins: a `join` records its second half where thieves cannot see
+//! it and publishes it only when another worker asks for work, or before the
+//! joining task suspends. These tests pin both paths down:
+//!
+//! * **on request** — a join's first half spins until its second half has
+//!   run. Only a thief can run it, and only after the worker published it:
+//!   the spin makes joins of its own (publication points), the idle thief
+//!   raises the worker's flag, the worker publishes its oldest latent half —
+//!   the outer `b` — and the thief takes it. Without publication on request
+//!   this hangs (the watchdog fails it);
+//! * **before a suspension** — on one worker, a join's first half waits for
+//!   an event its own second half sets. Nobody can ask for work there; the
+//!   task's suspension publishes `b`, the worker runs it, the event is set
+//!   and the join completes. Without that it would deadlock;
+//! * **bounded** — one worker never publishes (nobody asks) and records at
+//!   most eight halves at a time: a 1,000-deep chain runs 992 of its joins as
+//!   plain calls.
+//!
+//! Every queue policy; two workers and sixteen (oversubscribing this 2-core
+//! machine).
+
+use prescient::{Event, QueuePolicy};
+use prescient_tests::{small_stack_runtime, watchdog};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+const LIMIT: Duration = Duration::from_secs(30);
+
+#[test]
+fn a_latent_half_reaches_an_idle_worker_on_request() {
+    for policy in QueuePolicy::ALL {
+        for workers in [2, 16] {
+            let what = format!("policy={policy} workers={workers}");
+            let rt = small_stack_runtime(policy, 16, workers);
+            watchdog(&what, LIMIT, || {
+                let before = rt.counters();
+                let ran_b = AtomicBool::new(false);
+                let (b_worker, a_worker) = rt.run(|| {
+                    prescient::join(
+                        || {
+                            // Publication points: each inner join may answer
+                            // the thief's request.
+                            while !ran_b.load(Ordering::Acquire) {
+                                prescient::join(|| (), || ());
+                                std::thread::yield_now();
+                            }
+                            prescient::current_worker_index()
+                        },
+                        || {
+                            ran_b.store(true, Ordering::Release);
+                            prescient::current_worker_index()
+                        },
+                    )
+                });
+                assert_ne!(a_worker, b_worker, "{what}: b ran on the joiner's worker");
+                let c = rt.counters().since(&before);
+                assert!(c.published_joins >= 1, "{what}: {c:?}");
+                assert!(c.steals >= 1, "{what}: {c:?}");
+            });
+        }
+    }
+}
+
+#[test]
+fn a_first_half_may_wait_for_its_second_half_on_one_worker() {
+    for policy in QueuePolicy::ALL {
+        for capacity in [1, 4, 16] {
+            let what = format!("policy={policy} capacity={capacity}");
+            let rt = small_stack_runtime(policy, capacity, 1);
+            watchdog(&what, LIMIT, || {
+                let before = rt.counters();
+                let event = Event::new();
+                rt.run(|| prescient::join(|| event.wait(), || event.set()));
+                let c = rt.counters().since(&before);
+                // `a` suspended once; its worker published `b` first (one
+                // push) and ran it on another stack.
+                assert_eq!(c.suspensions, 1, "{what}: {c:?}");
+                assert_eq!(c.published_joins, 1, "{what}: {c:?}");
+                assert_eq!(c.spawns, 1, "{what}: {c:?}");
+            });
+        }
+    }
+}
+
+/// `depth` nested joins.
+fn chain(depth: u32) {
+    if depth > 0 {
+        prescient::join(|| chain(depth - 1), || ());
+    }
+}
+
+#[test]
+fn one_worker_records_at_most_eight_halves_and_publishes_none() {
+    for policy in QueuePolicy::ALL {
+        for capacity in [4, 16, 128] {
+            let what = format!("policy={policy} capacity={capacity}");
+            let rt = small_stack_runtime(policy, capacity, 1);
+            let before = rt.counters();
+            rt.run(|| chain(1000));
+            let c = rt.counters().since(&before);
+            let recorded = capacity.min(8) as u64;
+            assert_eq!(c.inlined_spawns, 1000 - recorded, "{what}: {c:?}");
+            assert_eq!(c.published_joins, 0, "{what}: {c:?}");
+            assert_eq!(c.spawns, 0, "{what}: {c:?}");
+        }
+    }
+}
