@@ -5,7 +5,8 @@
 //! Randall's Cilk program), in its variant without a cut-off: for row `j`, the
 //! program spawns one task per column `i` in a loop (`#pragma omp task` in a
 //! `for`, here [`prescient::scope`]'s spawn in a `for`); each task copies the
-//! partial placement, puts queen `j` in column `i`, and if no two queens
+//! partial placement into a fixed array on its own stack (BOTS: an `alloca`
+//! buffer), puts queen `j` in column `i`, and if no two queens
 //! attack each other ([`ok`], which like BOTS checks every pair) recurses into
 //! row `j + 1`. The scope waits for the row's tasks (`taskwait`), then the
 //! per-column counts are summed.
@@ -72,6 +73,12 @@ fn column(i: usize) -> u8 {
     u8::try_from(i).expect("nqueens: board wider than 255 columns")
 }
 
+/// The widest board the task version handles: its placements and per-column
+/// counts live in fixed arrays on the task's stack, as BOTS keeps them in
+/// `alloca` buffers (no heap allocation per task). nqueens(32) would take
+/// far longer than anyone waits.
+pub const MAX_BOARD: usize = 32;
+
 /// The task code of nqueens, analysed by `#[task_program]`.
 #[prescient::task_program]
 pub mod tasks {
@@ -94,25 +101,29 @@ pub mod tasks {
     /// The number of ways to complete the placement `a` (one queen per row
     /// for the first `a.len()` rows) to a full `n × n` solution: one task per
     /// column of the next row, each recursing, then the sum of their counts.
+    ///
+    /// # Panics
+    /// If `n` exceeds [`MAX_BOARD`](super::MAX_BOARD).
     pub fn nqueens(n: usize, a: &[u8]) -> u64 {
         let j = a.len();
         if j == n {
             return 1;
         }
-        let mut counts: Vec<u64> = vec![0; n];
+        assert!(n <= super::MAX_BOARD, "nqueens: board wider than MAX_BOARD");
+        let mut counts: [u64; super::MAX_BOARD] = [0; super::MAX_BOARD];
         scope(|s| {
-            for (i, count) in counts.iter_mut().enumerate() {
+            for (i, count) in counts[..n].iter_mut().enumerate() {
                 s.spawn(move |_| {
-                    let mut b: Vec<u8> = Vec::with_capacity(j + 1);
-                    b.extend_from_slice(a);
-                    b.push(super::column(i));
-                    if ok(&b) {
-                        *count = nqueens(n, &b);
+                    let mut b: [u8; super::MAX_BOARD] = [0; super::MAX_BOARD];
+                    b[..j].copy_from_slice(a);
+                    b[j] = super::column(i);
+                    if ok(&b[..=j]) {
+                        *count = nqueens(n, &b[..=j]);
                     }
                 });
             }
         });
-        counts.iter().sum()
+        counts[..n].iter().sum()
     }
 
     /// The number of solutions on an empty `n × n` board (BOTS'
