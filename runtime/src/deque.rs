@@ -159,21 +159,16 @@ impl TaskDeque {
     /// below it, and every job pushed after it by a join or scope nested in
     /// the joiner's first half was claimed or waited for before that half
     /// returned. Only detached `spawn`s (and group spawns, whose waits may
-    /// come later) can sit above it. The locked deque then finds it anyway,
-    /// searching from the newest end; crossbeam's `PF` deque can only pop the
-    /// newest, so there the joiner leaves the newer job alone (running an
-    /// unrelated task on the joiner's stack could make the join wait for
-    /// whatever that task waits for) and waits.
+    /// come later) can sit above it. Both deques find it anyway, searching
+    /// from the newest end (crossbeam's `PF` deque past at most
+    /// [`LIFO_SEARCH_DEPTH`] newer jobs, see [`take_from_lifo`]); the jobs
+    /// above it stay queued, in order.
     pub(crate) fn take_own(&self, job: JobRef) -> TakeOwn {
         match &self.owner {
-            Owner::Crossbeam(worker) => match worker.pop() {
-                None => TakeOwn::Empty,
-                Some(newest) if newest == job => TakeOwn::Taken,
-                Some(newest) => {
-                    // LIFO: pushing back restores the exact order.
-                    worker.push(newest);
-                    TakeOwn::NotFound
-                }
+            Owner::Crossbeam(worker) => match take_from_lifo(worker, |j| j == job) {
+                LifoSearch::Found(_) => TakeOwn::Taken,
+                LifoSearch::Empty => TakeOwn::Empty,
+                LifoSearch::NotFound => TakeOwn::NotFound,
             },
             Owner::Locked(deque) => {
                 let mut items = deque.items.lock();
@@ -195,22 +190,16 @@ impl TaskDeque {
         }
     }
 
-    /// Takes an unstarted job spawned into the scope or group `owner` (see
-    /// `JobRef::owner`), newest first, for the scope's end or the group's
-    /// wait to run inline — its own child, like `take_own`. The locked deque
-    /// finds one anywhere; crossbeam's `PF` deque only looks at the newest
-    /// job (and pushes it back if it belongs to someone else).
+    /// Takes an unstarted job spawned into the scope, group or task handle
+    /// `owner` (see `JobRef::owner`), newest first, for the scope's end, the
+    /// group's wait or the handle's join to run inline — its own child, like
+    /// `take_own`.
     pub(crate) fn take_owned_by(&self, owner: *const ()) -> Option<JobRef> {
         match &self.owner {
-            Owner::Crossbeam(worker) => {
-                let newest = worker.pop()?;
-                if newest.owner() == owner {
-                    return Some(newest);
-                }
-                // LIFO: pushing back restores the exact order.
-                worker.push(newest);
-                None
-            }
+            Owner::Crossbeam(worker) => match take_from_lifo(worker, |j| j.owner() == owner) {
+                LifoSearch::Found(job) => Some(job),
+                LifoSearch::Empty | LifoSearch::NotFound => None,
+            },
             Owner::Locked(deque) => {
                 let mut items = deque.items.lock();
                 let position = if deque.insert_front {
@@ -238,6 +227,64 @@ impl TaskDeque {
     pub(crate) fn is_empty(&self) -> bool {
         self.len() == 0
     }
+}
+
+/// What [`take_from_lifo`] found.
+enum LifoSearch {
+    /// The job, now removed from the deque.
+    Found(JobRef),
+    /// The deque was empty.
+    Empty,
+    /// The deque holds no such job (any more).
+    NotFound,
+}
+
+/// How many jobs newer than the wanted one [`take_from_lifo`] looks past.
+///
+/// Jobs above a joiner's child are detached spawns of the joiner itself
+/// (see `take_own`): few in practice. Past this many, the search gives up
+/// and the joiner waits as if the child had been stolen — correct, only
+/// slower — so that a join whose child really was stolen does not pop and
+/// push back a whole deque (up to its capacity) before it waits.
+const LIFO_SEARCH_DEPTH: usize = 8;
+
+/// Searches crossbeam's LIFO deque (`PF`) from the newest end for a job
+/// matching `wanted`, looking past at most [`LIFO_SEARCH_DEPTH`] newer jobs,
+/// and removes it; the jobs above it go back in their order.
+///
+/// crossbeam's owner can only pop the newest job, so the search pops jobs
+/// until it finds the one wanted and pushes the others back, oldest of them
+/// first: the deque ends up exactly as before, less that job. Thieves keep
+/// stealing the oldest end meanwhile; a job they could have stolen is out of
+/// their sight for the few pops it takes (never lost: the owner holds it).
+/// Usually the wanted job is the newest, and nothing is popped but it.
+fn take_from_lifo(worker: &Worker<JobRef>, wanted: impl Fn(JobRef) -> bool) -> LifoSearch {
+    let Some(newest) = worker.pop() else {
+        return LifoSearch::Empty;
+    };
+    if wanted(newest) {
+        return LifoSearch::Found(newest);
+    }
+    let mut newer = [newest; LIFO_SEARCH_DEPTH];
+    let mut count = 1;
+    let found = loop {
+        if count == LIFO_SEARCH_DEPTH {
+            break LifoSearch::NotFound;
+        }
+        match worker.pop() {
+            None => break LifoSearch::NotFound,
+            Some(job) if wanted(job) => break LifoSearch::Found(job),
+            Some(job) => {
+                newer[count] = job;
+                count += 1;
+            }
+        }
+    };
+    // LIFO: pushing the popped jobs back oldest first restores their order.
+    for &job in newer[..count].iter().rev() {
+        worker.push(job);
+    }
+    found
 }
 
 enum StealerInner {
@@ -333,43 +380,49 @@ mod tests {
             deque.push(with_owner(job(2), 100));
             deque.push(with_owner(job(3), 200));
             let owner = 100 as *const ();
-            let first = deque.take_owned_by(owner).map(addr);
-            if policy == QueuePolicy::InsertFrontStealBack {
-                // Crossbeam's LIFO deque only looks at the newest (3).
-                assert_eq!(first, None, "{policy}");
-                assert_eq!(deque.len(), 3);
-                continue;
-            }
-            assert_eq!(first, Some(2), "{policy}");
+            assert_eq!(deque.take_owned_by(owner).map(addr), Some(2), "{policy}");
             assert_eq!(deque.take_owned_by(owner).map(addr), Some(1), "{policy}");
             assert_eq!(deque.take_owned_by(owner).map(addr), None, "{policy}");
             assert_eq!(deque.len(), 1);
+            // The other owner's job stayed.
+            assert_eq!(
+                deque.take_owned_by(200 as *const ()).map(addr),
+                Some(3),
+                "{policy}"
+            );
         }
-        // Under PF the scope's own jobs on top come back newest first.
-        let (deque, _stealer) = TaskDeque::new(QueuePolicy::InsertFrontStealBack);
-        deque.push(with_owner(job(3), 200));
-        deque.push(with_owner(job(1), 100));
-        deque.push(with_owner(job(2), 100));
-        let owner = 100 as *const ();
-        assert_eq!(deque.take_owned_by(owner).map(addr), Some(2));
-        assert_eq!(deque.take_owned_by(owner).map(addr), Some(1));
-        assert_eq!(deque.take_owned_by(owner).map(addr), None);
     }
 
     #[test]
-    fn take_own_finds_a_child_beneath_a_newer_job_in_a_locked_deque() {
+    fn take_own_finds_a_child_beneath_newer_jobs_and_keeps_their_order() {
         for policy in QueuePolicy::ALL {
-            let (deque, _stealer) = TaskDeque::new(policy);
-            deque.push(job(1));
-            deque.push(job(2));
-            let taken = matches!(deque.take_own(job(1)), TakeOwn::Taken);
-            // Crossbeam's LIFO deque (PF) only pops the newest.
-            assert_eq!(
-                taken,
-                policy != QueuePolicy::InsertFrontStealBack,
+            let (deque, stealer) = TaskDeque::new(policy);
+            for i in 1..=4 {
+                deque.push(job(i));
+            }
+            assert!(matches!(deque.take_own(job(2)), TakeOwn::Taken), "{policy}");
+            assert!(
+                matches!(deque.take_own(job(2)), TakeOwn::NotFound),
                 "{policy}"
             );
-            assert_eq!(deque.len(), if taken { 1 } else { 2 }, "{policy}");
+            assert_eq!(deque.len(), 3, "{policy}");
+            // The others are where they were: the owner and a thief see the
+            // order the policy defines for jobs 1, 3, 4.
+            let stolen = match stealer.steal() {
+                Steal::Success(j) => crate::job::tests_support::addr(j),
+                _ => panic!("{policy}: nothing to steal"),
+            };
+            let mut owner = Vec::new();
+            while let Some(j) = deque.pop() {
+                owner.push(crate::job::tests_support::addr(j));
+            }
+            let expected = match policy {
+                QueuePolicy::InsertBackStealBack => (4, vec![1, 3]),
+                QueuePolicy::InsertFrontStealBack => (1, vec![4, 3]),
+                QueuePolicy::InsertBackStealFront => (1, vec![3, 4]),
+                QueuePolicy::InsertFrontStealFront => (4, vec![3, 1]),
+            };
+            assert_eq!((stolen, owner), expected, "{policy}");
         }
     }
 }

@@ -1,7 +1,15 @@
 //! Task groups (INSPIRE's `merge`/`merge_all`, OpenMP's `taskgroup`): spawn
 //! any number of `'static` tasks into a group and wait for all of them.
+//!
+//! The group's state is shared (`Arc`): a group is `'static`, clonable and
+//! may be waited for from several places. Only deferred tasks pay for that —
+//! a count and a reference each, and one allocation for the job; a task run
+//! inline (lazy task creation) is a plain call under `catch_unwind`. A wait
+//! first runs the group's own unstarted tasks still in this worker's deque
+//! (jobs carry the state's address, `JobRef::owner`; a job keeps the state
+//! alive, so the address names this group while the job exists).
 
-use crate::job::{drop_caught, keep_first_panic, HeapJob, PanicPayload};
+use crate::job::{drop_caught, keep_first_panic, HeapJob, JobRef, PanicPayload};
 use crate::latch::CountLatch;
 use crate::registry::{self, on_worker, WorkerThread};
 use crate::runtime::Runtime;
@@ -69,8 +77,31 @@ impl TaskGroup {
     where
         F: FnOnce() + Send + 'static,
     {
+        match WorkerThread::with_current(|worker| worker.map(WorkerThread::reserve)) {
+            Some(true) => {
+                let job = self.deferred(f);
+                on_worker(|worker| worker.push(job));
+            }
+            // Inline: it finishes before `spawn` returns, while `self` keeps
+            // the group alive, so it is neither counted nor given a reference.
+            Some(false) => {
+                if let Err(payload) = panic::catch_unwind(AssertUnwindSafe(f)) {
+                    keep_first_panic(&self.state.panic, payload);
+                }
+            }
+            None => Runtime::global().registry().inject(self.deferred(f)),
+        }
+    }
+
+    /// Counts `f` as pending and boxes it into a job tagged with this group
+    /// (the address of its shared state, which the job keeps alive).
+    fn deferred<F>(&self, f: F) -> JobRef
+    where
+        F: FnOnce() + Send + 'static,
+    {
         self.state.pending.increment();
         let state = self.state.clone();
+        let tag = Arc::as_ptr(&state) as *const ();
         let task = move || {
             if let Err(payload) = panic::catch_unwind(AssertUnwindSafe(f)) {
                 keep_first_panic(&state.panic, payload);
@@ -81,13 +112,7 @@ impl TaskGroup {
             // into the worker.
             drop_caught(state);
         };
-        match WorkerThread::with_current(|worker| worker.map(WorkerThread::reserve)) {
-            Some(true) => on_worker(|worker| worker.push(HeapJob::into_job_ref(task))),
-            Some(false) => task(),
-            None => Runtime::global()
-                .registry()
-                .inject(HeapJob::into_job_ref(task)),
-        }
+        HeapJob::into_owned_job_ref(task, tag)
     }
 
     /// The number of tasks spawned and not yet finished.
@@ -100,6 +125,20 @@ impl TaskGroup {
     /// [`join`](crate::join) about mutex guards and thread-locals across
     /// waits). The group can be used again afterwards.
     pub fn wait(&self) {
+        // The group's own unstarted tasks in this worker's deque run here,
+        // inline (see `scope`'s end): only tasks other workers took are
+        // waited for.
+        let tag = Arc::as_ptr(&self.state) as *const ();
+        while self.state.pending.pending() != 0 {
+            let Some(job) =
+                WorkerThread::with_current(|worker| worker.and_then(|w| w.claim_owned_by(tag)))
+            else {
+                break;
+            };
+            // SAFETY: taken out of the deque, so it runs exactly once, here;
+            // a group job is alive until it runs.
+            unsafe { job.execute() };
+        }
         registry::wait_for(&self.state.pending);
         if let Some(payload) = self.state.panic.lock().take() {
             panic::resume_unwind(payload);

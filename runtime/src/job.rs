@@ -67,9 +67,10 @@ pub(crate) fn report(message: std::fmt::Arguments<'_>) {
 pub(crate) struct JobRef {
     pointer: *const (),
     execute_fn: unsafe fn(*const ()),
-    /// See [`JobRef::owner`]. A live scope or group owns every job tagged
-    /// with its address (each job holds a reference to that state), so a
-    /// tag names exactly one scope or group for as long as the job exists.
+    /// See [`JobRef::owner`]. A tag names exactly one scope, group or task
+    /// handle for as long as the job exists: a scope outlives its jobs (it
+    /// waits for them), and a group's or handle's job holds a reference to
+    /// the shared state whose address it carries.
     owner: *const (),
 }
 
@@ -113,9 +114,10 @@ impl JobRef {
         self.pointer
     }
 
-    /// The scope or task group the job was spawned into (the address of its
-    /// state), or null: what lets a scope's end or a group's wait recognise
-    /// its own unstarted children in the worker's deque.
+    /// The scope, task group or task handle the job belongs to (the address
+    /// of the scope or of the shared state), or null: what lets a scope's
+    /// end, a group's wait or a handle's join recognise its own unstarted
+    /// children in the worker's deque.
     #[inline]
     pub(crate) fn owner(self) -> *const () {
         self.owner
@@ -152,9 +154,9 @@ where
         Self::into_owned_job_ref(func, std::ptr::null())
     }
 
-    /// [`into_job_ref`](Self::into_job_ref) for a job spawned into the scope
-    /// or group whose state lives at `owner` (see [`JobRef::owner`]); `func`
-    /// keeps that state alive.
+    /// [`into_job_ref`](Self::into_job_ref) for a job of the scope, group or
+    /// task handle at `owner` (see [`JobRef::owner`]), which outlives the job
+    /// or is kept alive by `func`.
     pub(crate) fn into_owned_job_ref(func: F, owner: *const ()) -> JobRef {
         let boxed = Box::new(HeapJob { func });
         JobRef {

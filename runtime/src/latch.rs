@@ -1,6 +1,7 @@
 //! Waiting without blocking a worker: the [`Waitable`] protocol, the one-shot
-//! lock-free [`Latch`] (join, `TaskHandle`, `Runtime::run`) and the
-//! mutex-protected [`WaitList`] (events, counters of scopes and groups).
+//! lock-free [`Latch`] (join, `TaskHandle`, `Runtime::run`), the
+//! [`ScopeLatch`] of a scope on its creator's stack, and the mutex-protected
+//! [`WaitList`] (events, the counters of task groups).
 //!
 //! A waiter is either a suspended fiber (a task waiting inside the runtime) or
 //! a parked OS thread (code outside any runtime). Registration happens on the
@@ -248,6 +249,90 @@ impl Waitable for CountLatch {
     }
 }
 
+/// The count of a scope that lives on its creator's stack: the creator's own
+/// count (1 at the start) plus one per deferred task not yet finished; the
+/// task that brings it to zero sets a one-waiter [`Latch`], which only the
+/// creator waits for.
+///
+/// # Why the creator may free it as soon as it returns from waiting
+/// A task's last access is [`release`](Self::release): its decrement, and —
+/// only for the task that reaches zero — `Latch::set`, which touches nothing
+/// after its swap. The creator returns only when it saw zero itself
+/// ([`release_creator`](Self::release_creator) or [`is_idle`](Self::is_idle))
+/// or after the latch was set; in both cases every task has made its
+/// decrement, and the one that reached zero (if not the creator) has made its
+/// swap. The count cannot rise again from zero: only the creator or a running
+/// task, each holding a count, adds one. So zero is reached once, and the
+/// latch is set at most once.
+pub(crate) struct ScopeLatch {
+    pending: AtomicUsize,
+    done: Latch,
+}
+
+impl ScopeLatch {
+    /// A count of 1: the creator's.
+    pub(crate) fn new() -> ScopeLatch {
+        ScopeLatch {
+            pending: AtomicUsize::new(1),
+            done: Latch::new(),
+        }
+    }
+
+    /// Counts one more task. The caller holds a count (the creator's or a
+    /// running task's), so the count is not zero.
+    pub(crate) fn add(&self) {
+        // Relaxed: the count is not zero and nobody waits on this value; the
+        // task's publication (a deque push or an injection, both release)
+        // orders it before the task's own `release`.
+        self.pending.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Whether only the creator's count is left: nothing was deferred, or
+    /// everything deferred has finished. Then nobody can add a count any
+    /// more but the creator, and the creator may skip
+    /// [`release_creator`](Self::release_creator) and return. A load instead
+    /// of a read-modify-write on the common path.
+    pub(crate) fn is_idle(&self) -> bool {
+        // Acquire pairs with the tasks' releases: their writes are visible.
+        self.pending.load(Ordering::Acquire) == 1
+    }
+
+    /// Releases the creator's count; whether that was the last (no task is
+    /// pending, and the latch will never be set).
+    pub(crate) fn release_creator(&self) -> bool {
+        self.pending.fetch_sub(1, Ordering::AcqRel) == 1
+    }
+
+    /// Whether tasks are still pending after the creator released its count.
+    pub(crate) fn has_pending(&self) -> bool {
+        self.pending.load(Ordering::Relaxed) != 0
+    }
+
+    /// What the creator waits for after `release_creator` returned `false`.
+    pub(crate) fn done(&self) -> &Latch {
+        &self.done
+    }
+
+    /// A task finished: releases its count; the one that reaches zero sets
+    /// the latch.
+    ///
+    /// # Safety
+    /// `this` is alive and the caller holds one count, released here; the
+    /// caller does not touch the latch (or what holds it) afterwards, since
+    /// the creator may free it at once.
+    pub(crate) unsafe fn release(this: *const ScopeLatch) {
+        // AcqRel: the task's writes happen before the creator's return, which
+        // observes zero through this decrement (or through the latch).
+        // SAFETY: alive while we hold our count (contract).
+        if unsafe { (*this).pending.fetch_sub(1, Ordering::AcqRel) } == 1 {
+            // SAFETY: alive until `done` is set (the creator released its
+            // count and waits for it); set once, since zero is reached once.
+            // `Latch::set` does not touch the latch after its swap.
+            unsafe { Latch::set(&(*this).done) };
+        }
+    }
+}
+
 /// Loom models of the latch protocol (`--cfg loom`): every interleaving of a
 /// waiter registering and a setter setting ends with the waiter either not
 /// sleeping (registration failed because the latch was set) or woken.
@@ -301,6 +386,68 @@ mod loom_models {
                 woken: AtomicBool::new(false),
             };
             assert!(!latch.register(Waiter::Thread(&waiter)));
+        });
+    }
+
+    /// The scope protocol: a creator on whose stack the `ScopeLatch` lives,
+    /// two deferred tasks. The creator "frees" the latch as soon as it
+    /// returns from waiting (it marks it dead); no task may touch the latch
+    /// after that, and the creator sees both tasks' writes.
+    #[test]
+    fn loom_scope_latch_is_never_touched_after_the_creator_returns() {
+        struct Tracked {
+            latch: ScopeLatch,
+            dead: AtomicBool,
+        }
+        struct Ptr(*const Tracked);
+        // SAFETY: the model keeps the pointee alive (an Arc held by the
+        // creator's thread) and checks the protocol, not Rust ownership.
+        unsafe impl Send for Ptr {}
+
+        loom::model(|| {
+            let tracked = Arc::new(Tracked {
+                latch: ScopeLatch::new(),
+                dead: AtomicBool::new(false),
+            });
+            let data = Arc::new([
+                loom::cell::UnsafeCell::new(0u32),
+                loom::cell::UnsafeCell::new(0u32),
+            ]);
+            let mut tasks = Vec::new();
+            for i in 0..2 {
+                tracked.latch.add();
+                let (ptr, data) = (Ptr(Arc::as_ptr(&tracked)), data.clone());
+                tasks.push(loom::thread::spawn(move || {
+                    let ptr = ptr;
+                    // SAFETY: only this task writes slot i; the creator reads
+                    // it after observing the count at zero.
+                    data[i].with_mut(|d| unsafe { *d = 1 });
+                    // SAFETY: alive (the Arc outlives the model threads).
+                    let tracked = unsafe { &*ptr.0 };
+                    assert!(!tracked.dead.load(Ordering::SeqCst), "touched after free");
+                    // SAFETY: we hold one count, released once.
+                    unsafe { ScopeLatch::release(&tracked.latch) };
+                }));
+            }
+            if !tracked.latch.is_idle() && !tracked.latch.release_creator() {
+                let waiter = ThreadWaiter {
+                    thread: std::thread::current(),
+                    woken: AtomicBool::new(false),
+                };
+                if tracked.latch.done().register(Waiter::Thread(&waiter)) {
+                    while !waiter.woken.load(Ordering::Acquire) {
+                        loom::thread::yield_now();
+                    }
+                }
+            }
+            tracked.dead.store(true, Ordering::SeqCst);
+            for slot in data.iter() {
+                // SAFETY: every task released its count after its write.
+                assert_eq!(slot.with(|d| unsafe { *d }), 1);
+            }
+            for task in tasks {
+                task.join().unwrap();
+            }
         });
     }
 }

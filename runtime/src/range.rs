@@ -263,8 +263,8 @@ mod tests {
     // Lists of one chunk and a backwards (empty) range, on purpose.
     #[allow(clippy::single_range_in_vec_init, clippy::reversed_empty_ranges)]
     fn chunks_tile_the_range() {
-        assert_eq!(chunks(0..0, 4), []);
-        assert_eq!(chunks(7..3, 4), []);
+        assert!(chunks(0..0, 4).is_empty());
+        assert!(chunks(7..3, 4).is_empty());
         assert_eq!(chunks(3..5, 4), [3..5]);
         assert_eq!(chunks(0..8, 2), [0..2, 2..4, 4..6, 6..8]);
         assert_eq!(chunks(0..5, 2), [0..2, 2..4, 4..5]);

@@ -657,29 +657,14 @@ impl WorkerThread {
         false
     }
 
-    /// Takes an unstarted job of the scope or group `owner` back from this
-    /// worker's deque, for the scope's end or the group's wait to run inline
-    /// (its own child, see `take_back_or_wait`).
+    /// Takes an unstarted job of the scope, group or task handle `owner`
+    /// back from this worker's deque, for the scope's end, the group's wait
+    /// or the handle's join to run inline (its own child, see
+    /// `take_back_or_wait`).
     pub(crate) fn claim_owned_by(&self, owner: *const ()) -> Option<JobRef> {
         let job = self.deque.take_owned_by(owner)?;
         self.note_taken();
         Some(job)
-    }
-
-    /// Takes `job` back from this worker's deque if it is still there, for
-    /// a `TaskHandle::join` to run it inline; whether it did.
-    pub(crate) fn claim_job(&self, job: JobRef) -> bool {
-        match self.deque.take_own(job) {
-            TakeOwn::Taken => {
-                self.note_taken();
-                true
-            }
-            TakeOwn::Empty => {
-                self.local_len.set(0);
-                false
-            }
-            TakeOwn::NotFound => false,
-        }
     }
 
     fn at_stack_cap(&self) -> bool {

@@ -10,7 +10,7 @@
 //! `Drop` is the detached task's panic and goes to the handler too.
 
 use crate::analysis::SpawnSite;
-use crate::job::{try_drop, HeapJob, PanicPayload};
+use crate::job::{report, try_drop, HeapJob, JobRef, PanicPayload};
 use crate::latch::Latch;
 use crate::registry::{self, on_worker, Registry, WorkerThread};
 use crate::runtime::Runtime;
@@ -57,7 +57,17 @@ impl<T> HandleState<T> {
 /// any) goes to the runtime's panic handler.
 #[must_use = "dropping a TaskHandle detaches the task"]
 pub struct TaskHandle<T> {
-    state: Option<Arc<HandleState<T>>>,
+    inner: Option<HandleInner<T>>,
+}
+
+/// Where a handle's result is.
+enum HandleInner<T> {
+    /// The task ran inline (lazy task creation): the result is here already,
+    /// and nothing was allocated or shared. A panicked task keeps its
+    /// runtime, whose panic handler gets the panic if the handle is dropped.
+    Ready(Result<T, PanicPayload>, Option<Arc<Registry>>),
+    /// The task was deferred: it writes the result into the shared state.
+    Shared(Arc<HandleState<T>>),
 }
 
 impl<T> fmt::Debug for TaskHandle<T> {
@@ -76,28 +86,61 @@ impl<T: Send + 'static> TaskHandle<T> {
     /// [`join`](crate::join) for what that means for mutex guards and
     /// thread-locals held across the wait); on a plain thread it blocks.
     pub fn join(mut self) -> T {
-        let state = self.state.take().expect("handle already joined");
-        registry::wait_for(&state.latch);
-        // SAFETY: the latch is set only after the task stored the result and
-        // swapped the state to DONE; we hold the handle, so nobody else takes.
-        match unsafe { state.take() } {
+        let result = match self.inner.take().expect("handle already joined") {
+            HandleInner::Ready(result, _) => result,
+            HandleInner::Shared(state) => {
+                if !state.latch.is_set() {
+                    claim_and_run(&state);
+                }
+                registry::wait_for(&state.latch);
+                // SAFETY: the latch is set only after the task stored the
+                // result and swapped the state to DONE; we hold the handle, so
+                // nobody else takes.
+                unsafe { state.take() }
+            }
+        };
+        match result {
             Ok(value) => value,
             Err(payload) => panic::resume_unwind(payload),
         }
     }
 }
 
+/// The joiner's own child: if the task is still unstarted in this worker's
+/// deque, takes it back and runs it inline (see `scope`'s end). Its job is
+/// tagged with the state's address, which the handle keeps alive, so the tag
+/// names this task alone.
+fn claim_and_run<T>(state: &Arc<HandleState<T>>) {
+    let tag = Arc::as_ptr(state) as *const ();
+    if let Some(job) =
+        WorkerThread::with_current(|worker| worker.and_then(|w| w.claim_owned_by(tag)))
+    {
+        // SAFETY: taken out of the deque, so it runs exactly once, here; the
+        // job is alive until it runs.
+        unsafe { job.execute() };
+    }
+}
+
 impl<T> TaskHandle<T> {
     /// Whether the task has finished.
     pub fn is_finished(&self) -> bool {
-        self.state.as_ref().is_some_and(|s| s.latch.is_set())
+        match &self.inner {
+            Some(HandleInner::Ready(..)) => true,
+            Some(HandleInner::Shared(state)) => state.latch.is_set(),
+            None => false,
+        }
     }
 }
 
 impl<T> Drop for TaskHandle<T> {
     fn drop(&mut self) {
-        let Some(state) = self.state.take() else {
-            return;
+        let state = match self.inner.take() {
+            None => return,
+            Some(HandleInner::Ready(result, registry)) => {
+                drop_inline_result(result, registry);
+                return;
+            }
+            Some(HandleInner::Shared(state)) => state,
         };
         if state.state.swap(DETACHED, Ordering::AcqRel) == DONE {
             // SAFETY: DONE observed with Acquire; the task no longer touches
@@ -126,21 +169,26 @@ where
     F: FnOnce() -> T + Send + 'static,
     T: Send + 'static,
 {
-    let reserved = WorkerThread::with_current(|worker| {
-        worker.map(|worker| (new_state(&worker.registry), worker.reserve()))
-    });
-    let Some((state, room)) = reserved else {
-        return spawn_in(Runtime::global().registry(), f);
-    };
-    if room {
-        let task_state = state.clone();
-        let job = HeapJob::into_job_ref(move || run_task(&task_state, f));
-        on_worker(|worker| worker.push(job));
-    } else {
+    let room = WorkerThread::with_current(|worker| worker.map(WorkerThread::reserve));
+    let inner = match room {
+        None => return spawn_in(Runtime::global().registry(), f),
         // `f` runs outside `with_current`'s closure (see there why).
-        run_task(&state, f);
-    }
-    TaskHandle { state: Some(state) }
+        Some(false) => {
+            let result = panic::catch_unwind(AssertUnwindSafe(f));
+            // Only a panicked task pays for a reference to its runtime.
+            let registry = result
+                .is_err()
+                .then(|| on_worker(|worker| worker.registry.clone()));
+            HandleInner::Ready(result, registry)
+        }
+        Some(true) => {
+            let state = on_worker(|worker| new_state(&worker.registry));
+            let job = deferred(&state, f);
+            on_worker(|worker| worker.push(job));
+            HandleInner::Shared(state)
+        }
+    };
+    TaskHandle { inner: Some(inner) }
 }
 
 /// [`spawn`] at an analysed spawn site: `#[task_program]` rewrites the
@@ -185,9 +233,22 @@ where
     T: Send + 'static,
 {
     let state = new_state(registry);
+    registry.inject(deferred(&state, f));
+    TaskHandle {
+        inner: Some(HandleInner::Shared(state)),
+    }
+}
+
+/// The job of a deferred task: runs `f` into `state`, tagged with the
+/// state's address so that the handle's `join` can claim it.
+fn deferred<F, T>(state: &Arc<HandleState<T>>, f: F) -> JobRef
+where
+    F: FnOnce() -> T + Send + 'static,
+    T: Send + 'static,
+{
     let task_state = state.clone();
-    registry.inject(HeapJob::into_job_ref(move || run_task(&task_state, f)));
-    TaskHandle { state: Some(state) }
+    let tag = Arc::as_ptr(state) as *const ();
+    HeapJob::into_owned_job_ref(move || run_task(&task_state, f), tag)
 }
 
 fn run_task<F, T>(state: &Arc<HandleState<T>>, f: F)
@@ -205,6 +266,27 @@ where
     }
     // SAFETY: the latch lives in the Arc we hold, set once.
     unsafe { Latch::set(&state.latch) };
+}
+
+/// Disposes of the result of an inline task whose handle was dropped, like a
+/// detached task's: its panic goes to the panic handler of the runtime it ran
+/// in, a panic in the `Drop` of its value to that of the runtime the handle is
+/// dropped in (reported on stderr outside any runtime).
+fn drop_inline_result<T>(result: Result<T, PanicPayload>, registry: Option<Arc<Registry>>) {
+    let registry = registry
+        .or_else(|| WorkerThread::with_current(|w| w.map(|worker| worker.registry.clone())));
+    match registry {
+        Some(registry) => drop_detached_result(&registry, result),
+        // A panicked task always kept its runtime: `result` is a value here.
+        None => {
+            if let Err(payload) = result.and_then(try_drop) {
+                report(format_args!(
+                    "the result of a dropped task handle panicked in its Drop; that panic is ignored"
+                ));
+                std::mem::forget(payload);
+            }
+        }
+    }
 }
 
 /// Disposes of a detached task's result: a panic goes to the panic handler,

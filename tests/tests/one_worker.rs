@@ -6,9 +6,13 @@
 //!   starts task B, and B waits on an `Event` that only A sets after its own
 //!   wait returns. A helper that ran B on A's stack could never return to A.
 //!
+//! * a join, a handle's join, a scope's end and a group's wait claim their
+//!   own unstarted tasks from the deque and run them inline, under every
+//!   policy, instead of suspending while the worker runs something else.
+//!
 //! Every policy and capacity, each under a watchdog.
 
-use prescient::{Event, QueuePolicy, Runtime, TaskHandle};
+use prescient::{Event, QueuePolicy, Runtime, TaskGroup, TaskHandle};
 use prescient_tests::{small_stack_runtime, watchdog, CAPACITIES};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::Duration;
@@ -43,7 +47,8 @@ fn log(log: &Log, what: &'static str) {
 fn blocking_on_a_handle_whose_producer_is_queued_behind() {
     each("handle/producer behind", |policy, capacity, rt| {
         // 1. The waiting task spawns its producer (queued in the only deque,
-        //    behind the running task) and blocks on the handle at once.
+        //    behind the running task) and joins the handle at once: the join
+        //    takes its own unstarted task back and runs it, without waiting.
         let before = rt.counters();
         let v = rt.run(|| prescient::spawn(|| 41).join() + 1);
         assert_eq!(v, 42);
@@ -52,9 +57,9 @@ fn blocking_on_a_handle_whose_producer_is_queued_behind() {
             c.spawns, 1,
             "{policy}/{capacity}: the producer was deferred: {c:?}"
         );
-        assert!(
-            c.suspensions >= 1,
-            "{policy}/{capacity}: the join did not suspend: {c:?}"
+        assert_eq!(
+            c.suspensions, 0,
+            "{policy}/{capacity}: the join claims its unstarted producer: {c:?}"
         );
 
         // 2. The consumer is a queued task that runs *before* its producer
@@ -182,11 +187,14 @@ fn a_task_started_during_a_wait_waits_for_the_waiter() {
     });
 }
 
-/// The same without a helper thread: X is the handle of a producer that is
-/// queued behind B, so the only worker runs B (which waits on A) before it
-/// can complete what A waits for.
+/// The same without a helper thread: A joins the handle of a producer P
+/// while B, which waits on an event A sets after the join, is queued too (B
+/// is the one the worker would take first). The join claims P, its own
+/// unstarted task, under every policy and runs it inline: A never suspends,
+/// B starts only when A joins it, and nothing waits. (Before, A suspended on
+/// P, the worker started B, which waited on A, and only then ran P.)
 #[test]
-fn a_task_started_during_a_join_waits_for_the_joiner() {
+fn a_handle_join_claims_its_unstarted_task() {
     each("A joins P, B waits on A", |policy, capacity, rt| {
         if capacity == 1 {
             // The second spawn would run inline: covered by the test above.
@@ -194,6 +202,7 @@ fn a_task_started_during_a_join_waits_for_the_joiner() {
         }
         let order: Log = Arc::default();
         let e = Arc::new(Event::new());
+        let before = rt.counters();
         rt.run(|| {
             let spawn_b = || {
                 let (order, e) = (order.clone(), e.clone());
@@ -207,7 +216,7 @@ fn a_task_started_during_a_join_waits_for_the_joiner() {
                 let order = order.clone();
                 prescient::spawn(move || log(&order, "P runs"))
             };
-            // B must be taken before P by the only worker.
+            // B is what the only worker would take before P.
             let (b, p) = if policy.owner_takes_newest() {
                 let p = spawn_p();
                 (spawn_b(), p)
@@ -222,11 +231,14 @@ fn a_task_started_during_a_join_waits_for_the_joiner() {
             b.join();
         });
         let order = order.lock().unwrap().clone();
+        let c = rt.counters().since(&before);
         assert_eq!(
             order,
-            ["A waits", "B starts", "P runs", "A resumes", "B resumes"],
-            "{policy}/{capacity}"
+            ["A waits", "P runs", "A resumes", "B starts", "B resumes"],
+            "{policy}/{capacity}: {c:?}"
         );
+        assert_eq!(c.spawns, 2, "{policy}/{capacity}: {c:?}");
+        assert_eq!(c.suspensions, 0, "{policy}/{capacity}: {c:?}");
     });
 }
 
@@ -274,9 +286,72 @@ fn a_join_claims_its_child_even_with_an_older_task_queued() {
             ],
             "{policy}/{capacity}"
         );
-        // One suspension: `b.join()` (B may not have run yet); the join
-        // itself never suspended.
+        // Nothing suspended: the join ran its child, and `b.join()` claimed
+        // B, whose event was set by then.
         let c = rt.counters().since(&before);
-        assert!(c.suspensions <= 1, "{policy}/{capacity}: {c:?}");
+        assert_eq!(c.suspensions, 0, "{policy}/{capacity}: {c:?}");
+    });
+}
+
+/// The scope's end and a group's wait claim their own unstarted tasks the
+/// same way, with an older task B (which waits on an event set after the
+/// wait) queued first: the tasks run inline at the wait, B only when it is
+/// joined, and nothing suspends — under every policy.
+#[test]
+fn a_scope_end_and_a_group_wait_claim_their_unstarted_tasks() {
+    each("scope/group tasks behind B", |policy, capacity, rt| {
+        if capacity < 4 {
+            return;
+        }
+        for use_group in [false, true] {
+            let what = if use_group { "group" } else { "scope" };
+            let order: Log = Arc::default();
+            let e = Arc::new(Event::new());
+            let before = rt.counters();
+            rt.run(|| {
+                let b = {
+                    let (order, e) = (order.clone(), e.clone());
+                    prescient::spawn(move || {
+                        log(&order, "B starts");
+                        e.wait();
+                        log(&order, "B resumes");
+                    })
+                };
+                log(&order, "A waits");
+                if use_group {
+                    let group = TaskGroup::new();
+                    for _ in 0..2 {
+                        let order = order.clone();
+                        group.spawn(move || log(&order, "task"));
+                    }
+                    group.wait();
+                } else {
+                    prescient::scope(|s| {
+                        for _ in 0..2 {
+                            s.spawn(|_| log(&order, "task"));
+                        }
+                    });
+                }
+                log(&order, "A resumes");
+                e.set();
+                b.join();
+            });
+            let order = order.lock().unwrap().clone();
+            let c = rt.counters().since(&before);
+            assert_eq!(
+                order,
+                [
+                    "A waits",
+                    "task",
+                    "task",
+                    "A resumes",
+                    "B starts",
+                    "B resumes"
+                ],
+                "{what} {policy}/{capacity}: {c:?}"
+            );
+            assert_eq!(c.spawns, 3, "{what} {policy}/{capacity}: {c:?}");
+            assert_eq!(c.suspensions, 0, "{what} {policy}/{capacity}: {c:?}");
+        }
     });
 }

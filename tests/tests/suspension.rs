@@ -254,7 +254,20 @@ fn tree(depth: u32, max: u32) -> u64 {
     TAG.scope(format!("d{depth}"), || {
         let (a, b) = prescient::join(
             || tree(depth + 1, max),
-            || prescient::spawn(move || tree(depth + 1, max)).join(),
+            || {
+                // The task waits for an event its spawned child sets, so it
+                // suspends whenever the child was deferred (a join would
+                // claim the child back and run it inline instead).
+                let done = Arc::new(Event::new());
+                let set = done.clone();
+                let child = prescient::spawn(move || {
+                    let value = tree(depth + 1, max);
+                    set.set();
+                    value
+                });
+                done.wait();
+                child.join()
+            },
         );
         assert_eq!(std::thread::current().id(), thread);
         assert_eq!(TAG.with(|t| t.clone()), format!("d{depth}"));
