@@ -215,6 +215,19 @@ impl Args {
         }
     }
 
+    /// The value of `flag` as a whole number of at least 1 (`--reps`).
+    ///
+    /// # Errors
+    /// If there is none, or it is not such a number.
+    pub fn positive(&mut self, flag: &str) -> Result<usize, String> {
+        let value = self.value(flag)?;
+        value
+            .parse()
+            .ok()
+            .filter(|&n| n > 0)
+            .ok_or_else(|| format!("{flag} {value:?}: not a number >= 1"))
+    }
+
     /// The next argument as a further value of `flag` (for a flag that
     /// takes several, such as the suite's `--child PROGRAM RUNNER THREADS`).
     ///
@@ -289,6 +302,23 @@ pub fn parse(
         }
     }
     Ok(Parsed::Run(common))
+}
+
+/// What a binary's `main` does with the result of its option parser: the
+/// options to run with, or `None` after printing `usage` for `--help`; a bad
+/// argument prints the message and `usage` on stderr and exits with status 2.
+pub fn options_or_exit<T>(parsed: Result<Option<T>, String>, usage: &str) -> Option<T> {
+    match parsed {
+        Ok(Some(options)) => Some(options),
+        Ok(None) => {
+            print!("{usage}");
+            None
+        }
+        Err(message) => {
+            eprintln!("error: {message}\n\n{usage}");
+            std::process::exit(2);
+        }
+    }
 }
 
 /// The `--help` text of a binary: `synopsis` (after `usage: `, the shared

@@ -43,6 +43,16 @@ fn log(log: &Log, what: &'static str) {
     log.lock().unwrap().push(what);
 }
 
+/// Spawns task B, which logs its start, waits for `e` and logs its end.
+fn spawn_b(order: &Log, e: &Arc<Event>) -> TaskHandle<()> {
+    let (order, e) = (order.clone(), e.clone());
+    prescient::spawn(move || {
+        log(&order, "B starts");
+        e.wait();
+        log(&order, "B resumes");
+    })
+}
+
 #[test]
 fn blocking_on_a_handle_whose_producer_is_queued_behind() {
     each("handle/producer behind", |policy, capacity, rt| {
@@ -204,14 +214,7 @@ fn a_handle_join_claims_its_unstarted_task() {
         let e = Arc::new(Event::new());
         let before = rt.counters();
         rt.run(|| {
-            let spawn_b = || {
-                let (order, e) = (order.clone(), e.clone());
-                prescient::spawn(move || {
-                    log(&order, "B starts");
-                    e.wait();
-                    log(&order, "B resumes");
-                })
-            };
+            let spawn_b = || spawn_b(&order, &e);
             let spawn_p = || {
                 let order = order.clone();
                 prescient::spawn(move || log(&order, "P runs"))
@@ -259,14 +262,7 @@ fn a_join_claims_its_child_even_with_an_older_task_queued() {
         let e = Arc::new(Event::new());
         let before = rt.counters();
         rt.run(|| {
-            let b = {
-                let (order, e) = (order.clone(), e.clone());
-                prescient::spawn(move || {
-                    log(&order, "B starts");
-                    e.wait();
-                    log(&order, "B resumes");
-                })
-            };
+            let b = spawn_b(&order, &e);
             log(&order, "A joins");
             let ((), ()) = prescient::join(|| log(&order, "a runs"), || log(&order, "child runs"));
             log(&order, "A resumes");
@@ -309,14 +305,7 @@ fn a_scope_end_and_a_group_wait_claim_their_unstarted_tasks() {
             let e = Arc::new(Event::new());
             let before = rt.counters();
             rt.run(|| {
-                let b = {
-                    let (order, e) = (order.clone(), e.clone());
-                    prescient::spawn(move || {
-                        log(&order, "B starts");
-                        e.wait();
-                        log(&order, "B resumes");
-                    })
-                };
+                let b = spawn_b(&order, &e);
                 log(&order, "A waits");
                 if use_group {
                     let group = TaskGroup::new();

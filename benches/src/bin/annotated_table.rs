@@ -96,12 +96,7 @@ fn parse_options(
     let parsed = cli::parse(args, available, |flag, args| {
         match flag {
             "--reps" => {
-                let value = args.value(flag)?;
-                reps = value
-                    .parse()
-                    .ok()
-                    .filter(|&n| n > 0)
-                    .ok_or_else(|| format!("--reps {value:?}: not a number >= 1"))?;
+                reps = args.positive(flag)?;
             }
             "--only" => {
                 let list = args.value(flag)?;
@@ -581,16 +576,9 @@ fn main() {
     let available = cli::available_threads();
     let env_threads = std::env::var(THREADS_ENV).ok();
     let command: Vec<String> = std::env::args().collect();
-    let options = match parse_options(command[1..].to_vec(), env_threads.as_deref(), available) {
-        Ok(Some(options)) => options,
-        Ok(None) => {
-            print!("{}", usage());
-            return;
-        }
-        Err(message) => {
-            eprintln!("error: {message}\n\n{}", usage());
-            std::process::exit(2);
-        }
+    let parsed = parse_options(command[1..].to_vec(), env_threads.as_deref(), available);
+    let Some(options) = cli::options_or_exit(parsed, &usage()) else {
+        return;
     };
     let (threads, reps) = (options.threads.clone(), options.reps);
     let machine = Machine::detect();

@@ -83,12 +83,7 @@ fn parse_options(
         if flag != "--reps" {
             return Ok(false);
         }
-        let value = args.value(flag)?;
-        reps = value
-            .parse()
-            .ok()
-            .filter(|&n| n > 0)
-            .ok_or_else(|| format!("--reps {value:?}: not a number >= 1"))?;
+        reps = args.positive(flag)?;
         Ok(true)
     })?;
     let Parsed::Run(common) = parsed else {
@@ -144,16 +139,9 @@ fn check(out: &[AtomicU64], reference: &[u64], what: &str) {
 fn main() {
     let available = cli::available_threads();
     let env_threads = std::env::var(THREADS_ENV).ok();
-    let options = match parse_options(std::env::args().skip(1), env_threads.as_deref(), available) {
-        Ok(Some(options)) => options,
-        Ok(None) => {
-            print!("{}", usage());
-            return;
-        }
-        Err(message) => {
-            eprintln!("error: {message}\n\n{}", usage());
-            std::process::exit(2);
-        }
+    let parsed = parse_options(std::env::args().skip(1), env_threads.as_deref(), available);
+    let Some(options) = cli::options_or_exit(parsed, &usage()) else {
+        return;
     };
     let (threads, reps) = (options.threads.clone(), options.reps);
     let workloads = [
