@@ -107,6 +107,25 @@ impl JobRef {
         }
     }
 
+    /// [`new`](Self::new) for a job of the scope, group or task handle at
+    /// `owner` (see [`owner`](Self::owner)).
+    ///
+    /// # Safety
+    /// As for `new`; and `owner` names one scope, group or handle for as
+    /// long as the job exists.
+    #[inline]
+    pub(crate) unsafe fn with_owner(
+        pointer: *const (),
+        execute_fn: unsafe fn(*const ()),
+        owner: *const (),
+    ) -> JobRef {
+        JobRef {
+            pointer,
+            execute_fn,
+            owner,
+        }
+    }
+
     /// The job's address (its identity; what `StackJob::mark_published`
     /// casts back).
     #[inline]

@@ -1,5 +1,12 @@
 //! `spawn`: start a `'static` task and get a [`TaskHandle`] to its result.
 //!
+//! A task that runs inline (lazy task creation: the deque is full) leaves its
+//! result in the handle itself: nothing is allocated or shared. A deferred
+//! task is one allocation, a [`SpawnJob`]: the closure and the state the
+//! handle shares; the deque holds a `JobRef` to the same address, which is
+//! also the tag by which the handle's `join` claims the task back when it is
+//! still unstarted in the joiner's deque.
+//!
 //! The handle and the task share a [`HandleState`]: the task writes the result
 //! and then moves the state to `DONE`; the handle either joins (waits on the
 //! latch and takes the result) or is dropped, which detaches the task. A
@@ -10,7 +17,7 @@
 //! `Drop` is the detached task's panic and goes to the handler too.
 
 use crate::analysis::SpawnSite;
-use crate::job::{report, try_drop, HeapJob, JobRef, PanicPayload};
+use crate::job::{report, try_drop, JobRef, PanicPayload};
 use crate::latch::Latch;
 use crate::registry::{self, on_worker, Registry, WorkerThread};
 use crate::runtime::Runtime;
@@ -37,6 +44,32 @@ struct HandleState<T> {
 unsafe impl<T: Send> Sync for HandleState<T> {}
 // SAFETY: as above.
 unsafe impl<T: Send> Send for HandleState<T> {}
+
+/// A deferred task's one allocation: the state its handle shares, and the
+/// closure, taken out when the job runs. The handle sees it as
+/// `Arc<dyn SharedState<T>>` (the closure's type is not part of the handle's),
+/// the deque as a `JobRef` to the same address, which owns one reference.
+struct SpawnJob<T, F> {
+    state: HandleState<T>,
+    func: UnsafeCell<Option<F>>,
+}
+
+// SAFETY: `func` is taken once, by the job's one execution (`execute_spawn_job`),
+// and never touched by the handle; `state` is Sync (above); F: Send moves the
+// closure to the executing thread.
+unsafe impl<T: Send, F: Send> Sync for SpawnJob<T, F> {}
+
+/// What a handle reaches through its shared allocation, whatever the
+/// closure's type.
+trait SharedState<T>: Send + Sync {
+    fn state(&self) -> &HandleState<T>;
+}
+
+impl<T: Send, F: Send> SharedState<T> for SpawnJob<T, F> {
+    fn state(&self) -> &HandleState<T> {
+        &self.state
+    }
+}
 
 impl<T> HandleState<T> {
     /// Takes the result.
@@ -67,7 +100,7 @@ enum HandleInner<T> {
     /// runtime, whose panic handler gets the panic if the handle is dropped.
     Ready(Result<T, PanicPayload>, Option<Arc<Registry>>),
     /// The task was deferred: it writes the result into the shared state.
-    Shared(Arc<HandleState<T>>),
+    Shared(Arc<dyn SharedState<T>>),
 }
 
 impl<T> fmt::Debug for TaskHandle<T> {
@@ -88,9 +121,10 @@ impl<T: Send + 'static> TaskHandle<T> {
     pub fn join(mut self) -> T {
         let result = match self.inner.take().expect("handle already joined") {
             HandleInner::Ready(result, _) => result,
-            HandleInner::Shared(state) => {
+            HandleInner::Shared(shared) => {
+                let state = shared.state();
                 if !state.latch.is_set() {
-                    claim_and_run(&state);
+                    claim_and_run(&shared);
                 }
                 registry::wait_for(&state.latch);
                 // SAFETY: the latch is set only after the task stored the
@@ -110,8 +144,8 @@ impl<T: Send + 'static> TaskHandle<T> {
 /// deque, takes it back and runs it inline (see `scope`'s end). Its job is
 /// tagged with the state's address, which the handle keeps alive, so the tag
 /// names this task alone.
-fn claim_and_run<T>(state: &Arc<HandleState<T>>) {
-    let tag = Arc::as_ptr(state) as *const ();
+fn claim_and_run<T>(shared: &Arc<dyn SharedState<T>>) {
+    let tag = Arc::as_ptr(shared) as *const ();
     if let Some(job) =
         WorkerThread::with_current(|worker| worker.and_then(|w| w.claim_owned_by(tag)))
     {
@@ -126,7 +160,7 @@ impl<T> TaskHandle<T> {
     pub fn is_finished(&self) -> bool {
         match &self.inner {
             Some(HandleInner::Ready(..)) => true,
-            Some(HandleInner::Shared(state)) => state.latch.is_set(),
+            Some(HandleInner::Shared(shared)) => shared.state().latch.is_set(),
             None => false,
         }
     }
@@ -134,14 +168,15 @@ impl<T> TaskHandle<T> {
 
 impl<T> Drop for TaskHandle<T> {
     fn drop(&mut self) {
-        let state = match self.inner.take() {
+        let shared = match self.inner.take() {
             None => return,
             Some(HandleInner::Ready(result, registry)) => {
                 drop_inline_result(result, registry);
                 return;
             }
-            Some(HandleInner::Shared(state)) => state,
+            Some(HandleInner::Shared(shared)) => shared,
         };
+        let state = shared.state();
         if state.state.swap(DETACHED, Ordering::AcqRel) == DONE {
             // SAFETY: DONE observed with Acquire; the task no longer touches
             // the result, and the handle is gone, so we are the only taker.
@@ -181,12 +216,11 @@ where
                 .then(|| on_worker(|worker| worker.registry.clone()));
             HandleInner::Ready(result, registry)
         }
-        Some(true) => {
-            let state = on_worker(|worker| new_state(&worker.registry));
-            let job = deferred(&state, f);
-            on_worker(|worker| worker.push(job));
-            HandleInner::Shared(state)
-        }
+        Some(true) => on_worker(|worker| {
+            let (shared, job) = deferred(&worker.registry, f);
+            worker.push(job);
+            HandleInner::Shared(shared)
+        }),
     };
     TaskHandle { inner: Some(inner) }
 }
@@ -218,40 +252,62 @@ impl Runtime {
     }
 }
 
-fn new_state<T>(registry: &Arc<Registry>) -> Arc<HandleState<T>> {
-    Arc::new(HandleState {
-        state: AtomicU8::new(RUNNING),
-        result: UnsafeCell::new(None),
-        latch: Latch::new(),
-        registry: registry.clone(),
-    })
-}
-
 fn spawn_in<F, T>(registry: &Arc<Registry>, f: F) -> TaskHandle<T>
 where
     F: FnOnce() -> T + Send + 'static,
     T: Send + 'static,
 {
-    let state = new_state(registry);
-    registry.inject(deferred(&state, f));
+    let (shared, job) = deferred(registry, f);
+    registry.inject(job);
     TaskHandle {
-        inner: Some(HandleInner::Shared(state)),
+        inner: Some(HandleInner::Shared(shared)),
     }
 }
 
-/// The job of a deferred task: runs `f` into `state`, tagged with the
-/// state's address so that the handle's `join` can claim it.
-fn deferred<F, T>(state: &Arc<HandleState<T>>, f: F) -> JobRef
+/// The shared state and the job of a deferred task, in one allocation; the
+/// job is tagged with the allocation's address so that the handle's `join`
+/// can claim it.
+fn deferred<F, T>(registry: &Arc<Registry>, f: F) -> (Arc<dyn SharedState<T>>, JobRef)
 where
     F: FnOnce() -> T + Send + 'static,
     T: Send + 'static,
 {
-    let task_state = state.clone();
-    let tag = Arc::as_ptr(state) as *const ();
-    HeapJob::into_owned_job_ref(move || run_task(&task_state, f), tag)
+    let job = Arc::new(SpawnJob {
+        state: HandleState {
+            state: AtomicU8::new(RUNNING),
+            result: UnsafeCell::new(None),
+            latch: Latch::new(),
+            registry: registry.clone(),
+        },
+        func: UnsafeCell::new(Some(f)),
+    });
+    let pointer = Arc::into_raw(job.clone()) as *const ();
+    // SAFETY: `execute_spawn_job::<T, F>` on `pointer` takes back the
+    // reference `into_raw` leaked; a JobRef executes at most once, and the
+    // allocation lives until that reference is dropped.
+    let job_ref = unsafe { JobRef::with_owner(pointer, execute_spawn_job::<T, F>, pointer) };
+    (job, job_ref)
 }
 
-fn run_task<F, T>(state: &Arc<HandleState<T>>, f: F)
+/// Runs a deferred task: the `JobRef` of a [`SpawnJob`].
+///
+/// # Safety
+/// `pointer` came from `Arc::into_raw` in [`deferred`], and this is the
+/// job's one execution.
+unsafe fn execute_spawn_job<T, F>(pointer: *const ())
+where
+    F: FnOnce() -> T,
+{
+    // SAFETY: contract: we own the reference `into_raw` leaked.
+    let job = unsafe { Arc::from_raw(pointer as *const SpawnJob<T, F>) };
+    // SAFETY: only this execution touches `func` (see `SpawnJob`'s Sync).
+    let f = unsafe { (*job.func.get()).take() }.expect("a spawned task runs once");
+    run_task(&job.state, f);
+    // Dropping `job` runs no user code: the closure is gone, and the result
+    // is with the handle or was disposed of by `run_task`.
+}
+
+fn run_task<F, T>(state: &HandleState<T>, f: F)
 where
     F: FnOnce() -> T,
 {
@@ -264,7 +320,8 @@ where
         drop_detached_result(&state.registry, result);
         return;
     }
-    // SAFETY: the latch lives in the Arc we hold, set once.
+    // SAFETY: the latch lives in the allocation whose reference the job
+    // holds until after this call; set once.
     unsafe { Latch::set(&state.latch) };
 }
 

@@ -13,17 +13,26 @@ use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
 /// The affinity of each worker `prefix{i}`, once all `n` have started.
-fn worker_affinities(prefix: &str, n: usize) -> Vec<Vec<usize>> {
+/// The CPU lists of the `n` worker threads named `prefix{i}`, once every
+/// one of them satisfies `settled` (a worker pins itself after its thread
+/// started, so a list read too early is the process's), or at the deadline.
+fn worker_affinities(
+    prefix: &str,
+    n: usize,
+    settled: impl Fn(&[usize]) -> bool,
+) -> Vec<Vec<usize>> {
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
         let threads = threads_named(prefix);
         if threads.len() == n {
             let mut by_index = vec![Vec::new(); n];
-            for t in threads {
+            for t in &threads {
                 let i: usize = t.name[prefix.len()..].parse().expect("worker index");
                 by_index[i] = parse_cpu_list(&t.cpus_allowed);
             }
-            return by_index;
+            if by_index.iter().all(|cpus| settled(cpus)) || Instant::now() >= deadline {
+                return by_index;
+            }
         }
         assert!(Instant::now() < deadline, "{threads:?}");
         std::thread::sleep(Duration::from_millis(1));
@@ -60,7 +69,10 @@ fn pinned_workers_run_on_their_pu() {
                 .thread_name(move |i| format!("{prefix}{i}"))
                 .build()
                 .unwrap();
-            let actual = worker_affinities(prefix, n);
+            let actual = worker_affinities(prefix, n, |cpus| {
+                let expected = if pinning == Pinning::None { pus } else { 1 };
+                cpus.len() == expected
+            });
             if pinning == Pinning::None {
                 for (i, got) in actual.iter().enumerate() {
                     assert_eq!(got, &process, "{what}: worker {i} (unpinned)");
