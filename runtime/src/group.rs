@@ -121,9 +121,11 @@ impl TaskGroup {
     }
 
     /// Waits for every task of the group, then propagates the first panic of
-    /// any of them (once). Inside a task this *suspends* the task (see
-    /// [`join`](crate::join) about mutex guards and thread-locals across
-    /// waits). The group can be used again afterwards.
+    /// any of them (once). The group's tasks still unstarted in this
+    /// worker's deque run here, inline; for tasks other workers run, a wait
+    /// inside a task *suspends* the task (see [`join`](crate::join) about
+    /// mutex guards and thread-locals across waits). The group can be used
+    /// again afterwards.
     pub fn wait(&self) {
         // The group's own unstarted tasks in this worker's deque run here,
         // inline (see `scope`'s end): only tasks other workers took are
