@@ -331,10 +331,27 @@ thread_local! {
     static WORKER_THREAD: Cell<*const WorkerThread> = const { Cell::new(std::ptr::null()) };
 }
 
+/// A reference to a registry behind a count of its own: see
+/// `WorkerThread::registry_handle`.
+pub(crate) struct RegistryHandle(pub(crate) Arc<Registry>);
+
+impl std::ops::Deref for RegistryHandle {
+    type Target = Registry;
+
+    fn deref(&self) -> &Registry {
+        &self.0
+    }
+}
+
 /// One worker: owned by its OS thread, used by every fiber on that thread.
 pub(crate) struct WorkerThread {
     pub(crate) index: usize,
     pub(crate) registry: Arc<Registry>,
+    /// This worker's own counted handle on the registry. A deferred `spawn`
+    /// keeps its runtime through a clone of this (for a detached panic), not
+    /// of `registry`: the count it touches is then this worker's, not one
+    /// cache line that every worker's spawns would bounce between them.
+    pub(crate) registry_handle: Arc<RegistryHandle>,
     deque: TaskDeque,
     queue_capacity: usize,
     /// Jobs pushed and not taken back, as far as the owner knows.
@@ -931,6 +948,7 @@ pub(crate) fn worker_main(
         suspended: Cell::new(0),
         rng: Cell::new(0x9E37_79B9_7F4A_7C15 ^ ((index as u64 + 1) << 17)),
         registry: registry.clone(),
+        registry_handle: Arc::new(RegistryHandle(registry.clone())),
     };
     // The handlers run outside the runtime (no worker registered yet / any
     // more): a handler that enters a runtime blocks like any other thread.

@@ -352,6 +352,22 @@ pub(crate) fn with_registry<R: Send>(f: impl FnOnce(Arc<Registry>) -> R + Send) 
     }
 }
 
+/// Runs `f` on a worker, with a reference to that worker's registry, like
+/// [`with_registry`] but without cloning the registry's `Arc`: that count is
+/// one cache line shared by every worker, and a `scope` per recursion level
+/// would bounce it between all of them. On a worker the reference is valid
+/// for all of `f`: the worker holds the registry and outlives every task it
+/// runs, across suspensions too (tasks are tied; see
+/// `WorkerThread::with_current`).
+pub(crate) fn in_registry<R: Send>(f: impl FnOnce(&Registry) -> R + Send) -> R {
+    match WorkerThread::with_current(|worker| worker.map(|worker| Arc::as_ptr(&worker.registry))) {
+        // SAFETY: this thread's worker keeps the registry alive while any of
+        // its tasks runs, and `f` runs in the calling task (see above).
+        Some(registry) => f(unsafe { &*registry }),
+        None => Runtime::global().run(|| in_registry(f)),
+    }
+}
+
 /// The index of the worker running the caller, or `None` outside a runtime.
 pub fn current_worker_index() -> Option<usize> {
     WorkerThread::with_current(|worker| worker.map(|worker| worker.index))

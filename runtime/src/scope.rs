@@ -30,7 +30,7 @@
 use crate::job::{keep_first_panic, HeapJob, PanicPayload};
 use crate::latch::ScopeLatch;
 use crate::registry::{self, on_worker, Registry, WorkerThread};
-use crate::runtime::with_registry;
+use crate::runtime::in_registry;
 use parking_lot::Mutex;
 use std::marker::PhantomData;
 use std::panic::{self, AssertUnwindSafe};
@@ -84,11 +84,11 @@ where
     F: FnOnce(&Scope<'scope>) -> R + Send,
     R: Send,
 {
-    with_registry(|registry| {
+    in_registry(|registry| {
         let scope = Scope {
             pending: ScopeLatch::new(),
             panic: Mutex::new(None),
-            registry: &*registry,
+            registry,
             marker: PhantomData,
         };
         let result = panic::catch_unwind(AssertUnwindSafe(|| body(&scope)));

@@ -19,7 +19,7 @@
 use crate::analysis::SpawnSite;
 use crate::job::{report, try_drop, JobRef, PanicPayload};
 use crate::latch::Latch;
-use crate::registry::{self, on_worker, Registry, WorkerThread};
+use crate::registry::{self, on_worker, Registry, RegistryHandle, WorkerThread};
 use crate::runtime::Runtime;
 use std::cell::UnsafeCell;
 use std::fmt;
@@ -35,7 +35,9 @@ struct HandleState<T> {
     state: AtomicU8,
     result: UnsafeCell<Option<Result<T, PanicPayload>>>,
     latch: Latch,
-    registry: Arc<Registry>,
+    /// The runtime, for a detached task's panic: the spawning worker's
+    /// `registry_handle` (a count of that worker's, not the registry's).
+    registry: Arc<RegistryHandle>,
 }
 
 // SAFETY: `result` is written once by the task before `state` becomes DONE
@@ -219,7 +221,7 @@ where
             HandleInner::Ready(result, registry)
         }
         Some(true) => on_worker(|worker| {
-            let (shared, job) = deferred(&worker.registry, f);
+            let (shared, job) = deferred(&worker.registry_handle, f);
             worker.push(job);
             HandleInner::Shared(shared)
         }),
@@ -259,7 +261,7 @@ where
     F: FnOnce() -> T + Send + 'static,
     T: Send + 'static,
 {
-    let (shared, job) = deferred(registry, f);
+    let (shared, job) = deferred(&Arc::new(RegistryHandle(registry.clone())), f);
     registry.inject(job);
     TaskHandle {
         inner: Some(HandleInner::Shared(shared)),
@@ -269,7 +271,7 @@ where
 /// The shared state and the job of a deferred task, in one allocation; the
 /// job is tagged with the allocation's address so that the handle's `join`
 /// can claim it.
-fn deferred<F, T>(registry: &Arc<Registry>, f: F) -> (Arc<dyn SharedState<T>>, JobRef)
+fn deferred<F, T>(registry: &Arc<RegistryHandle>, f: F) -> (Arc<dyn SharedState<T>>, JobRef)
 where
     F: FnOnce() -> T + Send + 'static,
     T: Send + 'static,
