@@ -22,8 +22,10 @@ use prescient::analysis::ProgramAnalysis;
 use prescient::Params;
 
 pub mod alignment;
+pub mod delannoy;
 pub mod fib;
 pub mod nqueens;
+pub mod sort;
 
 /// One `#[task_program]` module of this crate: what the analyzer emitted.
 #[derive(Clone, Copy, Debug)]

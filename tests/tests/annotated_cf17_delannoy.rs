@@ -1,0 +1,169 @@
+//! End-to-end checks of `#[task_program]` on the CF'17 suite's `delannoy`
+//! (`prescient_benches::annotated::delannoy`): the naive Delannoy recursion
+//! with a three-way fork (two nested joins) at every level.
+//!
+//! * The references agree: the dynamic program, the closed form, the naive
+//!   sequential recursion and the table of central Delannoy numbers
+//!   (`D(11, 11)`, the paper's input, is 45 046 719).
+//! * The analysis classifies it as fib: one context, ρ = 3 (three calls back
+//!   into `delannoy` from task bodies), λ = 0, tiny effort → `DEF`, capacity
+//!   4, 256019 buckets; the decrementing recursion gets the conservative
+//!   8 MiB stack.
+//! * It runs correctly under its own `PARAMS` on 1, 2 and 8 workers, on the
+//!   stack size the analysis aggregated (an overflow would abort this process
+//!   with the runtime's overflow message).
+//!
+//! Runs in well under a second in the debug profile.
+
+use prescient::__private::JOIN_FRAME_BYTES;
+use prescient::analysis::{self, ProgramAnalysis, SiteKind};
+use prescient::{Params, QueuePolicy, Runtime, MAX_STACK_SIZE};
+use prescient_benches::annotated::delannoy;
+use prescient_tests::watchdog;
+use std::time::Duration;
+
+/// The worker counts the program runs on.
+const WORKERS: [usize; 3] = [1, 2, 8];
+
+/// A generous bound for one run: a hang ends the process instead of the CI job.
+const LIMIT: Duration = Duration::from_secs(120);
+
+/// A runtime built from the program's `PARAMS`, checked to run on the stack
+/// size its `ANALYSIS` aggregated.
+fn runtime(params: Params, analysis: &ProgramAnalysis, workers: usize) -> Runtime {
+    let rt = Runtime::builder()
+        .params(params)
+        .num_workers(workers)
+        .build()
+        .expect("the analysed parameters are valid");
+    assert_eq!(rt.num_workers(), workers);
+    assert_eq!(rt.params(), params);
+    assert_eq!(
+        rt.params().stack_size,
+        analysis.stack_size,
+        "{}: the runtime runs on the analysed stack size",
+        analysis.module
+    );
+    rt
+}
+
+/// The aggregation invariants (as in `annotated_programs.rs`): the stack size
+/// is the largest context estimate rounded up to a power of two (and
+/// clamped), `PARAMS` is what the decision trees give for `ANALYSIS`.
+fn check_aggregation(name: &str, params: Params, a: &ProgramAnalysis) {
+    let largest = a.contexts.iter().map(|c| c.stack).max().unwrap_or(0);
+    assert_eq!(
+        a.stack_estimate, largest,
+        "{name}: stack is the maximum\n{a}"
+    );
+    assert_eq!(a.stack_size, analysis::stack_size(largest), "{name}\n{a}");
+    assert!(a.stack_size.is_power_of_two(), "{name}\n{a}");
+    assert!(
+        a.stack_size as u64 >= a.stack_estimate.min(MAX_STACK_SIZE as u64),
+        "{name}\n{a}"
+    );
+    assert_eq!(
+        params.stack_size, a.stack_size,
+        "{name}: PARAMS.stack_size\n{a}"
+    );
+    assert_eq!(
+        params,
+        a.params(),
+        "{name}: PARAMS is decide(&ANALYSIS)\n{a}"
+    );
+    assert_eq!(params.validate(), Ok(()), "{name}");
+    assert_eq!(
+        params.queue_policy,
+        analysis::queue_policy(a.rho, a.effort),
+        "{name}\n{a}"
+    );
+    assert_eq!(
+        params.queue_capacity,
+        analysis::queue_capacity(a.rho, a.lambda, a.effort),
+        "{name}\n{a}"
+    );
+    assert_eq!(
+        params.dependency_buckets,
+        analysis::dependency_buckets(a.rho),
+        "{name}\n{a}"
+    );
+    assert_eq!(params.pinning, Params::DEFAULT.pinning, "{name}");
+}
+
+#[test]
+fn the_references_agree() {
+    for (n, &d) in (0u64..).zip(delannoy::CENTRAL.iter()) {
+        assert_eq!(delannoy::delannoy_dp(n, n), u128::from(d), "D({n}, {n})");
+        assert_eq!(
+            delannoy::delannoy_closed(n, n),
+            u128::from(d),
+            "D({n}, {n})"
+        );
+    }
+    assert_eq!(
+        delannoy::delannoy_dp(11, 11),
+        45_046_719,
+        "the paper's input"
+    );
+    assert_eq!(delannoy::delannoy_dp(9, 9), 1_462_563);
+    assert_eq!(delannoy::delannoy_dp(2, 3), 25);
+    for m in 0..=30 {
+        for n in 0..=30 {
+            let d = delannoy::delannoy_dp(m, n);
+            assert_eq!(d, delannoy::delannoy_closed(m, n), "D({m}, {n})");
+            assert_eq!(d, delannoy::delannoy_dp(n, m), "D is symmetric");
+        }
+    }
+    for m in 0..=7 {
+        for n in 0..=7 {
+            let seq = delannoy::delannoy_seq(m, n);
+            assert_eq!(u128::from(seq), delannoy::delannoy_dp(m, n), "D({m}, {n})");
+        }
+    }
+}
+
+#[test]
+fn delannoy_is_recursive_with_tiny_tasks() {
+    let a = delannoy::ANALYSIS;
+    assert_eq!(a.contexts.len(), 1, "{a}");
+    assert_eq!(a.contexts[0].function, "delannoy", "{a}");
+    assert_eq!(a.sites.len(), 2, "outer and inner join\n{a}");
+    for site in a.sites {
+        assert_eq!(site.kind, SiteKind::Join, "{a}");
+        assert!(!site.in_loop, "{a}");
+        assert_eq!(site.function, "delannoy", "{a}");
+    }
+    assert_eq!((a.rho, a.lambda), (3, 0), "three calls back, no loop\n{a}");
+    assert!(a.effort < analysis::COARSE_EFFORT_MIN, "tiny effort\n{a}");
+    const P: Params = delannoy::PARAMS;
+    assert_eq!(P.queue_policy, QueuePolicy::DEF, "ρ = 3 <= 5, effort <= 1M");
+    assert_eq!(P.queue_capacity, 4);
+    assert_eq!(P.dependency_buckets, 256_019);
+    // `delannoy(m - 1, n)`: an unbounded recursion depth, the conservative size.
+    assert!(a.stack_estimate >= 64 * JOIN_FRAME_BYTES as u64, "{a}");
+    assert_eq!(a.stack_size, MAX_STACK_SIZE, "{a}");
+    check_aggregation("delannoy", P, &a);
+    assert!(
+        a.module.ends_with("annotated::delannoy::tasks"),
+        "{}",
+        a.module
+    );
+}
+
+#[test]
+fn delannoy_runs_under_its_params() {
+    let n = delannoy::TEST_N;
+    // A square and an oblong input (the recursion is not symmetric in its
+    // fork order).
+    for (m, n) in [(n, n), (n + 1, n - 3)] {
+        let expected = delannoy::delannoy_seq(m, n);
+        assert_eq!(u128::from(expected), delannoy::delannoy_dp(m, n));
+        for workers in WORKERS {
+            let rt = runtime(delannoy::PARAMS, &delannoy::ANALYSIS, workers);
+            let got = watchdog(&format!("delannoy({m}, {n}) on {workers}"), LIMIT, || {
+                rt.run(|| delannoy::delannoy(m, n))
+            });
+            assert_eq!(got, expected, "D({m}, {n}) on {workers} worker(s)");
+        }
+    }
+}
