@@ -22,8 +22,10 @@ use prescient::analysis::ProgramAnalysis;
 use prescient::Params;
 
 pub mod alignment;
+pub mod fft;
 pub mod fib;
 pub mod nqueens;
+pub mod strassen;
 
 /// One `#[task_program]` module of this crate: what the analyzer emitted.
 #[derive(Clone, Copy, Debug)]
