@@ -23,9 +23,11 @@ use prescient::Params;
 
 pub mod alignment;
 pub mod delannoy;
+pub mod fft;
 pub mod fib;
 pub mod nqueens;
 pub mod sort;
+pub mod strassen;
 
 /// One `#[task_program]` module of this crate: what the analyzer emitted.
 #[derive(Clone, Copy, Debug)]

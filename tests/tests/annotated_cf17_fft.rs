@@ -1,0 +1,202 @@
+//! End-to-end checks of `#[task_program]` on BOTS' `fft`
+//! (`prescient_benches::annotated::fft`): the radix-2 transform runs under
+//! its own `PARAMS` on 1, 2 and 8 workers and equals the sequential
+//! reference bit for bit, the reference agrees with the naive DFT, the
+//! inverse transform gives the input back, and the analysis classifies the
+//! program as fib's kind:
+//!
+//! * four task contexts (`twiddle_table`, `fft_aux`, `unshuffle`,
+//!   `combine`), each forking two recursive calls with a `join`: ρ = 2,
+//!   λ = 0, tiny effort → `DEF`, capacity 4, 256019 buckets;
+//! * every recursive call halves its length parameter and the recursive
+//!   functions call nothing the analysis cannot see, so the stack estimate
+//!   is bounded (65 levels of frames), far below the conservative 8 MiB.
+//!
+//! Every run uses the stack size the analysis aggregated (`PARAMS.stack_size
+//! == ANALYSIS.stack_size`); a task that overflowed it would abort this
+//! process with the runtime's overflow message. Run under both the debug and
+//! the release test profile: the analysed stack includes the runtime's
+//! per-join frame cost, which differs between them.
+
+use prescient::__private::JOIN_FRAME_BYTES;
+use prescient::analysis::{self, ProgramAnalysis, SiteKind};
+use prescient::{Params, QueuePolicy, Runtime, MAX_STACK_SIZE};
+use prescient_benches::annotated::fft::{self, Complex};
+use prescient_tests::watchdog;
+use std::time::Duration;
+
+/// The worker counts the program runs on.
+const WORKERS: [usize; 3] = [1, 2, 8];
+
+/// A generous bound for one run: a hang ends the process instead of the CI job.
+const LIMIT: Duration = Duration::from_secs(600);
+
+/// A runtime built from fft's `PARAMS`, checked to run on the stack size its
+/// `ANALYSIS` aggregated.
+fn runtime(workers: usize) -> Runtime {
+    let rt = Runtime::builder()
+        .params(fft::PARAMS)
+        .num_workers(workers)
+        .build()
+        .expect("the analysed parameters are valid");
+    assert_eq!(rt.num_workers(), workers);
+    assert_eq!(rt.params(), fft::PARAMS);
+    assert_eq!(
+        rt.params().stack_size,
+        fft::ANALYSIS.stack_size,
+        "the runtime runs on the analysed stack size"
+    );
+    rt
+}
+
+/// The aggregation invariants every annotated program satisfies (as in
+/// `annotated_programs.rs`): the stack size is the largest context estimate
+/// rounded up to a power of two, `PARAMS` is what the decision trees give
+/// for `ANALYSIS`.
+fn check_aggregation(params: Params, a: &ProgramAnalysis) {
+    let largest = a.contexts.iter().map(|c| c.stack).max().unwrap_or(0);
+    assert_eq!(a.stack_estimate, largest, "stack is the maximum\n{a}");
+    assert_eq!(a.stack_size, analysis::stack_size(largest), "{a}");
+    assert!(a.stack_size.is_power_of_two(), "{a}");
+    assert!(
+        a.stack_size as u64 >= a.stack_estimate.min(MAX_STACK_SIZE as u64),
+        "{a}"
+    );
+    assert_eq!(params.stack_size, a.stack_size, "PARAMS.stack_size\n{a}");
+    assert_eq!(params, a.params(), "PARAMS is decide(&ANALYSIS)\n{a}");
+    assert_eq!(params.validate(), Ok(()));
+    assert_eq!(
+        params.queue_policy,
+        analysis::queue_policy(a.rho, a.effort),
+        "{a}"
+    );
+    assert_eq!(
+        params.queue_capacity,
+        analysis::queue_capacity(a.rho, a.lambda, a.effort),
+        "{a}"
+    );
+    assert_eq!(
+        params.dependency_buckets,
+        analysis::dependency_buckets(a.rho),
+        "{a}"
+    );
+    assert_eq!(params.pinning, Params::DEFAULT.pinning);
+}
+
+/// Whether two transforms are equal bit for bit (`-0.0` differs from `0.0`).
+fn same_bits(a: &[Complex], b: &[Complex]) -> bool {
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|(x, y)| x.re.to_bits() == y.re.to_bits() && x.im.to_bits() == y.im.to_bits())
+}
+
+#[test]
+fn fft_is_recursive_with_a_bounded_stack() {
+    let a = fft::ANALYSIS;
+    let contexts: Vec<(&str, u32, u32)> = a
+        .contexts
+        .iter()
+        .map(|c| (c.function, c.rho, c.lambda))
+        .collect();
+    assert_eq!(
+        contexts,
+        [
+            ("twiddle_table", 2, 0),
+            // Its own join, and the loops' recursions it calls.
+            ("fft_aux", 6, 0),
+            ("unshuffle", 2, 0),
+            ("combine", 2, 0),
+        ],
+        "{a}"
+    );
+    assert_eq!(a.sites.len(), 4, "{a}");
+    for site in a.sites {
+        assert_eq!(site.kind, SiteKind::Join, "{a}");
+        assert!(!site.in_loop, "{a}");
+    }
+    assert_eq!((a.rho, a.lambda), (2, 0), "minimum over the contexts\n{a}");
+    assert!(a.effort < analysis::COARSE_EFFORT_MIN, "tiny effort\n{a}");
+    const P: Params = fft::PARAMS;
+    assert_eq!(P.queue_policy, QueuePolicy::DEF, "ρ = 2 <= 5, effort <= 1M");
+    assert_eq!(P.queue_capacity, 4);
+    assert_eq!(P.dependency_buckets, 256_019);
+    // Halving recursions: 65 levels (a `usize` halved to 0) of frames that
+    // each hold a join, not the conservative size.
+    assert!(a.stack_estimate >= 65 * JOIN_FRAME_BYTES as u64, "{a}");
+    assert!(a.stack_size < MAX_STACK_SIZE, "a bounded estimate\n{a}");
+    let aux = a.contexts.iter().find(|c| c.function == "fft_aux");
+    assert_eq!(
+        aux.map(|c| c.stack),
+        Some(a.stack_estimate),
+        "fft_aux calls the other recursions: the deepest stack\n{a}"
+    );
+    check_aggregation(P, &a);
+}
+
+#[test]
+fn the_sequential_reference_is_a_dft() {
+    let x = fft::input(1 << fft::NAIVE_LOG2, 7);
+    let got = fft::fft_seq(&x);
+    let err = fft::max_relative_error(&got, &fft::dft_naive(&x));
+    assert!(err < 1e-12, "fft_seq vs the naive DFT: {err:e}");
+    // The constant input of BOTS: everything in bin 0.
+    let ones = vec![Complex::new(1.0, 1.0); 64];
+    let spectrum = fft::fft_seq(&ones);
+    assert_eq!(spectrum[0], Complex::new(64.0, 64.0));
+    assert!(
+        spectrum[1..].iter().all(|z| z.abs() < 1e-12),
+        "{spectrum:?}"
+    );
+    // The smallest sizes.
+    assert_eq!(fft::fft_seq(&ones[..1]), [Complex::new(1.0, 1.0)]);
+    let pair = [Complex::new(1.0, 2.0), Complex::new(3.0, 5.0)];
+    assert_eq!(
+        fft::fft_seq(&pair),
+        [Complex::new(4.0, 7.0), Complex::new(-2.0, -3.0)]
+    );
+}
+
+#[test]
+#[should_panic(expected = "not a power of two")]
+fn the_length_must_be_a_power_of_two() {
+    fft::fft_seq(&fft::input(12, 1));
+}
+
+#[test]
+fn fft_runs_under_its_params() {
+    let n = 1usize << fft::TEST_LOG2;
+    assert!(n > 4 * fft::FFT_CUTOFF && n / 2 > 4 * fft::LOOP_CUTOFF);
+    let x = fft::input(n, 42);
+    let expected = fft::fft_seq(&x);
+    let back = fft::ifft(&expected, fft::fft_seq);
+    let err = fft::max_relative_error(&back, &x);
+    assert!(err < 1e-12, "sequential round trip: {err:e}");
+    for workers in WORKERS {
+        let rt = runtime(workers);
+        let got = watchdog(
+            &format!("fft 2^{} on {workers}", fft::TEST_LOG2),
+            LIMIT,
+            || rt.run(|| fft::fft(&x)),
+        );
+        assert!(
+            same_bits(&got, &expected),
+            "fft on {workers} worker(s) differs from fft_seq"
+        );
+        let back = watchdog(&format!("inverse fft on {workers}"), LIMIT, || {
+            rt.run(|| fft::ifft(&got, fft::fft))
+        });
+        let err = fft::max_relative_error(&back, &x);
+        assert!(err < 1e-12, "round trip on {workers} worker(s): {err:e}");
+    }
+}
+
+#[test]
+fn small_sizes_run_under_its_params() {
+    let rt = runtime(2);
+    for log2 in 0..=10 {
+        let x = fft::input(1 << log2, log2);
+        let got = watchdog(&format!("fft 2^{log2}"), LIMIT, || rt.run(|| fft::fft(&x)));
+        assert!(same_bits(&got, &fft::fft_seq(&x)), "2^{log2} points");
+    }
+}

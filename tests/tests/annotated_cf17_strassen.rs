@@ -1,0 +1,163 @@
+//! End-to-end checks of `#[task_program]` on BOTS' `strassen`
+//! (`prescient_benches::annotated::strassen`): the multiplication runs under
+//! its own `PARAMS` on 1, 2 and 8 workers and equals the sequential
+//! reference bit for bit, the reference agrees with the naive product within
+//! BOTS' tolerance, and the analysis finds:
+//!
+//! * one task context, `strassen`, with seven scope spawns (none in a loop),
+//!   each recursing: ρ = 7, λ = 0 → `PF` (ρ > 5), capacity 4 (small tasks),
+//!   256019 buckets;
+//! * the conservative 8 MiB stack: the `scope` call inside the recursion is
+//!   a call the analysis cannot see, so the halving of the size does not
+//!   bound it.
+//!
+//! Every run uses the stack size the analysis aggregated (`PARAMS.stack_size
+//! == ANALYSIS.stack_size`).
+
+use prescient::analysis::{self, ProgramAnalysis, SiteKind};
+use prescient::{Params, QueuePolicy, Runtime, MAX_STACK_SIZE};
+use prescient_benches::annotated::strassen::{self, Matrix};
+use prescient_tests::watchdog;
+use std::time::Duration;
+
+/// The worker counts the program runs on.
+const WORKERS: [usize; 3] = [1, 2, 8];
+
+/// A generous bound for one run: a hang ends the process instead of the CI job.
+const LIMIT: Duration = Duration::from_secs(600);
+
+/// A runtime built from strassen's `PARAMS`, checked to run on the stack
+/// size its `ANALYSIS` aggregated.
+fn runtime(workers: usize) -> Runtime {
+    let rt = Runtime::builder()
+        .params(strassen::PARAMS)
+        .num_workers(workers)
+        .build()
+        .expect("the analysed parameters are valid");
+    assert_eq!(rt.num_workers(), workers);
+    assert_eq!(rt.params(), strassen::PARAMS);
+    assert_eq!(
+        rt.params().stack_size,
+        strassen::ANALYSIS.stack_size,
+        "the runtime runs on the analysed stack size"
+    );
+    rt
+}
+
+/// The aggregation invariants every annotated program satisfies (as in
+/// `annotated_programs.rs`): the stack size is the largest context estimate
+/// rounded up to a power of two (and clamped), `PARAMS` is what the decision
+/// trees give for `ANALYSIS`.
+fn check_aggregation(params: Params, a: &ProgramAnalysis) {
+    let largest = a.contexts.iter().map(|c| c.stack).max().unwrap_or(0);
+    assert_eq!(a.stack_estimate, largest, "stack is the maximum\n{a}");
+    assert_eq!(a.stack_size, analysis::stack_size(largest), "{a}");
+    assert!(a.stack_size.is_power_of_two(), "{a}");
+    assert!(
+        a.stack_size as u64 >= a.stack_estimate.min(MAX_STACK_SIZE as u64),
+        "{a}"
+    );
+    assert_eq!(params.stack_size, a.stack_size, "PARAMS.stack_size\n{a}");
+    assert_eq!(params, a.params(), "PARAMS is decide(&ANALYSIS)\n{a}");
+    assert_eq!(params.validate(), Ok(()));
+    assert_eq!(
+        params.queue_policy,
+        analysis::queue_policy(a.rho, a.effort),
+        "{a}"
+    );
+    assert_eq!(
+        params.queue_capacity,
+        analysis::queue_capacity(a.rho, a.lambda, a.effort),
+        "{a}"
+    );
+    assert_eq!(
+        params.dependency_buckets,
+        analysis::dependency_buckets(a.rho),
+        "{a}"
+    );
+    assert_eq!(params.pinning, Params::DEFAULT.pinning);
+}
+
+/// Whether two matrices are equal bit for bit.
+fn same_bits(a: &Matrix, b: &Matrix) -> bool {
+    a.n() == b.n()
+        && a.data()
+            .iter()
+            .zip(b.data())
+            .all(|(x, y)| x.to_bits() == y.to_bits())
+}
+
+#[test]
+fn strassen_recurses_seven_ways() {
+    let a = strassen::ANALYSIS;
+    assert_eq!(a.contexts.len(), 1, "{a}");
+    assert_eq!(a.contexts[0].function, "strassen", "{a}");
+    assert_eq!(a.sites.len(), 7, "the seven products\n{a}");
+    for site in a.sites {
+        assert_eq!(site.kind, SiteKind::ScopeSpawn, "{a}");
+        assert!(!site.in_loop, "{a}");
+        assert_eq!(site.function, "strassen", "{a}");
+    }
+    assert_eq!((a.rho, a.lambda), (7, 0), "{a}");
+    assert!(a.effort < analysis::COARSE_EFFORT_MIN, "small tasks\n{a}");
+    const P: Params = strassen::PARAMS;
+    assert_eq!(P.queue_policy, QueuePolicy::PF, "ρ = 7 > 5");
+    assert_eq!(P.queue_capacity, 4, "ρ > 0, effort <= 1M");
+    assert_eq!(P.dependency_buckets, 256_019);
+    // `scope(…)` in the recursion: the conservative size.
+    assert_eq!(a.stack_size, MAX_STACK_SIZE, "{a}");
+    check_aggregation(P, &a);
+}
+
+#[test]
+fn the_sequential_reference_multiplies() {
+    let (n, cutoff) = (strassen::TEST_N, strassen::TEST_CUTOFF);
+    let a = Matrix::random(n, 1);
+    let b = Matrix::random(n, 2);
+    let naive = strassen::naive_multiply(&a, &b);
+    let got = strassen::strassen_seq(&a, &b, cutoff);
+    let err = strassen::max_relative_error(&got, &naive);
+    assert!(err < strassen::EPSILON, "strassen_seq vs naive: {err:e}");
+    assert!(err < 1e-12, "strassen_seq vs naive: {err:e}");
+    // At or below the cut-off: the direct product alone.
+    let direct = strassen::strassen_seq(&a, &b, n);
+    assert!(strassen::max_relative_error(&direct, &naive) < 1e-13);
+    // A small case by hand: [[1, 2], [3, 4]]² = [[7, 10], [15, 22]].
+    let m = Matrix::from_vec(2, vec![1.0, 2.0, 3.0, 4.0]);
+    let m = strassen::strassen_seq(&m, &m, 1);
+    assert_eq!(m.data(), [7.0, 10.0, 15.0, 22.0]);
+}
+
+#[test]
+#[should_panic(expected = "not a power of two")]
+fn the_size_must_be_a_power_of_two() {
+    let a = Matrix::random(6, 1);
+    strassen::strassen_seq(&a, &a, 2);
+}
+
+#[test]
+fn strassen_runs_under_its_params() {
+    let (n, cutoff) = (strassen::TEST_N, strassen::TEST_CUTOFF);
+    let a = Matrix::random(n, 3);
+    let b = Matrix::random(n, 4);
+    let expected = strassen::strassen_seq(&a, &b, cutoff);
+    for workers in WORKERS {
+        let rt = runtime(workers);
+        let got = watchdog(&format!("strassen {n} on {workers}"), LIMIT, || {
+            rt.run(|| strassen::multiply(&a, &b, cutoff))
+        });
+        assert!(
+            same_bits(&got, &expected),
+            "strassen on {workers} worker(s) differs from strassen_seq"
+        );
+    }
+    // BOTS' cut-off: one level of tasks at this size.
+    let rt = runtime(2);
+    let got = watchdog("strassen, BOTS' cut-off", LIMIT, || {
+        rt.run(|| strassen::multiply(&a, &b, strassen::BOTS_CUTOFF))
+    });
+    assert!(same_bits(
+        &got,
+        &strassen::strassen_seq(&a, &b, strassen::BOTS_CUTOFF)
+    ));
+}
