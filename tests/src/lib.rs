@@ -508,6 +508,77 @@ pub fn assert_parked(prefix: &str, n: usize, what: &str) {
     );
 }
 
+/// A runtime built from an annotated program's `PARAMS` on `workers`
+/// workers, checked to run on the stack size its `ANALYSIS` aggregated (a
+/// task that overflowed it would abort the test process with the runtime's
+/// overflow message).
+pub fn analysed_runtime(
+    params: Params,
+    analysis: &prescient::analysis::ProgramAnalysis,
+    workers: usize,
+) -> Runtime {
+    let rt = Runtime::builder()
+        .params(params)
+        .num_workers(workers)
+        .build()
+        .expect("the analysed parameters are valid");
+    assert_eq!(rt.num_workers(), workers);
+    assert_eq!(rt.params(), params);
+    assert_eq!(
+        rt.params().stack_size,
+        analysis.stack_size,
+        "{}: the runtime runs on the analysed stack size",
+        analysis.module
+    );
+    rt
+}
+
+/// The aggregation invariants every annotated program satisfies: the stack
+/// size is the largest context estimate rounded up to a power of two (and
+/// clamped), and `PARAMS` is what the decision trees give for `ANALYSIS`.
+pub fn check_aggregation(name: &str, params: Params, a: &prescient::analysis::ProgramAnalysis) {
+    use prescient::analysis;
+    let largest = a.contexts.iter().map(|c| c.stack).max().unwrap_or(0);
+    assert_eq!(
+        a.stack_estimate, largest,
+        "{name}: stack is the maximum\n{a}"
+    );
+    assert_eq!(a.stack_size, analysis::stack_size(largest), "{name}\n{a}");
+    assert!(a.stack_size.is_power_of_two(), "{name}\n{a}");
+    // An estimate beyond the largest stack (a conservative fallback plus
+    // the frames above it) is clamped to it.
+    assert!(
+        a.stack_size as u64 >= a.stack_estimate.min(prescient::MAX_STACK_SIZE as u64),
+        "{name}\n{a}"
+    );
+    assert_eq!(
+        params.stack_size, a.stack_size,
+        "{name}: PARAMS.stack_size\n{a}"
+    );
+    assert_eq!(
+        params,
+        a.params(),
+        "{name}: PARAMS is decide(&ANALYSIS)\n{a}"
+    );
+    assert_eq!(params.validate(), Ok(()), "{name}");
+    assert_eq!(
+        params.queue_policy,
+        analysis::queue_policy(a.rho, a.effort),
+        "{name}\n{a}"
+    );
+    assert_eq!(
+        params.queue_capacity,
+        analysis::queue_capacity(a.rho, a.lambda, a.effort),
+        "{name}\n{a}"
+    );
+    assert_eq!(
+        params.dependency_buckets,
+        analysis::dependency_buckets(a.rho),
+        "{name}\n{a}"
+    );
+    assert_eq!(params.pinning, Params::DEFAULT.pinning, "{name}");
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

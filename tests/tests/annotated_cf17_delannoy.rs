@@ -16,10 +16,10 @@
 //! Runs in well under a second in the debug profile.
 
 use prescient::__private::JOIN_FRAME_BYTES;
-use prescient::analysis::{self, ProgramAnalysis, SiteKind};
-use prescient::{Params, QueuePolicy, Runtime, MAX_STACK_SIZE};
+use prescient::analysis::{self, SiteKind};
+use prescient::{Params, QueuePolicy, MAX_STACK_SIZE};
 use prescient_benches::annotated::delannoy;
-use prescient_tests::watchdog;
+use prescient_tests::{analysed_runtime, check_aggregation, watchdog};
 use std::time::Duration;
 
 /// The worker counts the program runs on.
@@ -27,68 +27,6 @@ const WORKERS: [usize; 3] = [1, 2, 8];
 
 /// A generous bound for one run: a hang ends the process instead of the CI job.
 const LIMIT: Duration = Duration::from_secs(120);
-
-/// A runtime built from the program's `PARAMS`, checked to run on the stack
-/// size its `ANALYSIS` aggregated.
-fn runtime(params: Params, analysis: &ProgramAnalysis, workers: usize) -> Runtime {
-    let rt = Runtime::builder()
-        .params(params)
-        .num_workers(workers)
-        .build()
-        .expect("the analysed parameters are valid");
-    assert_eq!(rt.num_workers(), workers);
-    assert_eq!(rt.params(), params);
-    assert_eq!(
-        rt.params().stack_size,
-        analysis.stack_size,
-        "{}: the runtime runs on the analysed stack size",
-        analysis.module
-    );
-    rt
-}
-
-/// The aggregation invariants (as in `annotated_programs.rs`): the stack size
-/// is the largest context estimate rounded up to a power of two (and
-/// clamped), `PARAMS` is what the decision trees give for `ANALYSIS`.
-fn check_aggregation(name: &str, params: Params, a: &ProgramAnalysis) {
-    let largest = a.contexts.iter().map(|c| c.stack).max().unwrap_or(0);
-    assert_eq!(
-        a.stack_estimate, largest,
-        "{name}: stack is the maximum\n{a}"
-    );
-    assert_eq!(a.stack_size, analysis::stack_size(largest), "{name}\n{a}");
-    assert!(a.stack_size.is_power_of_two(), "{name}\n{a}");
-    assert!(
-        a.stack_size as u64 >= a.stack_estimate.min(MAX_STACK_SIZE as u64),
-        "{name}\n{a}"
-    );
-    assert_eq!(
-        params.stack_size, a.stack_size,
-        "{name}: PARAMS.stack_size\n{a}"
-    );
-    assert_eq!(
-        params,
-        a.params(),
-        "{name}: PARAMS is decide(&ANALYSIS)\n{a}"
-    );
-    assert_eq!(params.validate(), Ok(()), "{name}");
-    assert_eq!(
-        params.queue_policy,
-        analysis::queue_policy(a.rho, a.effort),
-        "{name}\n{a}"
-    );
-    assert_eq!(
-        params.queue_capacity,
-        analysis::queue_capacity(a.rho, a.lambda, a.effort),
-        "{name}\n{a}"
-    );
-    assert_eq!(
-        params.dependency_buckets,
-        analysis::dependency_buckets(a.rho),
-        "{name}\n{a}"
-    );
-    assert_eq!(params.pinning, Params::DEFAULT.pinning, "{name}");
-}
 
 #[test]
 fn the_references_agree() {
@@ -159,7 +97,7 @@ fn delannoy_runs_under_its_params() {
         let expected = delannoy::delannoy_seq(m, n);
         assert_eq!(u128::from(expected), delannoy::delannoy_dp(m, n));
         for workers in WORKERS {
-            let rt = runtime(delannoy::PARAMS, &delannoy::ANALYSIS, workers);
+            let rt = analysed_runtime(delannoy::PARAMS, &delannoy::ANALYSIS, workers);
             let got = watchdog(&format!("delannoy({m}, {n}) on {workers}"), LIMIT, || {
                 rt.run(|| delannoy::delannoy(m, n))
             });

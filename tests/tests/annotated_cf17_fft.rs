@@ -19,10 +19,10 @@
 //! per-join frame cost, which differs between them.
 
 use prescient::__private::JOIN_FRAME_BYTES;
-use prescient::analysis::{self, ProgramAnalysis, SiteKind};
-use prescient::{Params, QueuePolicy, Runtime, MAX_STACK_SIZE};
+use prescient::analysis::{self, SiteKind};
+use prescient::{Params, QueuePolicy, MAX_STACK_SIZE};
 use prescient_benches::annotated::fft::{self, Complex};
-use prescient_tests::watchdog;
+use prescient_tests::{analysed_runtime, check_aggregation, watchdog};
 use std::time::Duration;
 
 /// The worker counts the program runs on.
@@ -30,58 +30,6 @@ const WORKERS: [usize; 3] = [1, 2, 8];
 
 /// A generous bound for one run: a hang ends the process instead of the CI job.
 const LIMIT: Duration = Duration::from_secs(600);
-
-/// A runtime built from fft's `PARAMS`, checked to run on the stack size its
-/// `ANALYSIS` aggregated.
-fn runtime(workers: usize) -> Runtime {
-    let rt = Runtime::builder()
-        .params(fft::PARAMS)
-        .num_workers(workers)
-        .build()
-        .expect("the analysed parameters are valid");
-    assert_eq!(rt.num_workers(), workers);
-    assert_eq!(rt.params(), fft::PARAMS);
-    assert_eq!(
-        rt.params().stack_size,
-        fft::ANALYSIS.stack_size,
-        "the runtime runs on the analysed stack size"
-    );
-    rt
-}
-
-/// The aggregation invariants every annotated program satisfies (as in
-/// `annotated_programs.rs`): the stack size is the largest context estimate
-/// rounded up to a power of two, `PARAMS` is what the decision trees give
-/// for `ANALYSIS`.
-fn check_aggregation(params: Params, a: &ProgramAnalysis) {
-    let largest = a.contexts.iter().map(|c| c.stack).max().unwrap_or(0);
-    assert_eq!(a.stack_estimate, largest, "stack is the maximum\n{a}");
-    assert_eq!(a.stack_size, analysis::stack_size(largest), "{a}");
-    assert!(a.stack_size.is_power_of_two(), "{a}");
-    assert!(
-        a.stack_size as u64 >= a.stack_estimate.min(MAX_STACK_SIZE as u64),
-        "{a}"
-    );
-    assert_eq!(params.stack_size, a.stack_size, "PARAMS.stack_size\n{a}");
-    assert_eq!(params, a.params(), "PARAMS is decide(&ANALYSIS)\n{a}");
-    assert_eq!(params.validate(), Ok(()));
-    assert_eq!(
-        params.queue_policy,
-        analysis::queue_policy(a.rho, a.effort),
-        "{a}"
-    );
-    assert_eq!(
-        params.queue_capacity,
-        analysis::queue_capacity(a.rho, a.lambda, a.effort),
-        "{a}"
-    );
-    assert_eq!(
-        params.dependency_buckets,
-        analysis::dependency_buckets(a.rho),
-        "{a}"
-    );
-    assert_eq!(params.pinning, Params::DEFAULT.pinning);
-}
 
 /// Whether two transforms are equal bit for bit (`-0.0` differs from `0.0`).
 fn same_bits(a: &[Complex], b: &[Complex]) -> bool {
@@ -131,7 +79,7 @@ fn fft_is_recursive_with_a_bounded_stack() {
         Some(a.stack_estimate),
         "fft_aux calls the other recursions: the deepest stack\n{a}"
     );
-    check_aggregation(P, &a);
+    check_aggregation("fft", P, &a);
 }
 
 #[test]
@@ -173,7 +121,7 @@ fn fft_runs_under_its_params() {
     let err = fft::max_relative_error(&back, &x);
     assert!(err < 1e-12, "sequential round trip: {err:e}");
     for workers in WORKERS {
-        let rt = runtime(workers);
+        let rt = analysed_runtime(fft::PARAMS, &fft::ANALYSIS, workers);
         let got = watchdog(
             &format!("fft 2^{} on {workers}", fft::TEST_LOG2),
             LIMIT,
@@ -193,7 +141,7 @@ fn fft_runs_under_its_params() {
 
 #[test]
 fn small_sizes_run_under_its_params() {
-    let rt = runtime(2);
+    let rt = analysed_runtime(fft::PARAMS, &fft::ANALYSIS, 2);
     for log2 in 0..=10 {
         let x = fft::input(1 << log2, log2);
         let got = watchdog(&format!("fft 2^{log2}"), LIMIT, || rt.run(|| fft::fft(&x)));

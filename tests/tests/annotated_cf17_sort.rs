@@ -19,10 +19,10 @@
 //! Runs in about a second in the debug profile.
 
 use prescient::__private::JOIN_FRAME_BYTES;
-use prescient::analysis::{self, ProgramAnalysis, SiteKind};
-use prescient::{Params, QueuePolicy, Runtime, MAX_STACK_SIZE};
+use prescient::analysis::{self, SiteKind};
+use prescient::{Params, QueuePolicy, MAX_STACK_SIZE};
 use prescient_benches::annotated::sort::{self, Elm};
-use prescient_tests::{watchdog, XorShift64};
+use prescient_tests::{analysed_runtime, check_aggregation, watchdog, XorShift64};
 use std::time::Duration;
 
 /// The worker counts the program runs on.
@@ -30,68 +30,6 @@ const WORKERS: [usize; 3] = [1, 2, 8];
 
 /// A generous bound for one run: a hang ends the process instead of the CI job.
 const LIMIT: Duration = Duration::from_secs(120);
-
-/// A runtime built from the program's `PARAMS`, checked to run on the stack
-/// size its `ANALYSIS` aggregated.
-fn runtime(params: Params, analysis: &ProgramAnalysis, workers: usize) -> Runtime {
-    let rt = Runtime::builder()
-        .params(params)
-        .num_workers(workers)
-        .build()
-        .expect("the analysed parameters are valid");
-    assert_eq!(rt.num_workers(), workers);
-    assert_eq!(rt.params(), params);
-    assert_eq!(
-        rt.params().stack_size,
-        analysis.stack_size,
-        "{}: the runtime runs on the analysed stack size",
-        analysis.module
-    );
-    rt
-}
-
-/// The aggregation invariants (as in `annotated_programs.rs`): the stack size
-/// is the largest context estimate rounded up to a power of two (and
-/// clamped), `PARAMS` is what the decision trees give for `ANALYSIS`.
-fn check_aggregation(name: &str, params: Params, a: &ProgramAnalysis) {
-    let largest = a.contexts.iter().map(|c| c.stack).max().unwrap_or(0);
-    assert_eq!(
-        a.stack_estimate, largest,
-        "{name}: stack is the maximum\n{a}"
-    );
-    assert_eq!(a.stack_size, analysis::stack_size(largest), "{name}\n{a}");
-    assert!(a.stack_size.is_power_of_two(), "{name}\n{a}");
-    assert!(
-        a.stack_size as u64 >= a.stack_estimate.min(MAX_STACK_SIZE as u64),
-        "{name}\n{a}"
-    );
-    assert_eq!(
-        params.stack_size, a.stack_size,
-        "{name}: PARAMS.stack_size\n{a}"
-    );
-    assert_eq!(
-        params,
-        a.params(),
-        "{name}: PARAMS is decide(&ANALYSIS)\n{a}"
-    );
-    assert_eq!(params.validate(), Ok(()), "{name}");
-    assert_eq!(
-        params.queue_policy,
-        analysis::queue_policy(a.rho, a.effort),
-        "{name}\n{a}"
-    );
-    assert_eq!(
-        params.queue_capacity,
-        analysis::queue_capacity(a.rho, a.lambda, a.effort),
-        "{name}\n{a}"
-    );
-    assert_eq!(
-        params.dependency_buckets,
-        analysis::dependency_buckets(a.rho),
-        "{name}\n{a}"
-    );
-    assert_eq!(params.pinning, Params::DEFAULT.pinning, "{name}");
-}
 
 /// 64-bit FNV-1a over whole keys (what the C check program printed).
 fn fnv(keys: &[Elm]) -> u64 {
@@ -199,7 +137,7 @@ fn the_merges_merge_uneven_runs() {
             let mut dest = vec![-1; la + lb];
             sort::cilkmerge_seq(&a, &b, &mut dest);
             assert_eq!(dest, expected, "cilkmerge_seq {la} + {lb}");
-            let rt = runtime(sort::PARAMS, &sort::ANALYSIS, 2);
+            let rt = analysed_runtime(sort::PARAMS, &sort::ANALYSIS, 2);
             let mut dest = vec![-1; la + lb];
             watchdog(&format!("cilkmerge {la} + {lb}"), LIMIT, || {
                 rt.run(|| sort::cilkmerge(&a, &b, &mut dest))
@@ -272,7 +210,7 @@ fn sort_runs_under_its_params() {
         sort::sort_seq(&mut expected);
         assert!(sort::is_identity(&expected), "sequential, n = {n}");
         for workers in WORKERS {
-            let rt = runtime(sort::PARAMS, &sort::ANALYSIS, workers);
+            let rt = analysed_runtime(sort::PARAMS, &sort::ANALYSIS, workers);
             let mut v = input.clone();
             watchdog(&format!("sort({n}) on {workers}"), LIMIT, || {
                 rt.run(|| sort::sort(&mut v))
@@ -284,7 +222,7 @@ fn sort_runs_under_its_params() {
 
 #[test]
 fn sort_sorts_awkward_inputs_in_parallel() {
-    let rt = runtime(sort::PARAMS, &sort::ANALYSIS, 8);
+    let rt = analysed_runtime(sort::PARAMS, &sort::ANALYSIS, 8);
     for (k, input) in awkward_inputs(50_001, 3).into_iter().enumerate() {
         let expected = sorted(&input);
         let mut v = input.clone();

@@ -14,10 +14,10 @@
 //! Every run uses the stack size the analysis aggregated (`PARAMS.stack_size
 //! == ANALYSIS.stack_size`).
 
-use prescient::analysis::{self, ProgramAnalysis, SiteKind};
-use prescient::{Params, QueuePolicy, Runtime, MAX_STACK_SIZE};
+use prescient::analysis::{self, SiteKind};
+use prescient::{Params, QueuePolicy, MAX_STACK_SIZE};
 use prescient_benches::annotated::strassen::{self, Matrix};
-use prescient_tests::watchdog;
+use prescient_tests::{analysed_runtime, check_aggregation, watchdog};
 use std::time::Duration;
 
 /// The worker counts the program runs on.
@@ -25,58 +25,6 @@ const WORKERS: [usize; 3] = [1, 2, 8];
 
 /// A generous bound for one run: a hang ends the process instead of the CI job.
 const LIMIT: Duration = Duration::from_secs(600);
-
-/// A runtime built from strassen's `PARAMS`, checked to run on the stack
-/// size its `ANALYSIS` aggregated.
-fn runtime(workers: usize) -> Runtime {
-    let rt = Runtime::builder()
-        .params(strassen::PARAMS)
-        .num_workers(workers)
-        .build()
-        .expect("the analysed parameters are valid");
-    assert_eq!(rt.num_workers(), workers);
-    assert_eq!(rt.params(), strassen::PARAMS);
-    assert_eq!(
-        rt.params().stack_size,
-        strassen::ANALYSIS.stack_size,
-        "the runtime runs on the analysed stack size"
-    );
-    rt
-}
-
-/// The aggregation invariants every annotated program satisfies (as in
-/// `annotated_programs.rs`): the stack size is the largest context estimate
-/// rounded up to a power of two (and clamped), `PARAMS` is what the decision
-/// trees give for `ANALYSIS`.
-fn check_aggregation(params: Params, a: &ProgramAnalysis) {
-    let largest = a.contexts.iter().map(|c| c.stack).max().unwrap_or(0);
-    assert_eq!(a.stack_estimate, largest, "stack is the maximum\n{a}");
-    assert_eq!(a.stack_size, analysis::stack_size(largest), "{a}");
-    assert!(a.stack_size.is_power_of_two(), "{a}");
-    assert!(
-        a.stack_size as u64 >= a.stack_estimate.min(MAX_STACK_SIZE as u64),
-        "{a}"
-    );
-    assert_eq!(params.stack_size, a.stack_size, "PARAMS.stack_size\n{a}");
-    assert_eq!(params, a.params(), "PARAMS is decide(&ANALYSIS)\n{a}");
-    assert_eq!(params.validate(), Ok(()));
-    assert_eq!(
-        params.queue_policy,
-        analysis::queue_policy(a.rho, a.effort),
-        "{a}"
-    );
-    assert_eq!(
-        params.queue_capacity,
-        analysis::queue_capacity(a.rho, a.lambda, a.effort),
-        "{a}"
-    );
-    assert_eq!(
-        params.dependency_buckets,
-        analysis::dependency_buckets(a.rho),
-        "{a}"
-    );
-    assert_eq!(params.pinning, Params::DEFAULT.pinning);
-}
 
 /// Whether two matrices are equal bit for bit.
 fn same_bits(a: &Matrix, b: &Matrix) -> bool {
@@ -106,7 +54,7 @@ fn strassen_recurses_seven_ways() {
     assert_eq!(P.dependency_buckets, 256_019);
     // `scope(…)` in the recursion: the conservative size.
     assert_eq!(a.stack_size, MAX_STACK_SIZE, "{a}");
-    check_aggregation(P, &a);
+    check_aggregation("strassen", P, &a);
 }
 
 #[test]
@@ -142,7 +90,7 @@ fn strassen_runs_under_its_params() {
     let b = Matrix::random(n, 4);
     let expected = strassen::strassen_seq(&a, &b, cutoff);
     for workers in WORKERS {
-        let rt = runtime(workers);
+        let rt = analysed_runtime(strassen::PARAMS, &strassen::ANALYSIS, workers);
         let got = watchdog(&format!("strassen {n} on {workers}"), LIMIT, || {
             rt.run(|| strassen::multiply(&a, &b, cutoff))
         });
@@ -152,7 +100,7 @@ fn strassen_runs_under_its_params() {
         );
     }
     // BOTS' cut-off: one level of tasks at this size.
-    let rt = runtime(2);
+    let rt = analysed_runtime(strassen::PARAMS, &strassen::ANALYSIS, 2);
     let got = watchdog("strassen, BOTS' cut-off", LIMIT, || {
         rt.run(|| strassen::multiply(&a, &b, strassen::BOTS_CUTOFF))
     });

@@ -1,4 +1,4 @@
-//! End-to-end checks of `#[task_program]` on real programs (issue #4): the
+//! End-to-end checks of `#[task_program]` on real programs: the
 //! annotated benchmark programs of `prescient_benches::annotated` — fib,
 //! nqueens and alignment — compile, run correctly under their own `PARAMS`
 //! on 1, 2 and 8 workers, and are classified as CF'17's decision trees
@@ -23,10 +23,12 @@
 //! per-join frame cost, which differs between them.
 
 use prescient::__private::JOIN_FRAME_BYTES;
-use prescient::analysis::{self, ProgramAnalysis, SiteKind};
-use prescient::{Params, QueuePolicy, Runtime, MAX_STACK_SIZE};
-use prescient_benches::annotated::{alignment, fib, nqueens, PROGRAMS};
-use prescient_tests::watchdog;
+use prescient::analysis::{self, SiteKind};
+use prescient::{Params, QueuePolicy, MAX_STACK_SIZE};
+use prescient_benches::annotated::{
+    alignment, delannoy, fft, fib, nqueens, sort, strassen, PROGRAMS,
+};
+use prescient_tests::{analysed_runtime, check_aggregation, watchdog};
 use std::time::Duration;
 
 /// The worker counts every program runs on.
@@ -34,70 +36,6 @@ const WORKERS: [usize; 3] = [1, 2, 8];
 
 /// A generous bound for one test: a hang ends the process instead of the CI job.
 const LIMIT: Duration = Duration::from_secs(600);
-
-/// A runtime built from a program's `PARAMS`, checked to run on the stack
-/// size its `ANALYSIS` aggregated.
-fn runtime(params: Params, analysis: &ProgramAnalysis, workers: usize) -> Runtime {
-    let rt = Runtime::builder()
-        .params(params)
-        .num_workers(workers)
-        .build()
-        .expect("the analysed parameters are valid");
-    assert_eq!(rt.num_workers(), workers);
-    assert_eq!(rt.params(), params);
-    assert_eq!(
-        rt.params().stack_size,
-        analysis.stack_size,
-        "{}: the runtime runs on the analysed stack size",
-        analysis.module
-    );
-    rt
-}
-
-/// The aggregation invariants every annotated program satisfies: the stack
-/// size is the largest context estimate rounded up to a power of two (and
-/// clamped), `PARAMS` is what the decision trees give for `ANALYSIS`.
-fn check_aggregation(name: &str, params: Params, a: &ProgramAnalysis) {
-    let largest = a.contexts.iter().map(|c| c.stack).max().unwrap_or(0);
-    assert_eq!(
-        a.stack_estimate, largest,
-        "{name}: stack is the maximum\n{a}"
-    );
-    assert_eq!(a.stack_size, analysis::stack_size(largest), "{name}\n{a}");
-    assert!(a.stack_size.is_power_of_two(), "{name}\n{a}");
-    // An estimate beyond the largest stack (a conservative fallback plus
-    // the frames above it) is clamped to it.
-    assert!(
-        a.stack_size as u64 >= a.stack_estimate.min(MAX_STACK_SIZE as u64),
-        "{name}\n{a}"
-    );
-    assert_eq!(
-        params.stack_size, a.stack_size,
-        "{name}: PARAMS.stack_size\n{a}"
-    );
-    assert_eq!(
-        params,
-        a.params(),
-        "{name}: PARAMS is decide(&ANALYSIS)\n{a}"
-    );
-    assert_eq!(params.validate(), Ok(()), "{name}");
-    assert_eq!(
-        params.queue_policy,
-        analysis::queue_policy(a.rho, a.effort),
-        "{name}\n{a}"
-    );
-    assert_eq!(
-        params.queue_capacity,
-        analysis::queue_capacity(a.rho, a.lambda, a.effort),
-        "{name}\n{a}"
-    );
-    assert_eq!(
-        params.dependency_buckets,
-        analysis::dependency_buckets(a.rho),
-        "{name}\n{a}"
-    );
-    assert_eq!(params.pinning, Params::DEFAULT.pinning, "{name}");
-}
 
 #[test]
 fn fib_is_recursive_with_tiny_tasks() {
@@ -160,11 +98,26 @@ fn alignment_is_loop_like() {
 #[test]
 fn the_program_table_lists_every_annotated_program() {
     let names: Vec<&str> = PROGRAMS.iter().map(|p| p.name).collect();
-    assert_eq!(names, ["fib", "nqueens", "alignment"]);
+    assert_eq!(
+        names,
+        [
+            "fib",
+            "nqueens",
+            "alignment",
+            "delannoy",
+            "fft",
+            "sort",
+            "strassen"
+        ]
+    );
     let modules = [
         (fib::PARAMS, fib::ANALYSIS),
         (nqueens::PARAMS, nqueens::ANALYSIS),
         (alignment::PARAMS, alignment::ANALYSIS),
+        (delannoy::PARAMS, delannoy::ANALYSIS),
+        (fft::PARAMS, fft::ANALYSIS),
+        (sort::PARAMS, sort::ANALYSIS),
+        (strassen::PARAMS, strassen::ANALYSIS),
     ];
     for (program, (params, analysis)) in PROGRAMS.iter().zip(modules) {
         assert_eq!(program.params, params, "{}", program.name);
@@ -189,7 +142,7 @@ fn fib_runs_under_its_params() {
     let expected = fib::expected(n);
     assert_eq!(fib::fib_seq(n), expected, "sequential reference");
     for workers in WORKERS {
-        let rt = runtime(fib::PARAMS, &fib::ANALYSIS, workers);
+        let rt = analysed_runtime(fib::PARAMS, &fib::ANALYSIS, workers);
         let got = watchdog(&format!("fib({n}) on {workers}"), LIMIT, || {
             rt.run(|| fib::fib(n))
         });
@@ -205,7 +158,7 @@ fn nqueens_runs_under_its_params() {
         let expected = nqueens::nqueens_seq(n);
         assert_eq!(Some(expected), nqueens::expected(n), "sequential, n = {n}");
         for workers in WORKERS {
-            let rt = runtime(nqueens::PARAMS, &nqueens::ANALYSIS, workers);
+            let rt = analysed_runtime(nqueens::PARAMS, &nqueens::ANALYSIS, workers);
             let got = watchdog(&format!("nqueens({n}) on {workers}"), LIMIT, || {
                 rt.run(|| nqueens::find_queens(n))
             });
@@ -265,7 +218,7 @@ fn alignment_runs_under_its_params() {
         "the sequential reference reproduces BOTS' C result"
     );
     for workers in WORKERS {
-        let rt = runtime(alignment::PARAMS, &alignment::ANALYSIS, workers);
+        let rt = analysed_runtime(alignment::PARAMS, &alignment::ANALYSIS, workers);
         let got = watchdog(&format!("alignment on {workers}"), LIMIT, || {
             rt.run(|| alignment::pairalign(&seqs, &scoring))
         });
@@ -283,7 +236,7 @@ fn alignment_longest_pair_fits_the_analysed_stack() {
     let (a, b) = (&seqs[0], &seqs[1]);
     let scoring = alignment::Scoring::protein();
     let expected = alignment::pair_score(&scoring, a, b);
-    let rt = runtime(alignment::PARAMS, &alignment::ANALYSIS, 1);
+    let rt = analysed_runtime(alignment::PARAMS, &alignment::ANALYSIS, 1);
     let got = watchdog("alignment longest pair", LIMIT, || {
         rt.run(|| alignment::pair_score(&scoring, a, b))
     });
@@ -300,7 +253,7 @@ fn alignment_longest_pair_fits_the_analysed_stack() {
 fn alignment_prot100_runs_under_its_params() {
     let seqs = alignment::read_sequences(alignment::PROT_100).expect("prot.100.aa");
     let scoring = alignment::Scoring::protein();
-    let rt = runtime(alignment::PARAMS, &alignment::ANALYSIS, 8);
+    let rt = analysed_runtime(alignment::PARAMS, &alignment::ANALYSIS, 8);
     let got = watchdog("alignment prot.100.aa", LIMIT, || {
         rt.run(|| alignment::pairalign(&seqs, &scoring))
     });

@@ -1,5 +1,7 @@
 //! Benchmark programs annotated with `#[task_program]`: the end-to-end check
-//! of the analyzer (issue #4) on real programs.
+//! of the analyzer on real programs, and the ports of the CF'17 benchmark
+//! suite (BOTS and Cilk programs) so far: alignment, delannoy, fft, fib,
+//! nqueens, sort and strassen.
 //!
 //! Each program file holds the sequential reference and the checks at its top
 //! level, and its task code in an inline module `tasks` carrying
@@ -13,6 +15,10 @@
 //! | [`fib`] | join at every level | recursive, ρ = 2, λ = 0, tiny effort | `DEF` | 4 | 256019 |
 //! | [`nqueens`] | scope spawn per column in a loop, recursing | recursive, ρ = 1, λ = 1 | `DEF` | 4 | 256019 |
 //! | [`alignment`] | scope spawn per sequence pair in a loop | loop-like, ρ = 0, λ = 1 | by effort | 128 | 97 |
+//! | [`delannoy`] | three-way fork (nested joins) at every level | recursive, ρ = 3, λ = 0, tiny effort | `DEF` | 4 | 256019 |
+//! | [`fft`] | join of the half transforms and over the combine loop | recursive, ρ = 2, λ = 0 | `DEF` | 4 | 256019 |
+//! | [`sort`] | four quarter sorts in a scope, joins in the merges | recursive, ρ = 2, λ = 0 | `DEF` | 4 | 256019 |
+//! | [`strassen`] | seven products in a scope | recursive, ρ = 7, λ = 0 | `PF` | 4 | 256019 |
 //!
 //! [`PROGRAMS`] lists every annotated program of this crate with its analysis
 //! and parameters: the rows of `cargo run --release -p prescient-examples
@@ -61,5 +67,29 @@ pub const PROGRAMS: &[AnnotatedProgram] = &[
         structure: "scope spawn per sequence pair in a loop",
         analysis: alignment::ANALYSIS,
         params: alignment::PARAMS,
+    },
+    AnnotatedProgram {
+        name: "delannoy",
+        structure: "three-way fork (nested joins) at every level",
+        analysis: delannoy::ANALYSIS,
+        params: delannoy::PARAMS,
+    },
+    AnnotatedProgram {
+        name: "fft",
+        structure: "join of the half transforms, joins over the combine loop",
+        analysis: fft::ANALYSIS,
+        params: fft::PARAMS,
+    },
+    AnnotatedProgram {
+        name: "sort",
+        structure: "scope spawn of four quarter sorts, joins in the merges",
+        analysis: sort::ANALYSIS,
+        params: sort::PARAMS,
+    },
+    AnnotatedProgram {
+        name: "strassen",
+        structure: "scope spawn of the seven products",
+        analysis: strassen::ANALYSIS,
+        params: strassen::PARAMS,
     },
 ];
