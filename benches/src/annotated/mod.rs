@@ -31,6 +31,8 @@ pub mod alignment;
 pub mod delannoy;
 pub mod fft;
 pub mod fib;
+pub mod floorplan;
+pub mod health;
 pub mod nqueens;
 pub mod sort;
 pub mod strassen;

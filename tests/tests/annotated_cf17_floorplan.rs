@@ -1,0 +1,104 @@
+//! End-to-end checks of `#[task_program]` on the CF'17 suite's `floorplan`
+//! (`prescient_benches::annotated::floorplan`): BOTS' branch-and-bound
+//! placement search, a task per shape and corner of the next cell, spawned
+//! in the shape and corner loops and recursing into the cell after it.
+//!
+//! * The inputs parse, and the sequential search finds the minimal area each
+//!   file records (BOTS' check: 216 for `input.5`; `input.15` and the paper's
+//!   `input.20` are left to the release benchmarks, minutes in debug).
+//! * The analysis classifies it as nqueens: one context, ρ = 1 (the task
+//!   calls `add_cell` back), λ = 1 (the spawn sits in the loops), small
+//!   effort → `DEF`, capacity 4, 256019 buckets; the input-deep recursion
+//!   gets the conservative 8 MiB stack.
+//! * It runs correctly under its own `PARAMS` on 1, 2 and 8 workers, on the
+//!   stack size the analysis aggregated: the same minimal area as the
+//!   sequential search and BOTS, on a valid placement.
+//!
+//! Runs in about a second in the debug profile.
+
+use prescient::analysis::{self, SiteKind};
+use prescient::{Params, QueuePolicy, MAX_STACK_SIZE};
+use prescient_benches::annotated::floorplan;
+use prescient_tests::{analysed_runtime, check_aggregation, watchdog};
+use std::time::Duration;
+
+/// The worker counts the program runs on.
+const WORKERS: [usize; 3] = [1, 2, 8];
+
+/// A generous bound for one run: a hang ends the process instead of the CI job.
+const LIMIT: Duration = Duration::from_secs(120);
+
+#[test]
+fn the_inputs_parse_with_their_solutions() {
+    for (path, cells, solution) in [
+        (floorplan::INPUT_5, 5, 216),
+        (floorplan::INPUT_15, 15, 713),
+        (floorplan::INPUT_20, 20, 896),
+    ] {
+        let fp = floorplan::read_floorplan(path).expect("BOTS input");
+        assert_eq!(fp.len(), cells, "{path}");
+        assert_eq!(fp.solution, Some(solution), "{path}");
+        // Each cell is reached once from cell 1 along `next`.
+        let (mut id, mut seen) = (1, 0);
+        while id != 0 {
+            seen += 1;
+            id = fp.cells[id].next;
+        }
+        assert_eq!(seen, cells, "{path}");
+    }
+    assert!(floorplan::parse_floorplan("2\n1\n1 1\n0 -1\n2\n").is_err());
+    assert!(floorplan::parse_floorplan("1\n1\n1 1\n0 -1\n0\n").is_ok());
+}
+
+#[test]
+fn the_sequential_search_finds_bots_area() {
+    let fp = floorplan::read_floorplan(floorplan::TEST_INPUT).expect("BOTS input");
+    let (best, examined) = floorplan::floorplan_seq(&fp);
+    assert_eq!(Some(best.area), fp.solution);
+    assert!(best.is_placement_of(&fp), "{best:?}");
+    assert!(examined > 0);
+    // A tampered solution is caught.
+    let mut bad = best.clone();
+    bad.area += 1;
+    assert!(!bad.is_placement_of(&fp));
+}
+
+#[test]
+fn floorplan_is_recursive_with_a_spawn_in_a_loop() {
+    let a = floorplan::ANALYSIS;
+    assert_eq!(a.contexts.len(), 1, "{a}");
+    assert_eq!(a.contexts[0].function, "add_cell", "{a}");
+    assert_eq!(a.sites.len(), 1, "{a}");
+    assert_eq!(a.sites[0].kind, SiteKind::ScopeSpawn, "{a}");
+    assert!(a.sites[0].in_loop, "{a}");
+    assert_eq!(a.sites[0].function, "add_cell", "{a}");
+    assert_eq!((a.rho, a.lambda), (1, 1), "{a}");
+    assert!(a.effort < analysis::COARSE_EFFORT_MIN, "{a}");
+    const P: Params = floorplan::PARAMS;
+    assert_eq!(P.queue_policy, QueuePolicy::DEF, "ρ = 1 <= 5, effort <= 1M");
+    assert_eq!(P.queue_capacity, 4, "ρ > 0: not the loop branch");
+    assert_eq!(P.dependency_buckets, 256_019);
+    assert_eq!(a.stack_size, MAX_STACK_SIZE, "{a}");
+    check_aggregation("floorplan", P, &a);
+    assert!(
+        a.module.ends_with("annotated::floorplan::tasks"),
+        "{}",
+        a.module
+    );
+}
+
+#[test]
+fn floorplan_runs_under_its_params() {
+    let fp = floorplan::read_floorplan(floorplan::TEST_INPUT).expect("BOTS input");
+    let (expected, _) = floorplan::floorplan_seq(&fp);
+    for workers in WORKERS {
+        let rt = analysed_runtime(floorplan::PARAMS, &floorplan::ANALYSIS, workers);
+        let (best, examined) = watchdog(&format!("floorplan on {workers}"), LIMIT, || {
+            rt.run(|| floorplan::compute_floorplan(&fp))
+        });
+        assert_eq!(best.area, expected.area, "on {workers} worker(s)");
+        assert_eq!(Some(best.area), fp.solution, "BOTS' area");
+        assert!(best.is_placement_of(&fp), "on {workers} worker(s)");
+        assert!(examined > 0);
+    }
+}
