@@ -26,7 +26,7 @@ use prescient::__private::JOIN_FRAME_BYTES;
 use prescient::analysis::{self, SiteKind};
 use prescient::{Params, QueuePolicy, MAX_STACK_SIZE};
 use prescient_benches::annotated::{
-    alignment, delannoy, fft, fib, nqueens, sort, strassen, PROGRAMS,
+    alignment, delannoy, fft, fib, knapsack, nqueens, sort, strassen, uts, PROGRAMS,
 };
 use prescient_tests::{analysed_runtime, check_aggregation, watchdog};
 use std::time::Duration;
@@ -107,7 +107,9 @@ fn the_program_table_lists_every_annotated_program() {
             "delannoy",
             "fft",
             "sort",
-            "strassen"
+            "strassen",
+            "knapsack",
+            "uts"
         ]
     );
     let modules = [
@@ -118,6 +120,8 @@ fn the_program_table_lists_every_annotated_program() {
         (fft::PARAMS, fft::ANALYSIS),
         (sort::PARAMS, sort::ANALYSIS),
         (strassen::PARAMS, strassen::ANALYSIS),
+        (knapsack::PARAMS, knapsack::ANALYSIS),
+        (uts::PARAMS, uts::ANALYSIS),
     ];
     for (program, (params, analysis)) in PROGRAMS.iter().zip(modules) {
         assert_eq!(program.params, params, "{}", program.name);
