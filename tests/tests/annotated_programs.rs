@@ -26,7 +26,8 @@ use prescient::__private::JOIN_FRAME_BYTES;
 use prescient::analysis::{self, SiteKind};
 use prescient::{Params, QueuePolicy, MAX_STACK_SIZE};
 use prescient_benches::annotated::{
-    alignment, delannoy, fft, fib, nqueens, sort, strassen, PROGRAMS,
+    alignment, delannoy, fft, fib, floorplan, health, knapsack, nqueens, sort, strassen, uts,
+    PROGRAMS,
 };
 use prescient_tests::{analysed_runtime, check_aggregation, watchdog};
 use std::time::Duration;
@@ -107,7 +108,11 @@ fn the_program_table_lists_every_annotated_program() {
             "delannoy",
             "fft",
             "sort",
-            "strassen"
+            "strassen",
+            "knapsack",
+            "uts",
+            "floorplan",
+            "health"
         ]
     );
     let modules = [
@@ -118,6 +123,10 @@ fn the_program_table_lists_every_annotated_program() {
         (fft::PARAMS, fft::ANALYSIS),
         (sort::PARAMS, sort::ANALYSIS),
         (strassen::PARAMS, strassen::ANALYSIS),
+        (knapsack::PARAMS, knapsack::ANALYSIS),
+        (uts::PARAMS, uts::ANALYSIS),
+        (floorplan::PARAMS, floorplan::ANALYSIS),
+        (health::PARAMS, health::ANALYSIS),
     ];
     for (program, (params, analysis)) in PROGRAMS.iter().zip(modules) {
         assert_eq!(program.params, params, "{}", program.name);

@@ -1,7 +1,7 @@
 //! Benchmark programs annotated with `#[task_program]`: the end-to-end check
 //! of the analyzer on real programs, and the ports of the CF'17 benchmark
 //! suite (BOTS and Cilk programs) so far: alignment, delannoy, fft, fib,
-//! nqueens, sort and strassen.
+//! nqueens, sort, strassen, knapsack and uts.
 //!
 //! Each program file holds the sequential reference and the checks at its top
 //! level, and its task code in an inline module `tasks` carrying
@@ -19,6 +19,10 @@
 //! | [`fft`] | join of the half transforms and over the combine loop | recursive, ρ = 2, λ = 0 | `DEF` | 4 | 256019 |
 //! | [`sort`] | four quarter sorts in a scope, joins in the merges | recursive, ρ = 2, λ = 0 | `DEF` | 4 | 256019 |
 //! | [`strassen`] | seven products in a scope | recursive, ρ = 7, λ = 0 | `PF` | 4 | 256019 |
+//! | [`knapsack`] | branch and bound, a join of the two branches at every node | recursive, ρ = 2, λ = 0, tiny effort | `DEF` | 4 | 256019 |
+//! | [`uts`] | scope spawn per child in a loop, recursing | recursive, ρ = 1, λ = 1 | `DEF` | 4 | 256019 |
+//! | [`floorplan`] | scope spawn per shape and position in a loop, recursing | recursive, ρ = 1, λ = 1 | `DEF` | 4 | 256019 |
+//! | [`health`] | scope spawn per child village in a loop, recursing | recursive, ρ = 1, λ = 1 | `DEF` | 4 | 256019 |
 //!
 //! [`PROGRAMS`] lists every annotated program of this crate with its analysis
 //! and parameters: the rows of `cargo run --release -p prescient-examples
@@ -33,9 +37,11 @@ pub mod fft;
 pub mod fib;
 pub mod floorplan;
 pub mod health;
+pub mod knapsack;
 pub mod nqueens;
 pub mod sort;
 pub mod strassen;
+pub mod uts;
 
 /// One `#[task_program]` module of this crate: what the analyzer emitted.
 #[derive(Clone, Copy, Debug)]
@@ -93,5 +99,29 @@ pub const PROGRAMS: &[AnnotatedProgram] = &[
         structure: "scope spawn of the seven products",
         analysis: strassen::ANALYSIS,
         params: strassen::PARAMS,
+    },
+    AnnotatedProgram {
+        name: "knapsack",
+        structure: "branch and bound, join of the two branches",
+        analysis: knapsack::ANALYSIS,
+        params: knapsack::PARAMS,
+    },
+    AnnotatedProgram {
+        name: "uts",
+        structure: "scope spawn per child in a loop, recursing",
+        analysis: uts::ANALYSIS,
+        params: uts::PARAMS,
+    },
+    AnnotatedProgram {
+        name: "floorplan",
+        structure: "scope spawn per shape and position in a loop, recursing",
+        analysis: floorplan::ANALYSIS,
+        params: floorplan::PARAMS,
+    },
+    AnnotatedProgram {
+        name: "health",
+        structure: "scope spawn per child village in a loop, recursing",
+        analysis: health::ANALYSIS,
+        params: health::PARAMS,
     },
 ];
