@@ -1,7 +1,7 @@
 //! Benchmark programs annotated with `#[task_program]`: the end-to-end check
 //! of the analyzer on real programs, and the ports of the CF'17 benchmark
 //! suite (BOTS and Cilk programs) so far: alignment, delannoy, fft, fib,
-//! nqueens, sort, strassen, knapsack and uts.
+//! nqueens, sort, strassen, knapsack, uts, floorplan and health.
 //!
 //! Each program file holds the sequential reference and the checks at its top
 //! level, and its task code in an inline module `tasks` carrying
