@@ -46,7 +46,6 @@
 //! Inputs: BOTS' `prot.20.aa` and `prot.100.aa` in `benches/data/alignment/`
 //! ([`PROT_20`], [`PROT_100`]; see `SOURCE.md` there).
 
-use std::fmt;
 use std::path::Path;
 
 pub use tasks::{pair_score, pairalign, ANALYSIS, PARAMS};
@@ -182,32 +181,7 @@ impl Sequence {
     }
 }
 
-/// Why a sequence file could not be read.
-#[derive(Debug)]
-pub enum ReadError {
-    /// The file could not be read.
-    Io(std::io::Error),
-    /// The file is not in BOTS' format.
-    Format(String),
-}
-
-impl fmt::Display for ReadError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ReadError::Io(e) => write!(f, "cannot read the sequence file: {e}"),
-            ReadError::Format(m) => write!(f, "bad sequence file: {m}"),
-        }
-    }
-}
-
-impl std::error::Error for ReadError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            ReadError::Io(e) => Some(e),
-            ReadError::Format(_) => None,
-        }
-    }
-}
+pub use super::input::ReadError;
 
 /// Parses a sequence file in BOTS' format: a first line
 /// `Number of sequences is N`, then `N` sequences in Pearson (FASTA) format.

@@ -63,7 +63,6 @@
 //! `benches/data/floorplan/` ([`INPUT_5`], [`INPUT_15`], [`INPUT_20`]; see
 //! `SOURCE.md` there).
 
-use std::fmt;
 use std::path::Path;
 use std::sync::atomic::AtomicI32;
 use std::sync::Mutex;
@@ -173,32 +172,7 @@ impl Floorplan {
     }
 }
 
-/// Why a floorplan file could not be read.
-#[derive(Debug)]
-pub enum ReadError {
-    /// The file could not be read.
-    Io(std::io::Error),
-    /// The file is not in BOTS' format.
-    Format(String),
-}
-
-impl fmt::Display for ReadError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ReadError::Io(e) => write!(f, "cannot read the floorplan file: {e}"),
-            ReadError::Format(m) => write!(f, "bad floorplan file: {m}"),
-        }
-    }
-}
-
-impl std::error::Error for ReadError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            ReadError::Io(e) => Some(e),
-            ReadError::Format(_) => None,
-        }
-    }
-}
+pub use super::input::ReadError;
 
 /// Parses a floorplan input in BOTS' format (BOTS' `read_inputs`): white
 /// space separated integers, `N`, then per cell the number of shapes, each

@@ -70,7 +70,6 @@
 //! `benches/data/health/` ([`TEST`], [`SMALL`], [`MEDIUM`]; see `SOURCE.md`
 //! there).
 
-use std::fmt;
 use std::path::Path;
 
 pub use tasks::{sim_main, sim_village, ANALYSIS, PARAMS};
@@ -187,32 +186,7 @@ pub struct Simulation {
     pub expected_avg_stay: f32,
 }
 
-/// Why an input file could not be read.
-#[derive(Debug)]
-pub enum ReadError {
-    /// The file could not be read.
-    Io(std::io::Error),
-    /// The file is not in BOTS' format.
-    Format(String),
-}
-
-impl fmt::Display for ReadError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ReadError::Io(e) => write!(f, "cannot read the health input: {e}"),
-            ReadError::Format(m) => write!(f, "bad health input: {m}"),
-        }
-    }
-}
-
-impl std::error::Error for ReadError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            ReadError::Io(e) => Some(e),
-            ReadError::Format(_) => None,
-        }
-    }
-}
+pub use super::input::ReadError;
 
 /// Parses an input in BOTS' format: 19 white-space separated numbers, the
 /// ten `sim_*` parameters then the nine `res_*` results.

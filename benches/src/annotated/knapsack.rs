@@ -68,7 +68,6 @@
 //! Inputs: BOTS' `knapsack-NNN.input` files (12 to 128 items) in
 //! `benches/data/knapsack/` ([`input`]; see `SOURCE.md` there).
 
-use std::fmt;
 use std::path::{Path, PathBuf};
 
 pub use tasks::{knapsack, knapsack_main, ANALYSIS, PARAMS};
@@ -112,32 +111,7 @@ pub struct Instance {
     pub items: Vec<Item>,
 }
 
-/// Why an input file could not be read.
-#[derive(Debug)]
-pub enum ReadError {
-    /// The file could not be read.
-    Io(std::io::Error),
-    /// The file is not in BOTS' format.
-    Format(String),
-}
-
-impl fmt::Display for ReadError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ReadError::Io(e) => write!(f, "cannot read the knapsack file: {e}"),
-            ReadError::Format(m) => write!(f, "bad knapsack file: {m}"),
-        }
-    }
-}
-
-impl std::error::Error for ReadError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            ReadError::Io(e) => Some(e),
-            ReadError::Format(_) => None,
-        }
-    }
-}
+pub use super::input::ReadError;
 
 /// Sorts items by decreasing value density, comparing `a.value · b.weight`
 /// with `b.value · a.weight` exactly (BOTS' `compare`, which subtracts the

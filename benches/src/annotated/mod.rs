@@ -37,6 +37,7 @@ pub mod fft;
 pub mod fib;
 pub mod floorplan;
 pub mod health;
+pub mod input;
 pub mod knapsack;
 pub mod nqueens;
 pub mod sort;

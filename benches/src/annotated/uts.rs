@@ -63,7 +63,6 @@
 //! `benches/data/uts/` ([`TEST`], [`TINY`], [`SMALL`]; see `SOURCE.md`
 //! there).
 
-use std::fmt;
 use std::hint::black_box;
 use std::path::Path;
 
@@ -282,32 +281,7 @@ pub fn child(tree: &Tree, parent: &Node, i: u32) -> Node {
     }
 }
 
-/// Why an input file could not be read.
-#[derive(Debug)]
-pub enum ReadError {
-    /// The file could not be read.
-    Io(std::io::Error),
-    /// The file is not in BOTS' format.
-    Format(String),
-}
-
-impl fmt::Display for ReadError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ReadError::Io(e) => write!(f, "cannot read the UTS file: {e}"),
-            ReadError::Format(m) => write!(f, "bad UTS file: {m}"),
-        }
-    }
-}
-
-impl std::error::Error for ReadError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            ReadError::Io(e) => Some(e),
-            ReadError::Format(_) => None,
-        }
-    }
-}
+pub use super::input::ReadError;
 
 /// Parses an input in BOTS' format: eight white-space separated fields, `b₀
 /// q m seed granularity size depth leaves` (BOTS' `fscanf` in
