@@ -26,8 +26,8 @@ use prescient::__private::JOIN_FRAME_BYTES;
 use prescient::analysis::{self, SiteKind};
 use prescient::{Params, QueuePolicy, MAX_STACK_SIZE};
 use prescient_benches::annotated::{
-    alignment, delannoy, fft, fib, floorplan, health, knapsack, nqueens, sort, strassen, uts,
-    PROGRAMS,
+    alignment, delannoy, fft, fib, floorplan, health, knapsack, nqueens, sort, sparselu, strassen,
+    uts, PROGRAMS,
 };
 use prescient_tests::{analysed_runtime, check_aggregation, watchdog};
 use std::time::Duration;
@@ -112,7 +112,8 @@ fn the_program_table_lists_every_annotated_program() {
             "knapsack",
             "uts",
             "floorplan",
-            "health"
+            "health",
+            "sparselu"
         ]
     );
     let modules = [
@@ -127,6 +128,7 @@ fn the_program_table_lists_every_annotated_program() {
         (uts::PARAMS, uts::ANALYSIS),
         (floorplan::PARAMS, floorplan::ANALYSIS),
         (health::PARAMS, health::ANALYSIS),
+        (sparselu::PARAMS, sparselu::ANALYSIS),
     ];
     for (program, (params, analysis)) in PROGRAMS.iter().zip(modules) {
         assert_eq!(program.params, params, "{}", program.name);

@@ -1,7 +1,7 @@
 //! Benchmark programs annotated with `#[task_program]`: the end-to-end check
 //! of the analyzer on real programs, and the ports of the CF'17 benchmark
 //! suite (BOTS and Cilk programs) so far: alignment, delannoy, fft, fib,
-//! nqueens, sort, strassen, knapsack, uts, floorplan and health.
+//! nqueens, sort, strassen, knapsack, uts, floorplan, health and sparselu.
 //!
 //! Each program file holds the sequential reference and the checks at its top
 //! level, and its task code in an inline module `tasks` carrying
@@ -23,6 +23,7 @@
 //! | [`uts`] | scope spawn per child in a loop, recursing | recursive, ρ = 1, λ = 1 | `DEF` | 4 | 256019 |
 //! | [`floorplan`] | scope spawn per shape and position in a loop, recursing | recursive, ρ = 1, λ = 1 | `DEF` | 4 | 256019 |
 //! | [`health`] | scope spawn per child village in a loop, recursing | recursive, ρ = 1, λ = 1 | `DEF` | 4 | 256019 |
+//! | [`sparselu`] | per diagonal block, two scopes of spawns in loops (fwd/bdiv, then bmod) | loop-like, ρ = 0, λ = 3 | `DEF` | 128 | 97 |
 //!
 //! [`PROGRAMS`] lists every annotated program of this crate with its analysis
 //! and parameters: the rows of `cargo run --release -p prescient-examples
@@ -41,6 +42,7 @@ pub mod input;
 pub mod knapsack;
 pub mod nqueens;
 pub mod sort;
+pub mod sparselu;
 pub mod strassen;
 pub mod uts;
 
@@ -124,5 +126,11 @@ pub const PROGRAMS: &[AnnotatedProgram] = &[
         structure: "scope spawn per child village in a loop, recursing",
         analysis: health::ANALYSIS,
         params: health::PARAMS,
+    },
+    AnnotatedProgram {
+        name: "sparselu",
+        structure: "per diagonal block, two scopes of spawns in loops",
+        analysis: sparselu::ANALYSIS,
+        params: sparselu::PARAMS,
     },
 ];
