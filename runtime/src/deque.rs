@@ -164,29 +164,10 @@ impl TaskDeque {
     /// [`LIFO_SEARCH_DEPTH`] newer jobs, see [`take_from_lifo`]); the jobs
     /// above it stay queued, in order.
     pub(crate) fn take_own(&self, job: JobRef) -> TakeOwn {
-        match &self.owner {
-            Owner::Crossbeam(worker) => match take_from_lifo(worker, |j| j == job) {
-                LifoSearch::Found(_) => TakeOwn::Taken,
-                LifoSearch::Empty => TakeOwn::Empty,
-                LifoSearch::NotFound => TakeOwn::NotFound,
-            },
-            Owner::Locked(deque) => {
-                let mut items = deque.items.lock();
-                if items.is_empty() {
-                    return TakeOwn::Empty;
-                }
-                let position = if deque.insert_front {
-                    items.iter().position(|&j| j == job)
-                } else {
-                    items.iter().rposition(|&j| j == job)
-                };
-                let Some(position) = position else {
-                    return TakeOwn::NotFound;
-                };
-                items.remove(position);
-                deque.update_len(&items);
-                TakeOwn::Taken
-            }
+        match self.take_newest_where(|j| j == job) {
+            Search::Found(_) => TakeOwn::Taken,
+            Search::Empty => TakeOwn::Empty,
+            Search::NotFound => TakeOwn::NotFound,
         }
     }
 
@@ -195,21 +176,33 @@ impl TaskDeque {
     /// group's wait or the handle's join to run inline — its own child, like
     /// `take_own`.
     pub(crate) fn take_owned_by(&self, owner: *const ()) -> Option<JobRef> {
+        match self.take_newest_where(|j| j.owner() == owner) {
+            Search::Found(job) => Some(job),
+            Search::Empty | Search::NotFound => None,
+        }
+    }
+
+    /// Removes the newest job matching `wanted`: anywhere in a locked deque,
+    /// within [`LIFO_SEARCH_DEPTH`] newer jobs in crossbeam's (see
+    /// [`take_from_lifo`]). The other jobs stay queued, in order.
+    fn take_newest_where(&self, wanted: impl Fn(JobRef) -> bool) -> Search {
         match &self.owner {
-            Owner::Crossbeam(worker) => match take_from_lifo(worker, |j| j.owner() == owner) {
-                LifoSearch::Found(job) => Some(job),
-                LifoSearch::Empty | LifoSearch::NotFound => None,
-            },
+            Owner::Crossbeam(worker) => take_from_lifo(worker, wanted),
             Owner::Locked(deque) => {
                 let mut items = deque.items.lock();
+                if items.is_empty() {
+                    return Search::Empty;
+                }
                 let position = if deque.insert_front {
-                    items.iter().position(|j| j.owner() == owner)
+                    items.iter().position(|&j| wanted(j))
                 } else {
-                    items.iter().rposition(|j| j.owner() == owner)
-                }?;
-                let job = items.remove(position);
+                    items.iter().rposition(|&j| wanted(j))
+                };
+                let Some(job) = position.and_then(|position| items.remove(position)) else {
+                    return Search::NotFound;
+                };
                 deque.update_len(&items);
-                job
+                Search::Found(job)
             }
         }
     }
@@ -229,8 +222,8 @@ impl TaskDeque {
     }
 }
 
-/// What [`take_from_lifo`] found.
-enum LifoSearch {
+/// What a search of the owner's deque for one job found.
+enum Search {
     /// The job, now removed from the deque.
     Found(JobRef),
     /// The deque was empty.
@@ -258,22 +251,22 @@ const LIFO_SEARCH_DEPTH: usize = 8;
 /// stealing the oldest end meanwhile; a job they could have stolen is out of
 /// their sight for the few pops it takes (never lost: the owner holds it).
 /// Usually the wanted job is the newest, and nothing is popped but it.
-fn take_from_lifo(worker: &Worker<JobRef>, wanted: impl Fn(JobRef) -> bool) -> LifoSearch {
+fn take_from_lifo(worker: &Worker<JobRef>, wanted: impl Fn(JobRef) -> bool) -> Search {
     let Some(newest) = worker.pop() else {
-        return LifoSearch::Empty;
+        return Search::Empty;
     };
     if wanted(newest) {
-        return LifoSearch::Found(newest);
+        return Search::Found(newest);
     }
     let mut newer = [newest; LIFO_SEARCH_DEPTH];
     let mut count = 1;
     let found = loop {
         if count == LIFO_SEARCH_DEPTH {
-            break LifoSearch::NotFound;
+            break Search::NotFound;
         }
         match worker.pop() {
-            None => break LifoSearch::NotFound,
-            Some(job) if wanted(job) => break LifoSearch::Found(job),
+            None => break Search::NotFound,
+            Some(job) if wanted(job) => break Search::Found(job),
             Some(job) => {
                 newer[count] = job;
                 count += 1;

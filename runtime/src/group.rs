@@ -130,18 +130,11 @@ impl TaskGroup {
         // The group's own unstarted tasks in this worker's deque run here,
         // inline (see `scope`'s end): only tasks other workers took are
         // waited for.
-        let tag = Arc::as_ptr(&self.state) as *const ();
-        while self.state.pending.pending() != 0 {
-            let Some(job) =
-                WorkerThread::with_current(|worker| worker.and_then(|w| w.claim_owned_by(tag)))
-            else {
-                break;
-            };
-            // SAFETY: taken out of the deque, so it runs exactly once, here;
-            // a group job is alive until it runs.
-            unsafe { job.execute() };
-        }
-        registry::wait_for(&self.state.pending);
+        registry::claim_own_then_wait(
+            Arc::as_ptr(&self.state) as *const (),
+            || self.state.pending.pending() != 0,
+            &self.state.pending,
+        );
         if let Some(payload) = self.state.panic.lock().take() {
             panic::resume_unwind(payload);
         }

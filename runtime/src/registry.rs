@@ -675,10 +675,9 @@ impl WorkerThread {
     }
 
     /// Takes an unstarted job of the scope, group or task handle `owner`
-    /// back from this worker's deque, for the scope's end, the group's wait
-    /// or the handle's join to run inline (its own child, see
-    /// `take_back_or_wait`).
-    pub(crate) fn claim_owned_by(&self, owner: *const ()) -> Option<JobRef> {
+    /// back from this worker's deque, for [`claim_own_then_wait`] to run
+    /// inline.
+    fn claim_owned_by(&self, owner: *const ()) -> Option<JobRef> {
         let job = self.deque.take_owned_by(owner)?;
         self.note_taken();
         Some(job)
@@ -994,6 +993,31 @@ fn call_handler(which: &str, index: usize, handler: impl FnOnce()) {
 #[inline]
 pub(crate) fn on_worker<R>(f: impl FnOnce(&WorkerThread) -> R) -> R {
     WorkerThread::with_current(|worker| f(worker.expect("task code runs on its worker")))
+}
+
+/// How a scope's end, a group's wait and a handle's join wait for their own
+/// tasks: while `pending()` holds, takes the unstarted jobs tagged `owner`
+/// (see `JobRef::owner`) back from this worker's deque and runs them inline,
+/// one at a time (its own children, see `WorkerThread::take_back_or_wait`);
+/// at the first search that finds none, or off a worker, it waits for
+/// `waitable` instead. `pending` lets the common case — everything claimed,
+/// nothing stolen — end without a search that finds nothing.
+pub(crate) fn claim_own_then_wait<W: Waitable>(
+    owner: *const (),
+    pending: impl Fn() -> bool,
+    waitable: &W,
+) {
+    while pending() {
+        let Some(job) =
+            WorkerThread::with_current(|worker| worker.and_then(|w| w.claim_owned_by(owner)))
+        else {
+            break;
+        };
+        // SAFETY: taken out of the deque, so it runs exactly once, here; a
+        // scope's, group's or handle's job is alive until it runs.
+        unsafe { job.execute() };
+    }
+    wait_for(waitable);
 }
 
 /// Waits until `waitable` holds: suspends the task when called on a worker,

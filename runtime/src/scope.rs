@@ -179,19 +179,10 @@ impl<'scope> Scope<'scope> {
         if self.pending.is_idle() || self.pending.release_creator() {
             return;
         }
-        // Claim until nothing is pending: the common case (nothing stolen)
-        // never pays for a search that finds nothing.
-        let tag = self as *const Scope<'scope> as *const ();
-        while self.pending.has_pending() {
-            let Some(job) =
-                WorkerThread::with_current(|worker| worker.and_then(|w| w.claim_owned_by(tag)))
-            else {
-                break;
-            };
-            // SAFETY: taken out of the deque, so it runs exactly once, here;
-            // a scope job is alive until it runs.
-            unsafe { job.execute() };
-        }
-        registry::wait_for(self.pending.done());
+        registry::claim_own_then_wait(
+            self as *const Scope<'scope> as *const (),
+            || self.pending.has_pending(),
+            self.pending.done(),
+        );
     }
 }

@@ -127,10 +127,14 @@ impl<T: Send + 'static> TaskHandle<T> {
             HandleInner::Ready(result, _) => result,
             HandleInner::Shared(shared) => {
                 let state = shared.state();
-                if !state.latch.is_set() {
-                    claim_and_run(&shared);
-                }
-                registry::wait_for(&state.latch);
+                // The task's job is tagged with the shared allocation's
+                // address, which the handle keeps alive: the tag names this
+                // task alone.
+                registry::claim_own_then_wait(
+                    Arc::as_ptr(&shared) as *const (),
+                    || !state.latch.is_set(),
+                    &state.latch,
+                );
                 // SAFETY: the latch is set only after the task stored the
                 // result and swapped the state to DONE; we hold the handle, so
                 // nobody else takes.
@@ -141,21 +145,6 @@ impl<T: Send + 'static> TaskHandle<T> {
             Ok(value) => value,
             Err(payload) => panic::resume_unwind(payload),
         }
-    }
-}
-
-/// The joiner's own child: if the task is still unstarted in this worker's
-/// deque, takes it back and runs it inline (see `scope`'s end). Its job is
-/// tagged with the state's address, which the handle keeps alive, so the tag
-/// names this task alone.
-fn claim_and_run<T>(shared: &Arc<dyn SharedState<T>>) {
-    let tag = Arc::as_ptr(shared) as *const ();
-    if let Some(job) =
-        WorkerThread::with_current(|worker| worker.and_then(|w| w.claim_owned_by(tag)))
-    {
-        // SAFETY: taken out of the deque, so it runs exactly once, here; the
-        // job is alive until it runs.
-        unsafe { job.execute() };
     }
 }
 

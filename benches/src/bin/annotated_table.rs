@@ -487,14 +487,7 @@ fn json(
     errors: &[String],
 ) -> String {
     let mut out = String::from("{\n");
-    let _ = writeln!(
-        out,
-        "  \"machine\": {{\"threads\": {}, \"arch\": {}, \"os\": {}, \"cpu\": {}}},",
-        machine.threads,
-        json_string(&machine.arch),
-        json_string(&machine.os),
-        json_string(&machine.cpu)
-    );
+    let _ = writeln!(out, "  \"machine\": {},", machine.json());
     let command: Vec<String> = command.iter().map(|a| json_string(a)).collect();
     let _ = writeln!(out, "  \"command\": [{}],", command.join(", "));
     let _ = writeln!(out, "  \"load_average_at_start\": {},", json_string(load));

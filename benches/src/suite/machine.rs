@@ -29,6 +29,19 @@ impl Machine {
         }
     }
 
+    /// The description as a JSON object (what every benchmark's JSON
+    /// records under `"machine"`).
+    pub fn json(&self) -> String {
+        use super::report::json_string;
+        format!(
+            "{{\"threads\": {}, \"arch\": {}, \"os\": {}, \"cpu\": {}}}",
+            self.threads,
+            json_string(&self.arch),
+            json_string(&self.os),
+            json_string(&self.cpu)
+        )
+    }
+
     /// One line for humans.
     pub fn describe(&self) -> String {
         format!(

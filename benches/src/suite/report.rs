@@ -363,14 +363,7 @@ pub fn json_number(value: Option<f64>) -> String {
 /// The whole suite as JSON.
 pub fn json(machine: &Machine, options: &Options, table: &Table, idle: &[IdleOutcome]) -> String {
     let mut out = String::from("{\n");
-    let _ = writeln!(
-        out,
-        "  \"machine\": {{\"threads\": {}, \"arch\": {}, \"os\": {}, \"cpu\": {}}},",
-        machine.threads,
-        json_string(&machine.arch),
-        json_string(&machine.os),
-        json_string(&machine.cpu)
-    );
+    let _ = writeln!(out, "  \"machine\": {},", machine.json());
     let _ = writeln!(out, "  \"quick\": {},", options.quick);
     let _ = writeln!(
         out,
