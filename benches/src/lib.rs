@@ -21,6 +21,7 @@
 #![deny(missing_docs)]
 
 pub mod annotated;
+pub mod cf17;
 pub mod cli;
 pub mod dataflow;
 pub mod programs;

@@ -1,0 +1,89 @@
+//! The CF'17 benchmark suite: the twelve programs of Thoman, Zangerl and
+//! Fahringer's evaluation (Table 2), each prepared at a chosen size and runnable
+//! under every runner the suite compares.
+//!
+//! The programs themselves (sequential reference, `#[task_program]` task code)
+//! live in [`crate::annotated`]; this module turns each into a [`Workload`]: its
+//! input prepared once, and one closure per runner that makes a timed,
+//! verified run. Every closure times only the computation (input copies, for
+//! the in-place programs, happen before the clock starts) and checks its result
+//! against the sequential reference after the clock stops.
+//!
+//! * [`workloads`] prepares a program by name at a [`Size`];
+//! * [`baselines`] holds the rayon and chili versions of the task code.
+
+pub mod baselines;
+pub mod workloads;
+
+use std::time::Duration;
+
+/// A run's time and whether its result was right (`Err` says what was wrong).
+pub type Timed = (Duration, Result<(), String>);
+
+/// A closure that makes one timed, verified run.
+pub type RunFn = Box<dyn Fn() -> Timed + Send + Sync>;
+
+/// A closure that makes one timed, verified run on a chili scope.
+pub type ChiliRunFn = Box<dyn Fn(&mut chili::Scope<'_>) -> Timed + Send + Sync>;
+
+/// How big a program's input is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Size {
+    /// Small enough for a debug-build test: milliseconds.
+    Test,
+    /// The suite's `--quick` size: a sequential run of roughly 20–300 ms on
+    /// one core of a laptop-class machine.
+    Quick,
+    /// The input of the CF'17 evaluation (Table 2), or BOTS' nearest one.
+    Paper,
+}
+
+impl Size {
+    /// Every size, smallest first.
+    pub const ALL: [Size; 3] = [Size::Test, Size::Quick, Size::Paper];
+
+    /// The size's name on the command line and in JSON.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Size::Test => "test",
+            Size::Quick => "quick",
+            Size::Paper => "paper",
+        }
+    }
+
+    /// Parses a [`name`](Self::name).
+    pub fn parse(name: &str) -> Option<Size> {
+        Size::ALL.into_iter().find(|s| s.name() == name)
+    }
+}
+
+/// One program prepared at one size: a closure per runner.
+///
+/// `prescient` must be called on a Prescient worker (inside
+/// `Runtime::run`), `rayon` inside `ThreadPool::install`; both use the
+/// pool they are called in. `chili` receives a scope of a chili pool.
+pub struct Workload {
+    /// The program's name, as in [`crate::annotated::PROGRAMS`].
+    pub program: &'static str,
+    /// The input, for humans: `n=35`, `prot.100`, `2^24 points`.
+    pub input: String,
+    /// The sequential reference.
+    pub seq: RunFn,
+    /// The `#[task_program]` task code on the current Prescient runtime.
+    pub prescient: RunFn,
+    /// The rayon version, for every fork–join program.
+    pub rayon: Option<RunFn>,
+    /// The chili version, where chili's two-way join fits the program.
+    pub chili: Option<ChiliRunFn>,
+}
+
+impl std::fmt::Debug for Workload {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Workload")
+            .field("program", &self.program)
+            .field("input", &self.input)
+            .field("rayon", &self.rayon.is_some())
+            .field("chili", &self.chili.is_some())
+            .finish_non_exhaustive()
+    }
+}
