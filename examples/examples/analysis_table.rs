@@ -13,14 +13,25 @@
 //! the runtime's measured per-join frame cost, which differs between the debug
 //! and the release profile, so the stack columns depend on the profile.
 
-use prescient::analysis::ProgramAnalysis;
+use prescient::analysis::{ProgramAnalysis, Trees};
 use prescient::Params;
 use prescient_benches::annotated::PROGRAMS;
 
-/// One table row: the program's name, analysis and chosen parameters.
-fn row(name: &str, a: &ProgramAnalysis, p: &Params) -> String {
+/// The chosen parameters in one cell: `policy/capacity/buckets/stack`.
+fn choice(p: &Params) -> String {
     format!(
-        "{:<10} {:>4} {:>5} {:>3} {:>3} {:>12} {:>9} {:>6} {:>8} {:>8} {:>10}",
+        "{}/{}/{}/{}",
+        p.queue_policy.short_name(),
+        p.queue_capacity,
+        p.dependency_buckets,
+        human_bytes(p.stack_size),
+    )
+}
+
+/// One table row: the program's name, analysis and both trees' choices.
+fn row(name: &str, a: &ProgramAnalysis) -> String {
+    format!(
+        "{:<10} {:>4} {:>5} {:>3} {:>3} {:>12} {:>9}  {:<24} {:<24}",
         name,
         a.contexts.len(),
         a.sites.len(),
@@ -28,10 +39,8 @@ fn row(name: &str, a: &ProgramAnalysis, p: &Params) -> String {
         a.lambda,
         a.effort,
         a.stack_estimate,
-        p.queue_policy.short_name(),
-        p.queue_capacity,
-        p.dependency_buckets,
-        human_bytes(p.stack_size),
+        choice(&a.params_with(Trees::Cf17)),
+        choice(&a.params_with(Trees::Calibrated)),
     )
 }
 
@@ -61,7 +70,7 @@ fn main() {
     );
     println!();
     let header = format!(
-        "{:<10} {:>4} {:>5} {:>3} {:>3} {:>12} {:>9} {:>6} {:>8} {:>8} {:>10}",
+        "{:<10} {:>4} {:>5} {:>3} {:>3} {:>12} {:>9}  {:<24} {:<24}",
         "program",
         "ctx",
         "sites",
@@ -69,24 +78,28 @@ fn main() {
         "λ",
         "effort",
         "stack B",
-        "policy",
-        "capacity",
-        "buckets",
-        "stack size"
+        "CF'17 trees",
+        "calibrated trees (PARAMS)",
     );
     println!("{header}");
     println!("{}", "-".repeat(header.chars().count()));
     for program in PROGRAMS {
-        println!("{}", row(program.name, &program.analysis, &program.params));
+        assert_eq!(program.params, program.analysis.params_with(Trees::DEFAULT));
+        println!("{}", row(program.name, &program.analysis));
     }
     println!();
     println!("ρ, λ: minimum over the task contexts; effort: their mean, in built-in operations;");
     println!(
         "stack B: the largest context estimate, rounded up to a power of two as the stack size."
     );
-    println!("Decision trees (CF'17 §3.3.4): policy PF if ρ > 5 or 1M < effort <= 1T, else DEF;");
+    println!("Each choice reads policy/capacity/buckets/stack size.");
+    println!("CF'17 trees (§3.3.4): policy PF if ρ > 5 or 1M < effort <= 1T, else DEF;");
     println!("capacity 128 if ρ = 0 and λ > 0, else 8 if 1M < effort <= 1T, else 4;");
-    println!("buckets 256019 if ρ > 0, else 97.");
+    println!("buckets 256019 if ρ > 0, else 97; stack the estimate.");
+    println!(
+        "Calibrated trees: {}",
+        prescient::analysis::calibrated::SUMMARY
+    );
     println!();
     for program in PROGRAMS {
         println!("{:<10} {}", program.name, program.structure);

@@ -13,6 +13,8 @@
 //! * [`baselines`] holds the rayon and chili versions of the task code.
 
 pub mod baselines;
+pub mod calibrate;
+pub mod sweep;
 pub mod workloads;
 
 use std::time::Duration;

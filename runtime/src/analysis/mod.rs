@@ -11,13 +11,15 @@
 //! * **aggregation** (§3.3, [`ProgramAnalysis::new`]): ρ and λ by minimum over the
 //!   contexts, effort by mean, stack by maximum, rounded up to a power of two and
 //!   clamped to [`MIN_STACK_SIZE`] ..= [`MAX_STACK_SIZE`];
-//! * **decision trees** (§3.3.4, [`decide`]), exactly as in the paper:
-//!   - queue policy = `PF` if ρ > 5 or 1M < e ≤ 1T, else `DEF`;
-//!   - queue capacity = 128 if ρ = 0 and λ > 0; else 8 if 1M < e ≤ 1T; else 4;
-//!   - dependency buckets = 256019 if ρ > 0, else 97;
-//!   - stack size = the aggregated estimate.
+//! * **decision trees** ([`decide_with`]), two sets selected by [`Trees`]:
+//!   - [`Trees::Cf17`] ([`cf17`]): the paper's §3.3.4 trees exactly, derived by
+//!     its authors on the Insieme runtime;
+//!   - [`Trees::Calibrated`] ([`calibrated`], the default, what `PARAMS` use):
+//!     the same features, thresholds derived from a parameter sweep of the
+//!     CF'17 programs on this runtime.
 //!
-//!   Every other field stays at [`Params::DEFAULT`].
+//!   Both decide queue policy, queue capacity, dependency buckets and stack
+//!   size; every other field stays at [`Params::DEFAULT`].
 //!
 //! Effort is counted in units of one built-in operation (the macro documents its
 //! cost table), so the paper's 1M / 1T thresholds apply unchanged. All arithmetic
@@ -31,28 +33,15 @@
 //! and the `const fn` helpers of its expressions — lives in `emitted.rs`,
 //! reachable as `prescient::__private`.
 
-use crate::params::{Params, QueuePolicy, MAX_STACK_SIZE, MIN_STACK_SIZE};
+use crate::params::{Params, MAX_STACK_SIZE, MIN_STACK_SIZE};
 use core::fmt;
 
+pub mod calibrated;
+pub mod cf17;
 pub(crate) mod emitted;
-pub(crate) use emitted::SpawnSite;
 
-/// ρ above which the queue policy becomes `PF` (CF'17 §3.3.4).
-pub const PF_RECURSION_THRESHOLD: u32 = 5;
-/// The lower, exclusive bound of the "coarse task" effort band: 1M operations.
-pub const COARSE_EFFORT_MIN: u64 = 1_000_000;
-/// The upper, inclusive bound of the "coarse task" effort band: 1T operations.
-pub const COARSE_EFFORT_MAX: u64 = 1_000_000_000_000;
-/// Queue capacity for loop-parallel programs (ρ = 0, λ > 0).
-pub const LOOP_QUEUE_CAPACITY: usize = 128;
-/// Queue capacity for coarse tasks (1M < e ≤ 1T).
-pub const COARSE_QUEUE_CAPACITY: usize = 8;
-/// Queue capacity otherwise.
-pub const SMALL_QUEUE_CAPACITY: usize = 4;
-/// Dependency-table buckets for programs with recursive parallelism (ρ > 0).
-pub const RECURSIVE_DEPENDENCY_BUCKETS: usize = 256_019;
-/// Dependency-table buckets otherwise.
-pub const FLAT_DEPENDENCY_BUCKETS: usize = 97;
+pub use cf17::{is_coarse, COARSE_EFFORT_MAX, COARSE_EFFORT_MIN};
+pub(crate) use emitted::SpawnSite;
 
 /// Which spawn construct a site is. More constructs may be added: match with
 /// a wildcard arm.
@@ -245,43 +234,14 @@ impl ProgramAnalysis {
         }
     }
 
-    /// The parameters the decision trees choose, [`decide`]`(self)`.
+    /// The parameters the default trees choose, [`decide`]`(self)`.
     pub const fn params(&self) -> Params {
         decide(self)
     }
-}
 
-/// Whether an effort lies in the paper's coarse band 1M < e ≤ 1T.
-pub const fn is_coarse(effort: u64) -> bool {
-    effort > COARSE_EFFORT_MIN && effort <= COARSE_EFFORT_MAX
-}
-
-/// Queue policy tree: `PF` if ρ > 5 or 1M < e ≤ 1T, else `DEF`.
-pub const fn queue_policy(rho: u32, effort: u64) -> QueuePolicy {
-    if rho > PF_RECURSION_THRESHOLD || is_coarse(effort) {
-        QueuePolicy::PF
-    } else {
-        QueuePolicy::DEF
-    }
-}
-
-/// Queue capacity tree: 128 if ρ = 0 and λ > 0; else 8 if 1M < e ≤ 1T; else 4.
-pub const fn queue_capacity(rho: u32, lambda: u32, effort: u64) -> usize {
-    if rho == 0 && lambda > 0 {
-        LOOP_QUEUE_CAPACITY
-    } else if is_coarse(effort) {
-        COARSE_QUEUE_CAPACITY
-    } else {
-        SMALL_QUEUE_CAPACITY
-    }
-}
-
-/// Dependency buckets tree: 256019 if ρ > 0, else 97.
-pub const fn dependency_buckets(rho: u32) -> usize {
-    if rho > 0 {
-        RECURSIVE_DEPENDENCY_BUCKETS
-    } else {
-        FLAT_DEPENDENCY_BUCKETS
+    /// The parameters `trees` choose, [`decide_with`]`(self, trees)`.
+    pub const fn params_with(&self, trees: Trees) -> Params {
+        decide_with(self, trees)
     }
 }
 
@@ -298,18 +258,45 @@ pub const fn stack_size(estimate: u64) -> usize {
     estimate.next_power_of_two() as usize
 }
 
-/// The decision trees of CF'17 §3.3.4 applied to the aggregated analysis; every
-/// other field is [`Params::DEFAULT`]'s.
+/// Which decision trees turn an analysis into [`Params`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Trees {
+    /// The trees of the CF'17 paper, derived on the Insieme runtime
+    /// ([`cf17`]).
+    Cf17,
+    /// Trees calibrated on this runtime from a parameter sweep of the CF'17
+    /// programs ([`calibrated`]); what `#[task_program]`'s `PARAMS` use.
+    Calibrated,
+}
+
+impl Trees {
+    /// The trees `#[task_program]` and [`decide`] use.
+    pub const DEFAULT: Trees = Trees::Calibrated;
+    /// Both sets, for tables.
+    pub const ALL: [Trees; 2] = [Trees::Cf17, Trees::Calibrated];
+
+    /// A short name for tables: `cf17` or `calibrated`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Trees::Cf17 => "cf17",
+            Trees::Calibrated => "calibrated",
+        }
+    }
+}
+
+/// The parameters `trees` choose for `analysis`; every field the trees do not
+/// decide is [`Params::DEFAULT`]'s.
+pub const fn decide_with(analysis: &ProgramAnalysis, trees: Trees) -> Params {
+    match trees {
+        Trees::Cf17 => cf17::decide(analysis),
+        Trees::Calibrated => calibrated::decide(analysis),
+    }
+}
+
+/// The parameters the default trees ([`Trees::DEFAULT`]) choose for
+/// `analysis`: what a `#[task_program]` module's `PARAMS` start from.
 pub const fn decide(analysis: &ProgramAnalysis) -> Params {
-    Params::DEFAULT
-        .with_queue_policy(queue_policy(analysis.rho, analysis.effort))
-        .with_queue_capacity(queue_capacity(
-            analysis.rho,
-            analysis.lambda,
-            analysis.effort,
-        ))
-        .with_dependency_buckets(dependency_buckets(analysis.rho))
-        .with_analysed_stack_size(analysis.stack_size)
+    decide_with(analysis, Trees::DEFAULT)
 }
 
 impl fmt::Display for ProgramAnalysis {
@@ -367,42 +354,10 @@ impl fmt::Display for ProgramAnalysis {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::params::QueuePolicy;
 
     const fn ctx(rho: u32, lambda: u32, effort: u64, stack: u64) -> ContextAnalysis {
         ContextAnalysis::new("f", rho, lambda, effort, stack, &[])
-    }
-
-    #[test]
-    fn queue_policy_at_its_thresholds() {
-        assert_eq!(queue_policy(0, 0), QueuePolicy::DEF);
-        assert_eq!(queue_policy(5, 0), QueuePolicy::DEF);
-        assert_eq!(queue_policy(6, 0), QueuePolicy::PF);
-        assert_eq!(queue_policy(0, 1_000_000), QueuePolicy::DEF);
-        assert_eq!(queue_policy(0, 1_000_001), QueuePolicy::PF);
-        assert_eq!(queue_policy(0, 1_000_000_000_000), QueuePolicy::PF);
-        assert_eq!(queue_policy(0, 1_000_000_000_001), QueuePolicy::DEF);
-        assert_eq!(queue_policy(6, u64::MAX), QueuePolicy::PF);
-    }
-
-    #[test]
-    fn queue_capacity_at_its_thresholds() {
-        assert_eq!(queue_capacity(0, 1, 0), 128);
-        assert_eq!(
-            queue_capacity(0, 1, 5_000_000),
-            128,
-            "the loop rule comes first"
-        );
-        assert_eq!(queue_capacity(1, 1, 0), 4);
-        assert_eq!(queue_capacity(0, 0, 1_000_000), 4);
-        assert_eq!(queue_capacity(0, 0, 1_000_001), 8);
-        assert_eq!(queue_capacity(3, 7, 1_000_000_000_000), 8);
-        assert_eq!(queue_capacity(0, 0, 1_000_000_000_001), 4);
-    }
-
-    #[test]
-    fn dependency_buckets_at_its_threshold() {
-        assert_eq!(dependency_buckets(0), 97);
-        assert_eq!(dependency_buckets(1), 256_019);
     }
 
     #[test]
@@ -434,7 +389,7 @@ mod tests {
     fn decide_fib_like_and_loop_like() {
         // fib: recursive, tiny tasks.
         const FIB: ProgramAnalysis = ProgramAnalysis::new("fib", &[ctx(2, 0, 12, 30_000)], &[]);
-        const P: Params = decide(&FIB).checked();
+        const P: Params = decide_with(&FIB, Trees::Cf17).checked();
         assert_eq!(P.queue_policy, QueuePolicy::DEF);
         assert_eq!(P.queue_capacity, 4);
         assert_eq!(P.dependency_buckets, 256_019);
@@ -443,14 +398,14 @@ mod tests {
         // A loop of coarse tasks.
         const LOOP: ProgramAnalysis =
             ProgramAnalysis::new("loop", &[ctx(0, 1, 50_000_000, 1_000)], &[]);
-        let p = LOOP.params();
+        let p = LOOP.params_with(Trees::Cf17);
         assert_eq!(p.queue_policy, QueuePolicy::PF);
         assert_eq!(p.queue_capacity, 128);
         assert_eq!(p.dependency_buckets, 97);
         assert_eq!(p.stack_size, 16 * 1024);
         // Deep recursion picks PF.
         const DEEP: ProgramAnalysis = ProgramAnalysis::new("r", &[ctx(6, 0, 1, 1)], &[]);
-        assert_eq!(DEEP.params().queue_policy, QueuePolicy::PF);
+        assert_eq!(DEEP.params_with(Trees::Cf17).queue_policy, QueuePolicy::PF);
     }
 
     #[test]

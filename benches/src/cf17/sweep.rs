@@ -1,0 +1,820 @@
+//! The parameter sweep behind the calibrated decision trees: every CF'17
+//! program under every queue policy × queue capacity × dependency buckets ×
+//! stack size, at each thread count, stored as JSON with the host described.
+//!
+//! `cargo run --release -p prescient-benches --bin cf17 -- --sweep [--threads
+//! LIST] [--reps N] [--only PROGRAMS] [--size test|quick|paper] [--out DIR]`
+//!
+//! The grid ([`Config::all`]) is the one the decision trees choose from:
+//! the four [`QueuePolicy`]s × [`CAPACITIES`] × [`BUCKETS`] × the two
+//! [`StackChoice`]s, every other field [`Params::DEFAULT`]'s — 192
+//! configurations. A program whose analysed stack *is* 8 MiB runs the 96 of
+//! one stack size only (the two choices are the same parameters). The
+//! default configuration (`DEF`, capacity 16, 97 buckets, 8 MiB) and CF'17's
+//! choices are all points of the grid, so the sweep alone says how every
+//! tree, fixed configuration and the default fare.
+//!
+//! Each (program, thread count) runs in its own child process (`--sweep-child`),
+//! so that a configuration that crashes (a stack estimate too small is a
+//! guard-page abort) loses only its own program and thread count, and so that
+//! one program's memory does not stay around for the next. The child prepares
+//! the workload once, times the sequential reference, then visits the
+//! configurations in a fixed shuffled order (a slow minute of a shared machine
+//! then lands on a mix of configurations instead of on one policy): per
+//! configuration it builds a runtime, makes one warm-up run and `reps` timed
+//! runs inside it, and prints the best and the median. Every run's result is
+//! checked.
+//!
+//! The parent writes one file per program, `DIR/PROGRAM.json` ([`ProgramSweep`]),
+//! and prints per program and thread count the best configuration, the
+//! default's time and the time of CF'17's choice relative to it. The files are
+//! what [`super::calibrate`] derives the trees from.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use prescient::analysis::ProgramAnalysis;
+use prescient::{Params, QueuePolicy, Runtime, MAX_STACK_SIZE};
+
+use super::{workloads, Size, Workload};
+use crate::annotated::{AnnotatedProgram, PROGRAMS};
+use crate::cli::{self, Args, Parsed, THREADS_ENV};
+use crate::suite::machine::Machine;
+use crate::suite::report::{json_number, json_string};
+
+/// The queue capacities of the grid.
+pub const CAPACITIES: [usize; 6] = [2, 4, 8, 16, 32, 128];
+/// The dependency-table bucket counts of the grid (primes, as CF'17's).
+pub const BUCKETS: [usize; 4] = [97, 1021, 64567, 256019];
+/// The timed runs per configuration unless `--reps` says otherwise.
+pub const DEFAULT_REPS: usize = 3;
+/// Where the files go unless `--out` says otherwise.
+pub const DEFAULT_OUT: &str = "target/cf17/sweep";
+/// The sweep stored in the repository (what the calibrated trees come from).
+pub const STORED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/results/sweep");
+/// The prefix of a child's line per configuration.
+const POINT_PREFIX: &str = "POINT";
+/// The prefix of a child's line with the sequential time and the input.
+const SEQ_PREFIX: &str = "SEQ";
+
+/// Which stack size a configuration uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StackChoice {
+    /// The size the program's analysis estimated ([`ProgramAnalysis::stack_size`]).
+    Analysed,
+    /// [`MAX_STACK_SIZE`], 8 MiB: the default's.
+    Max,
+}
+
+impl StackChoice {
+    /// Both choices.
+    pub const ALL: [StackChoice; 2] = [StackChoice::Analysed, StackChoice::Max];
+
+    /// The name in tables and JSON.
+    pub const fn name(self) -> &'static str {
+        match self {
+            StackChoice::Analysed => "analysed",
+            StackChoice::Max => "8MiB",
+        }
+    }
+
+    /// The stack size in bytes for a program whose analysis chose `analysed`.
+    pub const fn bytes(self, analysed: usize) -> usize {
+        match self {
+            StackChoice::Analysed => analysed,
+            StackChoice::Max => MAX_STACK_SIZE,
+        }
+    }
+}
+
+/// One point of the grid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Config {
+    /// The queue policy.
+    pub policy: QueuePolicy,
+    /// The queue capacity.
+    pub capacity: usize,
+    /// The dependency-table buckets.
+    pub buckets: usize,
+    /// The stack size.
+    pub stack: StackChoice,
+}
+
+impl Config {
+    /// `Params::DEFAULT` as a grid point.
+    pub const DEFAULT: Config = Config {
+        policy: Params::DEFAULT.queue_policy,
+        capacity: Params::DEFAULT.queue_capacity,
+        buckets: Params::DEFAULT.dependency_buckets,
+        stack: StackChoice::Max,
+    };
+
+    /// The whole grid: policy-major, then capacity, buckets, stack.
+    pub fn all() -> Vec<Config> {
+        let mut grid = Vec::with_capacity(192);
+        for policy in QueuePolicy::ALL {
+            for capacity in CAPACITIES {
+                for buckets in BUCKETS {
+                    for stack in StackChoice::ALL {
+                        grid.push(Config {
+                            policy,
+                            capacity,
+                            buckets,
+                            stack,
+                        });
+                    }
+                }
+            }
+        }
+        grid
+    }
+
+    /// The grid point nearest to `params` chosen for a program whose
+    /// analysed stack is `analysed`: the same policy, capacity and buckets,
+    /// and [`StackChoice::Analysed`] unless the stack is 8 MiB and the
+    /// analysis chose less. `None` if capacity or buckets are off the grid.
+    pub fn of(params: Params, analysed: usize) -> Option<Config> {
+        let on_grid = CAPACITIES.contains(&params.queue_capacity)
+            && BUCKETS.contains(&params.dependency_buckets);
+        on_grid.then_some(Config {
+            policy: params.queue_policy,
+            capacity: params.queue_capacity,
+            buckets: params.dependency_buckets,
+            stack: if params.stack_size == analysed {
+                StackChoice::Analysed
+            } else {
+                StackChoice::Max
+            },
+        })
+    }
+
+    /// The runtime parameters of this point for a program whose analysis
+    /// chose the stack size `analysed`.
+    pub const fn params(&self, analysed: usize) -> Params {
+        let base = Params::DEFAULT
+            .with_queue_policy(self.policy)
+            .with_queue_capacity(self.capacity)
+            .with_dependency_buckets(self.buckets);
+        match self.stack {
+            StackChoice::Analysed => base.with_analysed_stack_size(analysed),
+            StackChoice::Max => base.with_stack_size(MAX_STACK_SIZE),
+        }
+    }
+}
+
+impl std::fmt::Display for Config {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}/{}/{}/{}",
+            self.policy,
+            self.capacity,
+            self.buckets,
+            self.stack.name()
+        )
+    }
+}
+
+/// One measured point: a configuration's times at one thread count.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Point {
+    /// The worker count.
+    pub threads: usize,
+    /// The queue policy.
+    pub policy: QueuePolicy,
+    /// The queue capacity.
+    pub capacity: usize,
+    /// The dependency-table buckets.
+    pub buckets: usize,
+    /// The stack size in bytes.
+    pub stack_bytes: usize,
+    /// The best of the timed runs, in seconds.
+    pub best_s: f64,
+    /// Their median, in seconds.
+    pub median_s: f64,
+}
+
+/// One program's sweep: what a `DIR/PROGRAM.json` file holds.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProgramSweep {
+    /// The program's name.
+    pub program: String,
+    /// Its input, for humans.
+    pub input: String,
+    /// The [`Size`] name.
+    pub size: String,
+    /// Timed runs per point.
+    pub reps: usize,
+    /// The machine, as [`Machine::json`] wrote it.
+    pub machine: String,
+    /// The analysis features: ρ.
+    pub rho: u32,
+    /// λ.
+    pub lambda: u32,
+    /// The aggregated effort.
+    pub effort: u64,
+    /// The analysed stack size in bytes.
+    pub stack_size: usize,
+    /// The sequential reference's best time, in seconds.
+    pub seq_s: f64,
+    /// Every measured point.
+    pub points: Vec<Point>,
+}
+
+impl ProgramSweep {
+    /// The thread counts measured, ascending.
+    pub fn threads(&self) -> Vec<usize> {
+        let mut threads: Vec<usize> = self.points.iter().map(|p| p.threads).collect();
+        threads.sort_unstable();
+        threads.dedup();
+        threads
+    }
+
+    /// The best time of `config` at `threads`, if measured.
+    pub fn time(&self, config: Config, threads: usize) -> Option<f64> {
+        let stack_bytes = config.stack.bytes(self.stack_size);
+        self.points
+            .iter()
+            .find(|p| {
+                p.threads == threads
+                    && p.policy == config.policy
+                    && p.capacity == config.capacity
+                    && p.buckets == config.buckets
+                    && p.stack_bytes == stack_bytes
+            })
+            .map(|p| p.best_s)
+    }
+
+    /// The distinct configurations of this program: the grid, less the
+    /// [`StackChoice::Analysed`] points when the analysed stack is 8 MiB (they
+    /// are the [`StackChoice::Max`] ones).
+    pub fn configs(&self) -> Vec<Config> {
+        distinct_configs(self.stack_size)
+    }
+
+    /// The fastest measured configuration at `threads` and its time.
+    pub fn best(&self, threads: usize) -> Option<(Config, f64)> {
+        self.configs()
+            .into_iter()
+            .filter_map(|c| self.time(c, threads).map(|t| (c, t)))
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+    }
+
+    /// The file as JSON.
+    pub fn to_json(&self) -> String {
+        let mut out = String::new();
+        let _ = write!(
+            out,
+            "{{\n  \"program\": {},\n  \"input\": {},\n  \"size\": {},\n  \"reps\": {},\n  \"machine\": {},\n  \"analysis\": {{\"rho\": {}, \"lambda\": {}, \"effort\": {}, \"stack_size\": {}}},\n  \"seq_s\": {},\n  \"points\": [",
+            json_string(&self.program),
+            json_string(&self.input),
+            json_string(&self.size),
+            self.reps,
+            self.machine,
+            self.rho,
+            self.lambda,
+            self.effort,
+            self.stack_size,
+            json_number(Some(self.seq_s)),
+        );
+        for (i, p) in self.points.iter().enumerate() {
+            let _ = write!(
+                out,
+                "{}\n    {{\"threads\": {}, \"policy\": {}, \"capacity\": {}, \"buckets\": {}, \"stack\": {}, \"best_s\": {}, \"median_s\": {}}}",
+                if i == 0 { "" } else { "," },
+                p.threads,
+                json_string(p.policy.short_name()),
+                p.capacity,
+                p.buckets,
+                p.stack_bytes,
+                json_number(Some(p.best_s)),
+                json_number(Some(p.median_s)),
+            );
+        }
+        out.push_str("\n  ]\n}\n");
+        out
+    }
+
+    /// Reads a file written by [`to_json`](Self::to_json).
+    ///
+    /// # Errors
+    /// A message naming the field that is missing or malformed.
+    pub fn from_json(text: &str) -> Result<ProgramSweep, String> {
+        let v: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        let str_of = |v: &serde_json::Value, k: &str| {
+            v.get(k)
+                .and_then(|x| x.as_str())
+                .map(str::to_string)
+                .ok_or_else(|| format!("missing string `{k}`"))
+        };
+        let u64_of = |v: &serde_json::Value, k: &str| {
+            v.get(k)
+                .and_then(|x| x.as_u64())
+                .ok_or_else(|| format!("missing integer `{k}`"))
+        };
+        let f64_of = |v: &serde_json::Value, k: &str| {
+            v.get(k)
+                .and_then(|x| x.as_f64())
+                .ok_or_else(|| format!("missing number `{k}`"))
+        };
+        let analysis = v.get("analysis").ok_or("missing `analysis`")?;
+        let mut points = Vec::new();
+        for p in v
+            .get("points")
+            .and_then(|p| p.as_array())
+            .ok_or("missing `points`")?
+        {
+            let policy_name = str_of(p, "policy")?;
+            let policy = QueuePolicy::ALL
+                .into_iter()
+                .find(|q| q.short_name() == policy_name)
+                .ok_or_else(|| format!("unknown policy `{policy_name}`"))?;
+            points.push(Point {
+                threads: u64_of(p, "threads")? as usize,
+                policy,
+                capacity: u64_of(p, "capacity")? as usize,
+                buckets: u64_of(p, "buckets")? as usize,
+                stack_bytes: u64_of(p, "stack")? as usize,
+                best_s: f64_of(p, "best_s")?,
+                median_s: f64_of(p, "median_s")?,
+            });
+        }
+        Ok(ProgramSweep {
+            program: str_of(&v, "program")?,
+            input: str_of(&v, "input")?,
+            size: str_of(&v, "size")?,
+            reps: u64_of(&v, "reps")? as usize,
+            machine: v.get("machine").map(|m| m.to_string()).unwrap_or_default(),
+            rho: u64_of(analysis, "rho")? as u32,
+            lambda: u64_of(analysis, "lambda")? as u32,
+            effort: u64_of(analysis, "effort")?,
+            stack_size: u64_of(analysis, "stack_size")? as usize,
+            seq_s: f64_of(&v, "seq_s")?,
+            points,
+        })
+    }
+}
+
+/// Reads every `*.json` sweep file in `dir`, in [`workloads::NAMES`] order.
+///
+/// # Errors
+/// If the directory cannot be read or a file does not parse.
+pub fn read_dir(dir: &Path) -> Result<Vec<ProgramSweep>, String> {
+    let mut sweeps = Vec::new();
+    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    for entry in entries {
+        let path = entry.map_err(|e| e.to_string())?.path();
+        if path.extension().is_some_and(|e| e == "json") {
+            let text =
+                std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            sweeps.push(
+                ProgramSweep::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))?,
+            );
+        }
+    }
+    let order = |name: &str| workloads::NAMES.iter().position(|n| *n == name);
+    sweeps.sort_by_key(|s| (order(&s.program), s.program.clone()));
+    Ok(sweeps)
+}
+
+/// The annotated program called `name`.
+pub fn annotated(name: &str) -> Result<&'static AnnotatedProgram, String> {
+    PROGRAMS
+        .iter()
+        .find(|p| p.name == name)
+        .ok_or_else(|| format!("`{name}` is not an annotated program"))
+}
+
+/// The grid less the [`StackChoice::Analysed`] points when `analysed_stack`
+/// is 8 MiB, in grid order.
+pub fn distinct_configs(analysed_stack: usize) -> Vec<Config> {
+    Config::all()
+        .into_iter()
+        .filter(|c| c.stack == StackChoice::Max || analysed_stack != MAX_STACK_SIZE)
+        .collect()
+}
+
+/// The configurations a program's child measures: the grid, less the
+/// [`StackChoice::Analysed`] points when the analysed stack is 8 MiB, in a
+/// fixed shuffled order.
+pub fn child_order(analysis: &ProgramAnalysis) -> Vec<Config> {
+    let mut grid = distinct_configs(analysis.stack_size);
+    // A fixed Fisher–Yates shuffle (splitmix64 from a constant seed).
+    let mut state: u64 = 0x5eed_cf17;
+    for i in (1..grid.len()).rev() {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^= z >> 31;
+        grid.swap(i, (z % (i as u64 + 1)) as usize);
+    }
+    grid
+}
+
+/// The best and the median of `times`, in seconds.
+fn best_and_median(times: &mut [Duration]) -> (f64, f64) {
+    times.sort_unstable();
+    let best = times.first().copied().unwrap_or_default();
+    let median = times.get(times.len() / 2).copied().unwrap_or_default();
+    (best.as_secs_f64(), median.as_secs_f64())
+}
+
+/// Runs one workload `1 + reps` times with `run` and returns the timed runs
+/// (the first is the warm-up).
+fn timed_runs(reps: usize, mut run: impl FnMut() -> super::Timed) -> Result<Vec<Duration>, String> {
+    let mut times = Vec::with_capacity(reps);
+    for i in 0..=reps {
+        let (time, checked) = run();
+        checked?;
+        if i > 0 {
+            times.push(time);
+        }
+    }
+    Ok(times)
+}
+
+/// The child: measures `program` at `threads` over the grid and prints one
+/// `SEQ` line and one `POINT` line per configuration. Returns the exit code.
+pub fn child_main(program: &str, threads: usize, reps: usize, size: Size) -> i32 {
+    match child(program, threads, reps, size) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("error: {program} at {threads} threads: {e}");
+            1
+        }
+    }
+}
+
+fn child(program: &str, threads: usize, reps: usize, size: Size) -> Result<(), String> {
+    let annotated = annotated(program)?;
+    let work: Workload = workloads::prepare(program, size)?;
+    let (seq_best, _) = best_and_median(&mut timed_runs(reps, || (work.seq)())?);
+    println!("{SEQ_PREFIX} best_s={seq_best} input={}", work.input);
+    for config in child_order(&annotated.analysis) {
+        let params = config.params(annotated.analysis.stack_size);
+        let runtime = Runtime::builder()
+            .params(params)
+            .num_workers(threads)
+            .build()
+            .map_err(|e| format!("building the runtime for {config}: {e}"))?;
+        let mut times = runtime
+            .run(|| timed_runs(reps, || (work.prescient)()))
+            .map_err(|e| format!("{config}: {e}"))?;
+        drop(runtime);
+        let (best, median) = best_and_median(&mut times);
+        println!(
+            "{POINT_PREFIX} policy={} capacity={} buckets={} stack={} best_s={best} median_s={median}",
+            config.policy,
+            config.capacity,
+            config.buckets,
+            config.stack.bytes(annotated.analysis.stack_size),
+        );
+    }
+    Ok(())
+}
+
+/// The value of `key=` in a child's line.
+fn field<'a>(line: &'a str, key: &str) -> Result<&'a str, String> {
+    line.split(' ')
+        .find_map(|kv| kv.strip_prefix(key).and_then(|v| v.strip_prefix('=')))
+        .ok_or_else(|| format!("no `{key}` in `{line}`"))
+}
+
+fn number<T: std::str::FromStr>(line: &str, key: &str) -> Result<T, String> {
+    field(line, key)?
+        .parse()
+        .map_err(|_| format!("bad `{key}` in `{line}`"))
+}
+
+/// Parses a child's `POINT` line measured at `threads`.
+fn parse_point(line: &str, threads: usize) -> Result<Point, String> {
+    let policy_name = field(line, "policy")?;
+    Ok(Point {
+        threads,
+        policy: QueuePolicy::ALL
+            .into_iter()
+            .find(|q| q.short_name() == policy_name)
+            .ok_or_else(|| format!("unknown policy in `{line}`"))?,
+        capacity: number(line, "capacity")?,
+        buckets: number(line, "buckets")?,
+        stack_bytes: number(line, "stack")?,
+        best_s: number(line, "best_s")?,
+        median_s: number(line, "median_s")?,
+    })
+}
+
+/// What `--sweep` was asked to do.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SweepOptions {
+    /// The thread counts.
+    pub threads: Vec<usize>,
+    /// Timed runs per point.
+    pub reps: usize,
+    /// The programs, in order.
+    pub programs: Vec<&'static str>,
+    /// The input size.
+    pub size: Size,
+    /// Where the files go.
+    pub out: PathBuf,
+}
+
+/// The `--sweep` usage text.
+pub fn usage() -> String {
+    cli::usage(
+        "cf17 --sweep [--threads LIST] [--reps N] [--only PROGRAMS] [--size test|quick|paper] [--out DIR]",
+        "Every CF'17 program under every queue policy x queue capacity {2,4,8,16,32,128} x \
+         dependency buckets {97,1021,64567,256019} x stack size {analysed, 8 MiB}, one child \
+         process per program and thread count; one JSON file per program in DIR.",
+        "the same as --size test",
+        "  --reps N             timed runs per configuration (default 3)\n\
+         \x20 --only PROGRAMS      comma-separated program names (default: all)\n\
+         \x20 --size SIZE          test, quick (default) or paper\n\
+         \x20 --out DIR            where the JSON files go (default target/cf17/sweep)\n",
+    )
+}
+
+/// Parses the arguments after `--sweep`.
+///
+/// # Errors
+/// The first bad argument.
+pub fn parse_options(
+    args: impl IntoIterator<Item = String>,
+    env: Option<&str>,
+    available: usize,
+) -> Result<Option<SweepOptions>, String> {
+    let mut reps = DEFAULT_REPS;
+    let mut programs: Vec<&'static str> = workloads::NAMES.to_vec();
+    let mut size = Size::Quick;
+    let mut out = PathBuf::from(DEFAULT_OUT);
+    let parsed = cli::parse(args, available, |flag, args: &mut Args| {
+        match flag {
+            "--reps" => reps = args.positive("--reps")?,
+            "--only" => {
+                let list = args.value("--only")?;
+                programs = list
+                    .split(',')
+                    .map(|name| {
+                        workloads::NAMES
+                            .iter()
+                            .copied()
+                            .find(|n| *n == name.trim())
+                            .ok_or_else(|| format!("--only: unknown program `{name}`"))
+                    })
+                    .collect::<Result<_, _>>()?;
+            }
+            "--size" => {
+                let name = args.value("--size")?;
+                size =
+                    Size::parse(&name).ok_or_else(|| format!("--size: unknown size `{name}`"))?;
+            }
+            "--out" => out = PathBuf::from(args.value("--out")?),
+            _ => return Ok(false),
+        }
+        Ok(true)
+    })?;
+    match parsed {
+        Parsed::Help => Ok(None),
+        Parsed::Run(common) => Ok(Some(SweepOptions {
+            threads: common.threads(env, available)?,
+            reps,
+            programs,
+            size: if common.quick { Size::Test } else { size },
+            out,
+        })),
+    }
+}
+
+/// `cf17 --sweep …`: the parent. Returns the exit code.
+pub fn main(args: Vec<String>) -> i32 {
+    let env = std::env::var(THREADS_ENV).ok();
+    let Some(options) = cli::options_or_exit(
+        parse_options(args, env.as_deref(), cli::available_threads()),
+        &usage(),
+    ) else {
+        return 0;
+    };
+    let exe = match std::env::current_exe() {
+        Ok(exe) => exe,
+        Err(e) => {
+            eprintln!("error: cannot find this executable: {e}");
+            return 1;
+        }
+    };
+    if let Err(e) = std::fs::create_dir_all(&options.out) {
+        eprintln!("error: {}: {e}", options.out.display());
+        return 1;
+    }
+    let machine = Machine::detect();
+    println!("{}", machine.describe());
+    println!(
+        "sweep: {} size, {} timed runs per configuration, threads {:?}, into {}",
+        options.size.name(),
+        options.reps,
+        options.threads,
+        options.out.display()
+    );
+    let mut failed = false;
+    for &program in &options.programs {
+        match sweep_program(&exe, program, &options, &machine) {
+            Ok(sweep) => {
+                print!("{}", summary(&sweep));
+                let path = options.out.join(format!("{program}.json"));
+                if let Err(e) = std::fs::write(&path, sweep.to_json()) {
+                    eprintln!("error: {}: {e}", path.display());
+                    failed = true;
+                }
+            }
+            Err(e) => {
+                eprintln!("error: {program}: {e}");
+                failed = true;
+            }
+        }
+    }
+    i32::from(failed)
+}
+
+/// Runs one child per thread count for `program` and gathers its points.
+fn sweep_program(
+    exe: &Path,
+    program: &'static str,
+    options: &SweepOptions,
+    machine: &Machine,
+) -> Result<ProgramSweep, String> {
+    let analysis = annotated(program)?.analysis;
+    let mut sweep = ProgramSweep {
+        program: program.to_string(),
+        input: String::new(),
+        size: options.size.name().to_string(),
+        reps: options.reps,
+        machine: machine.json(),
+        rho: analysis.rho,
+        lambda: analysis.lambda,
+        effort: analysis.effort,
+        stack_size: analysis.stack_size,
+        seq_s: f64::INFINITY,
+        points: Vec::new(),
+    };
+    for &threads in &options.threads {
+        let output = Command::new(exe)
+            .args([
+                "--sweep-child",
+                program,
+                &threads.to_string(),
+                &options.reps.to_string(),
+                options.size.name(),
+            ])
+            .output()
+            .map_err(|e| format!("starting the child: {e}"))?;
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        if !output.status.success() {
+            return Err(format!(
+                "the child at {threads} threads failed ({}): {}",
+                output.status,
+                String::from_utf8_lossy(&output.stderr).trim()
+            ));
+        }
+        for line in stdout.lines() {
+            if let Some(rest) = line.strip_prefix(SEQ_PREFIX) {
+                sweep.seq_s = sweep.seq_s.min(number(rest, "best_s")?);
+                if let Some((_, input)) = rest.split_once(" input=") {
+                    sweep.input = input.to_string();
+                }
+            } else if line.starts_with(POINT_PREFIX) {
+                sweep.points.push(parse_point(line, threads)?);
+            }
+        }
+    }
+    Ok(sweep)
+}
+
+/// Per thread count: the best configuration, the default's and CF'17's
+/// choice's times over the best.
+pub fn summary(sweep: &ProgramSweep) -> String {
+    let mut out = String::new();
+    let cf17 = annotated(&sweep.program).ok().and_then(|p| {
+        Config::of(
+            prescient::analysis::decide_with(&p.analysis, prescient::analysis::Trees::Cf17),
+            p.analysis.stack_size,
+        )
+    });
+    let _ = writeln!(
+        out,
+        "{} ({}): seq {:.2} ms, {} points",
+        sweep.program,
+        sweep.input,
+        sweep.seq_s * 1e3,
+        sweep.points.len()
+    );
+    for threads in sweep.threads() {
+        let Some((best, best_s)) = sweep.best(threads) else {
+            continue;
+        };
+        let rel = |c: Option<Config>| {
+            c.and_then(|c| sweep.time(c, threads))
+                .map_or_else(|| "-".to_string(), |t| format!("{:.2}", t / best_s))
+        };
+        let _ = writeln!(
+            out,
+            "  {threads:>3} threads: best {best} {:.2} ms (T/Tseq {:.2}); default/best {}; cf17/best {}",
+            best_s * 1e3,
+            best_s / sweep.seq_s,
+            rel(Some(Config::DEFAULT)),
+            rel(cf17),
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_grid_has_every_combination_once_and_holds_the_default() {
+        let grid = Config::all();
+        assert_eq!(grid.len(), 4 * 6 * 4 * 2);
+        let unique: std::collections::HashSet<Config> = grid.iter().copied().collect();
+        assert_eq!(unique.len(), grid.len());
+        assert!(grid.contains(&Config::DEFAULT));
+        assert_eq!(Config::DEFAULT.params(1 << 15), Params::DEFAULT);
+    }
+
+    #[test]
+    fn a_program_with_an_8_mib_analysed_stack_measures_half_the_grid() {
+        let fib = annotated("fib").unwrap();
+        let order = child_order(&fib.analysis);
+        if fib.analysis.stack_size == MAX_STACK_SIZE {
+            assert_eq!(order.len(), 96);
+        }
+        let mut sorted = order.clone();
+        sorted.dedup();
+        assert_eq!(sorted.len(), order.len());
+    }
+
+    #[test]
+    fn json_round_trips() {
+        let sweep = ProgramSweep {
+            program: "fib".into(),
+            input: "n=30".into(),
+            size: "quick".into(),
+            reps: 3,
+            machine: Machine::detect().json(),
+            rho: 2,
+            lambda: 0,
+            effort: 7,
+            stack_size: MAX_STACK_SIZE,
+            seq_s: 0.5,
+            points: vec![Point {
+                threads: 2,
+                policy: QueuePolicy::PF,
+                capacity: 4,
+                buckets: 97,
+                stack_bytes: MAX_STACK_SIZE,
+                best_s: 0.25,
+                median_s: 0.5,
+            }],
+        };
+        let back = ProgramSweep::from_json(&sweep.to_json()).unwrap();
+        assert_eq!(back.points, sweep.points);
+        assert_eq!((back.rho, back.seq_s), (2, 0.5));
+        let pf4 = Config {
+            policy: QueuePolicy::PF,
+            capacity: 4,
+            buckets: 97,
+            stack: StackChoice::Max,
+        };
+        assert_eq!(back.time(pf4, 2), Some(0.25));
+        assert_eq!(back.time(pf4, 1), None);
+        assert_eq!(back.best(2), Some((pf4, 0.25)));
+    }
+
+    #[test]
+    fn child_lines_parse() {
+        let p = parse_point(
+            "POINT policy=BF capacity=8 buckets=1021 stack=32768 best_s=0.5 median_s=0.75",
+            4,
+        )
+        .unwrap();
+        assert_eq!(p.policy, QueuePolicy::InsertBackStealFront);
+        assert_eq!((p.capacity, p.buckets, p.stack_bytes), (8, 1021, 32768));
+        assert!(parse_point("POINT policy=XX capacity=8", 1).is_err());
+    }
+
+    #[test]
+    fn options() {
+        let o = parse_options(
+            ["--only", "fib", "--reps", "2", "--threads", "1,2"].map(String::from),
+            None,
+            2,
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(o.programs, ["fib"]);
+        assert_eq!((o.reps, o.size), (2, Size::Quick));
+        assert_eq!(o.threads, [1, 2]);
+        assert!(parse_options(["--only", "nope"].map(String::from), None, 2).is_err());
+    }
+}
