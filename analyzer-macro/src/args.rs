@@ -1,5 +1,6 @@
-//! The attribute's arguments: overrides of single parameters,
-//! `#[task_program(stack_size = 65536, queue_policy = PF)]`.
+//! The attribute's arguments: the decision trees `PARAMS` start from and
+//! overrides of single parameters,
+//! `#[task_program(trees = cf17, stack_size = 65536, queue_policy = PF)]`.
 //!
 //! | argument | value |
 //! |---|---|
@@ -7,6 +8,7 @@
 //! | `queue_capacity` | `1 ..= 65536` |
 //! | `stack_size` | a power of two in `16384 ..= 8388608` |
 //! | `dependency_buckets` | `>= 1` |
+//! | `trees` | the decision trees `PARAMS` start from: `calibrated` (the default) or `cf17` (also `Calibrated`, `Cf17`) |
 //! | `crate` | the path of the `prescient` crate: `crate = rt`, `crate = "rt"` |
 //!
 //! Integer literals are checked here, with an error on the literal; any other
@@ -26,6 +28,7 @@ pub const ARGUMENTS: &[&str] = &[
     "queue_capacity",
     "stack_size",
     "dependency_buckets",
+    "trees",
     "crate",
 ];
 
@@ -33,6 +36,16 @@ pub const ARGUMENTS: &[&str] = &[
 #[derive(Clone, Debug)]
 pub struct PolicyOverride {
     /// `DEF`, `PF`, or a variant name of `QueuePolicy`.
+    pub item: &'static str,
+    /// The value as written.
+    pub span: Span,
+}
+
+/// A decision-trees choice: the `prescient::analysis::Trees` variant `PARAMS`
+/// start from.
+#[derive(Clone, Debug)]
+pub struct TreesOverride {
+    /// `Cf17` or `Calibrated`.
     pub item: &'static str,
     /// The value as written.
     pub span: Span,
@@ -49,6 +62,9 @@ pub struct Overrides {
     pub stack_size: Option<syn::Expr>,
     /// `dependency_buckets = …`.
     pub dependency_buckets: Option<syn::Expr>,
+    /// `trees = …`: the decision trees `PARAMS` start from (the default trees
+    /// when absent).
+    pub trees: Option<TreesOverride>,
     /// `crate = …`: the path of the `prescient` crate (a renamed dependency).
     pub krate: Option<syn::Path>,
 }
@@ -106,6 +122,7 @@ pub fn parse(tokens: TokenStream) -> (Overrides, Option<syn::Error>) {
             "queue_capacity" => overrides.queue_capacity.is_some(),
             "stack_size" => overrides.stack_size.is_some(),
             "dependency_buckets" => overrides.dependency_buckets.is_some(),
+            "trees" => overrides.trees.is_some(),
             "crate" => overrides.krate.is_some(),
             _ => {
                 push(syn::Error::new(
@@ -153,6 +170,10 @@ pub fn parse(tokens: TokenStream) -> (Overrides, Option<syn::Error>) {
                 }
             }) {
                 Ok(()) => overrides.stack_size = Some(arg.value),
+                Err(e) => push(e),
+            },
+            "trees" => match trees(&arg.value) {
+                Ok(t) => overrides.trees = Some(t),
                 Err(e) => push(e),
             },
             "crate" => match crate_path(&arg.value) {
@@ -235,6 +256,30 @@ fn policy(value: &syn::Expr) -> syn::Result<PolicyOverride> {
     })
 }
 
+/// The `Trees` variant named by a value.
+fn trees(value: &syn::Expr) -> syn::Result<TreesOverride> {
+    let name = match value {
+        syn::Expr::Path(p) if p.qself.is_none() && p.path.segments.len() == 1 => {
+            p.path.segments.last().map(|s| s.ident.to_string())
+        }
+        _ => None,
+    };
+    let item = match name.as_deref() {
+        Some("cf17") | Some("Cf17") => "Cf17",
+        Some("calibrated") | Some("Calibrated") => "Calibrated",
+        _ => {
+            return Err(syn::Error::new(
+                value.span(),
+                "expected decision trees: `cf17` or `calibrated`",
+            ))
+        }
+    };
+    Ok(TreesOverride {
+        item,
+        span: value.span(),
+    })
+}
+
 /// Checks an integer literal (other expressions are left to rustc).
 fn integer(
     value: &syn::Expr,
@@ -302,6 +347,29 @@ mod tests {
         assert!(err("crate = 1").contains("expected the path of the prescient crate"));
         assert!(err("crate = \"not a path\"").contains("expected the path"));
         assert!(err("crate = rt, crate = rt").contains("more than once"));
+    }
+
+    #[test]
+    fn trees_argument() {
+        assert!(ok("").trees.is_none());
+        assert_eq!(ok("trees = cf17").trees.unwrap().item, "Cf17");
+        assert_eq!(ok("trees = Cf17").trees.unwrap().item, "Cf17");
+        assert_eq!(ok("trees = calibrated").trees.unwrap().item, "Calibrated");
+        let o = ok("trees = Calibrated, queue_capacity = 8");
+        assert_eq!(o.trees.unwrap().item, "Calibrated");
+        assert!(o.queue_capacity.is_some());
+        for bad in [
+            "trees = insieme",
+            "trees = \"cf17\"",
+            "trees = 17",
+            "trees = a::cf17",
+        ] {
+            assert!(
+                err(bad).contains("expected decision trees: `cf17` or `calibrated`"),
+                "{bad}"
+            );
+        }
+        assert!(err("trees = cf17, trees = calibrated").contains("`trees` is given more than once"));
     }
 
     #[test]

@@ -9,7 +9,7 @@
 //! static __PRESCIENT_SITE_k: SpawnSite       // one per spawn site; its address is the id
 //! const __PRESCIENT_SITES, __PRESCIENT_CONTEXT_SITES_c, __PRESCIENT_CONTEXTS  // tables
 //! pub const ANALYSIS: ProgramAnalysis        // raw analysis + const fn aggregation
-//! pub const PARAMS: Params                   // decide(&ANALYSIS), overrides, checked
+//! pub const PARAMS: Params                   // decide(&ANALYSIS) (decide_with with `trees`), overrides, checked
 //! ```
 //!
 //! Recognised `join(a, b)` calls become
@@ -294,7 +294,13 @@ pub fn analysis_items(
     });
 
     // The parameters.
-    let mut params = quote!(#pa::decide(&ANALYSIS));
+    let mut params = match &overrides.trees {
+        Some(t) => {
+            let item = syn::Ident::new(t.item, t.span);
+            quote_spanned!(t.span=> #pa::decide_with(&ANALYSIS, #pa::Trees::#item))
+        }
+        None => quote!(#pa::decide(&ANALYSIS)),
+    };
     if let Some(p) = &overrides.queue_policy {
         let item = syn::Ident::new(p.item, p.span);
         params = quote_spanned!(p.span=> #params.with_queue_policy(#krate::QueuePolicy::#item));
@@ -311,8 +317,9 @@ pub fn analysis_items(
     }
     out.extend(quote! {
         /// Runtime parameters chosen for this module by the `#[task_program]`
-        /// analysis (CF'17 decision trees), with the attribute's overrides. Pass
-        /// them to the runtime with `prescient::Runtime::builder().params(PARAMS)`.
+        /// analysis and the decision trees (calibrated on this runtime unless
+        /// `trees = cf17`), with the attribute's overrides. Pass them to the
+        /// runtime with `prescient::Runtime::builder().params(PARAMS)`.
         #[allow(dead_code)]
         pub const PARAMS: #krate::Params = #params.checked();
     });
@@ -412,6 +419,35 @@ mod tests {
             "{out}"
         );
         assert!(out.contains("pub const PARAMS : rt :: Params"), "{out}");
+    }
+
+    #[test]
+    fn trees_argument_selects_the_decision_trees() {
+        let src = "mod m { use prescient::join; fn f(n: u64) { join(|| 1, || f(n / 2)); } }";
+        let expand_with = |args: TokenStream| {
+            let item: syn::ItemMod = syn::parse_str(src).unwrap();
+            let (overrides, errors) = crate::args::parse(args);
+            assert!(errors.is_none());
+            let program = crate::lower::build_with(&item, overrides.krate.as_ref()).unwrap();
+            let result = crate::analysis::analyse(&program);
+            module(item, &program, &result, &overrides).to_string()
+        };
+        let out = expand_with(quote!());
+        assert!(
+            out.contains("PARAMS : :: prescient :: Params = :: prescient :: analysis :: decide (& ANALYSIS) . checked ()"),
+            "{out}"
+        );
+        assert!(out.contains("calibrated on this runtime unless"), "{out}");
+        let out = expand_with(quote!(trees = cf17, queue_capacity = 8));
+        assert!(
+            out.contains("PARAMS : :: prescient :: Params = :: prescient :: analysis :: decide_with (& ANALYSIS , :: prescient :: analysis :: Trees :: Cf17) . with_queue_capacity (8) . checked ()"),
+            "{out}"
+        );
+        let out = expand_with(quote!(crate = rt, trees = Calibrated));
+        assert!(
+            out.contains("PARAMS : rt :: Params = rt :: analysis :: decide_with (& ANALYSIS , rt :: analysis :: Trees :: Calibrated) . checked ()"),
+            "{out}"
+        );
     }
 
     #[test]

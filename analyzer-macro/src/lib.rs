@@ -4,8 +4,9 @@
 //! compile time it runs the analyses of Thoman, Zangerl and Fahringer,
 //! *Task-parallel runtime system optimization using static compiler analysis*
 //! (CF'17) — task contexts, parallel structure ρ/λ, effort, stack size — and
-//! emits, inside the module, the runtime parameters the paper's decision trees
-//! choose:
+//! emits, inside the module, the runtime parameters that decision trees choose
+//! from them (the trees calibrated on this runtime by default, or CF'17's with
+//! `trees = cf17`; see below):
 //!
 //! ```ignore
 //! #[prescient::task_program]
@@ -29,7 +30,7 @@
 //! # What is emitted
 //!
 //! * `pub const PARAMS: prescient::Params` — the decision trees applied to the
-//!   analysis (queue policy, queue capacity, dependency buckets, stack size;
+//!   analysis (the calibrated trees unless `trees = cf17`; queue policy, queue capacity, dependency buckets, stack size;
 //!   every other field `Params::DEFAULT`'s), with the attribute's overrides,
 //!   validated at compile time. Pass it to the runtime builder:
 //!   `prescient::Runtime::builder().params(my_mod::PARAMS).build()`. Each
@@ -57,16 +58,29 @@
 //! `const` loop bounds, the runtime's per-join frame cost — that rustc
 //! evaluates; `prescient::analysis` aggregates (ρ, λ by minimum over contexts,
 //! effort by mean, stack by maximum rounded up to a power of two and clamped to
-//! 16 KiB ..= 8 MiB) and decides, in `const fn`s:
+//! 16 KiB ..= 8 MiB) and decides, in `const fn`s, with one of two sets of
+//! decision trees, `prescient::analysis::Trees`:
 //!
-//! * queue policy = `PF` if ρ > 5 or 1M < e ≤ 1T, else `DEF`;
-//! * queue capacity = 128 if ρ = 0 and λ > 0; else 8 if 1M < e ≤ 1T; else 4;
-//! * dependency buckets = 256019 if ρ > 0, else 97;
-//! * stack size = the aggregated estimate.
+//! * **calibrated** (`Trees::Calibrated`, the default): the same features and
+//!   decisions, with trees derived on this runtime from a parameter sweep of
+//!   the CF'17 programs; see `prescient::analysis::calibrated`;
+//! * **CF'17's** (`Trees::Cf17`, with `#[task_program(trees = cf17)]`): the
+//!   paper's trees, derived on the Insieme runtime
+//!   (`prescient::analysis::cf17`). CF'17's rules:
+//!
+//!   * queue policy = `PF` if ρ > 5 or 1M < e ≤ 1T, else `DEF`;
+//!   * queue capacity = 128 if ρ = 0 and λ > 0; else 8 if 1M < e ≤ 1T; else 4;
+//!   * dependency buckets = 256019 if ρ > 0, else 97;
+//!   * stack size = the aggregated estimate.
+//!
+//! Both decide queue policy, queue capacity, dependency buckets and stack
+//! size; the attribute's overrides apply on top of either.
 //!
 //! # Arguments
 //!
-//! Each argument overrides one parameter:
+//! `trees = cf17` or `trees = calibrated` (also `Cf17`, `Calibrated`) picks
+//! the decision trees `PARAMS` start from (calibrated when absent). Each other
+//! argument overrides one parameter, on top of the trees' choice:
 //! `#[task_program(stack_size = 65536)]`, `queue_capacity = 8`,
 //! `queue_policy = PF` (`DEF`, `PF`, `BF`, `FF` or a `QueuePolicy` variant),
 //! `dependency_buckets = 97`. Integer literals are validated by the macro;
@@ -194,10 +208,12 @@ use quote::{quote, ToTokens};
 
 /// Analyses the inline module it is put on and emits, inside it:
 ///
-/// * `pub const PARAMS: prescient::Params` — the parameters the decision
-///   trees of Thoman, Zangerl and Fahringer (CF'17) choose from the module's
-///   parallel structure (ρ: recursive parallel paths, λ: spawn sites in
-///   loops), task effort and stack needs, validated at compile time;
+/// * `pub const PARAMS: prescient::Params` — the parameters decision trees
+///   choose from the module's parallel structure (ρ: recursive parallel
+///   paths, λ: spawn sites in loops), task effort and stack needs, as
+///   analysed after Thoman, Zangerl and Fahringer (CF'17), validated at
+///   compile time. The trees are `prescient::analysis::Trees`: by default
+///   those calibrated on this runtime, with `trees = cf17` the paper's;
 /// * `pub const ANALYSIS: prescient::analysis::ProgramAnalysis` — what the
 ///   analysis found, per task context and aggregated, with the spawn-site
 ///   table; its `Display` is a report.
@@ -205,7 +221,8 @@ use quote::{quote, ToTokens};
 /// The module's code is unchanged, except that its `join`/`spawn` calls pass
 /// their spawn site's id to the runtime.
 ///
-/// Arguments override single parameters and keep the rest:
+/// `trees = cf17` / `trees = calibrated` picks the decision trees; the other
+/// arguments override single parameters on top of them and keep the rest:
 /// `#[task_program(stack_size = 65536, queue_capacity = 8, queue_policy = PF,
 /// dependency_buckets = 97)]`; `crate = path` names a renamed `prescient`
 /// dependency. A misspelt or malformed argument, or the attribute on anything

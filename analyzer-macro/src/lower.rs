@@ -2603,13 +2603,13 @@ pub(crate) mod tests {
         let body = 1 + (CALL_OVERHEAD + INVISIBLE_CALL) + (CALL_OVERHEAD + 2);
         assert_eq!(r.sites[0].effort, Sym::Lit(body));
         assert_eq!(c.effort, r.sites[0].effort);
-        // The decision trees: ρ = 0 and λ > 0 give the loop capacity.
+        // CF'17's decision trees: ρ = 0 and λ > 0 give the loop capacity.
         let effort = c.effort.literal().unwrap();
         assert_eq!(
-            prescient::analysis::queue_capacity(c.rho, c.lambda, effort),
-            prescient::analysis::LOOP_QUEUE_CAPACITY
+            prescient::analysis::cf17::queue_capacity(c.rho, c.lambda, effort),
+            prescient::analysis::cf17::LOOP_QUEUE_CAPACITY
         );
-        assert_eq!(prescient::analysis::LOOP_QUEUE_CAPACITY, 128);
+        assert_eq!(prescient::analysis::cf17::LOOP_QUEUE_CAPACITY, 128);
         // The function's effort: 1000 iterations of spawn + body + 1.
         assert_eq!(
             r.function_efforts[1],
@@ -2637,11 +2637,11 @@ pub(crate) mod tests {
             }";
         assert_eq!(loop_structure(src), (1, 1, true));
         let r = crate::analysis::analyse(&program(src));
-        // ρ > 0: no loop capacity.
+        // ρ > 0: no loop capacity (CF'17's trees).
         let c = &r.contexts[0];
         assert_eq!(
-            prescient::analysis::queue_capacity(c.rho, c.lambda, 0),
-            prescient::analysis::SMALL_QUEUE_CAPACITY
+            prescient::analysis::cf17::queue_capacity(c.rho, c.lambda, 0),
+            prescient::analysis::cf17::SMALL_QUEUE_CAPACITY
         );
         // A spawn inside a range loop body is reached in a loop too.
         let nested = "mod m {

@@ -535,7 +535,8 @@ pub fn analysed_runtime(
 
 /// The aggregation invariants every annotated program satisfies: the stack
 /// size is the largest context estimate rounded up to a power of two (and
-/// clamped), and `PARAMS` is what the decision trees give for `ANALYSIS`.
+/// clamped), `PARAMS` is what the default decision trees give for
+/// `ANALYSIS`, and CF'17's trees follow their rules.
 pub fn check_aggregation(name: &str, params: Params, a: &prescient::analysis::ProgramAnalysis) {
     use prescient::analysis;
     let largest = a.contexts.iter().map(|c| c.stack).max().unwrap_or(0);
@@ -561,21 +562,24 @@ pub fn check_aggregation(name: &str, params: Params, a: &prescient::analysis::Pr
         "{name}: PARAMS is decide(&ANALYSIS)\n{a}"
     );
     assert_eq!(params.validate(), Ok(()), "{name}");
+    // CF'17's trees, rule by rule, on the aggregated features.
+    let cf17 = a.params_with(analysis::Trees::Cf17);
     assert_eq!(
-        params.queue_policy,
-        analysis::queue_policy(a.rho, a.effort),
+        cf17.queue_policy,
+        analysis::cf17::queue_policy(a.rho, a.effort),
         "{name}\n{a}"
     );
     assert_eq!(
-        params.queue_capacity,
-        analysis::queue_capacity(a.rho, a.lambda, a.effort),
+        cf17.queue_capacity,
+        analysis::cf17::queue_capacity(a.rho, a.lambda, a.effort),
         "{name}\n{a}"
     );
     assert_eq!(
-        params.dependency_buckets,
-        analysis::dependency_buckets(a.rho),
+        cf17.dependency_buckets,
+        analysis::cf17::dependency_buckets(a.rho),
         "{name}\n{a}"
     );
+    assert_eq!(cf17.stack_size, a.stack_size, "{name}\n{a}");
     assert_eq!(params.pinning, Params::DEFAULT.pinning, "{name}");
 }
 

@@ -187,9 +187,9 @@ fn sort_is_recursive_with_two_contexts() {
     assert!(a.effort < analysis::COARSE_EFFORT_MIN, "fine-grained\n{a}");
     assert!(sort_ctx.effort < analysis::COARSE_EFFORT_MIN, "{a}");
     assert_eq!(
-        analysis::queue_policy(sort_ctx.rho, sort_ctx.effort),
+        analysis::cf17::queue_policy(sort_ctx.rho, sort_ctx.effort),
         QueuePolicy::PF,
-        "cilksort alone has ρ = 6 > 5"
+        "CF'17: cilksort alone has ρ = 6 > 5"
     );
     const P: Params = sort::PARAMS;
     assert_eq!(P.queue_policy, QueuePolicy::DEF, "ρ = 2 <= 5, effort <= 1M");
