@@ -6,7 +6,8 @@
 //!   runner, with the ideal (linear) speedup dotted;
 //! * `tuned_vs_default.svg`: per thread count, box plots over the programs of
 //!   the speedup of tuned (and of cf17) over default, `T_default / T`
-//!   (CF'17's Fig. 7), each program a point on its box, a line at 1;
+//!   (CF'17's Fig. 7): quartiles, Tukey whiskers, each program a point on
+//!   its box, a line at 1;
 //! * `memory.svg`: per program, the peak RSS of tuned over default's, one
 //!   point per thread count, on a log scale, a line at 1 (CF'17's Fig. 10).
 //!
@@ -114,12 +115,12 @@ pub fn speedup(table: &Table, threads: &[usize], path: &Path) -> Result<(), Stri
     let n = table.programs.len().max(1);
     let cols = n.min(4);
     let rows = n.div_ceil(cols);
-    let size = (cols as u32 * 320, rows as u32 * 260 + 80);
+    let size = ((cols as u32 * 320).max(680), rows as u32 * 260 + 80);
     let root = SVGBackend::new(path, size).into_drawing_area();
     root.fill(&WHITE).map_err(err)?;
     let root = root
         .titled(
-            "Speedup over the sequential reference (T_seq / T) by thread count",
+            "Speedup over the sequential reference: T_seq / T",
             (FONT, 22),
         )
         .map_err(err)?;
@@ -217,6 +218,54 @@ fn category_label(labels: &[String], i: i32) -> String {
         .unwrap_or_default()
 }
 
+/// A box plot's figures: quartiles (linear interpolation between the
+/// sorted values) and Tukey's whiskers (the most extreme values within 1.5
+/// interquartile ranges of the box).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct BoxStats {
+    low: f64,
+    q1: f64,
+    median: f64,
+    q3: f64,
+    high: f64,
+}
+
+impl BoxStats {
+    fn of(values: &[f64]) -> Option<BoxStats> {
+        let mut v: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+        if v.is_empty() {
+            return None;
+        }
+        v.sort_by(f64::total_cmp);
+        let quantile = |q: f64| {
+            let pos = q * (v.len() - 1) as f64;
+            let (below, frac) = (pos.floor() as usize, pos.fract());
+            let above = (below + 1).min(v.len() - 1);
+            v[below] + (v[above] - v[below]) * frac
+        };
+        let (q1, median, q3) = (quantile(0.25), quantile(0.5), quantile(0.75));
+        let iqr = q3 - q1;
+        let low = v
+            .iter()
+            .copied()
+            .find(|&x| x >= q1 - 1.5 * iqr)
+            .unwrap_or(q1);
+        let high = v
+            .iter()
+            .rev()
+            .copied()
+            .find(|&x| x <= q3 + 1.5 * iqr)
+            .unwrap_or(q3);
+        Some(BoxStats {
+            low,
+            q1,
+            median,
+            q3,
+            high,
+        })
+    }
+}
+
 /// `tuned_vs_default.svg`: per thread count, box plots over the programs
 /// of `T_default / T_tuned` and `T_default / T_cf17`, each program a point.
 ///
@@ -245,12 +294,12 @@ pub fn tuned_vs_default(table: &Table, threads: &[usize], path: &Path) -> Result
     let y_range = (lo - pad).max(0.0) as f32..(hi + pad) as f32;
 
     let k = threads.len().max(1) as i32;
-    let width = (260 + 140 * k as u32).max(520);
+    let width = (260 + 140 * k as u32).max(680);
     let root = SVGBackend::new(path, (width, 520)).into_drawing_area();
     root.fill(&WHITE).map_err(err)?;
     let root = root
         .titled(
-            "Speedup of tuned (and cf17) over default parameters: T_default / T",
+            "Speedup of tuned and cf17 over default: T_default / T",
             (FONT, 20),
         )
         .map_err(err)?;
@@ -259,11 +308,11 @@ pub fn tuned_vs_default(table: &Table, threads: &[usize], path: &Path) -> Result
         &top,
         &[
             (
-                "tuned (the program's analysed PARAMS)".to_string(),
+                "tuned (analysed PARAMS)".to_string(),
                 runner_color(Runner::Tuned),
             ),
             (
-                "cf17 (CF'17's decision trees)".to_string(),
+                "cf17 (CF'17 decision trees)".to_string(),
                 runner_color(Runner::Cf17),
             ),
         ],
@@ -291,27 +340,47 @@ pub fn tuned_vs_default(table: &Table, threads: &[usize], path: &Path) -> Result
             BLACK.stroke_width(1),
         ))
         .map_err(err)?;
-    let box_width = 28u32;
-    let offset = |j: usize| (j as i32 * 2 - 1) * (box_width as i32 / 2 + 4);
+    let box_width = 28;
+    let offset = |j: usize| (j as i32 * 2 - 1) * (box_width / 2 + 4);
     for (i, per_subject) in data.iter().enumerate() {
         for (j, values) in per_subject.iter().enumerate() {
-            if values.is_empty() {
+            let Some(b) = BoxStats::of(values) else {
                 continue;
-            }
+            };
             let color = runner_color(subjects[j]);
-            chart
-                .draw_series(std::iter::once(
-                    Boxplot::new_vertical(i as i32, &Quartiles::new(values))
-                        .width(box_width)
-                        .whisker_width(0.6)
-                        .style(color.stroke_width(2))
-                        .offset(offset(j)),
-                ))
-                .map_err(err)?;
+            let (x, dx, half) = (i as i32, offset(j), box_width / 2);
+            // Pixel heights between values, for the elements anchored at one
+            // value and drawn in pixels from there.
+            let py = |v: f64| chart.backend_coord(&(x, v as f32)).1;
+            let at = |v: f64| EmptyElement::at((x, v as f32));
+            let line = |points: Vec<(i32, i32)>, width: u32| {
+                PathElement::new(points, color.stroke_width(width))
+            };
+            let boxes = [
+                at(b.q3)
+                    + Rectangle::new(
+                        [(dx - half, 0), (dx + half, py(b.q1) - py(b.q3))],
+                        color.mix(0.15).filled(),
+                    ),
+                at(b.q3)
+                    + Rectangle::new(
+                        [(dx - half, 0), (dx + half, py(b.q1) - py(b.q3))],
+                        color.stroke_width(2),
+                    ),
+            ];
+            let lines = [
+                at(b.median) + line(vec![(dx - half, 0), (dx + half, 0)], 3),
+                at(b.q3) + line(vec![(dx, 0), (dx, py(b.high) - py(b.q3))], 2),
+                at(b.q1) + line(vec![(dx, 0), (dx, py(b.low) - py(b.q1))], 2),
+                at(b.high) + line(vec![(dx - half / 2, 0), (dx + half / 2, 0)], 2),
+                at(b.low) + line(vec![(dx - half / 2, 0), (dx + half / 2, 0)], 2),
+            ];
+            chart.draw_series(boxes).map_err(err)?;
+            chart.draw_series(lines).map_err(err)?;
             chart
                 .draw_series(values.iter().map(|&v| {
-                    EmptyElement::at((i as i32, v as f32))
-                        + Circle::new((offset(j), 0), 3, color.mix(0.6).filled())
+                    EmptyElement::at((x, v as f32))
+                        + Circle::new((dx, 0), 3, BLACK.mix(0.55).filled())
                 }))
                 .map_err(err)?;
         }
@@ -340,10 +409,12 @@ pub fn memory(table: &Table, threads: &[usize], path: &Path) -> Result<(), Strin
         .iter()
         .flatten()
         .fold((1.0f64, 1.0f64), |(lo, hi), &(_, v)| (lo.min(v), hi.max(v)));
-    let y_range = (lo / 1.25)..(hi * 1.25);
+    // A log scale drawn as log2 on a linear axis labelled with the ratios
+    // (plotters' log axis labels little of a narrow range): at least 0.5 .. 2.
+    let y_range = (lo.log2().min(-1.0) - 0.15)..(hi.log2().max(1.0) + 0.15);
 
     let n = labels.len().max(1) as i32;
-    let width = (200 + 90 * n as u32).max(560);
+    let width = (200 + 90 * n as u32).max(680);
     let root = SVGBackend::new(path, (width, 480)).into_drawing_area();
     root.fill(&WHITE).map_err(err)?;
     let root = root
@@ -360,21 +431,22 @@ pub fn memory(table: &Table, threads: &[usize], path: &Path) -> Result<(), Strin
         .margin(12)
         .x_label_area_size(40)
         .y_label_area_size(56)
-        .build_cartesian_2d(-1..n, y_range.log_scale())
+        .build_cartesian_2d(-1..n, y_range)
         .map_err(err)?;
     chart
         .configure_mesh()
         .disable_x_mesh()
         .x_labels(n as usize + 2)
         .x_label_formatter(&|i| category_label(&labels, *i))
-        .y_label_formatter(&|y| format!("{y:.2}"))
+        .y_label_formatter(&|y| format!("{:.2}", y.exp2()))
+        .y_labels(8)
         .x_desc("program")
-        .y_desc("peak RSS tuned / default   (< 1: tuned uses less)")
+        .y_desc("peak RSS tuned / default, log scale   (< 1: tuned uses less)")
         .draw()
         .map_err(err)?;
     chart
         .draw_series(LineSeries::new(
-            vec![(-1, 1.0), (n, 1.0)],
+            vec![(-1, 0.0), (n, 0.0)],
             BLACK.stroke_width(1),
         ))
         .map_err(err)?;
@@ -384,7 +456,7 @@ pub fn memory(table: &Table, threads: &[usize], path: &Path) -> Result<(), Strin
         let dx = (i as i32 * 2 - (k - 1)) * 5;
         chart
             .draw_series(points.iter().map(|&(p, v)| {
-                EmptyElement::at((p as i32, v)) + Circle::new((dx, 0), 5, color.filled())
+                EmptyElement::at((p as i32, v.log2())) + Circle::new((dx, 0), 5, color.filled())
             }))
             .map_err(err)?;
     }
@@ -402,6 +474,19 @@ mod tests {
             assert!(text.starts_with("<svg"), "{file}: {}", &text[..40]);
             assert!(text.trim_end().ends_with("</svg>"), "{file}");
         }
+    }
+
+    #[test]
+    fn box_stats() {
+        let b = BoxStats::of(&[4.0, 1.0, 3.0, 2.0, 100.0]).unwrap();
+        assert_eq!((b.q1, b.median, b.q3), (2.0, 3.0, 4.0));
+        assert_eq!((b.low, b.high), (1.0, 4.0), "100 is an outlier");
+        let one = BoxStats::of(&[1.5]).unwrap();
+        assert_eq!(
+            (one.low, one.q1, one.median, one.q3, one.high),
+            (1.5, 1.5, 1.5, 1.5, 1.5)
+        );
+        assert_eq!(BoxStats::of(&[]), None);
     }
 
     #[test]

@@ -382,6 +382,30 @@ mod tests {
         assert!(!text.contains(' ') || text.contains("buckets="));
     }
 
+    #[cfg(unix)]
+    #[test]
+    fn failed_children_are_reported_and_the_run_goes_on() {
+        let dir = std::env::temp_dir().join(format!("cf17-failing-{}", std::process::id()));
+        let mut options = Options::new(Size::Test, vec![1, 2]);
+        options.programs = vec!["fib"];
+        options.runners = vec![Runner::Seq, Runner::Tuned];
+        options.json = dir.join("cf17.json");
+        options.plots = dir.clone();
+        // `false` exits 1 without a message; `echo` succeeds without a RESULT.
+        let outcomes = collect(&options, Path::new("/bin/false"));
+        assert_eq!(outcomes.len(), 3);
+        for o in &outcomes {
+            assert!(o.result.as_ref().unwrap_err().contains("without a message"));
+        }
+        let echoed = child::spawn(Path::new("/bin/echo"), "fib", Runner::Seq, 1, &options);
+        assert!(echoed.result.unwrap_err().contains("no RESULT line"));
+        assert_eq!(run_suite(&options, Path::new("/bin/false")), 1);
+        let json = std::fs::read_to_string(&options.json).unwrap();
+        assert_eq!(json.matches("\"ok\": false").count(), 3);
+        assert!(dir.join("speedup.svg").exists());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     #[test]
     fn fib_has_every_runner() {
         assert_eq!(available_runners("fib"), Runner::ALL.to_vec());

@@ -368,13 +368,13 @@ impl Table {
         );
         let _ = writeln!(
             out,
-            "{:>3}  {:<28} {:<28} {:<28} {:<28}",
+            "{:>3}  {:<28} {:<28} {:<28} {}",
             "thr", "tuned/default", "cf17/default", "RSS tuned/default", "tuned/rayon"
         );
         for s in self.summary(threads) {
             let _ = writeln!(
                 out,
-                "{:>3}  {:<28} {:<28} {:<28} {:<28}",
+                "{:>3}  {:<28} {:<28} {:<28} {}",
                 s.threads,
                 Stats::render(s.tuned_over_default),
                 Stats::render(s.cf17_over_default),
