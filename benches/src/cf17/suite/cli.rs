@@ -408,7 +408,7 @@ mod tests {
         assert_eq!(err("--quick --paper"), "conflicting sizes: paper and quick");
         assert_eq!(err("--timeout -1"), "bad timeout `-1`");
         assert_eq!(err("--child fib tuned"), "--child needs a value");
-        assert_eq!(err("--child fib tuned 0").contains("at least 1"), true);
+        assert!(err("--child fib tuned 0").contains("at least 1"));
         assert_eq!(err("--bogus"), "unknown argument `--bogus`");
         assert_eq!(parse(args("--help --bogus"), None, 4), Ok(Command::Help));
     }

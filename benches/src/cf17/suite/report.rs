@@ -368,8 +368,8 @@ impl Table {
         );
         let _ = writeln!(
             out,
-            "{:>3}  {:<28} {:<28} {:<28} {}",
-            "thr", "tuned/default", "cf17/default", "RSS tuned/default", "tuned/rayon"
+            "{:>3}  {:<28} {:<28} {:<28} tuned/rayon",
+            "thr", "tuned/default", "cf17/default", "RSS tuned/default"
         );
         for s in self.summary(threads) {
             let _ = writeln!(
