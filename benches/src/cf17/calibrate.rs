@@ -42,6 +42,10 @@ pub const MIN_SPLIT_GAIN: f64 = 0.01;
 pub const MIN_LEAF_PROGRAMS: usize = 2;
 /// The deepest a tree grows (root = depth 0).
 pub const MAX_DEPTH: usize = 2;
+/// The trees are calibrated on the parallel runs: one worker's best
+/// configuration (the smallest queue, every task inline) says nothing about
+/// sharing work, and would pull every leaf towards it.
+pub const MIN_CALIBRATION_THREADS: usize = 2;
 
 /// An analysis feature a tree can split on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -181,10 +185,26 @@ impl Tree {
     }
 }
 
-/// `ln(T(config) / T(best))` of one program, averaged over its thread
-/// counts; `None` if a point is missing.
+/// The thread counts a sweep's loss is taken over: those of at least
+/// [`MIN_CALIBRATION_THREADS`], or all if it has none.
+pub fn calibration_threads(sweep: &ProgramSweep) -> Vec<usize> {
+    let all = sweep.threads();
+    let parallel: Vec<usize> = all
+        .iter()
+        .copied()
+        .filter(|&t| t >= MIN_CALIBRATION_THREADS)
+        .collect();
+    if parallel.is_empty() {
+        all
+    } else {
+        parallel
+    }
+}
+
+/// `ln(T(config) / T(best))` of one program, averaged over its
+/// [`calibration_threads`]; `None` if a point is missing.
 pub fn program_loss(sweep: &ProgramSweep, config: Config) -> Option<f64> {
-    let threads = sweep.threads();
+    let threads = calibration_threads(sweep);
     let mut sum = 0.0;
     for &t in &threads {
         let (_, best) = sweep.best(t)?;
@@ -379,6 +399,41 @@ pub fn geomean(values: &[f64]) -> f64 {
     (values.iter().map(|v| v.ln()).sum::<f64>() / values.len() as f64).exp()
 }
 
+/// How far apart configurations that differ only in the bucket count lie:
+/// per program, thread count and (policy, capacity, stack), `max / min - 1`
+/// over the bucket counts; returns the median and the 90th percentile. For
+/// programs without dataflow tasks the bucket count changes nothing the
+/// runtime does, so this is the timer's noise.
+pub fn bucket_spread(sweeps: &[ProgramSweep]) -> (f64, f64) {
+    let mut spreads = Vec::new();
+    for sweep in sweeps {
+        for threads in sweep.threads() {
+            for config in sweep.configs() {
+                if config.buckets != super::sweep::BUCKETS[0] {
+                    continue;
+                }
+                let times: Vec<f64> = super::sweep::BUCKETS
+                    .iter()
+                    .filter_map(|&buckets| sweep.time(Config { buckets, ..config }, threads))
+                    .collect();
+                if times.len() > 1 {
+                    let max = times.iter().copied().fold(0.0, f64::max);
+                    let min = times.iter().copied().fold(f64::INFINITY, f64::min);
+                    spreads.push(max / min - 1.0);
+                }
+            }
+        }
+    }
+    spreads.sort_by(f64::total_cmp);
+    let at = |q: f64| {
+        spreads
+            .get(((spreads.len() as f64 - 1.0) * q).round() as usize)
+            .copied()
+            .unwrap_or(0.0)
+    };
+    (at(0.5), at(0.9))
+}
+
 /// The report `--calibrate` prints: the full-data tree, then per thread
 /// count a table per program (best, default, CF'17, calibrated, held-out
 /// tree; each as `T / T_best`), and the summary ratios.
@@ -386,7 +441,18 @@ pub fn report(sweeps: &[ProgramSweep]) -> String {
     let mut out = String::new();
     let all: Vec<&ProgramSweep> = sweeps.iter().collect();
     let tree = derive(&all);
-    let _ = writeln!(out, "tree derived from all {} programs:", sweeps.len());
+    let (median, p90) = bucket_spread(sweeps);
+    let _ = writeln!(
+        out,
+        "noise: configurations differing only in buckets lie {:.1} % apart (median), {:.1} % (90th percentile)",
+        median * 100.0,
+        p90 * 100.0
+    );
+    let _ = writeln!(
+        out,
+        "tree derived from all {} programs, on thread counts >= {MIN_CALIBRATION_THREADS}:",
+        sweeps.len()
+    );
     out.push_str(&tree.render());
     let validations = leave_one_out(sweeps);
     let mut threads: Vec<usize> = sweeps.iter().flat_map(|s| s.threads()).collect();
@@ -458,6 +524,30 @@ pub fn report(sweeps: &[ProgramSweep]) -> String {
         );
     }
     out
+}
+
+/// `cf17 --calibrate [DIR]`: reads the sweep in DIR (default: the one
+/// stored in the repository, [`STORED`](super::sweep::STORED)) and prints
+/// the [`report`]. Returns the exit code.
+pub fn main(args: &[String]) -> i32 {
+    let dir = args.first().map_or_else(
+        || std::path::PathBuf::from(super::sweep::STORED),
+        std::path::PathBuf::from,
+    );
+    match super::sweep::read_dir(&dir) {
+        Ok(sweeps) if !sweeps.is_empty() => {
+            print!("{}", report(&sweeps));
+            0
+        }
+        Ok(_) => {
+            eprintln!("error: no sweep files (*.json) in {}", dir.display());
+            1
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            1
+        }
+    }
 }
 
 #[cfg(test)]
@@ -562,8 +652,7 @@ mod tests {
         for s in &sweeps {
             assert_eq!(program_loss(s, tree.predict(Features::of(s))), Some(0.0));
         }
-        // Held out, "a" still gets PF/4 from "b" alone? No: a leaf needs two
-        // programs, so without "a" the tree cannot split and picks one side.
+        // Without one program a side has one program left: no split.
         let v = leave_one_out(&sweeps);
         assert_eq!(v.len(), 4);
     }

@@ -10,10 +10,15 @@
 //! against the sequential reference after the clock stops.
 //!
 //! * [`workloads`] prepares a program by name at a [`Size`];
-//! * [`baselines`] holds the rayon and chili versions of the task code.
+//! * [`baselines`] holds the rayon and chili versions of the task code;
+//! * [`suite`] runs them all, each program × runner × thread count in its own
+//!   child process, behind the `cf17` binary (its documentation explains the
+//!   output and its conventions); [`plots`] draws its SVG plots.
 
 pub mod baselines;
 pub mod calibrate;
+pub mod plots;
+pub mod suite;
 pub mod sweep;
 pub mod workloads;
 

@@ -436,6 +436,26 @@ fn timed_runs(reps: usize, mut run: impl FnMut() -> super::Timed) -> Result<Vec<
     Ok(times)
 }
 
+/// `cf17 --sweep-child PROGRAM THREADS REPS SIZE` (what the parent runs):
+/// parses the arguments and runs [`child_main`]. Returns the exit code.
+pub fn child_args_main(args: &[String]) -> i32 {
+    match args {
+        [program, threads, reps, size] => {
+            match (threads.parse(), reps.parse(), Size::parse(size)) {
+                (Ok(threads), Ok(reps), Some(size)) => child_main(program, threads, reps, size),
+                _ => {
+                    eprintln!("error: bad --sweep-child arguments {args:?}");
+                    2
+                }
+            }
+        }
+        _ => {
+            eprintln!("error: --sweep-child takes PROGRAM THREADS REPS SIZE");
+            2
+        }
+    }
+}
+
 /// The child: measures `program` at `threads` over the grid and prints one
 /// `SEQ` line and one `POINT` line per configuration. Returns the exit code.
 pub fn child_main(program: &str, threads: usize, reps: usize, size: Size) -> i32 {

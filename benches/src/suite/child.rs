@@ -315,6 +315,28 @@ fn run_and_read(
     timeout: Duration,
     prefix: &str,
 ) -> Result<String, String> {
+    let (status, out) = run_capture(exe, args, timeout)?;
+    if !status.success() {
+        return Err(format!("child exited with {status}"));
+    }
+    out.lines()
+        .rev()
+        .find(|l| l.starts_with(prefix))
+        .map(str::to_string)
+        .ok_or_else(|| format!("the child printed no {prefix} line"))
+}
+
+/// Runs `exe args…` with stdin closed and stderr passed through, kills it
+/// after `timeout`, and returns its exit status and everything it printed
+/// on stdout (also the `cf17` binary's way to run its children).
+///
+/// # Errors
+/// If it cannot be spawned or waited for, or ran past `timeout`.
+pub fn run_capture(
+    exe: &Path,
+    args: &[String],
+    timeout: Duration,
+) -> Result<(std::process::ExitStatus, String), String> {
     let mut child = Command::new(exe)
         .args(args)
         .stdin(Stdio::null())
@@ -342,15 +364,7 @@ fn run_and_read(
             Err(e) => return Err(format!("waiting for the child: {e}")),
         }
     };
-    let out = reader.join().unwrap_or_default();
-    if !status.success() {
-        return Err(format!("child exited with {status}"));
-    }
-    out.lines()
-        .rev()
-        .find(|l| l.starts_with(prefix))
-        .map(str::to_string)
-        .ok_or_else(|| format!("the child printed no {prefix} line"))
+    Ok((status, reader.join().unwrap_or_default()))
 }
 
 #[cfg(test)]
