@@ -255,7 +255,7 @@ fn alignment_longest_pair_fits_the_analysed_stack() {
     assert_eq!(got, expected);
 }
 
-/// The larger input in full, checked against BOTS' own result. About 15 s in
+/// The larger input in full, checked against BOTS' own result. About 5 s in
 /// release on 2 cores; in the debug profile (about 70 s) only with `--ignored`.
 #[test]
 #[cfg_attr(
