@@ -3,6 +3,8 @@
 //! n) ‖ D(m, n - 1)) ‖ D(m - 1, n - 1)`, with `prescient::join` replaced by
 //! `rayon::join` or chili's `Scope::join`.
 
+use super::chili_join;
+
 /// `D(m, n)`, the three calls forked by two nested `rayon::join`s.
 pub fn delannoy_rayon(m: u64, n: u64) -> u64 {
     if m == 0 || n == 0 {
@@ -20,9 +22,11 @@ pub fn delannoy_chili(scope: &mut chili::Scope<'_>, m: u64, n: u64) -> u64 {
     if m == 0 || n == 0 {
         return 1;
     }
-    let ((a, b), c) = scope.join(
+    let ((a, b), c) = chili_join(
+        scope,
         |s| {
-            s.join(
+            chili_join(
+                s,
                 |s| delannoy_chili(s, m - 1, n),
                 |s| delannoy_chili(s, m, n - 1),
             )

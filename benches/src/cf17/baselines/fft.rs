@@ -4,6 +4,8 @@
 //! [`combine_serial`]), every `prescient::join` replaced by `rayon::join` or
 //! chili's `Scope::join`. Both equal the sequential reference bit for bit.
 
+use super::chili_join;
+
 use crate::annotated::fft::{
     combine_serial, fft_serial, halves, halves_ref, twiddle_serial, unshuffle_serial, Complex,
     FFT_CUTOFF, LOOP_CUTOFF,
@@ -123,7 +125,8 @@ fn chili_twiddle_table(
         return;
     }
     let (lo, hi) = halves(w, len / 2);
-    scope.join(
+    chili_join(
+        scope,
         |s| chili_twiddle_table(s, len / 2, lo, k0, n),
         |s| chili_twiddle_table(s, len / 2, hi, k0 + len / 2, n),
     );
@@ -145,7 +148,8 @@ fn chili_fft_aux(
     let (out_even, out_odd) = halves(out, n / 2);
     chili_unshuffle(scope, n / 2, inp, out_even, out_odd);
     let (in_even, in_odd) = halves(inp, n / 2);
-    scope.join(
+    chili_join(
+        scope,
         |s| chili_fft_aux(s, n / 2, out_even, in_even, w, 2 * stride),
         |s| chili_fft_aux(s, n / 2, out_odd, in_odd, w, 2 * stride),
     );
@@ -175,7 +179,8 @@ fn chili_unshuffle(
     let (inp_lo, inp_hi) = halves_ref(inp, len);
     let (even_lo, even_hi) = halves(even, len / 2);
     let (odd_lo, odd_hi) = halves(odd, len / 2);
-    scope.join(
+    chili_join(
+        scope,
         |s| chili_unshuffle(s, len / 2, inp_lo, even_lo, odd_lo),
         |s| chili_unshuffle(s, len / 2, inp_hi, even_hi, odd_hi),
     );
@@ -202,7 +207,8 @@ fn chili_combine(
     let (_, w_hi) = halves_ref(w, len / 2 * stride);
     let (lo_lo, lo_hi) = halves(lo, len / 2);
     let (hi_lo, hi_hi) = halves(hi, len / 2);
-    scope.join(
+    chili_join(
+        scope,
         |s| chili_combine(s, len / 2, [even_lo, odd_lo], w, stride, lo_lo, hi_lo),
         |s| chili_combine(s, len / 2, [even_hi, odd_hi], w_hi, stride, lo_hi, hi_hi),
     );

@@ -4,6 +4,8 @@
 //! best-so-far bound (an `AtomicI64` read `Relaxed`, raised by `fetch_max`
 //! only when the node's result beats the value loaded).
 
+use super::chili_join;
+
 use crate::annotated::knapsack::Item;
 use std::sync::atomic::{AtomicI64, Ordering};
 
@@ -60,7 +62,8 @@ pub fn knapsack_chili(
         return i64::MIN;
     }
     let rest = &items[1..];
-    let (without, with) = scope.join(
+    let (without, with) = chili_join(
+        scope,
         |s| knapsack_chili(s, rest, c, v, best),
         |s| knapsack_chili(s, rest, c - e.weight, v + e.value, best),
     );

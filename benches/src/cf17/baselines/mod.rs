@@ -41,3 +41,21 @@ pub mod sort;
 pub mod sparselu;
 pub mod strassen;
 pub mod uts;
+
+/// chili's [`Scope::join`](chili::Scope::join) in the order of
+/// `prescient::join` and `rayon::join`: `a` runs on the calling thread, first,
+/// and `b` is the job another thread may take. (chili's own join runs its
+/// *second* closure on the calling thread first and offers the first; called
+/// directly it would reverse the programs' evaluation order, which for
+/// knapsack's branch and bound changes the search itself: taking the densest
+/// item first finds a good bound at once and prunes most of the tree.)
+pub fn chili_join<A, B, RA, RB>(scope: &mut chili::Scope<'_>, a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce(&mut chili::Scope<'_>) -> RA + Send,
+    B: FnOnce(&mut chili::Scope<'_>) -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    let (rb, ra) = scope.join(b, a);
+    (ra, rb)
+}

@@ -7,6 +7,8 @@
 //! two-way join only, so there the four quarter sorts are two nested levels
 //! of joins, `(A ‖ B) ‖ (C ‖ D)`, and the merges' joins are `Scope::join`s.
 
+use super::chili_join;
+
 use crate::annotated::sort::{binsplit, seqmerge, seqquick, Elm, BOTS_MERGESIZE, BOTS_QUICKSIZE};
 
 /// Sorts `array` with the rayon cilksort and a scratch array of its length.
@@ -94,15 +96,29 @@ fn cilksort_chili(scope: &mut chili::Scope<'_>, low: &mut [Elm], tmp: &mut [Elm]
         let (ta, trest) = tmp.split_at_mut(quarter);
         let (tb, trest) = trest.split_at_mut(quarter);
         let (tc, td) = trest.split_at_mut(quarter);
-        scope.join(
-            |s| s.join(|s| cilksort_chili(s, a, ta), |s| cilksort_chili(s, b, tb)),
-            |s| s.join(|s| cilksort_chili(s, c, tc), |s| cilksort_chili(s, d, td)),
+        chili_join(
+            scope,
+            |s| {
+                chili_join(
+                    s,
+                    |s| cilksort_chili(s, a, ta),
+                    |s| cilksort_chili(s, b, tb),
+                )
+            },
+            |s| {
+                chili_join(
+                    s,
+                    |s| cilksort_chili(s, c, tc),
+                    |s| cilksort_chili(s, d, td),
+                )
+            },
         );
     }
     {
         let (ab, cd) = low.split_at(2 * quarter);
         let (tab, tcd) = tmp.split_at_mut(2 * quarter);
-        scope.join(
+        chili_join(
+            scope,
             |s| cilkmerge_chili(s, &ab[..quarter], &ab[quarter..], tab),
             |s| cilkmerge_chili(s, &cd[..quarter], &cd[quarter..], tcd),
         );
@@ -127,7 +143,8 @@ fn cilkmerge_chili(scope: &mut chili::Scope<'_>, a: &[Elm], b: &[Elm], dest: &mu
     let (dest_low, dest_high) = dest.split_at_mut(split1 + split2);
     let (dest_mid, dest_high) = dest_high.split_at_mut(1);
     dest_mid[0] = a[split1];
-    scope.join(
+    chili_join(
+        scope,
         |s| cilkmerge_chili(s, &a[..split1], &b[..split2], dest_low),
         |s| cilkmerge_chili(s, &a[split1 + 1..], &b[split2..], dest_high),
     );

@@ -8,6 +8,8 @@
 //! P21)`. Every element goes through the same operations in the same order,
 //! so both equal the sequential reference bit for bit.
 
+use super::chili_join;
+
 use crate::annotated::strassen::{
     check_sizes, combine, multiply_block, quadrants, split_products, sum_views, sums, Matrix, View,
 };
@@ -89,17 +91,21 @@ fn strassen_chili(
     let [s1, s2, s3, s4, s5, s6, s7, s8] = sum_views(&s, q);
     let mut products = vec![0.0; 7 * q * q];
     let [m2, m5, t1, p22, p11, p12, p21] = split_products(&mut products, q);
-    scope.join(
+    chili_join(
+        scope,
         |s| {
-            s.join(
+            chili_join(
+                s,
                 |s| {
-                    s.join(
+                    chili_join(
+                        s,
                         |s| strassen_chili(s, q, m2, a11, b11, cutoff),
                         |s| strassen_chili(s, q, m5, s1, s5, cutoff),
                     )
                 },
                 |s| {
-                    s.join(
+                    chili_join(
+                        s,
                         |s| strassen_chili(s, q, t1, s2, s6, cutoff),
                         |s| strassen_chili(s, q, p22, s3, s7, cutoff),
                     )
@@ -107,9 +113,11 @@ fn strassen_chili(
             )
         },
         |s| {
-            s.join(
+            chili_join(
+                s,
                 |s| {
-                    s.join(
+                    chili_join(
+                        s,
                         |s| strassen_chili(s, q, p11, a12, b21, cutoff),
                         |s| strassen_chili(s, q, p12, s4, b22, cutoff),
                     )
