@@ -68,8 +68,9 @@ pub fn nqueens_seq(n: usize) -> u64 {
     place(n, &mut Vec::with_capacity(n))
 }
 
-/// A column index as a queen position (boards are at most 255 wide).
-fn column(i: usize) -> u8 {
+/// A column index as a queen position (boards are at most 255 wide); also
+/// used by the rayon version ([`crate::cf17::baselines::nqueens`]).
+pub fn column(i: usize) -> u8 {
     u8::try_from(i).expect("nqueens: board wider than 255 columns")
 }
 
