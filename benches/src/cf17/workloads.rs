@@ -6,7 +6,7 @@
 //! replaces QAP2, at its measurement size [`knapsack::BENCH_SIZE`]);
 //! [`Size::Test`] the program's own test size (`TEST_*`); [`Size::Quick`] an
 //! input whose sequential run takes roughly 20–200 ms in a release build on
-//! the 2-core development host (each `QUICK_*` constant gives its measured
+//! the 2-core development host (most 30–100 ms) (each `QUICK_*` constant gives its measured
 //! time), with the paper's cut-offs and task granularity, only the input
 //! smaller.
 //!
@@ -56,7 +56,7 @@ pub const NAMES: [&str; 12] = [
     "sparselu",
 ];
 
-/// fib's quick `n`: about 24 ms sequentially (the paper's 35: about 39 ms).
+/// fib's quick `n`: about 22 ms sequentially (the paper's 35: about 36 ms).
 pub const QUICK_FIB_N: u64 = 34;
 
 /// The paper's nqueens board: `14 × 14` (365 596 solutions).
@@ -66,16 +66,17 @@ pub const PAPER_NQUEENS_N: usize = 14;
 pub const QUICK_NQUEENS_N: usize = 11;
 
 /// The sequences of `prot.20.aa` aligned at the quick size (28 pairs): about
-/// 70 ms sequentially.
+/// 62 ms sequentially.
 pub const QUICK_ALIGNMENT_SEQUENCES: usize = 8;
 
 /// The sequences of `prot.20.aa` aligned at the test size (6 pairs).
 pub const TEST_ALIGNMENT_SEQUENCES: usize = 4;
 
-/// delannoy's quick `D(m, n)`: `D(10, 11)`, about 39 ms sequentially.
+/// delannoy's quick `D(m, n)`: `D(10, 11)`, about 38 ms sequentially (`D(10,
+/// 10)` takes about 22 ms, the paper's `D(11, 11)` about 93 ms).
 pub const QUICK_DELANNOY: (u64, u64) = (10, 11);
 
-/// fft's quick size: `2^19` points, about 37 ms sequentially.
+/// fft's quick size: `2^19` points, about 32 ms sequentially.
 pub const QUICK_FFT_LOG2: u32 = 19;
 
 /// The seed of fft's pseudo-random input ([`fft::input`]).
@@ -85,7 +86,7 @@ pub const FFT_SEED: u64 = 1;
 pub const QUICK_SORT_N: usize = 1 << 20;
 
 /// strassen's quick size: `512 × 512` at BOTS' cut-off 64 (three levels of
-/// seven products), about 22 ms sequentially; `1024 × 1024` takes about
+/// seven products), about 19 ms sequentially; `1024 × 1024` takes about
 /// 160 ms.
 pub const QUICK_STRASSEN_N: usize = 512;
 
@@ -113,7 +114,7 @@ pub const QUICK_FLOORPLAN_CELLS: usize = 13;
 pub const QUICK_FLOORPLAN_AREA: i32 = 460;
 
 /// health's quick run: `medium.input`'s village tree (the paper's) for this
-/// many time steps instead of 365, about 75 ms sequentially.
+/// many time steps instead of 365, about 75–80 ms sequentially.
 pub const QUICK_HEALTH_STEPS: i32 = 5;
 
 /// sparselu's quick matrix: 8 × 8 blocks of BOTS' `100 × 100`, about 90 ms
