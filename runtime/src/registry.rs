@@ -291,6 +291,27 @@ impl Registry {
         }
     }
 
+    /// Raises the `hungry` flag of every other worker: what a failed steal
+    /// does to each victim, done once more by a worker about to park.
+    ///
+    /// Why: a `join` publishes its latent second half only when its worker's
+    /// flag is up, and the push of a published half is what wakes a sleeper.
+    /// A worker that spun without stealing (the spin only watches for
+    /// non-empty deques) and then parked would leave no flag behind, and a
+    /// worker that runs only joins would never push: the sleeper would sleep
+    /// through the whole computation (observed: a 2-worker fib at sequential
+    /// speed in one run of three, zero steals). With the flags up, the next
+    /// join of every busy worker publishes, and its push wakes this worker.
+    /// O(workers), on the path to parking only; each flag is read before it
+    /// is written, so a flag already up costs no cache-line transfer.
+    fn ask_for_latent_work(&self, thief: usize) {
+        for (index, info) in self.workers.iter().enumerate() {
+            if index != thief && !info.signals.hungry.load(Ordering::Relaxed) {
+                info.signals.hungry.store(true, Ordering::Relaxed);
+            }
+        }
+    }
+
     fn take_injected(&self) -> Option<JobRef> {
         loop {
             match self.injector.steal() {
@@ -736,11 +757,37 @@ impl WorkerThread {
             return Some(job);
         }
         if let Some(job) = self.registry.take_injected() {
+            self.keep_a_thief_looking();
             return Some(job);
         }
         let job = self.registry.steal_from_others(self.index, &self.rng)?;
         bump(&self.counters().steals);
+        self.keep_a_thief_looking();
         Some(job)
+    }
+
+    /// This worker just took a job from outside its own deque (the injector
+    /// or a steal): if workers sleep and none is awake looking for work, wake
+    /// one (tokio's rule for the last searching worker).
+    ///
+    /// Why: a `join` does not push its second half; it keeps it latent until
+    /// a thief raises the worker's `hungry` flag, and only a thief that is
+    /// awake raises it. Without this, a job injected while the other workers
+    /// sleep (`Runtime::run` after a pause longer than the idle spin) ran on
+    /// one worker for as long as it made only joins: nothing was pushed, so
+    /// nothing woke a sleeper, and a 2-worker fib ran at sequential speed in
+    /// about one run of three. The woken worker spins, finds the deque empty,
+    /// raises the flag, and the next join publishes; its own steal then wakes
+    /// the next sleeper, so a many-core pool fills in a chain of steals. Cost:
+    /// two loads per injected or stolen job; the futex call only when a worker
+    /// sleeps and none spins.
+    #[inline]
+    fn keep_a_thief_looking(&self) {
+        if self.registry.sleepers.load(Ordering::Relaxed) != 0
+            && self.registry.idle_spinning.load(Ordering::Relaxed) == 0
+        {
+            self.registry.wake_one_sleeper();
+        }
     }
 
     /// At the live-stack cap: wait for a ready fiber up to `CAP_GRACE`.
@@ -850,6 +897,7 @@ impl WorkerThread {
         // 1.8 ms of CPU per worker in its first second: eight wake-ups of the
         // 4, 8, … 512 ms backoff, each followed by a full spin phase.)
         if self.park_timeout.get() > PARK_TIMEOUT_MIN {
+            self.registry.ask_for_latent_work(self.index);
             return self.park();
         }
         let spinning = &self.registry.idle_spinning;
@@ -879,6 +927,7 @@ impl WorkerThread {
             }
         }
         spinning.fetch_sub(1, Ordering::SeqCst);
+        self.registry.ask_for_latent_work(self.index);
         self.park()
     }
 
