@@ -254,6 +254,38 @@ impl ProgramSweep {
         distinct_configs(self.stack_size)
     }
 
+    /// The time of `config`'s policy, capacity and stack at `threads`, pooled
+    /// over the bucket counts: the median of the [`BUCKETS`] points (the
+    /// mean of the middle two of four). No program of the suite creates a
+    /// dataflow task, so the bucket count changes nothing the runtime does,
+    /// and its four points are four samples of one configuration.
+    pub fn pooled_time(&self, config: Config, threads: usize) -> Option<f64> {
+        let mut times: Vec<f64> = BUCKETS
+            .iter()
+            .filter_map(|&buckets| self.time(Config { buckets, ..config }, threads))
+            .collect();
+        if times.is_empty() {
+            return None;
+        }
+        times.sort_by(f64::total_cmp);
+        let mid = times.len() / 2;
+        Some(if times.len() % 2 == 0 {
+            (times[mid - 1] + times[mid]) / 2.0
+        } else {
+            times[mid]
+        })
+    }
+
+    /// The fastest configuration at `threads` by [`pooled_time`](Self::pooled_time),
+    /// with the default bucket count, and its pooled time.
+    pub fn pooled_best(&self, threads: usize) -> Option<(Config, f64)> {
+        self.configs()
+            .into_iter()
+            .filter(|c| c.buckets == Config::DEFAULT.buckets)
+            .filter_map(|c| self.pooled_time(c, threads).map(|t| (c, t)))
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+    }
+
     /// The fastest measured configuration at `threads` and its time.
     pub fn best(&self, threads: usize) -> Option<(Config, f64)> {
         self.configs()
