@@ -1,10 +1,12 @@
 //! End-to-end tests of `#[task_program]`: the expansion compiles against the
 //! real runtime, the program computes the same thing, and the emitted
-//! `PARAMS` / `ANALYSIS` are what CF'17's decision trees say. Run under both
-//! the debug and the release test profile (the per-join frame cost differs).
+//! `ANALYSIS` and the parameters are what the decision trees say: `PARAMS`
+//! the calibrated trees' (the default), `ANALYSIS.params_with(Trees::Cf17)`
+//! CF'17's. Run under both the debug and the release test profile (the
+//! per-join frame cost differs).
 
 use prescient::__private::JOIN_FRAME_BYTES;
-use prescient::analysis::SiteKind;
+use prescient::analysis::{SiteKind, Trees};
 use prescient::{Params, QueuePolicy, Runtime};
 use prescient_macros::task_program;
 
@@ -209,8 +211,19 @@ fn fib_is_recursive_and_tiny() {
     assert_eq!(a.rho, 2);
     assert_eq!(a.lambda, 0);
     assert!(a.effort < 100, "{a}");
+    // CF'17: ρ = 2 ≤ 5 and a tiny effort: DEF, capacity 4; ρ > 0: 256019.
+    let cf17 = a.params_with(Trees::Cf17);
+    assert_eq!(cf17.queue_policy, QueuePolicy::DEF);
+    assert_eq!(cf17.queue_capacity, 4);
+    assert_eq!(cf17.dependency_buckets, 256_019);
+    assert_eq!(cf17.stack_size, a.stack_size);
+    // Calibrated (`PARAMS`): BF always; effort 6 > 4 (the analysis sees the
+    // additions): capacity 4; buckets as CF'17.
     const P: Params = fib::PARAMS;
-    assert_eq!(P.queue_policy, QueuePolicy::DEF);
+    assert_eq!(P, a.params());
+    assert_eq!(P, a.params_with(Trees::Calibrated));
+    assert!(a.effort > 4, "{a}");
+    assert_eq!(P.queue_policy, QueuePolicy::InsertBackStealFront);
     assert_eq!(P.queue_capacity, 4);
     assert_eq!(P.dependency_buckets, 256_019);
     assert!(P.stack_size.is_power_of_two());
@@ -225,14 +238,27 @@ fn fib_is_recursive_and_tiny() {
 }
 
 #[test]
-fn loop_program_gets_capacity_128() {
+fn loop_program_gets_cf17_capacity_128() {
     let a = loops::ANALYSIS;
     assert_eq!((a.rho, a.lambda), (0, 1), "{a}");
     assert_eq!(a.sites[0].kind, SiteKind::ScopeSpawn);
     assert!(a.sites[0].in_loop);
-    assert_eq!(loops::PARAMS.queue_capacity, 128);
+    // CF'17: ρ = 0 and λ > 0 (loop parallelism): capacity 128; ρ = 0: 97
+    // buckets; effort ≤ 1M: DEF.
+    let cf17 = a.params_with(Trees::Cf17);
+    assert_eq!(cf17.queue_capacity, 128);
+    assert_eq!(cf17.dependency_buckets, 97);
+    assert_eq!(cf17.queue_policy, QueuePolicy::DEF);
+    // Calibrated (`PARAMS`): BF always; the analysis sees `work`'s loop
+    // (effort 304 > 4): capacity 4; buckets as CF'17.
+    assert_eq!(loops::PARAMS, a.params_with(Trees::Calibrated));
+    assert!(a.effort > 4, "{a}");
+    assert_eq!(
+        loops::PARAMS.queue_policy,
+        QueuePolicy::InsertBackStealFront
+    );
+    assert_eq!(loops::PARAMS.queue_capacity, 4);
     assert_eq!(loops::PARAMS.dependency_buckets, 97);
-    assert_eq!(loops::PARAMS.queue_policy, QueuePolicy::DEF);
     let expected: usize = (0..64).map(|i| (0..100).sum::<usize>() * i).sum();
     let rt = Runtime::builder()
         .params(loops::PARAMS)
@@ -251,8 +277,18 @@ fn const_loop_bounds_are_evaluated_by_rustc() {
     // 2M iterations × (2 invisible calls + 1): far above 1M, below 1T.
     assert!(a.sites[0].static_effort > 2_000_000 * 20, "{a}");
     assert!(a.effort > 1_000_000 && a.effort <= 1_000_000_000_000);
-    assert_eq!(coarse::PARAMS.queue_policy, QueuePolicy::PF);
-    assert_eq!(coarse::PARAMS.queue_capacity, 8);
+    // CF'17: 1M < effort ≤ 1T: PF, capacity 8; ρ = 0: 97 buckets.
+    let cf17 = a.params_with(Trees::Cf17);
+    assert_eq!(cf17.queue_policy, QueuePolicy::PF);
+    assert_eq!(cf17.queue_capacity, 8);
+    assert_eq!(cf17.dependency_buckets, 97);
+    // Calibrated (`PARAMS`): BF always; effort > 4: capacity 4; 97 buckets.
+    assert_eq!(coarse::PARAMS, a.params_with(Trees::Calibrated));
+    assert_eq!(
+        coarse::PARAMS.queue_policy,
+        QueuePolicy::InsertBackStealFront
+    );
+    assert_eq!(coarse::PARAMS.queue_capacity, 4);
     assert_eq!(coarse::PARAMS.dependency_buckets, 97);
     assert_eq!(coarse::run(), coarse::heavy(1));
 }
@@ -264,7 +300,22 @@ fn overrides_replace_single_parameters() {
     assert_eq!(P.queue_policy, QueuePolicy::PF);
     assert_eq!(P.queue_capacity, 32);
     assert_eq!(P.dependency_buckets, 1021);
-    assert_eq!(overridden::ANALYSIS.params().queue_capacity, 4);
+    // Without the overrides: calibrated (the default trees), BF always and
+    // effort 0 ≤ 4 (nothing visible in `|| 1`): capacity 128; CF'17 capacity
+    // 4 (ρ = 0 but λ = 0: no loop). Each override replaces only its field.
+    let a = overridden::ANALYSIS;
+    assert_eq!(a.effort, 0, "{a}");
+    assert_eq!(a.params().queue_policy, QueuePolicy::InsertBackStealFront);
+    assert_eq!(a.params().queue_capacity, 128);
+    assert_eq!(a.params_with(Trees::Cf17).queue_capacity, 4);
+    assert_eq!(
+        P,
+        a.params()
+            .with_stack_size(65536)
+            .with_queue_policy(QueuePolicy::PF)
+            .with_queue_capacity(32)
+            .with_dependency_buckets(1021)
+    );
     assert_eq!(overridden::f(), (1, 2));
 }
 

@@ -535,8 +535,9 @@ pub fn analysed_runtime(
 
 /// The aggregation invariants every annotated program satisfies: the stack
 /// size is the largest context estimate rounded up to a power of two (and
-/// clamped), `PARAMS` is what the default decision trees give for
-/// `ANALYSIS`, and CF'17's trees follow their rules.
+/// clamped), `PARAMS` is what the default (calibrated) decision trees give
+/// for `ANALYSIS`, and both CF'17's and the calibrated trees follow their
+/// rules.
 pub fn check_aggregation(name: &str, params: Params, a: &prescient::analysis::ProgramAnalysis) {
     use prescient::analysis;
     let largest = a.contexts.iter().map(|c| c.stack).max().unwrap_or(0);
@@ -580,6 +581,28 @@ pub fn check_aggregation(name: &str, params: Params, a: &prescient::analysis::Pr
         "{name}\n{a}"
     );
     assert_eq!(cf17.stack_size, a.stack_size, "{name}\n{a}");
+    // The calibrated trees (`PARAMS`), rule by rule.
+    use analysis::calibrated;
+    assert_eq!(
+        params,
+        a.params_with(analysis::Trees::Calibrated),
+        "{name}\n{a}"
+    );
+    assert_eq!(
+        params.queue_policy,
+        calibrated::queue_policy(a.rho, a.lambda, a.effort),
+        "{name}\n{a}"
+    );
+    assert_eq!(
+        params.queue_capacity,
+        calibrated::queue_capacity(a.rho, a.lambda, a.effort),
+        "{name}\n{a}"
+    );
+    assert_eq!(
+        params.dependency_buckets,
+        calibrated::dependency_buckets(a.rho),
+        "{name}\n{a}"
+    );
     assert_eq!(params.pinning, Params::DEFAULT.pinning, "{name}");
 }
 

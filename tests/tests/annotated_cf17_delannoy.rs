@@ -6,9 +6,10 @@
 //!   sequential recursion and the table of central Delannoy numbers
 //!   (`D(11, 11)`, the paper's input, is 45 046 719).
 //! * The analysis classifies it as fib: one context, ρ = 3 (three calls back
-//!   into `delannoy` from task bodies), λ = 0, tiny effort → `DEF`, capacity
-//!   4, 256019 buckets; the decrementing recursion gets the conservative
-//!   8 MiB stack.
+//!   into `delannoy` from task bodies), λ = 0, tiny effort → CF'17's trees:
+//!   `DEF`, capacity 4, 256019 buckets; the calibrated trees (`PARAMS`):
+//!   `BF`, capacity 4 (effort 13 > 4), 256019 buckets; the decrementing
+//!   recursion gets the conservative 8 MiB stack.
 //! * It runs correctly under its own `PARAMS` on 1, 2 and 8 workers, on the
 //!   stack size the analysis aggregated (an overflow would abort this process
 //!   with the runtime's overflow message).
@@ -16,7 +17,7 @@
 //! Runs in well under a second in the debug profile.
 
 use prescient::__private::JOIN_FRAME_BYTES;
-use prescient::analysis::{self, SiteKind};
+use prescient::analysis::{self, SiteKind, Trees};
 use prescient::{Params, QueuePolicy, MAX_STACK_SIZE};
 use prescient_benches::annotated::delannoy;
 use prescient_tests::{analysed_runtime, check_aggregation, watchdog};
@@ -73,9 +74,21 @@ fn delannoy_is_recursive_with_tiny_tasks() {
     }
     assert_eq!((a.rho, a.lambda), (3, 0), "three calls back, no loop\n{a}");
     assert!(a.effort < analysis::COARSE_EFFORT_MIN, "tiny effort\n{a}");
+    // CF'17's trees.
+    let cf17 = a.params_with(Trees::Cf17);
+    assert_eq!(
+        cf17.queue_policy,
+        QueuePolicy::DEF,
+        "ρ = 3 <= 5, effort <= 1M"
+    );
+    assert_eq!(cf17.queue_capacity, 4);
+    assert_eq!(cf17.dependency_buckets, 256_019);
+    // Calibrated (`PARAMS`): BF for every program; the analysis sees the
+    // tasks' work (effort 13 > 4): capacity 4; buckets as CF'17.
     const P: Params = delannoy::PARAMS;
-    assert_eq!(P.queue_policy, QueuePolicy::DEF, "ρ = 3 <= 5, effort <= 1M");
-    assert_eq!(P.queue_capacity, 4);
+    assert!(a.effort > analysis::calibrated::OPAQUE_EFFORT_MAX, "{a}");
+    assert_eq!(P.queue_policy, QueuePolicy::InsertBackStealFront);
+    assert_eq!(P.queue_capacity, 4, "{a}");
     assert_eq!(P.dependency_buckets, 256_019);
     // `delannoy(m - 1, n)`: an unbounded recursion depth, the conservative size.
     assert!(a.stack_estimate >= 64 * JOIN_FRAME_BYTES as u64, "{a}");

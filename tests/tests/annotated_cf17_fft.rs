@@ -7,7 +7,9 @@
 //!
 //! * four task contexts (`twiddle_table`, `fft_aux`, `unshuffle`,
 //!   `combine`), each forking two recursive calls with a `join`: ρ = 2,
-//!   λ = 0, tiny effort → `DEF`, capacity 4, 256019 buckets;
+//!   λ = 0, tiny effort → CF'17's trees: `DEF`, capacity 4, 256019 buckets;
+//!   the calibrated trees (`PARAMS`): `BF`, capacity 4 (effort 7 > 4),
+//!   256019 buckets;
 //! * every recursive call halves its length parameter and the recursive
 //!   functions call nothing the analysis cannot see, so the stack estimate
 //!   is bounded (65 levels of frames), far below the conservative 8 MiB.
@@ -19,7 +21,7 @@
 //! per-join frame cost, which differs between them.
 
 use prescient::__private::JOIN_FRAME_BYTES;
-use prescient::analysis::{self, SiteKind};
+use prescient::analysis::{self, SiteKind, Trees};
 use prescient::{Params, QueuePolicy, MAX_STACK_SIZE};
 use prescient_benches::annotated::fft::{self, Complex};
 use prescient_tests::{analysed_runtime, check_aggregation, watchdog};
@@ -65,9 +67,21 @@ fn fft_is_recursive_with_a_bounded_stack() {
     }
     assert_eq!((a.rho, a.lambda), (2, 0), "minimum over the contexts\n{a}");
     assert!(a.effort < analysis::COARSE_EFFORT_MIN, "tiny effort\n{a}");
+    // CF'17's trees.
+    let cf17 = a.params_with(Trees::Cf17);
+    assert_eq!(
+        cf17.queue_policy,
+        QueuePolicy::DEF,
+        "ρ = 2 <= 5, effort <= 1M"
+    );
+    assert_eq!(cf17.queue_capacity, 4);
+    assert_eq!(cf17.dependency_buckets, 256_019);
+    // Calibrated (`PARAMS`): BF for every program; the analysis sees the
+    // tasks' work (effort 7 > 4): capacity 4; buckets as CF'17.
     const P: Params = fft::PARAMS;
-    assert_eq!(P.queue_policy, QueuePolicy::DEF, "ρ = 2 <= 5, effort <= 1M");
-    assert_eq!(P.queue_capacity, 4);
+    assert!(a.effort > analysis::calibrated::OPAQUE_EFFORT_MAX, "{a}");
+    assert_eq!(P.queue_policy, QueuePolicy::InsertBackStealFront);
+    assert_eq!(P.queue_capacity, 4, "{a}");
     assert_eq!(P.dependency_buckets, 256_019);
     // Halving recursions: 65 levels (a `usize` halved to 0) of frames that
     // each hold a join, not the conservative size.

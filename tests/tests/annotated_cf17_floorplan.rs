@@ -8,15 +8,16 @@
 //!   `input.20` are left to the release benchmarks, minutes in debug).
 //! * The analysis classifies it as nqueens: one context, ρ = 1 (the task
 //!   calls `add_cell` back), λ = 1 (the spawn sits in the loops), small
-//!   effort → `DEF`, capacity 4, 256019 buckets; the input-deep recursion
-//!   gets the conservative 8 MiB stack.
+//!   effort → CF'17's trees: `DEF`, capacity 4, 256019 buckets; the
+//!   calibrated trees (`PARAMS`): `BF`, capacity 4 (effort > 4), 256019
+//!   buckets; the input-deep recursion gets the conservative 8 MiB stack.
 //! * It runs correctly under its own `PARAMS` on 1, 2 and 8 workers, on the
 //!   stack size the analysis aggregated: the same minimal area as the
 //!   sequential search and BOTS, on a valid placement.
 //!
 //! Runs in about a second in the debug profile.
 
-use prescient::analysis::{self, SiteKind};
+use prescient::analysis::{self, SiteKind, Trees};
 use prescient::{Params, QueuePolicy, MAX_STACK_SIZE};
 use prescient_benches::annotated::floorplan;
 use prescient_tests::{analysed_runtime, check_aggregation, watchdog};
@@ -74,9 +75,23 @@ fn floorplan_is_recursive_with_a_spawn_in_a_loop() {
     assert_eq!(a.sites[0].function, "add_cell", "{a}");
     assert_eq!((a.rho, a.lambda), (1, 1), "{a}");
     assert!(a.effort < analysis::COARSE_EFFORT_MIN, "{a}");
+    // CF'17's trees.
+    let cf17 = a.params_with(Trees::Cf17);
+    assert_eq!(
+        cf17.queue_policy,
+        QueuePolicy::DEF,
+        "ρ = 1 <= 5, effort <= 1M"
+    );
+    assert_eq!(cf17.queue_capacity, 4, "ρ > 0: not the loop branch");
+    assert_eq!(cf17.dependency_buckets, 256_019);
+    // Calibrated (`PARAMS`): BF for every program; the analysis sees the
+    // placement checks (effort > 4): capacity 4, which the sweep found
+    // floorplan needs (2.2× its best at 128: a full queue is what runs a spawn
+    // inline); buckets as CF'17.
     const P: Params = floorplan::PARAMS;
-    assert_eq!(P.queue_policy, QueuePolicy::DEF, "ρ = 1 <= 5, effort <= 1M");
-    assert_eq!(P.queue_capacity, 4, "ρ > 0: not the loop branch");
+    assert!(a.effort > analysis::calibrated::OPAQUE_EFFORT_MAX, "{a}");
+    assert_eq!(P.queue_policy, QueuePolicy::InsertBackStealFront);
+    assert_eq!(P.queue_capacity, 4, "{a}");
     assert_eq!(P.dependency_buckets, 256_019);
     assert_eq!(a.stack_size, MAX_STACK_SIZE, "{a}");
     check_aggregation("floorplan", P, &a);

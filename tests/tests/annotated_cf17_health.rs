@@ -8,15 +8,16 @@
 //! * The sequential simulation of `test.input` gives every statistic BOTS'
 //!   file records (BOTS' `check_village`).
 //! * The analysis classifies it as nqueens: one context, ρ = 1, λ = 1,
-//!   small effort → `DEF`, capacity 4, 256019 buckets, the conservative
-//!   8 MiB stack.
+//!   small effort → CF'17's trees: `DEF`, capacity 4, 256019 buckets; the
+//!   calibrated trees (`PARAMS`): `BF`, capacity 128 (effort 2 ≤ 4: opaque
+//!   tasks), 256019 buckets; the conservative 8 MiB stack.
 //! * It runs under its own `PARAMS` on 1, 2 and 8 workers, on the analysed
 //!   stack size, and leaves the village tree exactly as the sequential
 //!   simulation does (every patient of every list, in order).
 //!
 //! Runs in a few seconds in the debug profile.
 
-use prescient::analysis::{self, SiteKind};
+use prescient::analysis::{self, SiteKind, Trees};
 use prescient::{Params, QueuePolicy, MAX_STACK_SIZE};
 use prescient_benches::annotated::health;
 use prescient_tests::{analysed_runtime, check_aggregation, watchdog};
@@ -94,9 +95,23 @@ fn health_is_recursive_with_a_spawn_in_a_loop() {
     assert_eq!(a.sites[0].function, "sim_village", "{a}");
     assert_eq!((a.rho, a.lambda), (1, 1), "{a}");
     assert!(a.effort < analysis::COARSE_EFFORT_MIN, "{a}");
+    // CF'17's trees.
+    let cf17 = a.params_with(Trees::Cf17);
+    assert_eq!(
+        cf17.queue_policy,
+        QueuePolicy::DEF,
+        "ρ = 1 <= 5, effort <= 1M"
+    );
+    assert_eq!(cf17.queue_capacity, 4, "ρ > 0: not the loop branch");
+    assert_eq!(cf17.dependency_buckets, 256_019);
+    // Calibrated (`PARAMS`): BF for every program; effort 2 ≤ 4 (the task is
+    // the recursive call, which the analysis does not count into): opaque
+    // tasks, capacity 128 (the sweep: 1.85× health's best at capacity 4,
+    // 1.16× at 128); buckets as CF'17.
     const P: Params = health::PARAMS;
-    assert_eq!(P.queue_policy, QueuePolicy::DEF, "ρ = 1 <= 5, effort <= 1M");
-    assert_eq!(P.queue_capacity, 4, "ρ > 0: not the loop branch");
+    assert!(a.effort <= analysis::calibrated::OPAQUE_EFFORT_MAX, "{a}");
+    assert_eq!(P.queue_policy, QueuePolicy::InsertBackStealFront);
+    assert_eq!(P.queue_capacity, 128, "{a}");
     assert_eq!(P.dependency_buckets, 256_019);
     assert_eq!(a.stack_size, MAX_STACK_SIZE, "{a}");
     check_aggregation("health", P, &a);

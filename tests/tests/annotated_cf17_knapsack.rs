@@ -7,9 +7,10 @@
 //!   random instances) the sequential branch and bound equals the dynamic
 //!   program.
 //! * The analysis classifies it as fib: one context, ρ = 2 (two calls back
-//!   into `knapsack` from task bodies), λ = 0, tiny effort → `DEF`, capacity
-//!   4, 256019 buckets; the recursion down the item slice gets the
-//!   conservative 8 MiB stack.
+//!   into `knapsack` from task bodies), λ = 0, tiny effort → CF'17's trees:
+//!   `DEF`, capacity 4, 256019 buckets; the calibrated trees (`PARAMS`):
+//!   `BF`, capacity 4 (effort 6 > 4), 256019 buckets; the recursion down the
+//!   item slice gets the conservative 8 MiB stack.
 //! * It runs correctly under its own `PARAMS` on 1, 2 and 8 workers, on the
 //!   stack size the analysis aggregated (an overflow would abort this process
 //!   with the runtime's overflow message): the best value equals both
@@ -18,7 +19,7 @@
 //! Runs in about a second in the debug profile.
 
 use prescient::__private::JOIN_FRAME_BYTES;
-use prescient::analysis::{self, SiteKind};
+use prescient::analysis::{self, SiteKind, Trees};
 use prescient::{Params, QueuePolicy, MAX_STACK_SIZE};
 use prescient_benches::annotated::knapsack::{self, Item};
 use prescient_tests::{analysed_runtime, check_aggregation, watchdog, XorShift64};
@@ -106,9 +107,21 @@ fn knapsack_is_recursive_with_tiny_tasks() {
     assert_eq!(a.sites[0].function, "knapsack", "{a}");
     assert_eq!((a.rho, a.lambda), (2, 0), "two calls back, no loop\n{a}");
     assert!(a.effort < analysis::COARSE_EFFORT_MIN, "tiny effort\n{a}");
+    // CF'17's trees.
+    let cf17 = a.params_with(Trees::Cf17);
+    assert_eq!(
+        cf17.queue_policy,
+        QueuePolicy::DEF,
+        "ρ = 2 <= 5, effort <= 1M"
+    );
+    assert_eq!(cf17.queue_capacity, 4);
+    assert_eq!(cf17.dependency_buckets, 256_019);
+    // Calibrated (`PARAMS`): BF for every program; the analysis sees the
+    // tasks' work (effort 6 > 4): capacity 4; buckets as CF'17.
     const P: Params = knapsack::PARAMS;
-    assert_eq!(P.queue_policy, QueuePolicy::DEF, "ρ = 2 <= 5, effort <= 1M");
-    assert_eq!(P.queue_capacity, 4);
+    assert!(a.effort > analysis::calibrated::OPAQUE_EFFORT_MAX, "{a}");
+    assert_eq!(P.queue_policy, QueuePolicy::InsertBackStealFront);
+    assert_eq!(P.queue_capacity, 4, "{a}");
     assert_eq!(P.dependency_buckets, 256_019);
     // `knapsack(rest, ..)`: an unbounded recursion depth, the conservative size.
     assert!(a.stack_estimate >= 64 * JOIN_FRAME_BYTES as u64, "{a}");

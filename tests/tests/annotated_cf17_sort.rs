@@ -10,16 +10,18 @@
 //! * The analysis finds two contexts: `cilkmerge` (one join, ρ = 2) and
 //!   `cilksort` (four scope spawns and a join, ρ = 6: its own four recursive
 //!   calls plus the two of the merge it calls). ρ aggregates by minimum, so
-//!   the program's ρ is 2, with λ = 0 and a fine-grained effort: `DEF`,
-//!   capacity 4, 256019 buckets (`cilksort` alone, ρ = 6 > 5, would get
-//!   `PF`). The slice-splitting recursion gets the conservative 8 MiB stack.
+//!   the program's ρ is 2, with λ = 0 and a fine-grained effort: CF'17's
+//!   trees give `DEF`, capacity 4, 256019 buckets (`cilksort` alone,
+//!   ρ = 6 > 5, would get `PF`); the calibrated trees (`PARAMS`) `BF`,
+//!   capacity 4 (effort > 4), 256019 buckets. The slice-splitting recursion
+//!   gets the conservative 8 MiB stack.
 //! * It sorts BOTS' input correctly under its own `PARAMS` on 1, 2 and 8
 //!   workers, on the analysed stack size.
 //!
 //! Runs in about a second in the debug profile.
 
 use prescient::__private::JOIN_FRAME_BYTES;
-use prescient::analysis::{self, SiteKind};
+use prescient::analysis::{self, SiteKind, Trees};
 use prescient::{Params, QueuePolicy, MAX_STACK_SIZE};
 use prescient_benches::annotated::sort::{self, Elm};
 use prescient_tests::{analysed_runtime, check_aggregation, watchdog, XorShift64};
@@ -191,10 +193,22 @@ fn sort_is_recursive_with_two_contexts() {
         QueuePolicy::PF,
         "CF'17: cilksort alone has ρ = 6 > 5"
     );
+    // CF'17's trees.
+    let cf17 = a.params_with(Trees::Cf17);
+    assert_eq!(
+        cf17.queue_policy,
+        QueuePolicy::DEF,
+        "ρ = 2 <= 5, effort <= 1M"
+    );
+    assert_eq!(cf17.queue_capacity, 4, "ρ > 0, fine-grained");
+    assert_eq!(cf17.dependency_buckets, 256_019, "ρ > 0");
+    // Calibrated (`PARAMS`): BF for every program; the analysis sees the
+    // tasks' work (effort > 4): capacity 4; buckets as CF'17.
     const P: Params = sort::PARAMS;
-    assert_eq!(P.queue_policy, QueuePolicy::DEF, "ρ = 2 <= 5, effort <= 1M");
-    assert_eq!(P.queue_capacity, 4, "ρ > 0, fine-grained");
-    assert_eq!(P.dependency_buckets, 256_019, "ρ > 0");
+    assert!(a.effort > analysis::calibrated::OPAQUE_EFFORT_MAX, "{a}");
+    assert_eq!(P.queue_policy, QueuePolicy::InsertBackStealFront);
+    assert_eq!(P.queue_capacity, 4, "{a}");
+    assert_eq!(P.dependency_buckets, 256_019);
     // Recursion over split slices: no depth the macro can bound.
     assert!(a.stack_estimate >= 64 * JOIN_FRAME_BYTES as u64, "{a}");
     assert_eq!(a.stack_size, MAX_STACK_SIZE, "{a}");

@@ -5,16 +5,18 @@
 //!
 //! * one task context, `sparselu`, with three scope spawns (`fwd`, `bdiv`,
 //!   `bmod`), all in loops and none recursing: ρ = 0, λ = 3, the loop-like
-//!   class → capacity 128, 97 buckets;
+//!   class → CF'17's trees: capacity 128, 97 buckets;
 //! * a small effort (the kernels are calls to another module, opaque to the
-//!   analysis) → `DEF`;
+//!   analysis) → CF'17's `DEF`;
+//! * the calibrated trees (`PARAMS`): `BF`, capacity 4 (the mean effort, 12,
+//!   is above their opaque threshold of 4), 97 buckets;
 //! * no recursion, so a stack estimate from the frames, not the
 //!   conservative 8 MiB.
 //!
 //! Every run uses the stack size the analysis aggregated (`PARAMS.stack_size
 //! == ANALYSIS.stack_size`).
 
-use prescient::analysis::{self, SiteKind};
+use prescient::analysis::{self, SiteKind, Trees};
 use prescient::{Params, QueuePolicy, MAX_STACK_SIZE};
 use prescient_benches::annotated::sparselu::{self, Matrix};
 use prescient_tests::{analysed_runtime, check_aggregation, watchdog};
@@ -50,10 +52,19 @@ fn sparselu_is_loop_like() {
         a.effort < analysis::COARSE_EFFORT_MIN,
         "opaque kernels\n{a}"
     );
+    // CF'17's trees.
+    let cf17 = a.params_with(Trees::Cf17);
+    assert_eq!(cf17.queue_policy, QueuePolicy::DEF, "ρ = 0, effort <= 1M");
+    assert_eq!(cf17.queue_capacity, 128, "ρ = 0, λ > 0: the loop rule");
+    assert_eq!(cf17.dependency_buckets, 97, "ρ = 0");
+    // Calibrated (`PARAMS`): BF for every program; effort 12 > 4 (the loop
+    // bookkeeping around the opaque kernel calls): capacity 4, not CF'17's
+    // loop rule; buckets as CF'17.
     const P: Params = sparselu::PARAMS;
-    assert_eq!(P.queue_policy, QueuePolicy::DEF, "ρ = 0, effort <= 1M");
-    assert_eq!(P.queue_capacity, 128, "ρ = 0, λ > 0: the loop rule");
-    assert_eq!(P.dependency_buckets, 97, "ρ = 0");
+    assert!(a.effort > analysis::calibrated::OPAQUE_EFFORT_MAX, "{a}");
+    assert_eq!(P.queue_policy, QueuePolicy::InsertBackStealFront);
+    assert_eq!(P.queue_capacity, 4, "{a}");
+    assert_eq!(P.dependency_buckets, 97);
     // No recursion: the frames, not the conservative size.
     assert!(a.stack_size < MAX_STACK_SIZE, "{a}");
     check_aggregation("sparselu", P, &a);

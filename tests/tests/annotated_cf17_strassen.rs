@@ -5,8 +5,10 @@
 //! BOTS' tolerance, and the analysis finds:
 //!
 //! * one task context, `strassen`, with seven scope spawns (none in a loop),
-//!   each recursing: ρ = 7, λ = 0 → `PF` (ρ > 5), capacity 4 (small tasks),
-//!   256019 buckets;
+//!   each recursing: ρ = 7, λ = 0 → CF'17's trees: `PF` (ρ > 5), capacity 4
+//!   (small tasks), 256019 buckets; the calibrated trees (`PARAMS`): `BF`,
+//!   capacity 128 (effort 3 ≤ 4: the products are opaque calls), 256019
+//!   buckets;
 //! * the conservative 8 MiB stack: the `scope` call inside the recursion is
 //!   a call the analysis cannot see, so the halving of the size does not
 //!   bound it.
@@ -14,7 +16,7 @@
 //! Every run uses the stack size the analysis aggregated (`PARAMS.stack_size
 //! == ANALYSIS.stack_size`).
 
-use prescient::analysis::{self, SiteKind};
+use prescient::analysis::{self, SiteKind, Trees};
 use prescient::{Params, QueuePolicy, MAX_STACK_SIZE};
 use prescient_benches::annotated::strassen::{self, Matrix};
 use prescient_tests::{analysed_runtime, check_aggregation, watchdog};
@@ -48,9 +50,18 @@ fn strassen_recurses_seven_ways() {
     }
     assert_eq!((a.rho, a.lambda), (7, 0), "{a}");
     assert!(a.effort < analysis::COARSE_EFFORT_MIN, "small tasks\n{a}");
+    // CF'17's trees.
+    let cf17 = a.params_with(Trees::Cf17);
+    assert_eq!(cf17.queue_policy, QueuePolicy::PF, "ρ = 7 > 5");
+    assert_eq!(cf17.queue_capacity, 4, "ρ > 0, effort <= 1M");
+    assert_eq!(cf17.dependency_buckets, 256_019);
+    // Calibrated (`PARAMS`): BF for every program; effort 3 ≤ 4: the seven
+    // products are calls the analysis cannot see, opaque tasks: capacity 128;
+    // buckets as CF'17.
     const P: Params = strassen::PARAMS;
-    assert_eq!(P.queue_policy, QueuePolicy::PF, "ρ = 7 > 5");
-    assert_eq!(P.queue_capacity, 4, "ρ > 0, effort <= 1M");
+    assert!(a.effort <= analysis::calibrated::OPAQUE_EFFORT_MAX, "{a}");
+    assert_eq!(P.queue_policy, QueuePolicy::InsertBackStealFront);
+    assert_eq!(P.queue_capacity, 128, "{a}");
     assert_eq!(P.dependency_buckets, 256_019);
     // `scope(…)` in the recursion: the conservative size.
     assert_eq!(a.stack_size, MAX_STACK_SIZE, "{a}");

@@ -10,7 +10,9 @@
 //! * The analysis classifies it as nqueens: one context, ρ = 1 (a call back
 //!   into `par_tree_search` from the spawned task), λ = 1 (the spawn sits in
 //!   the loop over the children), small effort → recursive, not loop-like:
-//!   `DEF`, capacity 4, 256019 buckets; the recursion down the tree gets the
+//!   CF'17's trees give `DEF`, capacity 4, 256019 buckets; the calibrated
+//!   trees (`PARAMS`) `BF`, capacity 128 (effort 4 ≤ 4: the SHA-1 work is an
+//!   opaque call), 256019 buckets; the recursion down the tree gets the
 //!   conservative 8 MiB stack.
 //! * It runs correctly under its own `PARAMS` on 1, 2 and 8 workers, on the
 //!   stack size the analysis aggregated: `test.input`'s tree cut to its first
@@ -18,7 +20,7 @@
 //!   release.
 
 use prescient::__private::JOIN_FRAME_BYTES;
-use prescient::analysis::{self, SiteKind};
+use prescient::analysis::{self, SiteKind, Trees};
 use prescient::{Params, QueuePolicy, MAX_STACK_SIZE};
 use prescient_benches::annotated::uts;
 use prescient_tests::{analysed_runtime, check_aggregation, watchdog};
@@ -126,9 +128,26 @@ fn uts_is_recursive_not_loop_like() {
     assert_eq!(a.sites[0].function, "par_tree_search", "{a}");
     assert_eq!((a.rho, a.lambda), (1, 1), "{a}");
     assert!(a.effort < analysis::COARSE_EFFORT_MIN, "{a}");
+    // CF'17's trees.
+    let cf17 = a.params_with(Trees::Cf17);
+    assert_eq!(
+        cf17.queue_policy,
+        QueuePolicy::DEF,
+        "ρ = 1 <= 5, effort <= 1M"
+    );
+    assert_eq!(
+        cf17.queue_capacity, 4,
+        "ρ > 0: the loop rule does not apply"
+    );
+    assert_eq!(cf17.dependency_buckets, 256_019);
+    // Calibrated (`PARAMS`): BF for every program; effort 4 ≤ 4 (at the
+    // threshold): the node hashing is a helper the analysis cannot see, opaque
+    // tasks: capacity 128 (the sweep: 1.50× uts' best at capacity 4, 1.03× at
+    // 128); buckets as CF'17.
     const P: Params = uts::PARAMS;
-    assert_eq!(P.queue_policy, QueuePolicy::DEF, "ρ = 1 <= 5, effort <= 1M");
-    assert_eq!(P.queue_capacity, 4, "ρ > 0: the loop rule does not apply");
+    assert!(a.effort <= analysis::calibrated::OPAQUE_EFFORT_MAX, "{a}");
+    assert_eq!(P.queue_policy, QueuePolicy::InsertBackStealFront);
+    assert_eq!(P.queue_capacity, 128, "{a}");
     assert_eq!(P.dependency_buckets, 256_019);
     // `par_tree_search(tree, &child)`: an unbounded depth, the conservative size.
     assert!(a.stack_estimate >= 64 * JOIN_FRAME_BYTES as u64, "{a}");

@@ -2,15 +2,19 @@
 //! annotated benchmark programs of `prescient_benches::annotated` — fib,
 //! nqueens and alignment — compile, run correctly under their own `PARAMS`
 //! on 1, 2 and 8 workers, and are classified as CF'17's decision trees
-//! classify them (the other CF'17 ports have a test file each,
+//! classify them (`ANALYSIS.params_with(Trees::Cf17)`), with `PARAMS` the
+//! calibrated trees' choice (the other CF'17 ports have a test file each,
 //! `annotated_cf17_*.rs`; the program table below lists them all):
 //!
-//! * fib: ρ = 2, λ = 0, tiny effort → `DEF`, capacity 4, 256019 buckets;
+//! * fib: ρ = 2, λ = 0, tiny effort → CF'17: `DEF`, capacity 4, 256019
+//!   buckets; calibrated: `BF`, capacity 4 (effort 6 > 4), 256019 buckets;
 //! * nqueens: ρ = 1, λ = 1 (spawns in a loop *and* recursion) → recursive,
-//!   not loop-like: `DEF`, capacity 4, 256019 buckets;
+//!   not loop-like: CF'17 `DEF`, capacity 4, 256019 buckets; calibrated
+//!   `BF`, capacity 4, 256019 buckets;
 //! * alignment: ρ = 0, λ = 1 (a parallel loop, no parallel recursion) →
-//!   capacity 128, 97 buckets; its kernel puts the task effort in the 1M–1T
-//!   band, so `PF`.
+//!   CF'17 capacity 128, 97 buckets; its kernel puts the task effort in the
+//!   1M–1T band, so `PF`. Calibrated: `BF`, capacity 4 (the analysis sees the
+//!   kernel's work), 97 buckets.
 //!
 //! Alignment runs on the repository's inputs: `prot.20.aa` on every worker
 //! count, against the sequential reference and BOTS' own result; the longest
@@ -24,7 +28,7 @@
 //! per-join frame cost, which differs between them.
 
 use prescient::__private::JOIN_FRAME_BYTES;
-use prescient::analysis::{self, SiteKind};
+use prescient::analysis::{self, SiteKind, Trees};
 use prescient::{Params, QueuePolicy, MAX_STACK_SIZE};
 use prescient_benches::annotated::{
     alignment, delannoy, fft, fib, floorplan, health, knapsack, nqueens, sort, sparselu, strassen,
@@ -49,8 +53,19 @@ fn fib_is_recursive_with_tiny_tasks() {
     assert!(!a.sites[0].in_loop, "{a}");
     assert_eq!((a.rho, a.lambda), (2, 0), "{a}");
     assert!(a.effort < analysis::COARSE_EFFORT_MIN, "tiny effort\n{a}");
+    let cf17 = a.params_with(Trees::Cf17);
+    assert_eq!(
+        cf17.queue_policy,
+        QueuePolicy::DEF,
+        "ρ = 2 <= 5, effort <= 1M"
+    );
+    assert_eq!(cf17.queue_capacity, 4);
+    assert_eq!(cf17.dependency_buckets, 256_019);
+    // Calibrated (`PARAMS`): BF for every program; the analysis sees the
+    // additions (effort > 4): capacity 4; buckets as CF'17.
     const P: Params = fib::PARAMS;
-    assert_eq!(P.queue_policy, QueuePolicy::DEF, "ρ = 2 <= 5, effort <= 1M");
+    assert!(a.effort > analysis::calibrated::OPAQUE_EFFORT_MAX, "{a}");
+    assert_eq!(P.queue_policy, QueuePolicy::InsertBackStealFront);
     assert_eq!(P.queue_capacity, 4);
     assert_eq!(P.dependency_buckets, 256_019);
     // `fib(n - 1)`: an unbounded recursion depth, the conservative size.
@@ -69,9 +84,24 @@ fn nqueens_is_recursive_not_loop_like() {
     assert!(a.sites[0].in_loop, "spawn per column in a loop\n{a}");
     assert_eq!((a.rho, a.lambda), (1, 1), "{a}");
     assert!(a.effort <= analysis::COARSE_EFFORT_MIN, "{a}");
+    let cf17 = a.params_with(Trees::Cf17);
+    assert_eq!(
+        cf17.queue_policy,
+        QueuePolicy::DEF,
+        "ρ = 1 <= 5, effort <= 1M"
+    );
+    assert_eq!(
+        cf17.queue_capacity, 4,
+        "ρ > 0: the loop rule does not apply"
+    );
+    assert_eq!(cf17.dependency_buckets, 256_019);
+    // Calibrated (`PARAMS`): BF; the analysis sees the board checks (effort
+    // far above 4): capacity 4, which the sweep found nqueens needs (a full
+    // queue makes a spawn run inline); buckets as CF'17.
     const P: Params = nqueens::PARAMS;
-    assert_eq!(P.queue_policy, QueuePolicy::DEF, "ρ = 1 <= 5, effort <= 1M");
-    assert_eq!(P.queue_capacity, 4, "ρ > 0: the loop rule does not apply");
+    assert!(a.effort > analysis::calibrated::OPAQUE_EFFORT_MAX, "{a}");
+    assert_eq!(P.queue_policy, QueuePolicy::InsertBackStealFront);
+    assert_eq!(P.queue_capacity, 4);
     assert_eq!(P.dependency_buckets, 256_019);
     assert!(a.stack_estimate >= 64 * JOIN_FRAME_BYTES as u64, "{a}");
     check_aggregation("nqueens", P, &a);
@@ -87,13 +117,19 @@ fn alignment_is_loop_like() {
     assert!(a.sites[0].in_loop, "spawn per pair in a loop\n{a}");
     assert_eq!(a.rho, 0, "diff's recursion is sequential\n{a}");
     assert_eq!(a.lambda, 1, "{a}");
-    const P: Params = alignment::PARAMS;
-    assert_eq!(P.queue_capacity, 128, "ρ = 0, λ > 0");
-    assert_eq!(P.dependency_buckets, 97, "ρ = 0");
+    let cf17 = a.params_with(Trees::Cf17);
+    assert_eq!(cf17.queue_capacity, 128, "ρ = 0, λ > 0");
+    assert_eq!(cf17.dependency_buckets, 97, "ρ = 0");
     // The kernel's loops have run-time bounds (100 iterations each): its
-    // effort lands in the coarse band, so the policy tree picks PF.
+    // effort lands in the coarse band, so CF'17's policy tree picks PF.
     assert!(analysis::is_coarse(a.effort), "{a}");
-    assert_eq!(P.queue_policy, QueuePolicy::PF, "{a}");
+    assert_eq!(cf17.queue_policy, QueuePolicy::PF, "{a}");
+    // Calibrated (`PARAMS`): BF; the kernel's work is visible (effort > 4):
+    // capacity 4, not the loop rule's 128; buckets as CF'17 (ρ = 0: 97).
+    const P: Params = alignment::PARAMS;
+    assert_eq!(P.queue_policy, QueuePolicy::InsertBackStealFront, "{a}");
+    assert_eq!(P.queue_capacity, 4, "{a}");
+    assert_eq!(P.dependency_buckets, 97, "ρ = 0");
     check_aggregation("alignment", P, &a);
 }
 

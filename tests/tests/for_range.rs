@@ -14,11 +14,11 @@
 //!   `runtime/src/range.rs`, which can make every chunk ask for a split);
 //! * a `#[task_program]` module using both forms compiles (its imports stay
 //!   used: `deny(unused_imports)`), runs on its own `PARAMS` and analysed
-//!   stack size, and its `ANALYSIS` shows range-loop sites, λ ≥ 1 and the
-//!   loop capacity 128.
+//!   stack size, and its `ANALYSIS` shows range-loop sites, λ ≥ 1, CF'17's
+//!   loop capacity 128 and the calibrated trees' capacity 4 (`PARAMS`).
 
 use prescient::__private::JOIN_FRAME_BYTES;
-use prescient::analysis::SiteKind;
+use prescient::analysis::{SiteKind, Trees};
 use prescient::{for_range, for_range_chunked, Params, QueuePolicy};
 use prescient_tests::{
     message, quiet_expected_panics, runtime_with, small_stack_runtime, watchdog,
@@ -277,7 +277,20 @@ fn an_annotated_range_loop_is_loop_parallelism() {
     assert_eq!(a.rho, 0, "{report}");
     const P: Params = squares::PARAMS;
     assert_eq!(P, a.params());
-    assert_eq!(P.queue_capacity, 128, "ρ = 0, λ > 0: the loop capacity");
+    // CF'17's trees: ρ = 0, λ > 0 is loop parallelism, capacity 128.
+    let cf17 = a.params_with(Trees::Cf17);
+    assert_eq!(cf17.queue_capacity, 128, "ρ = 0, λ > 0: the loop capacity");
+    assert_eq!(cf17.queue_policy, QueuePolicy::DEF, "effort <= 1M");
+    assert_eq!(cf17.dependency_buckets, 97);
+    // The calibrated trees (`PARAMS`): BF for every program; the bodies'
+    // work is visible (effort > 4): capacity 4; buckets as CF'17 (ρ = 0).
+    assert_eq!(P, a.params_with(Trees::Calibrated));
+    assert!(
+        a.effort > prescient::analysis::calibrated::OPAQUE_EFFORT_MAX,
+        "{report}"
+    );
+    assert_eq!(P.queue_policy, QueuePolicy::InsertBackStealFront);
+    assert_eq!(P.queue_capacity, 4, "{report}");
     assert_eq!(P.dependency_buckets, 97);
     // The body runs below up to 64 splitting joins, charged to the stack.
     assert!(

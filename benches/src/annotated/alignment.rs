@@ -17,12 +17,15 @@
 //! site inside the pair loop: λ = 1. Its tasks call the alignment kernel, whose
 //! `diff` recursion is sequential (no spawn on its cycle), so there is no
 //! recursive *parallel* path: ρ = 0. That is the loop-like class (issue #4
-//! and CF'17 put alignment there): the capacity tree's first branch (ρ = 0,
-//! λ > 0) gives a queue capacity of 128, and ρ = 0 gives 97 dependency
-//! buckets. The kernel's loops have run-time bounds, so the effort analysis
-//! counts 100 iterations each; the nested loops of the forward pass and of
-//! `diff` put a task's effort at a few million operations, in the 1M–1T
-//! coarse band, so the policy tree picks `PF`. The `diff` recursion calls
+//! and CF'17 put alignment there): CF'17's capacity tree's first branch
+//! (ρ = 0, λ > 0) would give a queue capacity of 128, and ρ = 0 gives 97
+//! dependency buckets. The kernel's loops have run-time bounds, so the effort
+//! analysis counts 100 iterations each; the nested loops of the forward pass
+//! and of `diff` put a task's effort at a few million operations, in the
+//! 1M–1T coarse band, so CF'17's policy tree would pick `PF`. The calibrated
+//! trees (`PARAMS`) give `BF` (every program) and capacity 4 (the analysis
+//! sees the kernel's work: effort above 4), with the same 97 buckets. The
+//! `diff` recursion calls
 //! methods on values and macros, which the analysis cannot see, so its stack
 //! estimate falls back to the conservative 8 MiB (the runtime's default).
 //!

@@ -27,12 +27,15 @@
 //! join sites (the inner one nested in the outer's first task); the three
 //! task bodies each call `delannoy` back: three recursive parallel paths,
 //! ρ = 3, and no spawn in a loop, λ = 0. A task is a call plus an argument
-//! computation, a tiny effort far below the 1M-operation coarse band. The
-//! decision trees give queue policy `DEF` (ρ = 3 ≤ 5, effort ≤ 1M), queue
-//! capacity 4 (ρ > 0, fine-grained) and 256019 dependency buckets (ρ > 0):
-//! the recursive class of fib. The recursion decrements its arguments
-//! (`m + n` levels deep), a depth the analysis cannot bound, so the stack
-//! estimate is the conservative 8 MiB (the runtime's default), as for fib.
+//! computation, a tiny effort far below the 1M-operation coarse band.
+//! CF'17's decision trees would give queue policy `DEF` (ρ = 3 ≤ 5, effort
+//! ≤ 1M), queue capacity 4 (ρ > 0, fine-grained) and 256019 dependency
+//! buckets (ρ > 0): the recursive class of fib. The calibrated trees
+//! (`PARAMS`) give `BF` (every program), capacity 4 (effort 13 > 4: the
+//! analysis sees the work) and the same buckets. The recursion decrements its
+//! arguments (`m + n` levels deep), a depth the analysis cannot bound, so the
+//! stack estimate is the conservative 8 MiB (the runtime's default), as for
+//! fib.
 //!
 //! The annotated module is [`tasks`]; its [`PARAMS`] and [`ANALYSIS`] are
 //! re-exported here. The sequential references are [`delannoy_seq`] (the

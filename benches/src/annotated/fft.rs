@@ -44,17 +44,19 @@
 //! in each, ρ = 2 (the minimum over contexts; `fft_aux` reaches the loops'
 //! recursions too and counts more), and no spawn in a loop, λ = 0. The tasks
 //! are small (a call, or a loop of run-time length counted as 100
-//! iterations), far below the 1M-operation coarse band. The decision trees
-//! give what they give fib: queue policy `DEF` (ρ = 2 ≤ 5, fine-grained),
-//! queue capacity 4 and 256019 dependency buckets (ρ > 0). Unlike fib the
-//! recursion depth is bounded: every recursive call passes its length
+//! iterations), far below the 1M-operation coarse band. Both sets of
+//! decision trees give what they give fib: CF'17's queue policy `DEF`
+//! (ρ = 2 ≤ 5, fine-grained), queue capacity 4 and 256019 dependency buckets
+//! (ρ > 0); the calibrated trees' (`PARAMS`) `BF` (every program), capacity
+//! 4 (effort 7 > 4: the analysis sees the work) and the same buckets. Unlike
+//! fib the recursion depth is bounded: every recursive call passes its length
 //! parameter halved (`fft_aux(n / 2, …)`) and the recursive functions make no
 //! call the analysis cannot see, so the stack estimate is the frames of at
-//! most 65 levels (a `usize` halved to 0) rather than the conservative
-//! 8 MiB: about 186 KiB in the debug profile and 96 KiB in release (the
-//! runtime's per-join frame differs), stacks of 256 and 128 KiB. (BOTS'
-//! loop of spawns would give λ > 0; with ρ > 0 that changes nothing in the
-//! decision trees.)
+//! most 65 levels (a `usize` halved to 0) rather than the conservative 8 MiB:
+//! about 186 KiB in the debug profile and 96 KiB in release (the runtime's
+//! per-join frame differs), stacks of 256 and 128 KiB. (BOTS' loop of spawns
+//! would give λ > 0; with ρ > 0 that changes nothing in CF'17's decision
+//! trees, and the calibrated ones do not read λ.)
 //!
 //! The kernel is written for that analysis: the length is passed explicitly
 //! (BOTS does too) and halved in the recursive calls, slices are split by

@@ -23,8 +23,9 @@
 //! **The shared bound.** The best solution (area, footprint, board) lives in
 //! a [`Mutex`], the `critical` section; its area is mirrored in an
 //! [`AtomicI32`], the bound every task reads to prune (BOTS reads the plain
-//! global `MIN_AREA`, a data race in C). All accesses to the mirror are `Relaxed`: it is written only under the
-//! mutex and only ever decreases, so a task that reads a stale value sees a
+//! global `MIN_AREA`, a data race in C). All accesses to the mirror are
+//! `Relaxed`: it is written only under the mutex and only ever decreases, so
+//! a task that reads a stale value sees a
 //! *larger* bound and merely prunes less — it never prunes an alternative the
 //! current bound would keep, and no task ever acts on a value that was not
 //! once the best area. The mutex orders the solutions themselves (test, then
@@ -37,11 +38,14 @@
 //! **What the analysis finds.** One task context, [`add_cell`], with one
 //! spawn site inside the shape and corner loops (λ = 1) whose task calls
 //! `add_cell` back: one recursive parallel path (ρ = 1). As for nqueens, ρ > 0
-//! makes it a *recursive* program: queue policy `DEF` (ρ = 1 ≤ 5 and a task
-//! effort of about 50 thousand operations, below the 1M coarse band: mostly
-//! [`tasks::lay_down`]'s two nested loops, whose run-time bounds count 100
-//! iterations each, plus the recursive call and the bound test),
-//! capacity 4 and 256019 dependency buckets. The recursion's depth (the
+//! makes it a *recursive* program for CF'17's trees, which would give queue
+//! policy `DEF` (ρ = 1 ≤ 5 and a task effort of about 50 thousand
+//! operations, below the 1M coarse band: mostly [`tasks::lay_down`]'s two
+//! nested loops, whose run-time bounds count 100 iterations each, plus the
+//! recursive call and the bound test), capacity 4 and 256019 dependency
+//! buckets. The calibrated trees (`PARAMS`) give `BF` (every program),
+//! capacity 4 (the analysis sees the work: effort above 4) and the same
+//! buckets. The recursion's depth (the
 //! number of cells, read from the input) is not bounded by the analysis, so
 //! the stack estimate is the conservative 8 MiB (the runtime's default).
 //!

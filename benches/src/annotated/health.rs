@@ -7,18 +7,18 @@
 //! a village at level `l` has a hospital with `2^l` staff and `2^l ×
 //! population_ratio` inhabitants, each with his own seed of BOTS' random
 //! generator ([`my_rand`], a Park–Miller minimal standard step on an
-//! `int32_t` seed, ported exactly, wrapping overflows included). Every time step ([`tasks::sim_village`]) each
-//! village first simulates its child villages — one task per child
-//! (`#pragma omp task` in the loop over the children, here
-//! [`prescient::scope`]'s spawn in a `for`), recursing down the tree — while
-//! it updates its own hospital: patients inside count down their
-//! convalescence and go home; patients in assessment either go home, stay
-//! for convalescence, or (with probability `realloc_p`, not at the root) are
-//! sent to the parent village's hospital; waiting patients get free staff.
-//! After the children are done (`taskwait`) the village admits the patients
-//! its children sent up, lowest patient id first, and each inhabitant falls
-//! sick with probability `get_sick_p` and checks in. [`tasks::sim_main`] runs
-//! `time` steps on the root.
+//! `int32_t` seed, ported exactly, wrapping overflows included). Every time
+//! step ([`tasks::sim_village`]) each village first simulates its child
+//! villages — one task per child (`#pragma omp task` in the loop over the
+//! children, here [`prescient::scope`]'s spawn in a `for`), recursing down
+//! the tree — while it updates its own hospital: patients inside count down
+//! their convalescence and go home; patients in assessment either go home,
+//! stay for convalescence, or (with probability `realloc_p`, not at the root)
+//! are sent to the parent village's hospital; waiting patients get free
+//! staff. After the children are done (`taskwait`) the village admits the
+//! patients its children sent up, lowest patient id first, and each
+//! inhabitant falls sick with probability `get_sick_p` and checks in.
+//! [`tasks::sim_main`] runs `time` steps on the root.
 //!
 //! The only data crossing villages is the list of patients a child sends to
 //! its parent; BOTS appends them to the parent's `realloc` list under a lock
@@ -33,11 +33,15 @@
 //! **What the analysis finds.** One task context, [`sim_village`], with one
 //! spawn site inside the loop over the children (λ = 1) whose task calls
 //! `sim_village` back: one recursive parallel path (ρ = 1). Like nqueens and
-//! floorplan this is the *recursive* class: queue policy `DEF` (ρ = 1 ≤ 5,
-//! effort below the 1M coarse band — the task body is the one recursive call
-//! `sim_village(child, sim)`, an effort of 2, since the analysis does not
-//! count into a recursion; the village's own list work is done by the
-//! spawning context), capacity 4 and 256019 dependency buckets. The
+//! floorplan this is the *recursive* class for CF'17's trees, which would
+//! give queue policy `DEF` (ρ = 1 ≤ 5, effort below the 1M coarse band —
+//! the task body is the one recursive call `sim_village(child, sim)`, an
+//! effort of 2, since the analysis does not count into a recursion; the
+//! village's own list work is done by the spawning context), capacity 4 and
+//! 256019 dependency buckets. The calibrated trees (`PARAMS`) give `BF`
+//! (every program) and, since an effort of 2 ≤ 4 means the analysis saw
+//! none of the task's real work, the opaque tasks' capacity 128, with the
+//! same buckets. The
 //! recursion's depth (the tree's levels, from the input) is not bounded by
 //! the analysis: the conservative 8 MiB stack.
 //!

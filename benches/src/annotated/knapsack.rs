@@ -43,11 +43,13 @@
 //! **What the analysis finds.** One task context, [`knapsack`], with one join
 //! site whose two task bodies each call `knapsack` back: two recursive
 //! parallel paths, ρ = 2, and no spawn in a loop, λ = 0. A task is a call
-//! plus a few comparisons and a division, a tiny effort. The decision trees
-//! give `DEF` (ρ ≤ 5, effort ≤ 1M), capacity 4 and 256019 dependency buckets:
-//! the recursive class of fib. The recursion walks down the item slice, a
-//! depth the analysis cannot bound, so the stack estimate is the
-//! conservative 8 MiB.
+//! plus a few comparisons and a division, a tiny effort. CF'17's decision
+//! trees would give `DEF` (ρ ≤ 5, effort ≤ 1M), capacity 4 and 256019
+//! dependency buckets: the recursive class of fib. The calibrated trees
+//! (`PARAMS`) give `BF` (every program), capacity 4 (effort 6 > 4: the
+//! analysis sees the work) and the same buckets. The recursion walks down the
+//! item slice, a depth the analysis cannot bound, so the stack estimate is
+//! the conservative 8 MiB.
 //!
 //! **Differences from BOTS.** No cut-off: BOTS' default build has none (its
 //! `BOTS_CUTOFF_DEF_VALUE` of 24 levels is used only by the `if_clause` and

@@ -13,10 +13,13 @@
 //!
 //! **What the analysis finds.** One task context, `nqueens`, with one spawn
 //! site that sits in a loop (λ = 1) and whose task calls `nqueens` again: one
-//! recursive parallel path (ρ = 1). Because ρ > 0 the loop rule of the queue
-//! capacity tree (128 for ρ = 0, λ > 0) does not apply: nqueens is classified
-//! as a *recursive* program, like fib, with `DEF` (ρ = 1 ≤ 5 and an effort
-//! below the 1M coarse band), capacity 4 and 256019 dependency buckets.
+//! recursive parallel path (ρ = 1). Because ρ > 0 the loop rule of CF'17's
+//! queue capacity tree (128 for ρ = 0, λ > 0) does not apply: nqueens is
+//! classified as a *recursive* program, like fib, and CF'17's trees would
+//! give `DEF` (ρ = 1 ≤ 5 and an effort below the 1M coarse band), capacity 4
+//! and 256019 dependency buckets. The calibrated trees (`PARAMS`) give `BF`
+//! (every program), capacity 4 (the analysis sees the board checks: effort
+//! above 4) and the same buckets.
 //!
 //! How this compares with CF'17 Table 3, as far as we can tell without the
 //! table's figures at hand: BOTS' nqueens spawns its tasks in a loop *and*

@@ -66,16 +66,18 @@
 //! about 12 thousand operations; averaged with the four spawns' bare calls
 //! the context's effort is about 2.3 thousand, fine-grained. CF'17
 //! aggregates ρ by the minimum over contexts and effort by the mean: ρ = 2,
-//! λ = 0, effort about 1.2 thousand, so the decision trees give queue policy
-//! `DEF` (ρ ≤ 5, effort ≤ 1M), queue capacity 4 (ρ > 0, fine-grained) and
-//! 256019 dependency buckets: the recursive class of fib. (`cilksort` on its
-//! own, ρ = 6 > 5, would get `PF`.) The real leaf tasks are coarser than the
-//! estimate (a quicksort of up to 2047 keys, a merge of a few thousand), but
-//! still well below the 1M-operation coarse band. Both recursions work on slices through method calls
-//! the analysis cannot see (`len`, `split_at_mut`) and have no halved integer
-//! parameter, so neither has a depth the macro can bound: the stack estimate
-//! is the conservative 8 MiB (the runtime's default), although the real
-//! depth is only logarithmic.
+//! λ = 0, effort about 1.2 thousand, so CF'17's decision trees would give
+//! queue policy `DEF` (ρ ≤ 5, effort ≤ 1M), queue capacity 4 (ρ > 0,
+//! fine-grained) and 256019 dependency buckets: the recursive class of fib.
+//! (`cilksort` on its own, ρ = 6 > 5, would get `PF`.) The calibrated trees
+//! (`PARAMS`) give `BF` (every program), capacity 4 (effort above 4: the
+//! analysis sees the work) and the same buckets. The real leaf tasks are
+//! coarser than the estimate (a quicksort of up to 2047 keys, a merge of a
+//! few thousand), but still well below the 1M-operation coarse band. Both
+//! recursions work on slices through method calls the analysis cannot see
+//! (`len`, `split_at_mut`) and have no halved integer parameter, so neither
+//! has a depth the macro can bound: the stack estimate is the conservative 8
+//! MiB (the runtime's default), although the real depth is only logarithmic.
 //!
 //! The annotated module is [`tasks`]; its [`PARAMS`] and [`ANALYSIS`] are
 //! re-exported here. The sequential reference [`sort_seq`] is the same

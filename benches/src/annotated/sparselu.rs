@@ -44,18 +44,21 @@
 //! **What the analysis finds.** One task context, [`sparselu`], with three
 //! scope-spawn sites (`fwd`, `bdiv`, `bmod`), all inside loops: λ = 3. No
 //! task calls back into the module's task code, so there is no recursive
-//! parallel path: ρ = 0, the loop-like class. The capacity tree's first
-//! branch (ρ = 0, λ > 0) gives a queue capacity of 128, and ρ = 0 gives 97
-//! dependency buckets. The kernels are imported from
+//! parallel path: ρ = 0, the loop-like class. CF'17's capacity tree's first
+//! branch (ρ = 0, λ > 0) would give a queue capacity of 128, and ρ = 0 gives
+//! 97 dependency buckets. The kernels are imported from
 //! [`crate::dataflow::sparselu`], a path outside the module, so each task is
-//! one opaque call to the analyzer: the effort is small and the policy tree
-//! gives `DEF` (were the kernels written inside the module, `bmod`'s triple
-//! loop would put the effort in the 1M–1T coarse band — about 12 million
-//! operations, tried — and the policy would be `PF`; the capacity and
-//! buckets would not change). No recursion, so the stack estimate is the
-//! frames of `sparselu` and of its tasks with the runtime's spawn frames
-//! (about 31 KiB in either profile): a 32 KiB stack, not the conservative
-//! 8 MiB.
+//! one opaque call to the analyzer: the effort is small and CF'17's policy
+//! tree would give `DEF` (were the kernels written inside the module,
+//! `bmod`'s triple loop would put the effort in the 1M–1T coarse band — about
+//! 12 million operations, tried — and the policy would be `PF`; the capacity
+//! and buckets would not change). The calibrated trees (`PARAMS`) give `BF`
+//! (every program) and capacity 4: the mean effort, 12, is above their opaque
+//! threshold of 4, so they do not treat these tasks as opaque although their
+//! kernels are hidden; buckets 97 as CF'17. No recursion, so the stack
+//! estimate is the frames of `sparselu` and of its tasks with the runtime's
+//! spawn frames (about 31 KiB in either profile): a 32 KiB stack, not the
+//! conservative 8 MiB.
 //!
 //! **Differences from BOTS.** BOTS allocates a missing block inside the
 //! `bmod` task; here the walking thread marks it present when it spawns the

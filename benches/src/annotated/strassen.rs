@@ -45,10 +45,13 @@
 //! **What the analysis finds.** One task context, [`strassen`], with seven
 //! scope-spawn sites, none in a loop (λ = 0), each of whose tasks calls
 //! `strassen` again: seven recursive parallel paths, ρ = 7. That is above
-//! the policy tree's threshold of 5, so strassen gets queue policy `PF`
-//! because of its recursion (alignment gets it for its coarse effort); the
-//! tasks themselves are small (a call), so the capacity is 4, and ρ > 0
-//! gives 256019 dependency buckets. The stack estimate is
+//! CF'17's policy tree's threshold of 5, so CF'17's trees would give
+//! strassen queue policy `PF` because of its recursion (alignment gets it for
+//! its coarse effort); the tasks themselves are small (a call), so the
+//! capacity would be 4, and ρ > 0 gives 256019 dependency buckets. The
+//! calibrated trees (`PARAMS`) give `BF` (every program) and, since the
+//! effort of 3 ≤ 4 means the analysis saw only the product calls, the opaque
+//! tasks' capacity 128, with the same buckets. The stack estimate is
 //! the conservative 8 MiB (the runtime's default), although every recursive
 //! call halves the size (`strassen(n / 2, …)`): the analyzer lowers the call
 //! of [`prescient::scope`] itself as a call it cannot see, and such a call

@@ -38,10 +38,13 @@
 //! **What the analysis finds.** One task context, [`par_tree_search`], with
 //! one spawn site inside the loop over the children (λ = 1) whose task calls
 //! `par_tree_search` again: one recursive parallel path, ρ = 1. As for
-//! nqueens, ρ > 0 keeps the capacity tree off its loop branch: UTS is
-//! classified as recursive, `DEF` (ρ ≤ 5 and a small effort: the SHA-1 work
-//! sits in [`child`], outside the module, an opaque call to the analysis),
-//! capacity 4 and 256019 dependency buckets. The recursion follows the tree's
+//! nqueens, ρ > 0 keeps CF'17's capacity tree off its loop branch: UTS is
+//! classified as recursive, and CF'17's trees would give `DEF` (ρ ≤ 5 and a
+//! small effort: the SHA-1 work sits in [`child`], outside the module, an
+//! opaque call to the analysis), capacity 4 and 256019 dependency buckets.
+//! The calibrated trees (`PARAMS`) give `BF` (every program) and, for that
+//! opaque effort of 4 (≤ 4, at their threshold), capacity 128, with the
+//! same buckets. The recursion follows the tree's
 //! depth (1572 levels for `test.input`), which the analysis cannot bound, so
 //! the stack estimate is the conservative 8 MiB.
 //!

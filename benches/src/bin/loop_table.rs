@@ -22,9 +22,10 @@ use std::hint::black_box;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-/// The loop kernel, analysed: `PARAMS` is what the decision trees choose for
-/// a program whose only parallelism is one `for_range` (ρ = 0, λ = 1: `DEF`,
-/// capacity 128).
+/// The loop kernel, analysed: a program whose only parallelism is one
+/// `for_range` (ρ = 0, λ = 1). CF'17's trees would give it `DEF`, capacity
+/// 128 (loop parallelism); `PARAMS` are the calibrated trees' choice, `BF`,
+/// capacity 4 (the analysis sees `work`'s loop: effort above 4).
 #[prescient::task_program]
 mod kernel {
     use prescient::for_range;
@@ -342,6 +343,8 @@ fn fmt(d: Duration) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use prescient::analysis::calibrated::OPAQUE_EFFORT_MAX;
+    use prescient::analysis::Trees;
 
     fn parse(s: &str, env: Option<&str>) -> Result<Option<Options>, String> {
         parse_options(s.split_whitespace().map(String::from), env, 4)
@@ -366,7 +369,21 @@ mod tests {
     fn the_kernel_is_loop_parallelism() {
         assert_eq!(kernel::ANALYSIS.rho, 0);
         assert_eq!(kernel::ANALYSIS.lambda, 1);
-        assert_eq!(kernel::PARAMS.queue_capacity, 128);
+        // CF'17's trees: ρ = 0, λ > 0 is loop parallelism, capacity 128.
+        let a = kernel::ANALYSIS;
+        let cf17 = a.params_with(Trees::Cf17);
+        assert_eq!(cf17.queue_capacity, 128);
+        assert_eq!(cf17.queue_policy, QueuePolicy::DEF);
+        // The calibrated trees (`PARAMS`): BF for every program; `work`'s
+        // loop is visible (effort > 4): capacity 4; ρ = 0: 97 buckets.
+        assert_eq!(kernel::PARAMS, a.params());
+        assert!(a.effort > OPAQUE_EFFORT_MAX, "{a}");
+        assert_eq!(
+            kernel::PARAMS.queue_policy,
+            QueuePolicy::InsertBackStealFront
+        );
+        assert_eq!(kernel::PARAMS.queue_capacity, 4);
+        assert_eq!(kernel::PARAMS.dependency_buckets, 97);
         let out: Vec<AtomicU64> = (0..100).map(|_| AtomicU64::new(0)).collect();
         kernel::run(&out, 7, 3);
         let reference: Vec<u64> = (0..100).map(|i| kernel::work(i, 3)).collect();

@@ -671,7 +671,7 @@ mod tests {
     fn a_split_needs_two_programs_per_side() {
         let pf4 = config(QueuePolicy::PF, 4);
         let def128 = config(QueuePolicy::DEF, 128);
-        let sweeps = vec![
+        let sweeps = [
             sweep("a", 2, 0, 10, pf4, 2.0),
             sweep("b", 3, 0, 20, pf4, 2.0),
             sweep("c", 0, 1, 15, def128, 2.0),

@@ -269,7 +269,7 @@ impl ProgramSweep {
         }
         times.sort_by(f64::total_cmp);
         let mid = times.len() / 2;
-        Some(if times.len() % 2 == 0 {
+        Some(if times.len().is_multiple_of(2) {
             (times[mid - 1] + times[mid]) / 2.0
         } else {
             times[mid]

@@ -301,7 +301,10 @@ pub const fn decide(analysis: &ProgramAnalysis) -> Params {
 
 impl fmt::Display for ProgramAnalysis {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let params = self.params();
+        let other = match Trees::DEFAULT {
+            Trees::Cf17 => Trees::Calibrated,
+            Trees::Calibrated => Trees::Cf17,
+        };
         writeln!(
             f,
             "task program {}: {} task context(s), {} spawn site(s)",
@@ -314,14 +317,22 @@ impl fmt::Display for ProgramAnalysis {
             "  aggregated: rho = {}, lambda = {}, effort = {}, stack = {} B -> {} B",
             self.rho, self.lambda, self.effort, self.stack_estimate, self.stack_size
         )?;
-        writeln!(
-            f,
-            "  params: queue policy {}, queue capacity {}, dependency buckets {}, stack size {}",
-            params.queue_policy,
-            params.queue_capacity,
-            params.dependency_buckets,
-            params.stack_size
-        )?;
+        // The default trees' choice (`PARAMS`) first, then the other set's.
+        for trees in [Trees::DEFAULT, other] {
+            let params = self.params_with(trees);
+            writeln!(
+                f,
+                "  params ({} trees): queue policy {}, queue capacity {}, dependency buckets {}, stack size {}",
+                match trees {
+                    Trees::Cf17 => "CF'17",
+                    Trees::Calibrated => "calibrated",
+                },
+                params.queue_policy,
+                params.queue_capacity,
+                params.dependency_buckets,
+                params.stack_size
+            )?;
+        }
         for c in self.contexts {
             write!(
                 f,
@@ -446,7 +457,21 @@ mod tests {
         assert!(text
             .contains("context fib: rho = 2, lambda = 0, effort = 12, stack = 30000 B, sites #0"));
         assert!(text.contains("site #0 join in fib at src/lib.rs:7:9: effort 12"));
-        assert!(text.contains("queue policy DEF, queue capacity 4, dependency buckets 256019"));
+        // Both trees' choices, the default (calibrated, `PARAMS`) first.
+        // Calibrated: BF for every program; effort 12 > 4 (the analysis sees
+        // the work): capacity 4; ρ = 2 > 0: 256019 buckets; 30000 B -> 32 KiB.
+        let calibrated = "  params (calibrated trees): queue policy BF, queue capacity 4, \
+                          dependency buckets 256019, stack size 32768\n";
+        // CF'17: ρ = 2 ≤ 5 and effort ≤ 1M: DEF; capacity 4 (effort ≤ 1M).
+        let cf17 = "  params (CF'17 trees): queue policy DEF, queue capacity 4, \
+                    dependency buckets 256019, stack size 32768\n";
+        let (at_calibrated, at_cf17) = (text.find(calibrated), text.find(cf17));
+        assert!(at_calibrated.is_some(), "{text}");
+        assert!(at_cf17.is_some(), "{text}");
+        assert!(
+            at_calibrated < at_cf17,
+            "the default trees' line comes first:\n{text}"
+        );
         assert_eq!(SITE.function, "fib");
         assert_eq!(
             SITE.to_string(),
