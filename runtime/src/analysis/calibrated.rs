@@ -20,20 +20,23 @@
 //! # The trees
 //! - **Queue policy: `BF` (insert at the back, thieves steal from the front)
 //!   for every program** — the classic work-stealing deque (the owner works
-//!   depth-first, thieves take the oldest task). Over all twelve programs it
-//!   is within 1.4 % of each one's best on average; `DEF` (thieves take the
-//!   newest) was 2.1× slower than `BF` on health at two workers, whose
-//!   village tree gives a thief the smallest subtree under `DEF`.
-//! - **Queue capacity: 128 if effort ≤ [`OPAQUE_EFFORT_MAX`], else 4.** A task
-//!   effort of a few operations means the analysis saw nothing but calls it
-//!   cannot look into (uts hashes in a helper, health walks its villages
-//!   through one, strassen's products are calls), so the real tasks are
-//!   coarser than the effort says and thieves need many of them queued: uts
-//!   ran 1.50× its best at capacity 4 and 1.03× at 128, health 1.85× and
-//!   1.16×. Where the analysis sees the work, small queues win: nqueens ran
-//!   2.7× its best at capacity 128 and floorplan 2.2×, because a full queue
-//!   is what makes a spawn run inline, and inline is what a fine recursion
-//!   needs. Capacity 4 is the paper's.
+//!   depth-first, thieves take the oldest task). Over the nine programs of
+//!   its leaf it is within 1.4 % of each one's best on average. The policy
+//!   matters most for health: at two workers and capacity 16 it ran 1.00× its
+//!   best under `BF` and 2.08× under `DEF` (thieves take the newest task,
+//!   the smallest subtree of its village tree).
+//! - **Queue capacity: 128 if effort ≤ [`OPAQUE_EFFORT_MAX`], else 4.** An
+//!   effort of a few operations means the analysis saw almost nothing of a
+//!   task: calls it cannot look into (uts hashes in a helper, strassen's
+//!   products are calls) or a recursion it does not count into (health), so
+//!   the real tasks are coarser than the effort says and thieves need many of
+//!   them queued: under `BF` at two workers uts ran 1.43× its best at
+//!   capacity 4 and 1.01× at 128, health 1.63× and 1.05×. Where the analysis
+//!   sees the work, small queues win: nqueens ran 2.67× its best at capacity
+//!   128 and floorplan 2.14×, because a full queue is what makes a spawn run
+//!   inline, and inline is what a fine recursion needs. Capacity 4 is the
+//!   paper's. The threshold is fragile: uts sits on it (effort 4), and a
+//!   task with no work at all (effort 0) counts as opaque.
 //! - **Dependency buckets: CF'17's rule** ([`super::cf17::dependency_buckets`]):
 //!   none of the CF'17 programs creates a dataflow task, so the sweep cannot
 //!   tell bucket counts apart — configurations differing only in buckets lay
