@@ -41,6 +41,7 @@ use prescient::{Params, QueuePolicy, Runtime, MAX_STACK_SIZE};
 use super::{workloads, Size, Workload};
 use crate::annotated::{AnnotatedProgram, PROGRAMS};
 use crate::cli::{self, Args, Parsed, THREADS_ENV};
+use crate::suite::child::LineFields;
 use crate::suite::machine::Machine;
 use crate::suite::report::{json_number, json_string};
 
@@ -528,33 +529,21 @@ fn child(program: &str, threads: usize, reps: usize, size: Size) -> Result<(), S
     Ok(())
 }
 
-/// The value of `key=` in a child's line.
-fn field<'a>(line: &'a str, key: &str) -> Result<&'a str, String> {
-    line.split(' ')
-        .find_map(|kv| kv.strip_prefix(key).and_then(|v| v.strip_prefix('=')))
-        .ok_or_else(|| format!("no `{key}` in `{line}`"))
-}
-
-fn number<T: std::str::FromStr>(line: &str, key: &str) -> Result<T, String> {
-    field(line, key)?
-        .parse()
-        .map_err(|_| format!("bad `{key}` in `{line}`"))
-}
-
 /// Parses a child's `POINT` line measured at `threads`.
 fn parse_point(line: &str, threads: usize) -> Result<Point, String> {
-    let policy_name = field(line, "policy")?;
+    let fields = LineFields::parse(line, POINT_PREFIX)?;
+    let policy_name = fields.text("policy")?;
     Ok(Point {
         threads,
         policy: QueuePolicy::ALL
             .into_iter()
             .find(|q| q.short_name() == policy_name)
             .ok_or_else(|| format!("unknown policy in `{line}`"))?,
-        capacity: number(line, "capacity")?,
-        buckets: number(line, "buckets")?,
-        stack_bytes: number(line, "stack")?,
-        best_s: number(line, "best_s")?,
-        median_s: number(line, "median_s")?,
+        capacity: fields.get("capacity")?,
+        buckets: fields.get("buckets")?,
+        stack_bytes: fields.get("stack")?,
+        best_s: fields.get("best_s")?,
+        median_s: fields.get("median_s")?,
     })
 }
 
@@ -729,11 +718,12 @@ fn sweep_program(
             ));
         }
         for line in stdout.lines() {
-            if let Some(rest) = line.strip_prefix(SEQ_PREFIX) {
-                sweep.seq_s = sweep.seq_s.min(number(rest, "best_s")?);
-                if let Some((_, input)) = rest.split_once(" input=") {
-                    sweep.input = input.to_string();
-                }
+            if line.starts_with(SEQ_PREFIX) {
+                // `input` is last and takes the rest of the line.
+                let (head, input) = line.split_once(" input=").unwrap_or((line, ""));
+                let seq_s: f64 = LineFields::parse(head, SEQ_PREFIX)?.get("best_s")?;
+                sweep.seq_s = sweep.seq_s.min(seq_s);
+                sweep.input = input.to_string();
             } else if line.starts_with(POINT_PREFIX) {
                 sweep.points.push(parse_point(line, threads)?);
             }

@@ -100,24 +100,10 @@ impl ChildResult {
 
     /// Parses a `RESULT` line.
     pub fn parse_line(line: &str) -> Result<ChildResult, String> {
-        let fields = fields(line, RESULT_PREFIX)?;
-        let float = |k: &str| -> Result<f64, String> {
-            fields
-                .get(k)
-                .and_then(|v| v.parse::<f64>().ok())
-                .ok_or_else(|| format!("missing or bad `{k}` in `{line}`"))
-        };
-        let int = |k: &str| -> Result<u64, String> {
-            fields
-                .get(k)
-                .and_then(|v| v.parse::<u64>().ok())
-                .ok_or_else(|| format!("missing or bad `{k}` in `{line}`"))
-        };
-        let counters = if fields.contains_key(Counters::NAMES[0]) {
-            Some(Counters::try_from_fn(int)?)
-        } else {
-            None
-        };
+        let fields = LineFields::parse(line, RESULT_PREFIX)?;
+        let float = |k: &str| fields.get::<f64>(k);
+        let int = |k: &str| fields.get::<u64>(k);
+        let counters = fields.counters()?;
         Ok(ChildResult {
             median_ns: float("median_ns")?,
             min_ns: float("min_ns")?,
@@ -153,13 +139,8 @@ impl IdleResult {
 
     /// Parses an `IDLE` line.
     pub fn parse_line(line: &str) -> Result<IdleResult, String> {
-        let fields = fields(line, IDLE_PREFIX)?;
-        let get = |k: &str| {
-            fields
-                .get(k)
-                .and_then(|v| v.parse::<f64>().ok())
-                .ok_or_else(|| format!("missing or bad `{k}` in `{line}`"))
-        };
+        let fields = LineFields::parse(line, IDLE_PREFIX)?;
+        let get = |k: &str| fields.get::<f64>(k);
         Ok(IdleResult {
             cpu_ns: get("cpu_ns")?,
             wall_ns: get("wall_ns")?,
@@ -168,12 +149,65 @@ impl IdleResult {
     }
 }
 
-fn fields<'a>(line: &'a str, prefix: &str) -> Result<HashMap<&'a str, &'a str>, String> {
-    let mut words = line.split_whitespace();
-    if words.next() != Some(prefix) {
-        return Err(format!("not a {prefix} line: `{line}`"));
+/// The `key=value` words of a child's line, with typed getters whose errors
+/// quote the line: the one parser of every benchmark child's output (the
+/// suite's, the `cf17` suite's and its sweep's).
+#[derive(Clone, Debug)]
+pub struct LineFields<'a> {
+    line: &'a str,
+    fields: HashMap<&'a str, &'a str>,
+}
+
+impl<'a> LineFields<'a> {
+    /// The fields of `line`, which must start with the word `prefix`.
+    ///
+    /// # Errors
+    /// If the line does not start with `prefix`.
+    pub fn parse(line: &'a str, prefix: &str) -> Result<LineFields<'a>, String> {
+        let mut words = line.split_whitespace();
+        if words.next() != Some(prefix) {
+            return Err(format!("not a {prefix} line: `{line}`"));
+        }
+        Ok(LineFields {
+            line,
+            fields: words.filter_map(|w| w.split_once('=')).collect(),
+        })
     }
-    Ok(words.filter_map(|w| w.split_once('=')).collect())
+
+    /// Field `key` parsed as a `T`.
+    ///
+    /// # Errors
+    /// If it is missing or does not parse.
+    pub fn get<T: std::str::FromStr>(&self, key: &str) -> Result<T, String> {
+        self.fields
+            .get(key)
+            .and_then(|v| v.parse::<T>().ok())
+            .ok_or_else(|| format!("missing or bad `{key}` in `{}`", self.line))
+    }
+
+    /// Field `key` as text.
+    ///
+    /// # Errors
+    /// If it is missing.
+    pub fn text(&self, key: &str) -> Result<&'a str, String> {
+        self.fields
+            .get(key)
+            .copied()
+            .ok_or_else(|| format!("missing `{key}` in `{}`", self.line))
+    }
+
+    /// The runtime's counters, if the line has them (one field per
+    /// [`Counters::NAMES`] entry).
+    ///
+    /// # Errors
+    /// If some are there but one is missing or not a number.
+    pub fn counters(&self) -> Result<Option<Counters>, String> {
+        if self.fields.contains_key(Counters::NAMES[0]) {
+            Counters::try_from_fn(|k| self.get::<u64>(k)).map(Some)
+        } else {
+            Ok(None)
+        }
+    }
 }
 
 /// The child of one configuration: builds the input and the pool, measures,

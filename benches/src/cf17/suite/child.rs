@@ -8,7 +8,6 @@
 //! the line (it may hold spaces). A wrong result or a pool that cannot be
 //! built makes the child print `ERROR message` and exit with status 1.
 
-use std::collections::HashMap;
 use std::num::NonZeroUsize;
 use std::path::Path;
 use std::time::Duration;
@@ -17,7 +16,7 @@ use prescient::Counters;
 
 use super::{ChildSpec, Options, Runner};
 use crate::cf17::{workloads, Timed, Workload};
-use crate::suite::child::{peak_rss_kib, run_capture};
+use crate::suite::child::{peak_rss_kib, run_capture, LineFields};
 
 /// The prefix of a child's result line.
 pub const RESULT_PREFIX: &str = "RESULT";
@@ -70,35 +69,15 @@ impl ChildResult {
     /// # Errors
     /// If it is not one, or a field is missing or not a number.
     pub fn parse_line(line: &str) -> Result<ChildResult, String> {
-        let rest = line
-            .strip_prefix(RESULT_PREFIX)
-            .filter(|r| r.starts_with(' '))
-            .ok_or_else(|| format!("not a {RESULT_PREFIX} line: `{line}`"))?;
-        let (fields, input) = match rest.find(" input=") {
-            Some(at) => (&rest[..at], &rest[at + " input=".len()..]),
+        // `input` is last and takes the rest of the line (it may hold spaces).
+        let (head, input) = match line.find(" input=") {
+            Some(at) => (&line[..at], &line[at + " input=".len()..]),
             None => return Err(format!("missing `input` in `{line}`")),
         };
-        let fields: HashMap<&str, &str> = fields
-            .split_whitespace()
-            .filter_map(|w| w.split_once('='))
-            .collect();
-        let float = |k: &str| -> Result<f64, String> {
-            fields
-                .get(k)
-                .and_then(|v| v.parse::<f64>().ok())
-                .ok_or_else(|| format!("missing or bad `{k}` in `{line}`"))
-        };
-        let int = |k: &str| -> Result<u64, String> {
-            fields
-                .get(k)
-                .and_then(|v| v.parse::<u64>().ok())
-                .ok_or_else(|| format!("missing or bad `{k}` in `{line}`"))
-        };
-        let counters = if fields.contains_key(Counters::NAMES[0]) {
-            Some(Counters::try_from_fn(int)?)
-        } else {
-            None
-        };
+        let fields = LineFields::parse(head, RESULT_PREFIX)?;
+        let float = |k: &str| fields.get::<f64>(k);
+        let int = |k: &str| fields.get::<u64>(k);
+        let counters = fields.counters()?;
         Ok(ChildResult {
             input: input.to_string(),
             median_ns: float("median_ns")?,
