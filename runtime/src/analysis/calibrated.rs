@@ -18,13 +18,15 @@
 //! little data, and a many-core sweep may move them.
 //!
 //! # The trees
-//! - **Queue policy: `BF` (insert at the back, thieves steal from the front)
-//!   for every program** — the classic work-stealing deque (the owner works
-//!   depth-first, thieves take the oldest task). Over the nine programs of
-//!   its leaf it is within 1.4 % of each one's best on average. The policy
-//!   matters most for health: at two workers and capacity 16 it ran 1.00× its
-//!   best under `BF` and 2.08× under `DEF` (thieves take the newest task,
-//!   the smallest subtree of its village tree).
+//! - **Queue policy: `BF` for every program**: insert at the back, and the
+//!   owner and thieves both take the oldest task — a FIFO queue, whose
+//!   oldest entries are the ones spawned highest in the recursion, the
+//!   largest pieces. (Joins are not affected: a join keeps its second half
+//!   latent and claims it back whatever the policy.) Over the nine programs
+//!   of its leaf it is within 1.4 % of each one's best on average. The
+//!   policy matters most for health: at two workers and capacity 16 it ran
+//!   1.00× its best under `BF` and 2.08× under `DEF`, where a thief takes the
+//!   newest task — the deepest, smallest village subtree.
 //! - **Queue capacity: 128 if effort ≤ [`OPAQUE_EFFORT_MAX`], else 4.** An
 //!   effort of a few operations means the analysis saw almost nothing of a
 //!   task: calls it cannot look into (uts hashes in a helper, strassen's
