@@ -6,21 +6,24 @@
 //! `benches/results/sweep`).
 //!
 //! **The learner.** A tree over the analysis features (ρ, λ, effort) whose
-//! leaves are whole grid configurations ([`Config`]: policy, capacity,
-//! buckets, stack). The *loss* of a configuration on a set of programs is the
-//! mean, over the programs and the measured thread counts, of
+//! leaves are grid configurations ([`Config`]: policy, capacity, stack; the
+//! bucket count is pooled, see [`ProgramSweep::pooled_time`], because no
+//! CF'17 program makes a dataflow task). The *loss* of a configuration on a
+//! set of programs is the mean, over the programs and their
+//! [`calibration_threads`] (≥ [`MIN_CALIBRATION_THREADS`]), of
 //! `ln(T(config) / T(best config of that program and thread count))`: 0 when
 //! it is every program's best, `ln 1.1` when it is 10 % slower on average. A
 //! leaf holds the configuration of least loss, except that among those within
-//! [`TIE_TOLERANCE`] of the least it prefers the analysed stack (less memory)
-//! and then the default bucket count (a difference the timer cannot tell
-//! apart is no evidence). A node splits on the feature and threshold that
-//! lower its programs' summed loss most, if each side keeps at least
-//! [`MIN_LEAF_PROGRAMS`] programs, the mean loss falls by at least
-//! [`MIN_SPLIT_GAIN`] and the depth stays within [`MAX_DEPTH`]; thresholds lie
-//! between two programs' values (ρ and λ: `x ≤ lower value`; effort: the
-//! geometric midpoint). With twelve programs, these limits are what keeps a
-//! tree from giving each program its own leaf.
+//! [`TIE_TOLERANCE`] of the least it prefers the analysed stack (less
+//! memory), then the default policy, then the default capacity (a difference
+//! the timer cannot tell apart is no evidence against the default). A node
+//! splits on the feature and threshold that lower its programs' summed loss
+//! most, if each side keeps at least [`MIN_LEAF_PROGRAMS`] programs, the mean
+//! loss falls by at least [`MIN_SPLIT_GAIN`] and the depth stays within
+//! [`MAX_DEPTH`]; thresholds lie between two programs' values (ρ and λ:
+//! `x ≤ lower value`; effort: the geometric midpoint, rounded down). With
+//! twelve programs, these limits are what keeps a tree from giving each
+//! program its own leaf.
 //!
 //! **Validation.** For each program, the trees are derived from the other
 //! programs only and the held-out program is run (looked up in its sweep)
@@ -319,8 +322,10 @@ fn derive_at(sweeps: &[&ProgramSweep], depth: usize) -> Tree {
     }
 }
 
-/// A one-context analysis with `features` (and an unbounded stack), for
-/// asking the runtime's trees.
+/// A one-context analysis with `features` and a `stack` estimate, for asking
+/// the runtime's trees about a program that does not exist. `ProgramAnalysis`
+/// holds `'static` contexts, so each call leaks one small allocation: for
+/// tests and tools, not for loops.
 pub fn synthetic_analysis(features: Features, stack: u64) -> ProgramAnalysis {
     let contexts: &'static [ContextAnalysis] = Box::leak(Box::new([ContextAnalysis::new(
         "synthetic",
