@@ -41,7 +41,7 @@ use prescient::{Params, QueuePolicy, Runtime, MAX_STACK_SIZE};
 use super::{workloads, Size, Workload};
 use crate::annotated::{AnnotatedProgram, PROGRAMS};
 use crate::cli::{self, Args, Parsed, THREADS_ENV};
-use crate::suite::child::LineFields;
+use crate::suite::child::{steady_allocator, LineFields};
 use crate::suite::machine::Machine;
 use crate::suite::report::{json_number, json_string};
 
@@ -492,6 +492,7 @@ pub fn child_args_main(args: &[String]) -> i32 {
 /// The child: measures `program` at `threads` over the grid and prints one
 /// `SEQ` line and one `POINT` line per configuration. Returns the exit code.
 pub fn child_main(program: &str, threads: usize, reps: usize, size: Size) -> i32 {
+    steady_allocator();
     match child(program, threads, reps, size) {
         Ok(()) => 0,
         Err(e) => {

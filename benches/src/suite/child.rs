@@ -21,6 +21,38 @@ pub const RESULT_PREFIX: &str = "RESULT";
 /// The prefix of an idle child's result line.
 pub const IDLE_PREFIX: &str = "IDLE";
 
+/// Fixes glibc's allocator thresholds for a measuring child: blocks up to
+/// [`STEADY_MMAP_THRESHOLD`] come from the heap, and the heap keeps up to
+/// [`STEADY_TRIM_THRESHOLD`] of free memory instead of returning it.
+///
+/// Why: by default glibc serves a block of 128 KiB or more with a fresh
+/// `mmap`, raising that threshold (up to 32 MiB) the first time it frees such
+/// a block. Whether and when a process crosses that step depends on which
+/// thread frees what first, so a program that allocates megabyte buffers per
+/// run (fft, strassen, sort) ran in one of two modes per process: reusing
+/// heap memory, or faulting in fresh pages on every run. fft at two workers
+/// took ≈ 13 or ≈ 19 ms by process, and its sequential reference 26–34 ms.
+/// Fixed thresholds give every runner and every configuration the same
+/// allocator. A no-op off glibc.
+pub fn steady_allocator() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        // SAFETY: `mallopt` only sets two of glibc's allocator parameters; it
+        // is called before the child builds any pool, so no other thread of
+        // this process is allocating, and both values are in range.
+        unsafe {
+            libc::mallopt(libc::M_MMAP_THRESHOLD, STEADY_MMAP_THRESHOLD);
+            libc::mallopt(libc::M_TRIM_THRESHOLD, STEADY_TRIM_THRESHOLD);
+        }
+    }
+}
+
+/// Blocks up to this many bytes come from the heap in a measuring child
+/// ([`steady_allocator`]): 64 MiB.
+pub const STEADY_MMAP_THRESHOLD: i32 = 64 << 20;
+/// Free heap memory a measuring child keeps ([`steady_allocator`]): 256 MiB.
+pub const STEADY_TRIM_THRESHOLD: i32 = 256 << 20;
+
 /// The peak resident set size of this process, in KiB
 /// (`getrusage(RUSAGE_SELF).ru_maxrss`).
 pub fn peak_rss_kib() -> u64 {

@@ -16,7 +16,7 @@ use prescient::Counters;
 
 use super::{ChildSpec, Options, Runner};
 use crate::cf17::{workloads, Timed, Workload};
-use crate::suite::child::{peak_rss_kib, run_capture, LineFields};
+use crate::suite::child::{peak_rss_kib, run_capture, steady_allocator, LineFields};
 
 /// The prefix of a child's result line.
 pub const RESULT_PREFIX: &str = "RESULT";
@@ -99,6 +99,7 @@ impl ChildResult {
 /// The child of one configuration: measures it and prints the `RESULT` line,
 /// or `ERROR message` (and the message on stderr). Returns the exit code.
 pub fn run_child(spec: &ChildSpec) -> i32 {
+    steady_allocator();
     match measure(spec) {
         Ok(result) => {
             println!("{}", result.to_line(spec));
