@@ -15,34 +15,38 @@
 //! configuration of least mean `ln(T / T_best)`, splitting only where a split
 //! lowered that loss by at least 2 % with two programs or more on each side.
 //! Read the thresholds with that in mind: twelve programs on two cores are
-//! little data, and a many-core sweep may move them.
+//! little data. An earlier sweep of the same grid, before the benchmark
+//! children fixed glibc's allocator thresholds, gave a different tree (`BF`
+//! everywhere; capacity 128 for effort ≤ 4, else 4) that encodes the same
+//! two facts below through another split: the tree is not stable at this
+//! amount of data, and a many-core sweep should replace it.
 //!
 //! # The trees
-//! - **Queue policy: `BF` for every program**: insert at the back, and the
-//!   owner and thieves both take the oldest task — a FIFO queue, whose
-//!   oldest entries are the ones spawned highest in the recursion, the
-//!   largest pieces. (Joins are not affected: a join keeps its second half
-//!   latent and claims it back whatever the policy.) Over the nine programs
-//!   of its leaf it is within 1.4 % of each one's best on average. The
-//!   policy matters most for health: at two workers and capacity 16 it ran
-//!   1.00× its best under `BF` and 2.08× under `DEF`, where a thief takes the
-//!   newest task — the deepest, smallest village subtree.
-//! - **Queue capacity: 128 if effort ≤ [`OPAQUE_EFFORT_MAX`], else 4.** An
-//!   effort of a few operations means the analysis saw almost nothing of a
-//!   task: calls it cannot look into (uts hashes in a helper, strassen's
-//!   products are calls) or a recursion it does not count into (health), so
-//!   the real tasks are coarser than the effort says and thieves need many of
-//!   them queued: under `BF` at two workers uts ran 1.43× its best at
-//!   capacity 4 and 1.01× at 128, health 1.63× and 1.05×. Where the analysis
-//!   sees the work, small queues win: nqueens ran 2.67× its best at capacity
-//!   128 and floorplan 2.14×, because a full queue is what makes a spawn run
-//!   inline, and inline is what a fine recursion needs. Capacity 4 is the
-//!   paper's. The threshold is fragile: uts sits on it (effort 4), and a
-//!   task with no work at all (effort 0) counts as opaque.
+//! One split, on the effort, at [`VISIBLE_EFFORT_MIN`] (the geometric
+//! midpoint between sort's 1,163 and floorplan's 50,539 operations):
+//!
+//! - **Effort below it — tasks that are fine (fib, delannoy, knapsack, sort,
+//!   fft, sparselu) or opaque to the analysis (uts hashes in a helper,
+//!   strassen's products are calls, health's effort stops at its recursion):
+//!   `BF` with capacity 32.** `BF` inserts at the back and the owner and
+//!   thieves both take the oldest task: a FIFO queue, whose oldest entries
+//!   were spawned highest in the recursion, the largest pieces. (Joins are
+//!   not affected: a join keeps its second half latent and claims it back
+//!   whatever the policy.) The opaque programs decide it: at two workers uts
+//!   ran 1.49× its best under `BF`/4 and 1.03× under `BF`/32, health 1.94×
+//!   and 1.00×, and health 2.25× under the default `DEF`/16 — there a thief
+//!   takes the newest task, the deepest and smallest village subtree. For the
+//!   join programs capacity and policy hardly matter (within 2–6 %).
+//! - **Effort at or above it — the analysis sees real work in each task
+//!   (nqueens, floorplan, alignment): `DEF` with capacity 8.** A full queue
+//!   is what makes a spawn run inline, and inline is what their fine
+//!   recursions need: nqueens ran 1.30× its best under `BF`/32 and 2.70× at
+//!   capacity 128, floorplan 1.15× and 2.16×; under `DEF`/8 they ran 1.01×
+//!   and 1.03×.
 //! - **Dependency buckets: CF'17's rule** ([`super::cf17::dependency_buckets`]):
 //!   none of the CF'17 programs creates a dataflow task, so the sweep cannot
 //!   tell bucket counts apart — configurations differing only in buckets lay
-//!   2.7 % apart (median), the timer's noise — and there is no evidence to
+//!   2.3 % apart (median), the timer's noise — and there is no evidence to
 //!   change the rule.
 //! - **Stack size: the analysed estimate**, as in the paper. The stack did
 //!   not change any program's time beyond the noise; the estimate costs less
@@ -51,26 +55,32 @@
 use super::ProgramAnalysis;
 use crate::params::{Params, QueuePolicy};
 
-/// The effort (in built-in operations) at or below which the analysis saw
-/// only opaque calls in a program's tasks: between the largest such program
-/// of the sweep (uts, 4) and the smallest with visible work (fib, 6).
-pub const OPAQUE_EFFORT_MAX: u64 = 4;
-/// Queue capacity for programs whose task effort is opaque.
-pub const OPAQUE_QUEUE_CAPACITY: usize = 128;
-/// Queue capacity otherwise (the paper's small capacity).
-pub const VISIBLE_QUEUE_CAPACITY: usize = 4;
+/// The effort (in built-in operations) from which the analysis sees real
+/// work in a program's tasks: the geometric midpoint between the largest
+/// effort of the sweep's fine or opaque programs (sort, 1,163) and the
+/// smallest of those with visible work (floorplan, 50,539).
+pub const VISIBLE_EFFORT_MIN: u64 = 7_667;
+/// Queue capacity for fine or opaque tasks (effort below
+/// [`VISIBLE_EFFORT_MIN`]).
+pub const FINE_QUEUE_CAPACITY: usize = 32;
+/// Queue capacity for tasks with visible work.
+pub const VISIBLE_QUEUE_CAPACITY: usize = 8;
 
-/// Queue policy tree: `BF` for every program.
-pub const fn queue_policy(_rho: u32, _lambda: u32, _effort: u64) -> QueuePolicy {
-    QueuePolicy::InsertBackStealFront
+/// Queue policy tree: `DEF` if effort ≥ 7,667, else `BF`.
+pub const fn queue_policy(_rho: u32, _lambda: u32, effort: u64) -> QueuePolicy {
+    if effort >= VISIBLE_EFFORT_MIN {
+        QueuePolicy::DEF
+    } else {
+        QueuePolicy::InsertBackStealFront
+    }
 }
 
-/// Queue capacity tree: 128 if effort ≤ 4, else 4.
+/// Queue capacity tree: 8 if effort ≥ 7,667, else 32.
 pub const fn queue_capacity(_rho: u32, _lambda: u32, effort: u64) -> usize {
-    if effort <= OPAQUE_EFFORT_MAX {
-        OPAQUE_QUEUE_CAPACITY
-    } else {
+    if effort >= VISIBLE_EFFORT_MIN {
         VISIBLE_QUEUE_CAPACITY
+    } else {
+        FINE_QUEUE_CAPACITY
     }
 }
 
@@ -92,7 +102,7 @@ pub const fn decide(analysis: &ProgramAnalysis) -> Params {
 
 /// The trees in one line, for tables.
 pub const SUMMARY: &str =
-    "policy BF; capacity 128 if effort <= 4 (opaque tasks), else 4; buckets as CF'17; stack the estimate";
+    "DEF/8 if effort >= 7667 (visible work), else BF/32; buckets as CF'17; stack the estimate";
 
 #[cfg(test)]
 mod tests {
@@ -100,11 +110,13 @@ mod tests {
     use crate::analysis::ContextAnalysis;
 
     #[test]
-    fn capacity_at_its_threshold() {
-        assert_eq!(queue_capacity(1, 1, 0), 128);
-        assert_eq!(queue_capacity(1, 1, 4), 128);
-        assert_eq!(queue_capacity(1, 1, 5), 4);
-        assert_eq!(queue_capacity(0, 3, u64::MAX), 4);
+    fn the_trees_at_their_threshold() {
+        assert_eq!(queue_capacity(1, 1, 0), 32);
+        assert_eq!(queue_capacity(1, 1, 7_666), 32);
+        assert_eq!(queue_capacity(1, 1, 7_667), 8);
+        assert_eq!(queue_capacity(0, 3, u64::MAX), 8);
+        assert_eq!(queue_policy(2, 0, 7_666), QueuePolicy::InsertBackStealFront);
+        assert_eq!(queue_policy(2, 0, 7_667), QueuePolicy::DEF);
     }
 
     #[test]
@@ -113,7 +125,7 @@ mod tests {
         const A: ProgramAnalysis = ProgramAnalysis::new("m", CONTEXTS, &[]);
         const P: Params = decide(&A).checked();
         assert_eq!(P.queue_policy, QueuePolicy::InsertBackStealFront);
-        assert_eq!(P.queue_capacity, 4);
+        assert_eq!(P.queue_capacity, 32);
         assert_eq!(P.dependency_buckets, 256_019);
         assert_eq!(P.stack_size, 32 * 1024);
         assert!(P.stack_size_is_analysed());
