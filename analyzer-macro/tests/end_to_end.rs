@@ -217,14 +217,14 @@ fn fib_is_recursive_and_tiny() {
     assert_eq!(cf17.queue_capacity, 4);
     assert_eq!(cf17.dependency_buckets, 256_019);
     assert_eq!(cf17.stack_size, a.stack_size);
-    // Calibrated (`PARAMS`): BF always; effort 6 > 4 (the analysis sees the
-    // additions): capacity 4; buckets as CF'17.
+    // Calibrated (`PARAMS`): effort 6 < 7667: fine or opaque tasks, BF/32;
+    // buckets as CF'17.
     const P: Params = fib::PARAMS;
     assert_eq!(P, a.params());
     assert_eq!(P, a.params_with(Trees::Calibrated));
-    assert!(a.effort > 4, "{a}");
+    assert!(a.effort < 7_667, "{a}");
     assert_eq!(P.queue_policy, QueuePolicy::InsertBackStealFront);
-    assert_eq!(P.queue_capacity, 4);
+    assert_eq!(P.queue_capacity, 32);
     assert_eq!(P.dependency_buckets, 256_019);
     assert!(P.stack_size.is_power_of_two());
     assert_eq!(P.stack_size, a.stack_size);
@@ -249,15 +249,15 @@ fn loop_program_gets_cf17_capacity_128() {
     assert_eq!(cf17.queue_capacity, 128);
     assert_eq!(cf17.dependency_buckets, 97);
     assert_eq!(cf17.queue_policy, QueuePolicy::DEF);
-    // Calibrated (`PARAMS`): BF always; the analysis sees `work`'s loop
-    // (effort 304 > 4): capacity 4; buckets as CF'17.
+    // Calibrated (`PARAMS`): effort 304 < 7667: fine or opaque tasks, BF/32;
+    // buckets as CF'17.
     assert_eq!(loops::PARAMS, a.params_with(Trees::Calibrated));
-    assert!(a.effort > 4, "{a}");
+    assert!(a.effort < 7_667, "{a}");
     assert_eq!(
         loops::PARAMS.queue_policy,
         QueuePolicy::InsertBackStealFront
     );
-    assert_eq!(loops::PARAMS.queue_capacity, 4);
+    assert_eq!(loops::PARAMS.queue_capacity, 32);
     assert_eq!(loops::PARAMS.dependency_buckets, 97);
     let expected: usize = (0..64).map(|i| (0..100).sum::<usize>() * i).sum();
     let rt = Runtime::builder()
@@ -282,13 +282,11 @@ fn const_loop_bounds_are_evaluated_by_rustc() {
     assert_eq!(cf17.queue_policy, QueuePolicy::PF);
     assert_eq!(cf17.queue_capacity, 8);
     assert_eq!(cf17.dependency_buckets, 97);
-    // Calibrated (`PARAMS`): BF always; effort > 4: capacity 4; 97 buckets.
+    // Calibrated (`PARAMS`): effort > 1M ≥ 7667: visible work, DEF/8; 97
+    // buckets.
     assert_eq!(coarse::PARAMS, a.params_with(Trees::Calibrated));
-    assert_eq!(
-        coarse::PARAMS.queue_policy,
-        QueuePolicy::InsertBackStealFront
-    );
-    assert_eq!(coarse::PARAMS.queue_capacity, 4);
+    assert_eq!(coarse::PARAMS.queue_policy, QueuePolicy::DEF);
+    assert_eq!(coarse::PARAMS.queue_capacity, 8);
     assert_eq!(coarse::PARAMS.dependency_buckets, 97);
     assert_eq!(coarse::run(), coarse::heavy(1));
 }
@@ -300,13 +298,13 @@ fn overrides_replace_single_parameters() {
     assert_eq!(P.queue_policy, QueuePolicy::PF);
     assert_eq!(P.queue_capacity, 32);
     assert_eq!(P.dependency_buckets, 1021);
-    // Without the overrides: calibrated (the default trees), BF always and
-    // effort 0 ≤ 4 (nothing visible in `|| 1`): capacity 128; CF'17 capacity
+    // Without the overrides: calibrated (the default trees), effort 0 < 7667
+    // (nothing visible in `|| 1`): fine or opaque tasks, BF/32; CF'17 capacity
     // 4 (ρ = 0 but λ = 0: no loop). Each override replaces only its field.
     let a = overridden::ANALYSIS;
     assert_eq!(a.effort, 0, "{a}");
     assert_eq!(a.params().queue_policy, QueuePolicy::InsertBackStealFront);
-    assert_eq!(a.params().queue_capacity, 128);
+    assert_eq!(a.params().queue_capacity, 32);
     assert_eq!(a.params_with(Trees::Cf17).queue_capacity, 4);
     assert_eq!(
         P,
@@ -365,7 +363,10 @@ fn dataflow_tasks_are_sites() {
     assert!(a.sites.iter().all(|s| s.kind == SiteKind::DataflowTask));
     assert!(a.sites[0].in_loop && !a.sites[1].in_loop);
     assert_eq!((a.rho, a.lambda), (0, 1));
-    assert_eq!(flow::PARAMS.queue_capacity, 128);
+    // Calibrated (`PARAMS`): effort < 7667: fine or opaque tasks, BF/32.
+    assert!(a.effort < 7_667, "{a}");
+    assert_eq!(flow::PARAMS.queue_policy, QueuePolicy::InsertBackStealFront);
+    assert_eq!(flow::PARAMS.queue_capacity, 32);
     assert_eq!(flow::run(), 40);
 }
 

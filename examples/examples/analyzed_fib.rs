@@ -17,7 +17,8 @@ mod fib {
 }
 
 fn main() {
-    // The analyzer classified fib (ρ = 2, tiny effort): DEF, capacity 4,
+    // The analyzer classified fib (ρ = 2, tiny effort) and the calibrated
+    // trees chose (effort 6 < 7667: fine or opaque tasks) BF, capacity 32,
     // 256019 buckets, and the 8 MiB default stack (its recursion depth,
     // n - 1 per level, is not bounded by anything the macro can see).
     let runtime = prescient::Runtime::builder()

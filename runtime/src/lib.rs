@@ -62,13 +62,14 @@
 //!     }
 //! }
 //!
-//! // fib recurses through one join site, with tiny tasks: the calibrated
-//! // decision trees choose the BF policy (insert at the back, owner and
-//! // thieves take the oldest task) with room for 4 queued tasks per worker;
-//! // CF'17's trees would choose DEF (thieves take the newest), also with 4.
+//! // fib recurses through one join site, with tiny tasks (effort 6 < 7667:
+//! // fine or opaque tasks): the calibrated decision trees choose the BF
+//! // policy (insert at the back, owner and thieves take the oldest task) with
+//! // room for 32 queued tasks per worker; CF'17's trees would choose DEF
+//! // (thieves take the newest) with 4.
 //! use prescient::analysis::Trees;
 //! assert_eq!(fib::PARAMS.queue_policy, prescient::QueuePolicy::InsertBackStealFront);
-//! assert_eq!(fib::PARAMS.queue_capacity, 4);
+//! assert_eq!(fib::PARAMS.queue_capacity, 32);
 //! let cf17 = fib::ANALYSIS.params_with(Trees::Cf17);
 //! assert_eq!(cf17.queue_policy, prescient::QueuePolicy::DEF);
 //! let runtime = prescient::Runtime::builder()

@@ -8,7 +8,8 @@
 //! * The analysis classifies it as fib: one context, ρ = 3 (three calls back
 //!   into `delannoy` from task bodies), λ = 0, tiny effort → CF'17's trees:
 //!   `DEF`, capacity 4, 256019 buckets; the calibrated trees (`PARAMS`):
-//!   `BF`, capacity 4 (effort 13 > 4), 256019 buckets; the decrementing
+//!   `BF`, capacity 32 (effort 13 < 7667: fine or opaque tasks, BF/32),
+//!   256019 buckets; the decrementing
 //!   recursion gets the conservative 8 MiB stack.
 //! * It runs correctly under its own `PARAMS` on 1, 2 and 8 workers, on the
 //!   stack size the analysis aggregated (an overflow would abort this process
@@ -83,12 +84,12 @@ fn delannoy_is_recursive_with_tiny_tasks() {
     );
     assert_eq!(cf17.queue_capacity, 4);
     assert_eq!(cf17.dependency_buckets, 256_019);
-    // Calibrated (`PARAMS`): BF for every program; the analysis sees the
-    // tasks' work (effort 13 > 4): capacity 4; buckets as CF'17.
+    // Calibrated (`PARAMS`): effort 13 < 7667: fine or opaque tasks, BF/32;
+    // buckets as CF'17.
     const P: Params = delannoy::PARAMS;
-    assert!(a.effort > analysis::calibrated::OPAQUE_EFFORT_MAX, "{a}");
+    assert!(a.effort < analysis::calibrated::VISIBLE_EFFORT_MIN, "{a}");
     assert_eq!(P.queue_policy, QueuePolicy::InsertBackStealFront);
-    assert_eq!(P.queue_capacity, 4, "{a}");
+    assert_eq!(P.queue_capacity, 32, "{a}");
     assert_eq!(P.dependency_buckets, 256_019);
     // `delannoy(m - 1, n)`: an unbounded recursion depth, the conservative size.
     assert!(a.stack_estimate >= 64 * JOIN_FRAME_BYTES as u64, "{a}");

@@ -8,7 +8,8 @@
 //! * four task contexts (`twiddle_table`, `fft_aux`, `unshuffle`,
 //!   `combine`), each forking two recursive calls with a `join`: ρ = 2,
 //!   λ = 0, tiny effort → CF'17's trees: `DEF`, capacity 4, 256019 buckets;
-//!   the calibrated trees (`PARAMS`): `BF`, capacity 4 (effort 7 > 4),
+//!   the calibrated trees (`PARAMS`): `BF`, capacity 32 (effort 7 < 7667:
+//!   fine or opaque tasks, BF/32),
 //!   256019 buckets;
 //! * every recursive call halves its length parameter and the recursive
 //!   functions call nothing the analysis cannot see, so the stack estimate
@@ -76,12 +77,12 @@ fn fft_is_recursive_with_a_bounded_stack() {
     );
     assert_eq!(cf17.queue_capacity, 4);
     assert_eq!(cf17.dependency_buckets, 256_019);
-    // Calibrated (`PARAMS`): BF for every program; the analysis sees the
-    // tasks' work (effort 7 > 4): capacity 4; buckets as CF'17.
+    // Calibrated (`PARAMS`): effort 7 < 7667: fine or opaque tasks, BF/32;
+    // buckets as CF'17.
     const P: Params = fft::PARAMS;
-    assert!(a.effort > analysis::calibrated::OPAQUE_EFFORT_MAX, "{a}");
+    assert!(a.effort < analysis::calibrated::VISIBLE_EFFORT_MIN, "{a}");
     assert_eq!(P.queue_policy, QueuePolicy::InsertBackStealFront);
-    assert_eq!(P.queue_capacity, 4, "{a}");
+    assert_eq!(P.queue_capacity, 32, "{a}");
     assert_eq!(P.dependency_buckets, 256_019);
     // Halving recursions: 65 levels (a `usize` halved to 0) of frames that
     // each hold a join, not the conservative size.

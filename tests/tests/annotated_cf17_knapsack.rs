@@ -9,7 +9,8 @@
 //! * The analysis classifies it as fib: one context, ρ = 2 (two calls back
 //!   into `knapsack` from task bodies), λ = 0, tiny effort → CF'17's trees:
 //!   `DEF`, capacity 4, 256019 buckets; the calibrated trees (`PARAMS`):
-//!   `BF`, capacity 4 (effort 6 > 4), 256019 buckets; the recursion down the
+//!   `BF`, capacity 32 (effort 6 < 7667: fine or opaque tasks, BF/32), 256019
+//!   buckets; the recursion down the
 //!   item slice gets the conservative 8 MiB stack.
 //! * It runs correctly under its own `PARAMS` on 1, 2 and 8 workers, on the
 //!   stack size the analysis aggregated (an overflow would abort this process
@@ -116,12 +117,12 @@ fn knapsack_is_recursive_with_tiny_tasks() {
     );
     assert_eq!(cf17.queue_capacity, 4);
     assert_eq!(cf17.dependency_buckets, 256_019);
-    // Calibrated (`PARAMS`): BF for every program; the analysis sees the
-    // tasks' work (effort 6 > 4): capacity 4; buckets as CF'17.
+    // Calibrated (`PARAMS`): effort 6 < 7667: fine or opaque tasks, BF/32;
+    // buckets as CF'17.
     const P: Params = knapsack::PARAMS;
-    assert!(a.effort > analysis::calibrated::OPAQUE_EFFORT_MAX, "{a}");
+    assert!(a.effort < analysis::calibrated::VISIBLE_EFFORT_MIN, "{a}");
     assert_eq!(P.queue_policy, QueuePolicy::InsertBackStealFront);
-    assert_eq!(P.queue_capacity, 4, "{a}");
+    assert_eq!(P.queue_capacity, 32, "{a}");
     assert_eq!(P.dependency_buckets, 256_019);
     // `knapsack(rest, ..)`: an unbounded recursion depth, the conservative size.
     assert!(a.stack_estimate >= 64 * JOIN_FRAME_BYTES as u64, "{a}");

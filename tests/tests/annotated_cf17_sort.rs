@@ -13,7 +13,8 @@
 //!   the program's ρ is 2, with λ = 0 and a fine-grained effort: CF'17's
 //!   trees give `DEF`, capacity 4, 256019 buckets (`cilksort` alone,
 //!   ρ = 6 > 5, would get `PF`); the calibrated trees (`PARAMS`) `BF`,
-//!   capacity 4 (effort > 4), 256019 buckets. The slice-splitting recursion
+//!   capacity 32 (effort 1163 < 7667: fine or opaque tasks, BF/32), 256019
+//!   buckets. The slice-splitting recursion
 //!   gets the conservative 8 MiB stack.
 //! * It sorts BOTS' input correctly under its own `PARAMS` on 1, 2 and 8
 //!   workers, on the analysed stack size.
@@ -202,12 +203,12 @@ fn sort_is_recursive_with_two_contexts() {
     );
     assert_eq!(cf17.queue_capacity, 4, "ρ > 0, fine-grained");
     assert_eq!(cf17.dependency_buckets, 256_019, "ρ > 0");
-    // Calibrated (`PARAMS`): BF for every program; the analysis sees the
-    // tasks' work (effort > 4): capacity 4; buckets as CF'17.
+    // Calibrated (`PARAMS`): effort 1163 < 7667: fine or opaque tasks,
+    // BF/32; buckets as CF'17.
     const P: Params = sort::PARAMS;
-    assert!(a.effort > analysis::calibrated::OPAQUE_EFFORT_MAX, "{a}");
+    assert!(a.effort < analysis::calibrated::VISIBLE_EFFORT_MIN, "{a}");
     assert_eq!(P.queue_policy, QueuePolicy::InsertBackStealFront);
-    assert_eq!(P.queue_capacity, 4, "{a}");
+    assert_eq!(P.queue_capacity, 32, "{a}");
     assert_eq!(P.dependency_buckets, 256_019);
     // Recursion over split slices: no depth the macro can bound.
     assert!(a.stack_estimate >= 64 * JOIN_FRAME_BYTES as u64, "{a}");

@@ -8,8 +8,8 @@
 //!   class → CF'17's trees: capacity 128, 97 buckets;
 //! * a small effort (the kernels are calls to another module, opaque to the
 //!   analysis) → CF'17's `DEF`;
-//! * the calibrated trees (`PARAMS`): `BF`, capacity 4 (the mean effort, 12,
-//!   is above their opaque threshold of 4), 97 buckets;
+//! * the calibrated trees (`PARAMS`): `BF`, capacity 32 (the mean effort:
+//!   effort 12 < 7667: fine or opaque tasks, BF/32), 97 buckets;
 //! * no recursion, so a stack estimate from the frames, not the
 //!   conservative 8 MiB.
 //!
@@ -57,13 +57,13 @@ fn sparselu_is_loop_like() {
     assert_eq!(cf17.queue_policy, QueuePolicy::DEF, "ρ = 0, effort <= 1M");
     assert_eq!(cf17.queue_capacity, 128, "ρ = 0, λ > 0: the loop rule");
     assert_eq!(cf17.dependency_buckets, 97, "ρ = 0");
-    // Calibrated (`PARAMS`): BF for every program; effort 12 > 4 (the loop
-    // bookkeeping around the opaque kernel calls): capacity 4, not CF'17's
-    // loop rule; buckets as CF'17.
+    // Calibrated (`PARAMS`): effort 12 < 7667: fine or opaque tasks, BF/32
+    // (the loop bookkeeping around the opaque kernel calls), not CF'17's loop
+    // rule; buckets as CF'17.
     const P: Params = sparselu::PARAMS;
-    assert!(a.effort > analysis::calibrated::OPAQUE_EFFORT_MAX, "{a}");
+    assert!(a.effort < analysis::calibrated::VISIBLE_EFFORT_MIN, "{a}");
     assert_eq!(P.queue_policy, QueuePolicy::InsertBackStealFront);
-    assert_eq!(P.queue_capacity, 4, "{a}");
+    assert_eq!(P.queue_capacity, 32, "{a}");
     assert_eq!(P.dependency_buckets, 97);
     // No recursion: the frames, not the conservative size.
     assert!(a.stack_size < MAX_STACK_SIZE, "{a}");

@@ -7,7 +7,8 @@
 //! * one task context, `strassen`, with seven scope spawns (none in a loop),
 //!   each recursing: ρ = 7, λ = 0 → CF'17's trees: `PF` (ρ > 5), capacity 4
 //!   (small tasks), 256019 buckets; the calibrated trees (`PARAMS`): `BF`,
-//!   capacity 128 (effort 3 ≤ 4: the products are opaque calls), 256019
+//!   capacity 32 (effort 3 < 7667: fine or opaque tasks, BF/32 — the
+//!   products are opaque calls), 256019
 //!   buckets;
 //! * the conservative 8 MiB stack: the `scope` call inside the recursion is
 //!   a call the analysis cannot see, so the halving of the size does not
@@ -55,13 +56,12 @@ fn strassen_recurses_seven_ways() {
     assert_eq!(cf17.queue_policy, QueuePolicy::PF, "ρ = 7 > 5");
     assert_eq!(cf17.queue_capacity, 4, "ρ > 0, effort <= 1M");
     assert_eq!(cf17.dependency_buckets, 256_019);
-    // Calibrated (`PARAMS`): BF for every program; effort 3 ≤ 4: the seven
-    // products are calls the analysis cannot see, opaque tasks: capacity 128;
-    // buckets as CF'17.
+    // Calibrated (`PARAMS`): effort 3 < 7667: fine or opaque tasks, BF/32 (the
+    // seven products are calls the analysis cannot see); buckets as CF'17.
     const P: Params = strassen::PARAMS;
-    assert!(a.effort <= analysis::calibrated::OPAQUE_EFFORT_MAX, "{a}");
+    assert!(a.effort < analysis::calibrated::VISIBLE_EFFORT_MIN, "{a}");
     assert_eq!(P.queue_policy, QueuePolicy::InsertBackStealFront);
-    assert_eq!(P.queue_capacity, 128, "{a}");
+    assert_eq!(P.queue_capacity, 32, "{a}");
     assert_eq!(P.dependency_buckets, 256_019);
     // `scope(…)` in the recursion: the conservative size.
     assert_eq!(a.stack_size, MAX_STACK_SIZE, "{a}");

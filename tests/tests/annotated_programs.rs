@@ -7,14 +7,16 @@
 //! `annotated_cf17_*.rs`; the program table below lists them all):
 //!
 //! * fib: ρ = 2, λ = 0, tiny effort → CF'17: `DEF`, capacity 4, 256019
-//!   buckets; calibrated: `BF`, capacity 4 (effort 6 > 4), 256019 buckets;
+//!   buckets; calibrated: `BF`, capacity 32 (effort 6 < 7667: fine or
+//!   opaque tasks, BF/32), 256019 buckets;
 //! * nqueens: ρ = 1, λ = 1 (spawns in a loop *and* recursion) → recursive,
 //!   not loop-like: CF'17 `DEF`, capacity 4, 256019 buckets; calibrated
-//!   `BF`, capacity 4, 256019 buckets;
+//!   `DEF`, capacity 8 (effort 333959 ≥ 7667: visible work, DEF/8), 256019
+//!   buckets;
 //! * alignment: ρ = 0, λ = 1 (a parallel loop, no parallel recursion) →
 //!   CF'17 capacity 128, 97 buckets; its kernel puts the task effort in the
-//!   1M–1T band, so `PF`. Calibrated: `BF`, capacity 4 (the analysis sees the
-//!   kernel's work), 97 buckets.
+//!   1M–1T band, so `PF`. Calibrated: `DEF`, capacity 8 (effort ≈ 5.9M ≥
+//!   7667: visible work, DEF/8), 97 buckets.
 //!
 //! Alignment runs on the repository's inputs: `prot.20.aa` on every worker
 //! count, against the sequential reference and BOTS' own result; the longest
@@ -61,12 +63,12 @@ fn fib_is_recursive_with_tiny_tasks() {
     );
     assert_eq!(cf17.queue_capacity, 4);
     assert_eq!(cf17.dependency_buckets, 256_019);
-    // Calibrated (`PARAMS`): BF for every program; the analysis sees the
-    // additions (effort > 4): capacity 4; buckets as CF'17.
+    // Calibrated (`PARAMS`): effort 6 < 7667: fine or opaque tasks, BF/32;
+    // buckets as CF'17.
     const P: Params = fib::PARAMS;
-    assert!(a.effort > analysis::calibrated::OPAQUE_EFFORT_MAX, "{a}");
+    assert!(a.effort < analysis::calibrated::VISIBLE_EFFORT_MIN, "{a}");
     assert_eq!(P.queue_policy, QueuePolicy::InsertBackStealFront);
-    assert_eq!(P.queue_capacity, 4);
+    assert_eq!(P.queue_capacity, 32);
     assert_eq!(P.dependency_buckets, 256_019);
     // `fib(n - 1)`: an unbounded recursion depth, the conservative size.
     assert!(a.stack_estimate >= 64 * JOIN_FRAME_BYTES as u64, "{a}");
@@ -95,13 +97,13 @@ fn nqueens_is_recursive_not_loop_like() {
         "ρ > 0: the loop rule does not apply"
     );
     assert_eq!(cf17.dependency_buckets, 256_019);
-    // Calibrated (`PARAMS`): BF; the analysis sees the board checks (effort
-    // far above 4): capacity 4, which the sweep found nqueens needs (a full
-    // queue makes a spawn run inline); buckets as CF'17.
+    // Calibrated (`PARAMS`): effort 333959 ≥ 7667: visible work, DEF/8 (the
+    // analysis sees the board checks; a full queue makes a spawn run inline,
+    // which the sweep found nqueens needs); buckets as CF'17.
     const P: Params = nqueens::PARAMS;
-    assert!(a.effort > analysis::calibrated::OPAQUE_EFFORT_MAX, "{a}");
-    assert_eq!(P.queue_policy, QueuePolicy::InsertBackStealFront);
-    assert_eq!(P.queue_capacity, 4);
+    assert!(a.effort >= analysis::calibrated::VISIBLE_EFFORT_MIN, "{a}");
+    assert_eq!(P.queue_policy, QueuePolicy::DEF);
+    assert_eq!(P.queue_capacity, 8);
     assert_eq!(P.dependency_buckets, 256_019);
     assert!(a.stack_estimate >= 64 * JOIN_FRAME_BYTES as u64, "{a}");
     check_aggregation("nqueens", P, &a);
@@ -124,11 +126,12 @@ fn alignment_is_loop_like() {
     // effort lands in the coarse band, so CF'17's policy tree picks PF.
     assert!(analysis::is_coarse(a.effort), "{a}");
     assert_eq!(cf17.queue_policy, QueuePolicy::PF, "{a}");
-    // Calibrated (`PARAMS`): BF; the kernel's work is visible (effort > 4):
-    // capacity 4, not the loop rule's 128; buckets as CF'17 (ρ = 0: 97).
+    // Calibrated (`PARAMS`): effort ≈ 5.9M ≥ 7667: visible work, DEF/8 (not
+    // the loop rule's 128); buckets as CF'17 (ρ = 0: 97).
     const P: Params = alignment::PARAMS;
-    assert_eq!(P.queue_policy, QueuePolicy::InsertBackStealFront, "{a}");
-    assert_eq!(P.queue_capacity, 4, "{a}");
+    assert!(a.effort >= analysis::calibrated::VISIBLE_EFFORT_MIN, "{a}");
+    assert_eq!(P.queue_policy, QueuePolicy::DEF, "{a}");
+    assert_eq!(P.queue_capacity, 8, "{a}");
     assert_eq!(P.dependency_buckets, 97, "ρ = 0");
     check_aggregation("alignment", P, &a);
 }

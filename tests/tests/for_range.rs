@@ -15,7 +15,7 @@
 //! * a `#[task_program]` module using both forms compiles (its imports stay
 //!   used: `deny(unused_imports)`), runs on its own `PARAMS` and analysed
 //!   stack size, and its `ANALYSIS` shows range-loop sites, λ ≥ 1, CF'17's
-//!   loop capacity 128 and the calibrated trees' capacity 4 (`PARAMS`).
+//!   loop capacity 128 and the calibrated trees' BF/32 (`PARAMS`).
 
 use prescient::__private::JOIN_FRAME_BYTES;
 use prescient::analysis::{SiteKind, Trees};
@@ -282,15 +282,15 @@ fn an_annotated_range_loop_is_loop_parallelism() {
     assert_eq!(cf17.queue_capacity, 128, "ρ = 0, λ > 0: the loop capacity");
     assert_eq!(cf17.queue_policy, QueuePolicy::DEF, "effort <= 1M");
     assert_eq!(cf17.dependency_buckets, 97);
-    // The calibrated trees (`PARAMS`): BF for every program; the bodies'
-    // work is visible (effort > 4): capacity 4; buckets as CF'17 (ρ = 0).
+    // The calibrated trees (`PARAMS`): effort < 7667: fine or opaque tasks,
+    // BF/32; buckets as CF'17 (ρ = 0).
     assert_eq!(P, a.params_with(Trees::Calibrated));
     assert!(
-        a.effort > prescient::analysis::calibrated::OPAQUE_EFFORT_MAX,
+        a.effort < prescient::analysis::calibrated::VISIBLE_EFFORT_MIN,
         "{report}"
     );
     assert_eq!(P.queue_policy, QueuePolicy::InsertBackStealFront);
-    assert_eq!(P.queue_capacity, 4, "{report}");
+    assert_eq!(P.queue_capacity, 32, "{report}");
     assert_eq!(P.dependency_buckets, 97);
     // The body runs below up to 64 splitting joins, charged to the stack.
     assert!(

@@ -23,9 +23,8 @@
 //! analysis counts 100 iterations each; the nested loops of the forward pass
 //! and of `diff` put a task's effort at a few million operations, in the
 //! 1M–1T coarse band, so CF'17's policy tree would pick `PF`. The calibrated
-//! trees (`PARAMS`) give `BF` (every program) and capacity 4 (the analysis
-//! sees the kernel's work: effort above 4), with the same 97 buckets. The
-//! `diff` recursion calls
+//! trees (`PARAMS`) give `DEF` and capacity 8 (effort ≈ 5.9M ≥ 7667: visible
+//! work, DEF/8), with the same 97 buckets. The `diff` recursion calls
 //! methods on values and macros, which the analysis cannot see, so its stack
 //! estimate falls back to the conservative 8 MiB (the runtime's default).
 //!

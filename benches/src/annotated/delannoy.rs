@@ -31,8 +31,8 @@
 //! CF'17's decision trees would give queue policy `DEF` (ρ = 3 ≤ 5, effort
 //! ≤ 1M), queue capacity 4 (ρ > 0, fine-grained) and 256019 dependency
 //! buckets (ρ > 0): the recursive class of fib. The calibrated trees
-//! (`PARAMS`) give `BF` (every program), capacity 4 (effort 13 > 4: the
-//! analysis sees the work) and the same buckets. The recursion decrements its
+//! (`PARAMS`) give `BF`, capacity 32 (effort 13 < 7667: fine or opaque
+//! tasks, BF/32) and the same buckets. The recursion decrements its
 //! arguments (`m + n` levels deep), a depth the analysis cannot bound, so the
 //! stack estimate is the conservative 8 MiB (the runtime's default), as for
 //! fib.

@@ -47,8 +47,8 @@
 //! iterations), far below the 1M-operation coarse band. Both sets of
 //! decision trees give what they give fib: CF'17's queue policy `DEF`
 //! (ρ = 2 ≤ 5, fine-grained), queue capacity 4 and 256019 dependency buckets
-//! (ρ > 0); the calibrated trees' (`PARAMS`) `BF` (every program), capacity
-//! 4 (effort 7 > 4: the analysis sees the work) and the same buckets. Unlike
+//! (ρ > 0); the calibrated trees' (`PARAMS`) `BF`, capacity 32 (effort 7 <
+//! 7667: fine or opaque tasks, BF/32) and the same buckets. Unlike
 //! fib the recursion depth is bounded: every recursive call passes its length
 //! parameter halved (`fft_aux(n / 2, …)`) and the recursive functions make no
 //! call the analysis cannot see, so the stack estimate is the frames of at

@@ -11,8 +11,8 @@
 //! 1M-operation coarse band. CF'17's decision trees would give queue policy
 //! `DEF` (ρ = 2 ≤ 5, effort ≤ 1M), queue capacity 4 (ρ > 0, fine-grained)
 //! and 256019 dependency buckets (ρ > 0); the calibrated trees (`PARAMS`)
-//! give `BF` (every program), capacity 4 (effort 6 > 4: the analysis sees
-//! the work) and the same buckets. The recursion `fib(n - 1)` is `n`
+//! give `BF`, capacity 32 (effort 6 < 7667: fine or opaque tasks, BF/32)
+//! and the same buckets. The recursion `fib(n - 1)` is `n`
 //! levels deep, a depth the analysis cannot bound, so the stack estimate is
 //! the conservative 8 MiB (the runtime's default) rather than a guess.
 //!

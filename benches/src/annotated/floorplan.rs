@@ -43,9 +43,8 @@
 //! operations, below the 1M coarse band: mostly [`tasks::lay_down`]'s two
 //! nested loops, whose run-time bounds count 100 iterations each, plus the
 //! recursive call and the bound test), capacity 4 and 256019 dependency
-//! buckets. The calibrated trees (`PARAMS`) give `BF` (every program),
-//! capacity 4 (the analysis sees the work: effort above 4) and the same
-//! buckets. The recursion's depth (the
+//! buckets. The calibrated trees (`PARAMS`) give `DEF`, capacity 8 (effort
+//! 50539 ≥ 7667: visible work, DEF/8) and the same buckets. The recursion's depth (the
 //! number of cells, read from the input) is not bounded by the analysis, so
 //! the stack estimate is the conservative 8 MiB (the runtime's default).
 //!

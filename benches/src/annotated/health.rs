@@ -38,10 +38,9 @@
 //! the task body is the one recursive call `sim_village(child, sim)`, an
 //! effort of 2, since the analysis does not count into a recursion; the
 //! village's own list work is done by the spawning context), capacity 4 and
-//! 256019 dependency buckets. The calibrated trees (`PARAMS`) give `BF`
-//! (every program) and, since an effort of 2 ≤ 4 means the analysis saw
-//! none of the task's real work, the opaque tasks' capacity 128, with the
-//! same buckets. The
+//! 256019 dependency buckets. The calibrated trees (`PARAMS`) give `BF` and
+//! capacity 32 (effort 2 < 7667: fine or opaque tasks, BF/32 — the analysis
+//! saw none of the task's real work), with the same buckets. The
 //! recursion's depth (the tree's levels, from the input) is not bounded by
 //! the analysis: the conservative 8 MiB stack.
 //!

@@ -46,8 +46,8 @@
 //! plus a few comparisons and a division, a tiny effort. CF'17's decision
 //! trees would give `DEF` (ρ ≤ 5, effort ≤ 1M), capacity 4 and 256019
 //! dependency buckets: the recursive class of fib. The calibrated trees
-//! (`PARAMS`) give `BF` (every program), capacity 4 (effort 6 > 4: the
-//! analysis sees the work) and the same buckets. The recursion walks down the
+//! (`PARAMS`) give `BF`, capacity 32 (effort 6 < 7667: fine or opaque
+//! tasks, BF/32) and the same buckets. The recursion walks down the
 //! item slice, a depth the analysis cannot bound, so the stack estimate is
 //! the conservative 8 MiB.
 //!

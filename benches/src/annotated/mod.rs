@@ -13,24 +13,25 @@
 //! The table gives each set of decision trees' queue policy/capacity:
 //! CF'17's (`ANALYSIS.params_with(Trees::Cf17)`, what
 //! `#[task_program(trees = cf17)]` would give) and the calibrated ones
-//! (`PARAMS`, the default: `BF` always, capacity 128 where the task effort is
-//! at most 4, i.e. the tasks are opaque calls, else 4). Both give 256019
-//! dependency buckets if ρ > 0, else 97, and the analysed stack size.
+//! (`PARAMS`, the default: `DEF`/8 where the task effort is at least 7667,
+//! i.e. the analysis sees real work in the tasks, else `BF`/32 for fine or
+//! opaque tasks). Both give 256019 dependency buckets if ρ > 0, else 97, and
+//! the analysed stack size.
 //!
 //! | program | parallel structure | CF'17 classification | CF'17 trees | calibrated trees (`PARAMS`) |
 //! |---|---|---|---|---|
-//! | [`fib`] | join at every level | recursive, ρ = 2, λ = 0, tiny effort | `DEF`/4 | `BF`/4 |
-//! | [`nqueens`] | scope spawn per column in a loop, recursing | recursive, ρ = 1, λ = 1 | `DEF`/4 | `BF`/4 |
-//! | [`alignment`] | scope spawn per sequence pair in a loop | loop-like, ρ = 0, λ = 1 | `PF`/128 | `BF`/4 |
-//! | [`delannoy`] | three-way fork (nested joins) at every level | recursive, ρ = 3, λ = 0, tiny effort | `DEF`/4 | `BF`/4 |
-//! | [`fft`] | join of the half transforms and over the combine loop | recursive, ρ = 2, λ = 0 | `DEF`/4 | `BF`/4 |
-//! | [`sort`] | four quarter sorts in a scope, joins in the merges | recursive, ρ = 2, λ = 0 | `DEF`/4 | `BF`/4 |
-//! | [`strassen`] | seven products in a scope | recursive, ρ = 7, λ = 0 | `PF`/4 | `BF`/128 |
-//! | [`knapsack`] | branch and bound, a join of the two branches at every node | recursive, ρ = 2, λ = 0, tiny effort | `DEF`/4 | `BF`/4 |
-//! | [`uts`] | scope spawn per child in a loop, recursing | recursive, ρ = 1, λ = 1 | `DEF`/4 | `BF`/128 |
-//! | [`floorplan`] | scope spawn per shape and position in a loop, recursing | recursive, ρ = 1, λ = 1 | `DEF`/4 | `BF`/4 |
-//! | [`health`] | scope spawn per child village in a loop, recursing | recursive, ρ = 1, λ = 1 | `DEF`/4 | `BF`/128 |
-//! | [`sparselu`] | per diagonal block, two scopes of spawns in loops (fwd/bdiv, then bmod) | loop-like, ρ = 0, λ = 3 | `DEF`/128 | `BF`/4 |
+//! | [`fib`] | join at every level | recursive, ρ = 2, λ = 0, tiny effort | `DEF`/4 | `BF`/32 |
+//! | [`nqueens`] | scope spawn per column in a loop, recursing | recursive, ρ = 1, λ = 1 | `DEF`/4 | `DEF`/8 |
+//! | [`alignment`] | scope spawn per sequence pair in a loop | loop-like, ρ = 0, λ = 1 | `PF`/128 | `DEF`/8 |
+//! | [`delannoy`] | three-way fork (nested joins) at every level | recursive, ρ = 3, λ = 0, tiny effort | `DEF`/4 | `BF`/32 |
+//! | [`fft`] | join of the half transforms and over the combine loop | recursive, ρ = 2, λ = 0 | `DEF`/4 | `BF`/32 |
+//! | [`sort`] | four quarter sorts in a scope, joins in the merges | recursive, ρ = 2, λ = 0 | `DEF`/4 | `BF`/32 |
+//! | [`strassen`] | seven products in a scope | recursive, ρ = 7, λ = 0 | `PF`/4 | `BF`/32 |
+//! | [`knapsack`] | branch and bound, a join of the two branches at every node | recursive, ρ = 2, λ = 0, tiny effort | `DEF`/4 | `BF`/32 |
+//! | [`uts`] | scope spawn per child in a loop, recursing | recursive, ρ = 1, λ = 1 | `DEF`/4 | `BF`/32 |
+//! | [`floorplan`] | scope spawn per shape and position in a loop, recursing | recursive, ρ = 1, λ = 1 | `DEF`/4 | `DEF`/8 |
+//! | [`health`] | scope spawn per child village in a loop, recursing | recursive, ρ = 1, λ = 1 | `DEF`/4 | `BF`/32 |
+//! | [`sparselu`] | per diagonal block, two scopes of spawns in loops (fwd/bdiv, then bmod) | loop-like, ρ = 0, λ = 3 | `DEF`/128 | `BF`/32 |
 //!
 //! [`PROGRAMS`] lists every annotated program of this crate with its analysis
 //! and parameters: the rows of `cargo run --release -p prescient-examples

@@ -17,9 +17,9 @@
 //! queue capacity tree (128 for ρ = 0, λ > 0) does not apply: nqueens is
 //! classified as a *recursive* program, like fib, and CF'17's trees would
 //! give `DEF` (ρ = 1 ≤ 5 and an effort below the 1M coarse band), capacity 4
-//! and 256019 dependency buckets. The calibrated trees (`PARAMS`) give `BF`
-//! (every program), capacity 4 (the analysis sees the board checks: effort
-//! above 4) and the same buckets.
+//! and 256019 dependency buckets. The calibrated trees (`PARAMS`) give `DEF`
+//! and capacity 8 (effort 333959 ≥ 7667: visible work, DEF/8 — the analysis
+//! sees the board checks) and the same buckets.
 //!
 //! How this compares with CF'17 Table 3, as far as we can tell without the
 //! table's figures at hand: BOTS' nqueens spawns its tasks in a loop *and*

@@ -70,8 +70,8 @@
 //! queue policy `DEF` (ρ ≤ 5, effort ≤ 1M), queue capacity 4 (ρ > 0,
 //! fine-grained) and 256019 dependency buckets: the recursive class of fib.
 //! (`cilksort` on its own, ρ = 6 > 5, would get `PF`.) The calibrated trees
-//! (`PARAMS`) give `BF` (every program), capacity 4 (effort above 4: the
-//! analysis sees the work) and the same buckets. The real leaf tasks are
+//! (`PARAMS`) give `BF`, capacity 32 (effort 1163 < 7667: fine or opaque
+//! tasks, BF/32) and the same buckets. The real leaf tasks are
 //! coarser than the estimate (a quicksort of up to 2047 keys, a merge of a
 //! few thousand), but still well below the 1M-operation coarse band. Both
 //! recursions work on slices through method calls the analysis cannot see

@@ -53,9 +53,8 @@
 //! `bmod`'s triple loop would put the effort in the 1M–1T coarse band — about
 //! 12 million operations, tried — and the policy would be `PF`; the capacity
 //! and buckets would not change). The calibrated trees (`PARAMS`) give `BF`
-//! (every program) and capacity 4: the mean effort, 12, is above their opaque
-//! threshold of 4, so they do not treat these tasks as opaque although their
-//! kernels are hidden; buckets 97 as CF'17. No recursion, so the stack
+//! and capacity 32 (effort 12 < 7667: fine or opaque tasks, BF/32 — the
+//! kernels are hidden from the analysis); buckets 97 as CF'17. No recursion, so the stack
 //! estimate is the frames of `sparselu` and of its tasks with the runtime's
 //! spawn frames (about 31 KiB in either profile): a 32 KiB stack, not the
 //! conservative 8 MiB.

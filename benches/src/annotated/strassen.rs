@@ -49,9 +49,9 @@
 //! strassen queue policy `PF` because of its recursion (alignment gets it for
 //! its coarse effort); the tasks themselves are small (a call), so the
 //! capacity would be 4, and ρ > 0 gives 256019 dependency buckets. The
-//! calibrated trees (`PARAMS`) give `BF` (every program) and, since the
-//! effort of 3 ≤ 4 means the analysis saw only the product calls, the opaque
-//! tasks' capacity 128, with the same buckets. The stack estimate is
+//! calibrated trees (`PARAMS`) give `BF` and capacity 32 (effort 3 < 7667:
+//! fine or opaque tasks, BF/32 — the analysis saw only the product calls),
+//! with the same buckets. The stack estimate is
 //! the conservative 8 MiB (the runtime's default), although every recursive
 //! call halves the size (`strassen(n / 2, …)`): the analyzer lowers the call
 //! of [`prescient::scope`] itself as a call it cannot see, and such a call

@@ -42,9 +42,8 @@
 //! classified as recursive, and CF'17's trees would give `DEF` (ρ ≤ 5 and a
 //! small effort: the SHA-1 work sits in [`child`], outside the module, an
 //! opaque call to the analysis), capacity 4 and 256019 dependency buckets.
-//! The calibrated trees (`PARAMS`) give `BF` (every program) and, for that
-//! opaque effort of 4 (≤ 4, at their threshold), capacity 128, with the
-//! same buckets. The recursion follows the tree's
+//! The calibrated trees (`PARAMS`) give `BF` and capacity 32 (effort 4 <
+//! 7667: fine or opaque tasks, BF/32), with the same buckets. The recursion follows the tree's
 //! depth (1572 levels for `test.input`), which the analysis cannot bound, so
 //! the stack estimate is the conservative 8 MiB.
 //!

@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 /// The loop kernel, analysed: a program whose only parallelism is one
 /// `for_range` (ρ = 0, λ = 1). CF'17's trees would give it `DEF`, capacity
 /// 128 (loop parallelism); `PARAMS` are the calibrated trees' choice, `BF`,
-/// capacity 4 (the analysis sees `work`'s loop: effort above 4).
+/// capacity 32 (effort below 7667: fine or opaque tasks, BF/32).
 #[prescient::task_program]
 mod kernel {
     use prescient::for_range;
@@ -343,7 +343,7 @@ fn fmt(d: Duration) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use prescient::analysis::calibrated::OPAQUE_EFFORT_MAX;
+    use prescient::analysis::calibrated::VISIBLE_EFFORT_MIN;
     use prescient::analysis::Trees;
 
     fn parse(s: &str, env: Option<&str>) -> Result<Option<Options>, String> {
@@ -374,15 +374,15 @@ mod tests {
         let cf17 = a.params_with(Trees::Cf17);
         assert_eq!(cf17.queue_capacity, 128);
         assert_eq!(cf17.queue_policy, QueuePolicy::DEF);
-        // The calibrated trees (`PARAMS`): BF for every program; `work`'s
-        // loop is visible (effort > 4): capacity 4; ρ = 0: 97 buckets.
+        // The calibrated trees (`PARAMS`): effort < 7667: fine or opaque
+        // tasks, BF/32; ρ = 0: 97 buckets.
         assert_eq!(kernel::PARAMS, a.params());
-        assert!(a.effort > OPAQUE_EFFORT_MAX, "{a}");
+        assert!(a.effort < VISIBLE_EFFORT_MIN, "{a}");
         assert_eq!(
             kernel::PARAMS.queue_policy,
             QueuePolicy::InsertBackStealFront
         );
-        assert_eq!(kernel::PARAMS.queue_capacity, 4);
+        assert_eq!(kernel::PARAMS.queue_capacity, 32);
         assert_eq!(kernel::PARAMS.dependency_buckets, 97);
         let out: Vec<AtomicU64> = (0..100).map(|_| AtomicU64::new(0)).collect();
         kernel::run(&out, 7, 3);

@@ -458,9 +458,9 @@ mod tests {
             .contains("context fib: rho = 2, lambda = 0, effort = 12, stack = 30000 B, sites #0"));
         assert!(text.contains("site #0 join in fib at src/lib.rs:7:9: effort 12"));
         // Both trees' choices, the default (calibrated, `PARAMS`) first.
-        // Calibrated: BF for every program; effort 12 > 4 (the analysis sees
-        // the work): capacity 4; ρ = 2 > 0: 256019 buckets; 30000 B -> 32 KiB.
-        let calibrated = "  params (calibrated trees): queue policy BF, queue capacity 4, \
+        // Calibrated: effort 12 < 7667: fine or opaque tasks, BF/32; ρ = 2 > 0:
+        // 256019 buckets; 30000 B -> 32 KiB.
+        let calibrated = "  params (calibrated trees): queue policy BF, queue capacity 32, \
                           dependency buckets 256019, stack size 32768\n";
         // CF'17: ρ = 2 ≤ 5 and effort ≤ 1M: DEF; capacity 4 (effort ≤ 1M).
         let cf17 = "  params (CF'17 trees): queue policy DEF, queue capacity 4, \
