@@ -325,6 +325,23 @@ pub fn render_idle(idle: &[IdleOutcome]) -> String {
     out
 }
 
+/// A run's [`Counters`](prescient::Counters) as a JSON object, each field
+/// under its [`Counters::NAMES`](prescient::Counters::NAMES) name, with a
+/// leading `"runs"` field when `runs` is given; `null` for `None` (a runner
+/// that is not Prescient).
+pub fn counters_json(counters: Option<&prescient::Counters>, runs: Option<u64>) -> String {
+    let Some(counters) = counters else {
+        return "null".to_string();
+    };
+    let mut fields: Vec<String> = runs.map(|n| format!("\"runs\": {n}")).into_iter().collect();
+    fields.extend(
+        counters
+            .iter()
+            .map(|(name, value)| format!("\"{name}\": {value}")),
+    );
+    format!("{{{}}}", fields.join(", "))
+}
+
 /// A JSON string literal.
 pub fn json_string(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
@@ -417,16 +434,7 @@ pub fn json(machine: &Machine, options: &Options, table: &Table, idle: &[IdleOut
                     json_number(row.vs_rayon),
                     json_number(row.vs_chili),
                 );
-                match &r.counters {
-                    Some(c) => {
-                        let _ = write!(out, "{{\"runs\": {}", r.runs());
-                        for (name, value) in c.iter() {
-                            let _ = write!(out, ", \"{name}\": {value}");
-                        }
-                        out.push('}');
-                    }
-                    None => out.push_str("null"),
-                }
+                out.push_str(&counters_json(r.counters.as_ref(), Some(r.runs())));
             }
             Err(e) => {
                 let _ = write!(out, "\"ok\": false, \"error\": {}", json_string(e));
@@ -512,6 +520,22 @@ mod tests {
                 result: Err("boom".into()),
             },
         ]
+    }
+
+    #[test]
+    fn counters_as_json() {
+        assert_eq!(counters_json(None, Some(3)), "null");
+        let c = prescient::Counters::default();
+        let with_runs = counters_json(Some(&c), Some(3));
+        assert!(with_runs.starts_with("{\"runs\": 3, "), "{with_runs}");
+        let without = counters_json(Some(&c), None);
+        assert!(without.starts_with(&format!("{{\"{}\": 0", prescient::Counters::NAMES[0])));
+        // Valid JSON with one field per counter (plus `runs`).
+        let v: serde_json::Value = serde_json::from_str(&with_runs).unwrap();
+        assert_eq!(
+            v.as_object().unwrap().len(),
+            prescient::Counters::NAMES.len() + 1
+        );
     }
 
     #[test]

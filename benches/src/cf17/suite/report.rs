@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use super::child::{ChildResult, Outcome};
 use super::{params_text, Options, Runner};
 use crate::suite::machine::Machine;
-use crate::suite::report::{format_ns, json_number, json_string};
+use crate::suite::report::{counters_json, format_ns, json_number, json_string};
 
 /// The counters shown per timed run: (name in [`prescient::Counters`],
 /// column heading).
@@ -459,18 +459,7 @@ pub fn json(machine: &Machine, options: &Options, table: &Table) -> String {
                     json_number(row.speedup),
                     json_number(row.def_over_t),
                 );
-                match &r.counters {
-                    Some(c) => {
-                        out.push('{');
-                        let fields: Vec<String> = c
-                            .iter()
-                            .map(|(name, value)| format!("\"{name}\": {value}"))
-                            .collect();
-                        out.push_str(&fields.join(", "));
-                        out.push('}');
-                    }
-                    None => out.push_str("null"),
-                }
+                out.push_str(&counters_json(r.counters.as_ref(), None));
             }
             Err(e) => {
                 let _ = write!(out, "\"ok\": false, \"error\": {}", json_string(e));
