@@ -103,6 +103,17 @@ struct ThiefSignals {
     hungry: AtomicBool,
 }
 
+impl ThiefSignals {
+    /// Raises the `hungry` flag, as a thief that found the deque empty does.
+    /// Read first, so that thieves do not keep writing a line the owner reads
+    /// on every join.
+    fn ask_for_work(&self) {
+        if !self.hungry.load(Ordering::Relaxed) {
+            self.hungry.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
 /// User callbacks.
 #[derive(Default)]
 pub(crate) struct Handlers {
@@ -209,6 +220,20 @@ impl Registry {
         }
     }
 
+    /// Wakes one sleeping worker if workers sleep and none is awake and idle
+    /// (rayon's rule): an awake idle worker finds new work by itself. Best
+    /// effort, without a fence, for the hot paths that call it (`push`, and a
+    /// worker taking an injected or stolen job): a wake-up missed here costs
+    /// parallelism, never progress.
+    #[inline]
+    pub(crate) fn wake_one_if_none_idle(&self) {
+        if self.sleepers.load(Ordering::Relaxed) != 0
+            && self.idle_spinning.load(Ordering::Relaxed) == 0
+        {
+            self.wake_one_sleeper();
+        }
+    }
+
     /// Tells the workers to finish every task and exit, and wakes them.
     pub(crate) fn terminate(&self) {
         self.terminate.store(true, Ordering::SeqCst);
@@ -267,15 +292,8 @@ impl Registry {
                         return Some(job);
                     }
                     Steal::Retry => retry = true,
-                    Steal::Empty => {
-                        // Ask the victim for its latent work. Read first, so
-                        // that thieves do not keep writing a line the victim
-                        // reads on every join.
-                        let hungry = &self.workers[victim].signals.hungry;
-                        if !hungry.load(Ordering::Relaxed) {
-                            hungry.store(true, Ordering::Relaxed);
-                        }
-                    }
+                    // Ask the victim for its latent work.
+                    Steal::Empty => self.workers[victim].signals.ask_for_work(),
                 }
             }
             if !retry {
@@ -306,8 +324,8 @@ impl Registry {
     /// is written, so a flag already up costs no cache-line transfer.
     fn ask_for_latent_work(&self, thief: usize) {
         for (index, info) in self.workers.iter().enumerate() {
-            if index != thief && !info.signals.hungry.load(Ordering::Relaxed) {
-                info.signals.hungry.store(true, Ordering::Relaxed);
+            if index != thief {
+                info.signals.ask_for_work();
             }
         }
     }
@@ -554,13 +572,9 @@ impl WorkerThread {
         self.deque.push(job);
         self.local_len.set(self.local_len.get() + 1);
         bump(&self.counters().spawns);
-        // Best effort without a fence on this hot path: a wake-up missed here
-        // costs parallelism, never progress (the owner runs its own deque).
-        if self.registry.sleepers.load(Ordering::Relaxed) != 0
-            && self.registry.idle_spinning.load(Ordering::Relaxed) == 0
-        {
-            self.registry.wake_one_sleeper();
-        }
+        // A missed wake-up costs parallelism, never progress: the owner runs
+        // its own deque.
+        self.registry.wake_one_if_none_idle();
     }
 
     fn note_taken(&self) {
@@ -783,11 +797,7 @@ impl WorkerThread {
     /// sleeps and none spins.
     #[inline]
     fn keep_a_thief_looking(&self) {
-        if self.registry.sleepers.load(Ordering::Relaxed) != 0
-            && self.registry.idle_spinning.load(Ordering::Relaxed) == 0
-        {
-            self.registry.wake_one_sleeper();
-        }
+        self.registry.wake_one_if_none_idle();
     }
 
     /// At the live-stack cap: wait for a ready fiber up to `CAP_GRACE`.
