@@ -142,3 +142,14 @@ pub const PROGRAMS: &[AnnotatedProgram] = &[
         params: sparselu::PARAMS,
     },
 ];
+
+/// The program of [`PROGRAMS`] called `name`.
+///
+/// # Errors
+/// If [`PROGRAMS`] does not list it.
+pub fn find(name: &str) -> Result<&'static AnnotatedProgram, String> {
+    PROGRAMS
+        .iter()
+        .find(|p| p.name == name)
+        .ok_or_else(|| format!("`{name}` is not in annotated::PROGRAMS"))
+}

@@ -270,7 +270,6 @@ fn thresholds(sweeps: &[&ProgramSweep], feature: Feature) -> Vec<u64> {
             Feature::Effort => ((w[0] as f64) * (w[1] as f64)).sqrt() as u64,
             Feature::Rho | Feature::Lambda => w[0],
         })
-        .map(|t| t.max(values[0]))
         .collect()
 }
 
@@ -340,7 +339,7 @@ pub fn synthetic_analysis(features: Features, stack: u64) -> ProgramAnalysis {
 
 /// The grid configuration the runtime's `trees` choose for `sweep`'s program.
 pub fn runtime_choice(sweep: &ProgramSweep, trees: Trees) -> Option<Config> {
-    let analysis = super::sweep::annotated(&sweep.program).ok()?.analysis;
+    let analysis = crate::annotated::find(&sweep.program).ok()?.analysis;
     Config::of(analysis.params_with(trees), analysis.stack_size)
 }
 

@@ -39,7 +39,7 @@ use prescient::analysis::ProgramAnalysis;
 use prescient::{Params, QueuePolicy, Runtime, MAX_STACK_SIZE};
 
 use super::{workloads, Size, Workload};
-use crate::annotated::{AnnotatedProgram, PROGRAMS};
+use crate::annotated;
 use crate::cli::{self, Args, Parsed, THREADS_ENV};
 use crate::suite::child::{steady_allocator, LineFields};
 use crate::suite::machine::Machine;
@@ -412,14 +412,6 @@ pub fn read_dir(dir: &Path) -> Result<Vec<ProgramSweep>, String> {
     Ok(sweeps)
 }
 
-/// The annotated program called `name`.
-pub fn annotated(name: &str) -> Result<&'static AnnotatedProgram, String> {
-    PROGRAMS
-        .iter()
-        .find(|p| p.name == name)
-        .ok_or_else(|| format!("`{name}` is not an annotated program"))
-}
-
 /// The grid less the [`StackChoice::Analysed`] points when `analysed_stack`
 /// is 8 MiB, in grid order.
 pub fn distinct_configs(analysed_stack: usize) -> Vec<Config> {
@@ -503,7 +495,7 @@ pub fn child_main(program: &str, threads: usize, reps: usize, size: Size) -> i32
 }
 
 fn child(program: &str, threads: usize, reps: usize, size: Size) -> Result<(), String> {
-    let annotated = annotated(program)?;
+    let annotated = annotated::find(program)?;
     let work: Workload = workloads::prepare(program, size)?;
     let (seq_best, _) = best_and_median(&mut timed_runs(reps, || (work.seq)())?);
     println!("{SEQ_PREFIX} best_s={seq_best} input={}", work.input);
@@ -599,11 +591,7 @@ pub fn parse_options(
                 programs = list
                     .split(',')
                     .map(|name| {
-                        workloads::NAMES
-                            .iter()
-                            .copied()
-                            .find(|n| *n == name.trim())
-                            .ok_or_else(|| format!("--only: unknown program `{name}`"))
+                        workloads::known_name(name.trim()).map_err(|e| format!("--only: {e}"))
                     })
                     .collect::<Result<_, _>>()?;
             }
@@ -685,7 +673,7 @@ fn sweep_program(
     options: &SweepOptions,
     machine: &Machine,
 ) -> Result<ProgramSweep, String> {
-    let analysis = annotated(program)?.analysis;
+    let analysis = annotated::find(program)?.analysis;
     let mut sweep = ProgramSweep {
         program: program.to_string(),
         input: String::new(),
@@ -737,7 +725,7 @@ fn sweep_program(
 /// choice's times over the best.
 pub fn summary(sweep: &ProgramSweep) -> String {
     let mut out = String::new();
-    let cf17 = annotated(&sweep.program).ok().and_then(|p| {
+    let cf17 = annotated::find(&sweep.program).ok().and_then(|p| {
         Config::of(
             prescient::analysis::decide_with(&p.analysis, prescient::analysis::Trees::Cf17),
             p.analysis.stack_size,
@@ -787,7 +775,7 @@ mod tests {
 
     #[test]
     fn a_program_with_an_8_mib_analysed_stack_measures_half_the_grid() {
-        let fib = annotated("fib").unwrap();
+        let fib = annotated::find("fib").unwrap();
         let order = child_order(&fib.analysis);
         if fib.analysis.stack_size == MAX_STACK_SIZE {
             assert_eq!(order.len(), 96);

@@ -121,6 +121,19 @@ pub const QUICK_HEALTH_STEPS: i32 = 5;
 /// sequentially.
 pub const QUICK_SPARSELU_NB: usize = 8;
 
+/// The entry of [`NAMES`] spelled `name`: how the command lines turn a
+/// program name into one.
+///
+/// # Errors
+/// If no program is called that, naming the known ones.
+pub fn known_name(name: &str) -> Result<&'static str, String> {
+    NAMES
+        .iter()
+        .copied()
+        .find(|&n| n == name)
+        .ok_or_else(|| format!("unknown program `{name}` (known: {})", NAMES.join(", ")))
+}
+
 /// Times `run` and checks its result with `check` after the clock stops.
 fn timed<T>(run: impl FnOnce() -> T, check: impl FnOnce(T) -> Result<(), String>) -> Timed {
     let start = Instant::now();

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::Runner;
-use crate::cf17::workloads::NAMES;
+use crate::cf17::workloads::{known_name, NAMES};
 use crate::cf17::Size;
 use crate::cli::{self, Parsed};
 
@@ -167,15 +167,6 @@ pub const fn default_timeout(size: Size) -> Duration {
     }
 }
 
-/// The program of [`NAMES`] called `name`.
-fn program(name: &str) -> Result<&'static str, String> {
-    NAMES
-        .iter()
-        .copied()
-        .find(|&n| n == name)
-        .ok_or_else(|| format!("unknown program `{name}` (known: {})", NAMES.join(", ")))
-}
-
 fn runner(name: &str) -> Result<Runner, String> {
     Runner::parse(name).ok_or_else(|| format!("unknown runner `{name}`"))
 }
@@ -243,7 +234,7 @@ pub fn parse(
                 )?;
             }
             "--reps" => reps = Some(args.positive(flag)?),
-            "--only" => programs = parse_list(&args.value(flag)?, &NAMES, program, "program")?,
+            "--only" => programs = parse_list(&args.value(flag)?, &NAMES, known_name, "program")?,
             "--runners" => {
                 runners = parse_list(&args.value(flag)?, &Runner::ALL, runner, "runner")?
             }
@@ -259,7 +250,7 @@ pub fn parse(
                 timeout = Some(Duration::from_secs_f64(secs));
             }
             "--child" => {
-                let p = program(&args.value(flag)?)?;
+                let p = known_name(&args.value(flag)?)?;
                 let r = runner(&args.positional(flag)?)?;
                 let t = cli::parse_count(&args.positional(flag)?)
                     .map_err(|e| format!("{flag}: {e}"))?;

@@ -78,7 +78,7 @@ use std::path::Path;
 
 use prescient::Params;
 
-use crate::annotated::{AnnotatedProgram, PROGRAMS};
+use crate::annotated::AnnotatedProgram;
 use crate::cf17::workloads;
 use crate::cf17::Size;
 use crate::suite::machine::Machine;
@@ -149,10 +149,7 @@ impl Runner {
     /// If `tuned` or `cf17` is asked for a program that
     /// [`crate::annotated::PROGRAMS`] does not list.
     pub fn params(self, program: &str) -> Result<Option<Params>, String> {
-        let annotated = || {
-            annotated_program(program)
-                .ok_or_else(|| format!("`{program}` is not in annotated::PROGRAMS"))
-        };
+        let annotated = || crate::annotated::find(program);
         Ok(match self {
             Runner::Default => Some(Params::DEFAULT),
             Runner::Tuned => Some(annotated()?.params),
@@ -166,11 +163,6 @@ impl fmt::Display for Runner {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
     }
-}
-
-/// The annotated program named `name`, if [`PROGRAMS`] lists it.
-pub fn annotated_program(name: &str) -> Option<&'static AnnotatedProgram> {
-    PROGRAMS.iter().find(|p| p.name == name)
 }
 
 /// The parameters CF'17's decision trees (§3.3.4) choose for `program` from
@@ -353,7 +345,7 @@ mod tests {
 
     #[test]
     fn params_per_runner() {
-        let fib = annotated_program("fib").unwrap();
+        let fib = crate::annotated::find("fib").unwrap();
         assert_eq!(Runner::Default.params("fib"), Ok(Some(Params::DEFAULT)));
         assert_eq!(Runner::Tuned.params("fib"), Ok(Some(fib.params)));
         assert_eq!(Runner::Cf17.params("fib"), Ok(Some(cf17_params(fib))));
@@ -362,7 +354,7 @@ mod tests {
         assert!(Runner::Tuned.params("nope").is_err());
         for program in workloads::NAMES {
             assert!(
-                annotated_program(program).is_some(),
+                crate::annotated::find(program).is_ok(),
                 "{program} has no annotated program"
             );
         }
