@@ -85,9 +85,23 @@ impl<T: 'static> LockedGraph<T> {
         }
     }
 
-    /// Marks a handed-out task done and frees its node and its region-table
-    /// references — what a worker does when a task finishes, in one lock
-    /// round trip. Successors it releases go to `ready`.
+    /// `done task`: marks a handed-out task done; successors it releases go
+    /// to `ready`.
+    pub(crate) fn done_task(&self, id: TaskId, ready: &mut ReadyList<T>) {
+        let result = self.graph.lock().done_task(id, ready);
+        result.unwrap_or_else(|error| fatal(error));
+    }
+
+    /// `delete task`: frees a done task's node and its region-table
+    /// references.
+    pub(crate) fn delete_task(&self, id: TaskId) {
+        let result = self.graph.lock().delete_task(id);
+        result.unwrap_or_else(|error| fatal(error));
+    }
+
+    /// `done task` then `delete task` in one lock round trip — what a worker
+    /// does when it finishes a task and executes both requests itself.
+    /// Successors it releases go to `ready`.
     pub(crate) fn finish_task(&self, id: TaskId, ready: &mut ReadyList<T>) {
         let result = {
             let mut graph = self.graph.lock();
