@@ -120,6 +120,26 @@ define_counters! {
     /// thief's request, or before its task suspended (the other joins ran
     /// both halves without touching the deque). Also counted in `spawns`.
     cumulative published_joins,
+    /// Dataflow new-task requests a worker queued for the DAST manager.
+    cumulative dast_new_pushed,
+    /// Dataflow new-task requests a worker executed itself (inline).
+    cumulative dast_new_inline,
+    /// Done-task requests queued for the DAST manager.
+    cumulative dast_done_pushed,
+    /// Done-task requests executed inline.
+    cumulative dast_done_inline,
+    /// Delete-task requests queued for the DAST manager.
+    cumulative dast_delete_pushed,
+    /// Delete-task requests executed inline.
+    cumulative dast_delete_inline,
+    /// Times a worker's done-task hysteresis bounds doubled (its backlog
+    /// drained from above the upper bound to below the lower one).
+    cumulative dast_bound_doublings,
+    /// Queued requests executed by workers: idle ones draining the queues,
+    /// or a producer draining its own full queue.
+    cumulative dast_executed_by_workers,
+    /// Queued requests executed by the manager thread.
+    cumulative dast_executed_by_manager,
 }
 
 /// Adds one to an owner-written counter: a load and a store, not a

@@ -299,6 +299,15 @@ impl DequeStealer {
         }
     }
 
+    /// The number of jobs in the deque (racy; the DAST manager's load
+    /// estimate).
+    pub(crate) fn len(&self) -> usize {
+        match &self.inner {
+            StealerInner::Crossbeam(stealer) => stealer.len(),
+            StealerInner::Locked(deque) => deque.len.load(Ordering::Relaxed),
+        }
+    }
+
     /// Whether the deque looks empty (racy; for idle checks).
     pub(crate) fn is_empty(&self) -> bool {
         match &self.inner {

@@ -114,7 +114,8 @@
 // 1. `params`, `sync`, `spin_lock`, `overflow`, `topology`, `job`,
 //    `counters`, `latent` (`job`) — no runtime state;
 // 2. `deque` (uses `job`, `spin_lock`), `fiber` (stack switching; `job`,
-//    `overflow`);
+//    `overflow`), `dast` (the DAST manager's request queues, push policies
+//    and manager loop; `job`, `params`, `sync`);
 // 3. `sleep` (parking and resume inboxes; `fiber`);
 // 4. `latch` (waiting; `fiber`, `sync`), `stack_job` (`job`, `latch`);
 // 5. `registry` — the scheduler: workers and their main loop;
@@ -132,6 +133,7 @@
 
 pub mod analysis;
 mod counters;
+mod dast;
 mod dataflow;
 mod deque;
 mod event;
@@ -167,8 +169,8 @@ pub use event::Event;
 pub use group::TaskGroup;
 pub use join::join;
 pub use params::{
-    Params, ParamsError, Pinning, QueuePolicy, MAX_DEPENDENCY_BUCKETS, MAX_QUEUE_CAPACITY,
-    MAX_STACK_SIZE, MIN_STACK_SIZE,
+    DastMode, Params, ParamsError, Pinning, QueuePolicy, MAX_DEPENDENCY_BUCKETS,
+    MAX_QUEUE_CAPACITY, MAX_STACK_SIZE, MIN_STACK_SIZE,
 };
 /// The static analyzer: put it on an inline module of task code to get that
 /// program's [`Params`] as `PARAMS` (and the analysis behind them as

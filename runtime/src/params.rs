@@ -90,6 +90,66 @@ pub enum Pinning {
     Scatter,
 }
 
+/// Who maintains the dataflow dependency graph: the workers themselves, or a
+/// decoupled manager that they send requests to (the DAST paper, Bosch et
+/// al.; its follow-up DDAST for [`IdleWorkers`](Self::IdleWorkers)). See the
+/// `dast` module documentation for the protocol and the push policies.
+///
+/// | mode | who executes `new` / `done` / `delete` requests | extra thread |
+/// |---|---|---|
+/// | [`Off`](Self::Off) | the worker that submits or finishes the task, under the graph's lock | no |
+/// | [`Forced`](Self::Forced) | always the manager thread | yes |
+/// | [`Adaptive`](Self::Adaptive) | the paper's push policies decide per request: inline, or queued for the manager (a thread when the machine has a core to spare for it, else idle workers) | if a core is spare |
+/// | [`IdleWorkers`](Self::IdleWorkers) | the push policies decide; queued requests are drained by workers that find no task | no |
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DastMode {
+    /// Workers update the graph themselves, under its lock.
+    Off,
+    /// Every request goes to the manager thread.
+    Forced,
+    /// The paper's adaptive push policies; the manager is a thread only when
+    /// the host has more hardware threads than the runtime has workers.
+    Adaptive,
+    /// The push policies, with no extra thread: idle workers drain the
+    /// request queues.
+    IdleWorkers,
+}
+
+impl DastMode {
+    /// All four modes, for tests and benchmarks.
+    pub const ALL: [DastMode; 4] = [
+        DastMode::Off,
+        DastMode::Forced,
+        DastMode::Adaptive,
+        DastMode::IdleWorkers,
+    ];
+
+    /// A short name for tables: `off`, `forced`, `adaptive`, `idle`.
+    pub const fn short_name(self) -> &'static str {
+        match self {
+            DastMode::Off => "off",
+            DastMode::Forced => "forced",
+            DastMode::Adaptive => "adaptive",
+            DastMode::IdleWorkers => "idle",
+        }
+    }
+
+    /// The mode named `name` (a [`short_name`](Self::short_name), or the
+    /// variant's name in any case), if any.
+    pub fn from_name(name: &str) -> Option<DastMode> {
+        let name = name.to_ascii_lowercase();
+        DastMode::ALL.into_iter().find(|mode| {
+            mode.short_name() == name || format!("{mode:?}").to_ascii_lowercase() == name
+        })
+    }
+}
+
+impl fmt::Display for DastMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.short_name())
+    }
+}
+
 /// The smallest task stack size accepted: 16 KiB.
 pub const MIN_STACK_SIZE: usize = 16 * 1024;
 /// The largest task stack size accepted: 8 MiB.
@@ -132,6 +192,8 @@ pub struct Params {
     pub dependency_buckets: usize,
     /// How workers are pinned to processing units.
     pub pinning: Pinning,
+    /// Who maintains the dataflow dependency graph (see [`DastMode`]).
+    pub dast: DastMode,
     /// Whether `stack_size` is the `#[task_program]` analyzer's estimate (set
     /// by [`decide`](crate::analysis::decide), cleared by
     /// [`with_stack_size`](Self::with_stack_size)), so that an overflow
@@ -197,13 +259,15 @@ impl fmt::Display for ParamsError {
 impl std::error::Error for ParamsError {}
 
 impl Params {
-    /// Insieme's defaults: `DEF`, capacity 16, 8 MiB stacks, 97 buckets, no pinning.
+    /// Insieme's defaults: `DEF`, capacity 16, 8 MiB stacks, 97 buckets, no
+    /// pinning; and the adaptive DAST manager.
     pub const DEFAULT: Params = Params {
         queue_policy: QueuePolicy::DEF,
         queue_capacity: 16,
         stack_size: MAX_STACK_SIZE,
         dependency_buckets: 97,
         pinning: Pinning::None,
+        dast: DastMode::Adaptive,
         stack_size_analysed: false,
     };
 
@@ -252,6 +316,12 @@ impl Params {
     /// Returns these parameters with `pinning` replaced.
     pub const fn with_pinning(mut self, pinning: Pinning) -> Params {
         self.pinning = pinning;
+        self
+    }
+
+    /// Returns these parameters with `dast` replaced.
+    pub const fn with_dast(mut self, dast: DastMode) -> Params {
+        self.dast = dast;
         self
     }
 
@@ -307,6 +377,21 @@ mod tests {
         assert_eq!(Params::DEFAULT.queue_capacity, 16);
         assert_eq!(Params::DEFAULT.stack_size, 8 << 20);
         assert_eq!(Params::DEFAULT.dependency_buckets, 97);
+        assert_eq!(Params::DEFAULT.dast, DastMode::Adaptive);
+    }
+
+    #[test]
+    fn dast_modes_have_names() {
+        for mode in DastMode::ALL {
+            assert_eq!(DastMode::from_name(mode.short_name()), Some(mode));
+            assert_eq!(DastMode::from_name(&format!("{mode:?}")), Some(mode));
+        }
+        assert_eq!(
+            DastMode::from_name("IDLEWORKERS"),
+            Some(DastMode::IdleWorkers)
+        );
+        assert_eq!(DastMode::from_name("sometimes"), None);
+        assert_eq!(Params::DEFAULT.with_dast(DastMode::Off).dast, DastMode::Off);
     }
 
     #[test]

@@ -49,15 +49,17 @@
 //! stack, so no wait depends on a task buried beneath it.
 
 use crate::counters::{bump, WorkerCounters};
+use crate::dast::{Dast, ErasedRequest, PushPolicy, ReadySink, Route};
 use crate::deque::{DequeStealer, TakeOwn, TaskDeque};
 use crate::fiber::{self, Fiber, FiberInput, FiberPtr, FiberYield, WaitTarget};
 use crate::job::{drop_caught, report, JobRef, PanicPayload};
 use crate::latch::{self, CountLatch, Latch, Waitable};
 use crate::latent::{LatentChain, MAX_LATENT_JOINS};
-use crate::params::Params;
+use crate::params::{DastMode, Params};
 use crate::sleep::{WorkerWake, PARK_TIMEOUT_MAX, PARK_TIMEOUT_MIN, SPIN_BEFORE_SLEEP};
 use crate::stack_job::mark_published;
 use crate::sync::AtomicUsize as SleeperCount;
+use crate::sync::Inbox;
 use crossbeam_deque::{Injector, Steal};
 use crossbeam_utils::CachePadded;
 use std::cell::{Cell, RefCell};
@@ -87,6 +89,10 @@ pub(crate) struct WorkerInfo {
     /// Shared with the worker's fibers (their home), see `sleep.rs`.
     pub(crate) wake: Arc<WorkerWake>,
     pub(crate) counters: CachePadded<WorkerCounters>,
+    /// Ready dataflow tasks the DAST manager chose this worker for (see
+    /// `Registry`'s `ReadySink`). The worker takes them after its own deque;
+    /// thieves take them after the deques.
+    mailbox: Inbox<JobRef>,
 }
 
 /// What thieves write and a worker reads on its own hot paths.
@@ -137,6 +143,8 @@ pub(crate) struct Registry {
     next_wake: AtomicUsize,
     pub(crate) live_stack_cap: usize,
     pub(crate) handlers: Handlers,
+    /// The DAST request queues and manager state (see `dast`).
+    pub(crate) dast: Dast,
 }
 
 impl Registry {
@@ -162,6 +170,7 @@ impl Registry {
                 }),
                 wake: Arc::new(WorkerWake::new(sleepers.clone())),
                 counters: CachePadded::new(WorkerCounters::default()),
+                mailbox: Inbox::new(),
             });
         }
         let registry = Arc::new(Registry {
@@ -175,6 +184,11 @@ impl Registry {
             next_wake: AtomicUsize::new(0),
             live_stack_cap,
             handlers,
+            dast: Dast::new(
+                params.dast,
+                num_workers,
+                std::thread::available_parallelism().map_or(1, |n| n.get()),
+            ),
         });
         (registry, deques)
     }
@@ -292,8 +306,15 @@ impl Registry {
                         return Some(job);
                     }
                     Steal::Retry => retry = true,
-                    // Ask the victim for its latent work.
-                    Steal::Empty => self.workers[victim].signals.ask_for_work(),
+                    Steal::Empty => {
+                        // Tasks the DAST manager sent the victim wait in its
+                        // mailbox while it is busy: take one of those.
+                        if let Some(job) = self.workers[victim].mailbox.pop() {
+                            return Some(job);
+                        }
+                        // Ask the victim for its latent work.
+                        self.workers[victim].signals.ask_for_work();
+                    }
                 }
             }
             if !retry {
@@ -348,8 +369,67 @@ impl Registry {
                 .workers
                 .iter()
                 .enumerate()
-                .any(|(i, w)| i != thief && !w.stealer.is_empty())
+                .any(|(i, w)| i != thief && (!w.stealer.is_empty() || !w.mailbox.is_empty()))
     }
+
+    /// The worker a ready task released by the DAST manager goes to: the
+    /// less loaded (deque plus mailbox) of two workers picked at random.
+    ///
+    /// The paper's manager scans every worker for the least-loaded one (its
+    /// DBF adaptation); that is O(workers) per released task on the one
+    /// thread that all graph work goes through. Two random choices cost O(1)
+    /// and keep the most loaded worker within O(log log n) of the average
+    /// (the power of two choices), which is what the scan is for.
+    fn least_loaded(&self) -> usize {
+        let n = self.workers.len();
+        let load = |index: usize| {
+            let info = &self.workers[index];
+            info.stealer.len() + info.mailbox.len()
+        };
+        let first = (next_random_local() % n as u64) as usize;
+        if n == 1 {
+            return first;
+        }
+        let second = (first + 1 + (next_random_local() % (n as u64 - 1)) as usize) % n;
+        if load(second) < load(first) {
+            second
+        } else {
+            first
+        }
+    }
+}
+
+/// The DAST manager's sink: a released task goes to the least-loaded worker's
+/// mailbox, and that worker is woken if it sleeps.
+impl ReadySink for Registry {
+    fn dispatch(&self, job: JobRef) {
+        let target = &self.workers[self.least_loaded()];
+        target.mailbox.push(job);
+        // Dekker with the sleeper's re-check of its mailbox (`has_work`)
+        // after it announced its sleep, as in `wake_one_sleeper`.
+        std::sync::atomic::fence(Ordering::SeqCst);
+        if target.wake.is_sleeping() {
+            target.wake.wake();
+        }
+    }
+}
+
+/// A worker that executes requests itself (inline, draining its full queue,
+/// or idle and draining others' queues) keeps what they make ready: its own
+/// deque, where thieves can take it.
+impl ReadySink for WorkerThread {
+    fn dispatch(&self, job: JobRef) {
+        self.push(job);
+    }
+}
+
+/// A per-thread xorshift for the DAST manager's random choices (the manager
+/// is not a worker and has no worker rng).
+fn next_random_local() -> u64 {
+    thread_local! {
+        static RNG: Cell<u64> = const { Cell::new(0x2545_F491_4F6C_DD1D) };
+    }
+    RNG.with(next_random)
 }
 
 fn next_random(rng: &Cell<u64>) -> u64 {
@@ -418,6 +498,10 @@ pub(crate) struct WorkerThread {
     /// Fibers suspended in a wait.
     suspended: Cell<usize>,
     rng: Cell<u64>,
+    /// This worker's DAST push-policy state (see `dast/policy.rs`).
+    dast_policy: PushPolicy,
+    /// Where this worker's next idle drain of the DAST queues starts.
+    dast_next_queue: Cell<usize>,
 }
 
 /// `WorkerThread` must stay `!Sync`, so that the `&WorkerThread` that
@@ -759,6 +843,9 @@ impl WorkerThread {
                 self.run_job(job);
                 continue;
             }
+            if self.drain_dast_requests() {
+                continue;
+            }
             if !self.idle() {
                 return;
             }
@@ -768,6 +855,9 @@ impl WorkerThread {
     fn find_job(&self) -> Option<JobRef> {
         if let Some(job) = self.deque.pop() {
             self.note_taken();
+            return Some(job);
+        }
+        if let Some(job) = self.info().mailbox.pop() {
             return Some(job);
         }
         if let Some(job) = self.registry.take_injected() {
@@ -962,7 +1052,11 @@ impl WorkerThread {
     }
 
     fn has_work(&self) -> bool {
-        self.wake().has_ready() || !self.deque.is_empty() || self.registry.any_stealable(self.index)
+        self.wake().has_ready()
+            || !self.deque.is_empty()
+            || !self.info().mailbox.is_empty()
+            || self.registry.any_stealable(self.index)
+            || (self.registry.dast.idle_workers_drain() && self.registry.dast.has_requests())
     }
 
     fn can_exit(&self) -> bool {
@@ -970,7 +1064,134 @@ impl WorkerThread {
             && self.suspended.get() == 0
             && !self.wake().has_ready()
             && self.deque.is_empty()
+            && self.info().mailbox.is_empty()
             && self.registry.injector.is_empty()
+    }
+
+    // ----- DAST requests (see `dast`): the worker's side -----
+
+    /// The DAST mode of this worker's runtime.
+    #[inline]
+    pub(crate) fn dast_mode(&self) -> DastMode {
+        self.registry.dast.mode()
+    }
+
+    /// Whether a new-task request of the scope at address `scope` is queued
+    /// or executed inline (the new-task push policy), counted.
+    #[inline]
+    pub(crate) fn dast_route_new(&self, scope: usize) -> Route {
+        let route = match self.dast_mode() {
+            DastMode::Off => Route::Inline,
+            DastMode::Forced => Route::Push,
+            DastMode::Adaptive | DastMode::IdleWorkers => self
+                .dast_policy
+                .route_new(scope, self.registry.dast.queue(self.index).completed()),
+        };
+        let counters = self.counters();
+        bump(match route {
+            Route::Push => &counters.dast_new_pushed,
+            Route::Inline => &counters.dast_new_inline,
+        });
+        route
+    }
+
+    /// Queues a new-task request of the scope at address `scope` (after
+    /// [`dast_route_new`](Self::dast_route_new) said `Push`).
+    ///
+    /// # Safety
+    /// As [`Request::execute`](crate::dast::Request::execute): what the
+    /// request refers to stays alive until it is executed.
+    pub(crate) unsafe fn dast_push_new(&self, scope: usize, request: ErasedRequest) {
+        // SAFETY: forwarded contract.
+        let position = unsafe { self.dast_push(request) };
+        self.dast_policy.pushed_new(scope, position);
+    }
+
+    /// The done-task push policy, counted.
+    #[inline]
+    pub(crate) fn dast_route_done(&self) -> Route {
+        let route = match self.dast_mode() {
+            DastMode::Off => Route::Inline,
+            DastMode::Forced => Route::Push,
+            DastMode::Adaptive | DastMode::IdleWorkers => {
+                let pending = self.registry.dast.queue(self.index).pending();
+                let (route, doubled) = self.dast_policy.route_done(pending, self.local_len.get());
+                if doubled {
+                    bump(&self.counters().dast_bound_doublings);
+                }
+                route
+            }
+        };
+        let counters = self.counters();
+        bump(match route {
+            Route::Push => &counters.dast_done_pushed,
+            Route::Inline => &counters.dast_done_inline,
+        });
+        route
+    }
+
+    /// The delete-task push policy for a task whose done request was queued
+    /// at `done_position` (`None`: executed inline), counted.
+    #[inline]
+    pub(crate) fn dast_route_delete(&self, done_position: Option<usize>) -> Route {
+        let route = match (self.dast_mode(), done_position) {
+            (DastMode::Off, _) | (_, None) => Route::Inline,
+            (DastMode::Forced, Some(_)) => Route::Push,
+            (DastMode::Adaptive | DastMode::IdleWorkers, done) => {
+                PushPolicy::route_delete(done, self.registry.dast.queue(self.index).completed())
+            }
+        };
+        let counters = self.counters();
+        bump(match route {
+            Route::Push => &counters.dast_delete_pushed,
+            Route::Inline => &counters.dast_delete_inline,
+        });
+        route
+    }
+
+    /// Queues a request on this worker's DAST queue and returns its position
+    /// (draining the queue first if it is full), waking the manager thread
+    /// or an idle worker for it.
+    ///
+    /// # Safety
+    /// As [`Request::execute`](crate::dast::Request::execute): what the
+    /// request refers to stays alive until it is executed.
+    pub(crate) unsafe fn dast_push(&self, request: ErasedRequest) -> usize {
+        let dast = &self.registry.dast;
+        // SAFETY: this worker is its queue's one producer; forwarded contract.
+        let (position, executed) = unsafe { dast.push(self.index, request, self) };
+        if executed > 0 {
+            let counter = &self.counters().dast_executed_by_workers;
+            counter.store(
+                counter.load(Ordering::Relaxed) + executed as u64,
+                Ordering::Relaxed,
+            );
+        }
+        if dast.idle_workers_drain() {
+            // Idle workers execute queued requests: make sure one looks.
+            self.registry.wake_one_if_none_idle();
+        }
+        position
+    }
+
+    /// An idle worker's turn at the DAST queues (when idle workers drain
+    /// them): one round-robin round. Returns whether it executed anything.
+    fn drain_dast_requests(&self) -> bool {
+        let dast = &self.registry.dast;
+        if !dast.idle_workers_drain() {
+            return false;
+        }
+        let mut next = self.dast_next_queue.get();
+        let executed = dast.drain_round(&mut next, self, false);
+        self.dast_next_queue.set(next);
+        if executed > 0 {
+            let counter = &self.counters().dast_executed_by_workers;
+            counter.store(
+                counter.load(Ordering::Relaxed) + executed as u64,
+                Ordering::Relaxed,
+            );
+        }
+        executed > 0
     }
 }
 
@@ -1005,6 +1226,8 @@ pub(crate) fn worker_main(
         stacks: Cell::new(0),
         suspended: Cell::new(0),
         rng: Cell::new(0x9E37_79B9_7F4A_7C15 ^ ((index as u64 + 1) << 17)),
+        dast_policy: PushPolicy::new(),
+        dast_next_queue: Cell::new(index),
         registry: registry.clone(),
         registry_handle: Arc::new(RegistryHandle(registry.clone())),
     };
@@ -1030,6 +1253,18 @@ pub(crate) fn worker_main(
     // may return (and free everything but our `registry` reference) as soon
     // as this count reaches zero.
     registry.running.decrement();
+}
+
+/// The body of the DAST manager thread (see `dast`): executes the workers'
+/// queued graph requests, sending the tasks they release to the least-loaded
+/// worker, until the runtime terminates and its workers have exited (a
+/// request belongs to a live task, and a worker exits only when none of its
+/// tasks is left, so none can come after that).
+pub(crate) fn dast_manager_main(registry: &Registry) {
+    let _alt_stack = crate::overflow::ensure_alt_stack();
+    crate::dast::run_manager(&registry.dast, registry, || {
+        registry.terminate.load(Ordering::SeqCst) && registry.running.pending() == 0
+    });
 }
 
 /// Runs a start or exit handler; a panic in it is reported and does not take

@@ -199,6 +199,16 @@ impl RuntimeBuilder {
                 }
             }
         }
+        if runtime.registry.dast.has_manager_thread() {
+            let manager_registry = runtime.registry.clone();
+            let spawned = std::thread::Builder::new()
+                .name("prescient-dast-manager".to_string())
+                .spawn(move || registry::dast_manager_main(&manager_registry));
+            match spawned {
+                Ok(thread) => runtime.threads.push(thread),
+                Err(error) => return Err(BuildError::Spawn(error)),
+            }
+        }
         Ok(runtime)
     }
 }
@@ -298,6 +308,11 @@ impl Runtime {
         for info in &self.registry.workers {
             info.counters.add_to(&mut total);
         }
+        total.dast_executed_by_manager += self
+            .registry
+            .dast
+            .executed_by_manager
+            .load(std::sync::atomic::Ordering::Relaxed);
         total
     }
 }
@@ -327,6 +342,9 @@ impl Drop for Runtime {
         // thread; the workers decrement `running` as the last thing they do,
         // so the joins below return at once.
         registry::wait_for(&self.registry.running);
+        // The workers are gone, so no request can come: the DAST manager
+        // thread (if any) sees that and exits; wake it to see it now.
+        self.registry.dast.manager.notify();
         for thread in self.threads.drain(..) {
             let _ = thread.join();
         }

@@ -17,6 +17,35 @@ pub(crate) use parking_lot::{Condvar, Mutex};
 
 use std::time::Duration;
 
+#[cfg(loom)]
+pub(crate) use loom::cell::UnsafeCell;
+
+/// `std::cell::UnsafeCell` behind loom's closure-based API (`with`,
+/// `with_mut`), so that code written for loom's checked cell compiles to a
+/// plain pointer access.
+#[cfg(not(loom))]
+#[derive(Debug)]
+pub(crate) struct UnsafeCell<T>(std::cell::UnsafeCell<T>);
+
+#[cfg(not(loom))]
+impl<T> UnsafeCell<T> {
+    pub(crate) const fn new(value: T) -> UnsafeCell<T> {
+        UnsafeCell(std::cell::UnsafeCell::new(value))
+    }
+
+    /// Calls `f` with a pointer for reading.
+    #[inline(always)]
+    pub(crate) fn with<R>(&self, f: impl FnOnce(*const T) -> R) -> R {
+        f(self.0.get())
+    }
+
+    /// Calls `f` with a pointer for writing.
+    #[inline(always)]
+    pub(crate) fn with_mut<R>(&self, f: impl FnOnce(*mut T) -> R) -> R {
+        f(self.0.get())
+    }
+}
+
 /// Waits on `condvar` (releasing the guard's mutex meanwhile) until notified
 /// or until `timeout` has passed. Returns `true` when it timed out. Under loom,
 /// which has no clock, it never times out: the models prove that no wake-up
@@ -77,6 +106,14 @@ impl<T> Inbox<T> {
         }
         #[cfg(loom)]
         self.queue.lock().unwrap().pop_front()
+    }
+
+    /// How many values the queue holds (a snapshot).
+    pub(crate) fn len(&self) -> usize {
+        #[cfg(not(loom))]
+        return self.queue.len();
+        #[cfg(loom)]
+        self.queue.lock().unwrap().len()
     }
 
     /// Whether the queue looks empty.

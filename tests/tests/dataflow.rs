@@ -559,7 +559,15 @@ fn released_tasks_are_queued_on_the_releasing_worker_and_stealable() {
 
 #[test]
 fn a_full_deque_runs_ready_tasks_at_once_but_never_a_blocked_one() {
-    let rt = runtime_with(1, Params::DEFAULT.with_queue_capacity(2));
+    // Lazy creation at submission is decided on the submitting worker, so
+    // this needs the graph updated inline (a queued new-task request makes
+    // its task ready later, on whichever thread executes it).
+    let rt = runtime_with(
+        1,
+        Params::DEFAULT
+            .with_queue_capacity(2)
+            .with_dast(prescient::DastMode::Off),
+    );
     let log = Mutex::new(Vec::new());
     rt.run(|| {
         dataflow(|df| {

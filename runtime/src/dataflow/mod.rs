@@ -16,16 +16,19 @@
 //!   (region ids, retired allocations, the final wait).
 //! * `state.rs`: what a scope shares with its tasks (graph, live count,
 //!   first panic) and the type-erased task the graph holds.
-//! * `graph_ops.rs`: the scope's dependency graph behind a spin lock; the
-//!   worker that submits or finishes a task updates it itself.
+//! * `requests.rs`: the graph operations as DAST requests — executed inline
+//!   by the worker that submits or finishes a task, or queued for the
+//!   manager, as the worker's push policies decide (see `crate::dast`).
+//! * `graph_ops.rs`: the scope's dependency graph behind a spin lock.
 //!
 //! Each file imports only files listed after it, so no two import each other:
-//! `access` → `handle` → `scope_core` → `state` → `graph_ops`, and `task` →
-//! `access`, `state`, `graph_ops`.
+//! `access` → `handle` → `scope_core` → `state` → `graph_ops`; `task` →
+//! `access`, `state`, `requests`; `requests` → `state`, `graph_ops`.
 
 mod access;
 mod graph_ops;
 mod handle;
+mod requests;
 mod scope_core;
 mod state;
 mod task;
@@ -265,7 +268,13 @@ impl<'df, 'env> Dataflow<'df, 'env> {
         unsafe { raw.count_live() };
         shared.live.increment();
         let task = task::boxed(shared, raw, body);
-        let mut ready = task::take_ready_buffer();
+        // SAFETY: the owner submits, on its worker; the task is counted live.
+        let Some(task) = (unsafe { requests::submit(shared, task, regions) }) else {
+            // Queued for the DAST manager, which hands the task to a worker
+            // once its predecessors are done.
+            return;
+        };
+        let mut ready = requests::take_ready_buffer();
         shared.graph.new_task(regions, task, &mut ready);
         for (id, task) in ready.drain(..) {
             if on_a_worker && !has_room {
@@ -280,7 +289,7 @@ impl<'df, 'env> Dataflow<'df, 'env> {
                 push_or_inject(shared, unsafe { task.into_job(id) });
             }
         }
-        task::return_ready_buffer(ready);
+        requests::return_ready_buffer(ready);
     }
 
     /// Waits for every task submitted to this scope so far (OpenMP's

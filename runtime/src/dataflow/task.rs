@@ -1,7 +1,7 @@
 //! A submitted dataflow task: how it is stored while the graph holds it,
 //! how it runs (or is cancelled), and what its worker does when it finishes
-//! (report done to the graph, queue the successors it released on its own
-//! deque, uncount itself).
+//! (report done and delete to the graph, inline or as DAST requests, and
+//! uncount itself).
 //!
 //! # The safety invariant behind `&mut T`
 //! A task body receives `&mut T` / `&mut [T]` (for `out`/`inout`) and `&T` /
@@ -53,11 +53,9 @@
 //! and receive no borrows.
 
 use super::access::TaskArgs;
-use super::graph_ops::ReadyList;
+use super::requests;
 use super::state::{Header, LiveCount, Shared, TaskRef};
-use crate::registry::WorkerThread;
 use prescient_graph::TaskId;
-use std::cell::Cell;
 use std::panic::{self, AssertUnwindSafe};
 use std::ptr::{self, NonNull};
 
@@ -184,27 +182,10 @@ where
     unsafe { run_body(shared, &mut raw, func) }
 }
 
-thread_local! {
-    /// A reusable buffer for the tasks a finishing task releases, so that
-    /// finishing does not allocate.
-    static READY: Cell<ReadyList<TaskRef>> = const { Cell::new(Vec::new()) };
-}
-
-/// Takes this thread's ready-list buffer (empty; an empty `Vec` if it is in
-/// use further up the stack).
-pub(crate) fn take_ready_buffer() -> ReadyList<TaskRef> {
-    READY.with(Cell::take)
-}
-
-/// Gives a drained ready-list buffer back for reuse.
-pub(crate) fn return_ready_buffer(ready: ReadyList<TaskRef>) {
-    debug_assert!(ready.is_empty());
-    READY.with(|cell| cell.set(ready));
-}
-
-/// Reports a finished task to the graph, queues the tasks it released on this
-/// worker's deque (stealable; locality: they will read what this task wrote),
-/// and uncounts it — the task's last access to its scope.
+/// Reports a finished task to the graph — `done` and `delete`, each inline
+/// or queued for the DAST manager as the worker's push policies say (see
+/// `requests.rs`) — and uncounts it, its last access to its scope, unless
+/// the executor of its queued `delete` will.
 ///
 /// # Safety
 /// The task (handed out under `id`, or without accesses and `id == None`) has
@@ -212,34 +193,11 @@ pub(crate) fn return_ready_buffer(ready: ReadyList<TaskRef>) {
 /// scope afterwards.
 unsafe fn finish(shared: *const Shared, id: Option<TaskId>) {
     if let Some(id) = id {
-        // SAFETY: alive (contract); this task is still counted.
-        let scope = unsafe { &*shared };
-        let mut ready = take_ready_buffer();
-        scope.graph.finish_task(id, &mut ready);
-        // SAFETY: the graph handed these tasks out; their scope is alive
-        // (they are counted as live).
-        unsafe { dispatch(scope, &mut ready) };
-        return_ready_buffer(ready);
+        // SAFETY: forwarded contract: finished, still counted live.
+        if unsafe { requests::finish_registered(shared, id) } {
+            return;
+        }
     }
     // SAFETY: the scope is alive until this decrement, and we return at once.
     unsafe { LiveCount::decrement(ptr::addr_of!((*shared).live)) };
-}
-
-/// Queues ready tasks on the current worker's deque (regardless of the
-/// capacity: a released task is never run inline by the releaser), draining
-/// `ready`.
-///
-/// # Safety
-/// The graph handed out every task in `ready` under its id.
-pub(crate) unsafe fn dispatch(scope: &Shared, ready: &mut ReadyList<TaskRef>) {
-    WorkerThread::with_current(|worker| {
-        for (id, task) in ready.drain(..) {
-            // SAFETY: handed out under `id` (contract); runs once, from the job.
-            let job = unsafe { task.into_job(id) };
-            match worker {
-                Some(worker) => worker.push(job),
-                None => scope.registry.inject(job),
-            }
-        }
-    });
 }
