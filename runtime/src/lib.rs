@@ -162,6 +162,8 @@ mod task_local;
 mod topology;
 
 pub use counters::Counters;
+#[cfg(feature = "dast-stats")]
+pub use dast::stats::{DastStats, Timing};
 pub use dataflow::{
     dataflow, Accesses, Data, Dataflow, In, InOut, Out, TaskArgs, TileIn, TileInOut, TileOut, Tiles,
 };

@@ -410,6 +410,10 @@ impl ReadySink for Registry {
         std::sync::atomic::fence(Ordering::SeqCst);
         if target.wake.is_sleeping() {
             target.wake.wake();
+        } else {
+            // The target is busy: a thief may take the task from its
+            // mailbox, so make sure one is awake.
+            self.wake_one_if_none_idle();
         }
     }
 }
@@ -1083,9 +1087,23 @@ impl WorkerThread {
         let route = match self.dast_mode() {
             DastMode::Off => Route::Inline,
             DastMode::Forced => Route::Push,
-            DastMode::Adaptive | DastMode::IdleWorkers => self
-                .dast_policy
-                .route_new(scope, self.registry.dast.queue(self.index).completed()),
+            DastMode::Adaptive | DastMode::IdleWorkers => {
+                let queue = self.registry.dast.queue(self.index);
+                match self.dast_policy.route_new(scope, queue.completed()) {
+                    Route::Push if !self.dast_consumer_available() => {
+                        // Nobody would execute the request soon: run this
+                        // worker's queued requests now (FIFO, so the
+                        // scope's earlier submissions come first) and this
+                        // one inline.
+                        if queue.is_empty() || self.dast_drain_own_queue() {
+                            Route::Inline
+                        } else {
+                            Route::Push
+                        }
+                    }
+                    route => route,
+                }
+            }
         };
         let counters = self.counters();
         bump(match route {
@@ -1119,7 +1137,14 @@ impl WorkerThread {
                 if doubled {
                     bump(&self.counters().dast_bound_doublings);
                 }
-                route
+                // A queued request waits for a consumer; with none at hand
+                // (no manager thread, no idle worker) it only delays the
+                // successors, so execute it now.
+                if route == Route::Push && !self.dast_consumer_available() {
+                    Route::Inline
+                } else {
+                    route
+                }
             }
         };
         let counters = self.counters();
@@ -1160,6 +1185,17 @@ impl WorkerThread {
         let dast = &self.registry.dast;
         // SAFETY: this worker is its queue's one producer; forwarded contract.
         let (position, executed) = unsafe { dast.push(self.index, request, self) };
+        self.note_executed_requests(executed);
+        if dast.idle_workers_drain() {
+            // Idle workers execute queued requests: make sure one looks.
+            self.registry.wake_one_if_none_idle();
+        }
+        position
+    }
+
+    /// Counts queued requests this worker executed (an owner-written
+    /// counter).
+    fn note_executed_requests(&self, executed: usize) {
         if executed > 0 {
             let counter = &self.counters().dast_executed_by_workers;
             counter.store(
@@ -1167,11 +1203,33 @@ impl WorkerThread {
                 Ordering::Relaxed,
             );
         }
-        if dast.idle_workers_drain() {
-            // Idle workers execute queued requests: make sure one looks.
-            self.registry.wake_one_if_none_idle();
+    }
+
+    /// Whether a queued request would be executed soon: a manager thread
+    /// runs, or a worker is idle and looking for work (it drains the queues
+    /// before it parks). One shared load on the push path; without it,
+    /// requests pushed while every worker is busy wait until one idles, and
+    /// the tasks they release wait with them.
+    #[inline]
+    fn dast_consumer_available(&self) -> bool {
+        self.registry.dast.has_manager_thread()
+            || self.registry.idle_spinning.load(Ordering::Relaxed) > 0
+    }
+
+    /// Executes this worker's own queued requests (the tasks they release go
+    /// to its deque). Returns `false` if another consumer holds the queue.
+    #[cold]
+    fn dast_drain_own_queue(&self) -> bool {
+        let queue = self.registry.dast.queue(self.index);
+        // SAFETY: every queued request was pushed under its contract, which
+        // holds until it is executed.
+        match queue.try_drain(usize::MAX, |request| unsafe { request.execute(self) }) {
+            Some(executed) => {
+                self.note_executed_requests(executed);
+                true
+            }
+            None => false,
         }
-        position
     }
 
     /// An idle worker's turn at the DAST queues (when idle workers drain
@@ -1184,13 +1242,7 @@ impl WorkerThread {
         let mut next = self.dast_next_queue.get();
         let executed = dast.drain_round(&mut next, self, false);
         self.dast_next_queue.set(next);
-        if executed > 0 {
-            let counter = &self.counters().dast_executed_by_workers;
-            counter.store(
-                counter.load(Ordering::Relaxed) + executed as u64,
-                Ordering::Relaxed,
-            );
-        }
+        self.note_executed_requests(executed);
         executed > 0
     }
 }

@@ -40,6 +40,16 @@
 //! * `IdleWorkers` — the push policies decide; no extra thread: a worker
 //!   that finds no task drains request queues (DDAST).
 //!
+//! Without a manager thread a queued request waits for a worker to go idle,
+//! and the tasks it would release wait with it; so in `Adaptive` and
+//! `IdleWorkers` a worker pushes only while a consumer is at hand — a manager
+//! thread, or an idle worker looking for work (one shared load) — and
+//! otherwise executes the request inline (a new-task request after first
+//! executing its own queue, so that its scope's submissions keep their
+//! order). On a host whose workers are all busy, this makes those modes
+//! behave like `Off`; the requests go to the queues exactly when some thread
+//! has time for them.
+//!
 //! A pushed request is always executed: a producer whose ring is full drains
 //! its own queue before it pushes, and a worker about to go idle drains
 //! queues (when idle workers drain), so a scope's final wait — which
@@ -49,6 +59,8 @@
 mod manager;
 mod policy;
 mod queue;
+#[cfg(feature = "dast-stats")]
+pub(crate) mod stats;
 
 pub(crate) use manager::run as run_manager;
 pub(crate) use policy::{PushPolicy, Route};
@@ -67,6 +79,47 @@ pub(crate) const QUEUE_SLOTS: usize = 256;
 /// moves on to the next (the paper's `MAX_REQ_COUNT`): bounds how long one
 /// busy producer can keep the manager from the others.
 pub(crate) const MAX_REQ_COUNT: usize = 16;
+
+/// The request kinds, for the `dast-stats` timings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    New = 0,
+    Done = 1,
+    Delete = 2,
+}
+
+/// Who executed a request, for the `dast-stats` timings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Executor {
+    /// The worker that made it, at once.
+    Inline = 0,
+    /// From a queue: the manager thread or a draining worker.
+    Queued = 1,
+}
+
+/// Runs `operation`, a graph request of `kind` executed by `executor`, timed
+/// when the `dast-stats` feature is on (see `stats.rs`); a plain call
+/// otherwise.
+#[inline(always)]
+pub(crate) fn time_request<R>(kind: Kind, executor: Executor, operation: impl FnOnce() -> R) -> R {
+    #[cfg(feature = "dast-stats")]
+    return stats::time_request(kind, executor, operation);
+    #[cfg(not(feature = "dast-stats"))]
+    {
+        let _ = (kind, executor);
+        operation()
+    }
+}
+
+/// Runs `acquire`, which takes a graph lock, timed when the `dast-stats`
+/// feature is on; a plain call otherwise.
+#[inline(always)]
+pub(crate) fn time_lock<G>(acquire: impl FnOnce() -> G) -> G {
+    #[cfg(feature = "dast-stats")]
+    return stats::time_lock(acquire);
+    #[cfg(not(feature = "dast-stats"))]
+    acquire()
+}
 
 /// Where the tasks that an executed request made ready go.
 pub(crate) trait ReadySink {

@@ -275,7 +275,11 @@ impl<'df, 'env> Dataflow<'df, 'env> {
             return;
         };
         let mut ready = requests::take_ready_buffer();
-        shared.graph.new_task(regions, task, &mut ready);
+        crate::dast::time_request(
+            crate::dast::Kind::New,
+            crate::dast::Executor::Inline,
+            || shared.graph.new_task(regions, task, &mut ready),
+        );
         for (id, task) in ready.drain(..) {
             if on_a_worker && !has_room {
                 // Lazy task creation: enough tasks are queued and this one is

@@ -18,7 +18,7 @@
 
 use super::graph_ops::ReadyList;
 use super::state::{LiveCount, Shared, TaskRef};
-use crate::dast::{ErasedRequest, ReadySink, Request, Route};
+use crate::dast::{time_request, ErasedRequest, Executor, Kind, ReadySink, Request, Route};
 use crate::registry::WorkerThread;
 use prescient_graph::{AccessMode, RegionId, TaskId};
 use std::cell::Cell;
@@ -121,20 +121,26 @@ impl Request for GraphRequest {
         match self.operation {
             Operation::New { task, accesses } => {
                 let mut ready = take_ready_buffer();
-                scope.graph.new_task(accesses.as_slice(), task, &mut ready);
+                time_request(Kind::New, Executor::Queued, || {
+                    scope.graph.new_task(accesses.as_slice(), task, &mut ready)
+                });
                 // SAFETY: the graph handed these out; the scope is alive.
                 unsafe { send_ready(&mut ready, sink) };
                 return_ready_buffer(ready);
             }
             Operation::Done(id) => {
                 let mut ready = take_ready_buffer();
-                scope.graph.done_task(id, &mut ready);
+                time_request(Kind::Done, Executor::Queued, || {
+                    scope.graph.done_task(id, &mut ready)
+                });
                 // SAFETY: as above.
                 unsafe { send_ready(&mut ready, sink) };
                 return_ready_buffer(ready);
             }
             Operation::Delete(id) => {
-                scope.graph.delete_task(id);
+                time_request(Kind::Delete, Executor::Queued, || {
+                    scope.graph.delete_task(id)
+                });
                 // SAFETY: the task was live until now; this is its last
                 // access to the scope, and we return at once.
                 unsafe { LiveCount::decrement(ptr::addr_of!((*shared).live)) };
@@ -217,7 +223,9 @@ pub(crate) unsafe fn finish_registered(shared: *const Shared, id: TaskId) -> boo
                     Route::Inline => {
                         // The done request has executed (FIFO: it was
                         // completed before this check), so delete may.
-                        scope.graph.delete_task(id);
+                        time_request(Kind::Delete, Executor::Inline, || {
+                            scope.graph.delete_task(id)
+                        });
                         false
                     }
                 }
@@ -227,7 +235,10 @@ pub(crate) unsafe fn finish_registered(shared: *const Shared, id: TaskId) -> boo
                     worker.dast_route_delete(None);
                 }
                 let mut ready = take_ready_buffer();
-                scope.graph.finish_task(id, &mut ready);
+                // Done and delete in one lock round trip: timed as `done`.
+                time_request(Kind::Done, Executor::Inline, || {
+                    scope.graph.finish_task(id, &mut ready)
+                });
                 // SAFETY: handed out by the graph; the scope is alive (these
                 // tasks are counted live).
                 unsafe {
