@@ -1,132 +1,659 @@
-//! A dataflow scope's dependency graph behind a spin lock: the worker that
-//! submits or finishes a task updates the graph itself, under the scope's
-//! lock ([`LockedGraph`]).
+//! A dataflow scope's dependency graph, split by region into independent
+//! shards, each behind its own spin lock: the worker that submits or finishes
+//! a task updates the graph itself, under the locks of the shards the task's
+//! regions live in ([`LockedGraph`]). One lock per scope serialised every
+//! worker finishing a task of the scope; with one per shard, tasks on regions
+//! of different shards do their bookkeeping in parallel.
 //!
 //! The runtime never touches a [`DependencyGraph`] directly: submission calls
 //! [`LockedGraph::new_task`], a finished task calls
-//! [`LockedGraph::finish_task`] (done, then delete, in one critical section).
-//! Whatever an operation makes ready is appended to a [`ReadyList`] that the
-//! *caller* dispatches outside the lock.
+//! [`LockedGraph::finish_task`] (done, then delete, in one visit of each of
+//! its shards). Whatever an operation makes ready is appended to a
+//! [`ReadyList`] that the *caller* dispatches outside the locks.
 //!
 //! The graph is generic over the payload it holds per task, so this module
 //! uses nothing else of `dataflow`: the payload is `state::TaskRef`, and
 //! `state.rs` builds on this module, not the reverse.
+//!
+//! # Shards
+//! A scope's graph is `S` independent [`DependencyGraph`]s (`S` is fixed when
+//! the scope is made, 1 ≤ `S` ≤ [`MAX_SHARDS`]; `state.rs` chooses it from
+//! the number of workers). Region `r` belongs to shard `r % S`; region ids are
+//! per-scope sequential numbers, so neighbouring handles and tiles land in
+//! different shards. A task is registered in every shard one of its regions
+//! belongs to, with its accesses to that shard's regions.
+//!
+//! * A **single-shard task** (all its regions in one shard — every task when
+//!   `S` = 1) costs what a task cost before sharding: one lock round trip per
+//!   operation, its payload held by that shard's graph, no allocation. Its
+//!   [`GraphTaskId`] is the shard and the shard's own id.
+//! * A **multi-shard task** gets a small heap record ([`Record`]) holding its
+//!   payload, its id in each of its shards and a countdown of the shards that
+//!   still block it; each of its shards' graphs holds a pointer to the record
+//!   as the payload. When a shard hands that pointer out, the countdown drops
+//!   by one, and whoever brings it to zero appends the task's payload to its
+//!   ready list. The submitter holds one extra count while it registers the
+//!   task, so the task cannot be handed out before it is registered (and its
+//!   ids recorded) in all its shards. Done and delete visit each of its
+//!   shards, one at a time; delete frees the record. Its [`GraphTaskId`] is
+//!   the record's address, which is why the operations that take an id are
+//!   `unsafe`: the id must come from this graph and not be used after delete.
+//!
+//! No thread ever holds two shard locks at once, so the locks cannot
+//! deadlock, and each critical section is as short as the single lock's was.
+//!
+//! # Why sharding keeps the graph's invariant
+//! The invariant the runtime relies on (`task.rs`, link 1) is the graph's own
+//! (see the top of `dep-graph/src/graph.rs`): **a task is handed out —
+//! appended to a ready list — only when every earlier task of the scope with
+//! a conflicting access to a shared region is done** (reported done with
+//! [`LockedGraph::done_task`] or [`LockedGraph::finish_task`], which the
+//! runtime does only after the task's body finished). Take an earlier task
+//! `i` and a later task `j` conflicting on region `r`, and let `s = r % S`.
+//!
+//! 1. Both are registered in shard `s`, each with its access to `r` (a task's
+//!    accesses are grouped by shard, none dropped and no mode changed; two
+//!    accesses of one task to `r` go to the same shard, whose graph merges
+//!    them as an unsharded graph would). So shard `s`'s graph sees the
+//!    conflict between `i` and `j` on `r`.
+//! 2. Shard `s` sees `i` before `j`: only the scope's owner thread submits
+//!    (`Dataflow` is `!Sync`), and it registers `i` in all of `i`'s shards
+//!    before it starts on `j`; the shard's lock orders the two registrations
+//!    for every thread that looks at the shard afterwards. So every shard sees
+//!    its submissions in program order, whatever order the shards of one task
+//!    are visited in.
+//! 3. By the invariant of shard `s`'s graph, shard `s` hands `j` out only
+//!    after `i` is done in shard `s`, which happens only in `done_task` /
+//!    `finish_task` of `i`, after `i`'s body finished.
+//! 4. `j` is handed out only when every shard it is registered in has handed
+//!    it out (the countdown reaches zero only then), shard `s` among them.
+//!
+//! So `j` is handed out only after `i` is done. Conversely nothing is held
+//! back: a shard's graph orders only tasks that conflict on one of its
+//! regions, which the unsharded graph orders too, so a task is handed out as
+//! soon as every earlier conflicting task is done (each of its shards has
+//! released it by then, and the last release hands it out). Every wait is for
+//! an earlier task in program order, so no cycle — no deadlock — can form
+//! across shards. Each task is handed out exactly once: a single-shard task
+//! by its one shard's graph, a multi-shard task by the one decrement that
+//! brings its countdown to zero.
 
-use crate::spin_lock::SpinLock;
+use crate::spin_lock::{SpinGuard, SpinLock};
+use crossbeam_utils::CachePadded;
 use prescient_graph::{AccessMode, DependencyGraph, GraphError, RegionId, TaskId};
-use std::cell::RefCell;
+use std::cell::{RefCell, UnsafeCell};
+use std::mem::{self, ManuallyDrop};
+use std::ptr::NonNull;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread::LocalKey;
 
-/// Tasks made ready by a graph operation, with the ids the graph gave them.
-pub(crate) type ReadyList<T> = Vec<(TaskId, T)>;
+/// The most shards a scope's graph has: a task's set of shards is a `u64`
+/// bit mask.
+pub(crate) const MAX_SHARDS: usize = 64;
 
-/// A thread's pool of empty graphs (see [`LockedGraph::new`]).
-pub(crate) type GraphPool<T> = RefCell<Vec<DependencyGraph<T>>>;
+/// The id of a task that a [`LockedGraph`] handed out, for the operations
+/// that report it done and delete it. Opaque, and meaningful only to the
+/// graph that handed it out, until the task is deleted.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) struct GraphTaskId(Location);
 
-/// The dependency graph of one dataflow scope, holding a `T` per task, and
-/// its operations (`new task`, `done task` + `delete task`, as the DAST paper
-/// names its requests), which the calling worker executes under the graph's
-/// lock.
+/// Where a task is registered.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Location {
+    /// In one shard, whose graph knows it as `id`.
+    One { shard: u32, id: TaskId },
+    /// In several shards: the address of the task's [`Record`] (a
+    /// `Record<T>` of the graph that handed the task out), alive until the
+    /// task is deleted.
+    Many(NonNull<()>),
+}
+
+// SAFETY: a `GraphTaskId` is plain data: the record address in it is only
+// dereferenced by `LockedGraph`'s `unsafe` operations, under their contracts,
+// which do not depend on the thread that calls them (the record's fields are
+// read-only or atomic by then: see `Record`).
+unsafe impl Send for GraphTaskId {}
+// SAFETY: as above; a shared `GraphTaskId` only lends out copies.
+unsafe impl Sync for GraphTaskId {}
+
+const _: () = assert!(mem::size_of::<GraphTaskId>() <= 24);
+
+/// Tasks made ready by a graph operation, with the ids they were handed out
+/// under.
+pub(crate) type ReadyList<T> = Vec<(GraphTaskId, T)>;
+
+/// A thread's pool of empty shards (see [`LockedGraph::new`]).
+pub(crate) type GraphPool<T> = RefCell<Vec<Shard<T>>>;
+
+/// Empty scope graphs' worth of shards kept per thread for the next scope, so
+/// that a scope does not regrow its graphs' maps (and a nested scope per task
+/// does not allocate tables per task): a dropped graph of `S` shards goes back
+/// to a pool that holds up to `POOLED_GRAPHS * S` shards.
+const POOLED_GRAPHS: usize = 2;
+
+/// Shard ids a [`Record`] holds without a second allocation. A runtime task
+/// names at most `MAX_ACCESSES` = 16 regions; the typical multi-region tasks
+/// (tile kernels) name 2 or 3.
+const INLINE_SHARD_IDS: usize = 4;
+
+/// A shard behind its lock, alone on its cache lines (`ManuallyDrop` so
+/// that [`LockedGraph`]'s `drop` can move it to the pool).
+type LockedShard<T> = CachePadded<SpinLock<ManuallyDrop<Shard<T>>>>;
+
+/// What a shard's `done_task` releases: the tasks' ids in the shard and what
+/// the shard held for them.
+type Released<T> = Vec<(TaskId, Held<T>)>;
+
+/// One shard: a dependency graph over the regions `r` with `r % S` equal to
+/// the shard's index, and scratch space for what its `done_task` releases.
+pub(crate) struct Shard<T> {
+    graph: DependencyGraph<Held<T>>,
+    /// What the graph released in the current operation, before it is
+    /// translated into the caller's ready list (see
+    /// [`LockedGraph::hand_out`]); empty between operations, and kept (with
+    /// its capacity) for the next one.
+    released: Released<T>,
+}
+
+impl<T> Shard<T> {
+    fn new(buckets: usize) -> Shard<T> {
+        Shard {
+            graph: DependencyGraph::new(buckets).unwrap_or_else(|error| fatal(error)),
+            released: Vec::new(),
+        }
+    }
+}
+
+/// What a shard's graph holds for a task.
+enum Held<T> {
+    /// A single-shard task's payload.
+    One(T),
+    /// One of a multi-shard task's shares of its record.
+    Many(RecordRef<T>),
+}
+
+/// The payload, ids and countdown of a task registered in more than one
+/// shard.
+///
+/// Made by the owner in [`LockedGraph::new_task`], freed by the operation
+/// that deletes the task (or, for a task never handed out, when the last
+/// graph holding it is dropped: see [`RecordRef`]). Its fields:
+/// * `blocking` is only touched atomically.
+/// * `shards` is written before the record is shared, then read-only.
+/// * `ids` is written only by the owner while `blocking` still counts the
+///   owner's share, and read only after the task is handed out — which needs
+///   the owner's decrement (Release), and the handing-out decrement acquires
+///   every earlier one in the count's release sequence.
+/// * `payload` is taken once, by the thread whose decrement brings
+///   `blocking` to zero.
+struct Record<T> {
+    /// Shards that have not handed the task out yet, plus one while the owner
+    /// is still registering it.
+    blocking: AtomicUsize,
+    /// The task's shards: bit `k` for shard `k`.
+    shards: u64,
+    /// The task's id in each of its shards, in increasing shard order.
+    ids: UnsafeCell<ShardIds>,
+    /// The task, until it is handed out.
+    payload: UnsafeCell<Option<T>>,
+}
+
+/// A multi-shard task's ids in its shards, by rank (the `n`-th shard of the
+/// task in increasing order has rank `n`): inline up to
+/// [`INLINE_SHARD_IDS`], the rest in `spill`.
+struct ShardIds {
+    inline: [Option<TaskId>; INLINE_SHARD_IDS],
+    spill: Vec<TaskId>,
+}
+
+impl ShardIds {
+    fn new() -> ShardIds {
+        ShardIds {
+            inline: [None; INLINE_SHARD_IDS],
+            spill: Vec::new(),
+        }
+    }
+
+    /// Records the id of rank `rank`; ranks come in increasing order.
+    fn set(&mut self, rank: usize, id: TaskId) {
+        match self.inline.get_mut(rank) {
+            Some(slot) => *slot = Some(id),
+            None => {
+                debug_assert_eq!(self.spill.len(), rank - INLINE_SHARD_IDS);
+                self.spill.push(id);
+            }
+        }
+    }
+
+    /// The id of rank `rank`, recorded by [`set`](Self::set).
+    fn get(&self, rank: usize) -> TaskId {
+        let id = match self.inline.get(rank) {
+            Some(id) => *id,
+            None => self.spill.get(rank - INLINE_SHARD_IDS).copied(),
+        };
+        id.expect("a multi-shard task has an id in each of its shards")
+    }
+}
+
+/// A shard graph's share of a multi-shard task's [`Record`] (one count of
+/// `blocking`), held as the payload while the task is blocked in the shard.
+///
+/// When the shard hands it out, the share is given up with
+/// [`into_raw`](Self::into_raw) and its count released by [`release`]. A
+/// share that is dropped instead — its graph dropped with the task still
+/// blocked, which the runtime never does — releases its count, and the last
+/// one frees the record with its payload (a task that some shard still
+/// blocked was never handed out, so no [`GraphTaskId`] names it).
+struct RecordRef<T>(NonNull<Record<T>>);
+
+// SAFETY: a share only reaches the record's atomic count (see `Record` for
+// how the other fields are shared), and the payload moves to whichever thread
+// hands it out or drops it: `T: Send` suffices.
+unsafe impl<T: Send> Send for RecordRef<T> {}
+
+impl<T> RecordRef<T> {
+    /// Gives the share up without releasing its count: the caller releases
+    /// it.
+    fn into_raw(self) -> NonNull<Record<T>> {
+        let record = self.0;
+        mem::forget(self);
+        record
+    }
+}
+
+impl<T> Drop for RecordRef<T> {
+    fn drop(&mut self) {
+        // SAFETY: the record is alive while a share of it exists (it is freed
+        // at zero or at delete, after every share was given up); the count is
+        // only touched atomically, through a reference that ends here.
+        let previous = unsafe { (*self.0.as_ptr()).blocking.fetch_sub(1, Ordering::AcqRel) };
+        if previous == 1 {
+            // SAFETY: this was the last count, and the task was never handed
+            // out (see the type's docs), so nothing else refers to the record;
+            // it came from `Box::leak` in `new_task`.
+            drop(unsafe { Box::from_raw(self.0.as_ptr()) });
+        }
+    }
+}
+
+/// Releases `count` counts of a multi-shard task's countdown; if that brings
+/// it to zero, takes the payload and appends it to `ready`.
+///
+/// # Safety
+/// `record` is alive, and the caller owns `count` of its `blocking` counts
+/// (given up by [`RecordRef::into_raw`], or the owner's own) and gives them
+/// up.
+unsafe fn release<T>(record: NonNull<Record<T>>, count: usize, ready: &mut ReadyList<T>) {
+    // SAFETY: alive (contract); only the atomic is reached, through a
+    // reference that ends here (if this is not the last count, another thread
+    // may hand the task out, run it and free the record right after).
+    let previous = unsafe {
+        (*record.as_ptr())
+            .blocking
+            .fetch_sub(count, Ordering::AcqRel)
+    };
+    if previous == count {
+        // SAFETY: this call brought the count to zero, so every other count
+        // was released before (the AcqRel chain makes the owner's writes
+        // visible) and no other thread takes the payload; the record stays
+        // alive until the task is deleted, which needs this hand-out.
+        let task = unsafe { (*(*record.as_ptr()).payload.get()).take() };
+        let task = task.expect("a multi-shard task is handed out once");
+        ready.push((GraphTaskId(Location::Many(record.cast())), task));
+    }
+}
+
+/// The dependency graph of one dataflow scope, holding a `T` per task, split
+/// into shards by region (see the module docs), and its operations
+/// (`new task`, `done task`, `delete task`, as the DAST paper names its
+/// requests), which the calling worker executes under the shards' locks.
 ///
 /// The graph's safety invariant (see `prescient_graph::DependencyGraph`)
-/// carries over: a task is handed out — appended to a ready list — only when
-/// every earlier conflicting task of the scope is done. The runtime's
-/// hand-out of `&mut T` relies on it (see `task.rs`).
+/// carries over, as the module docs prove: a task is handed out — appended to
+/// a ready list — only when every earlier conflicting task of the scope is
+/// done. The runtime's hand-out of `&mut T` relies on it (see `task.rs`).
 pub(crate) struct LockedGraph<T: 'static> {
-    /// A spin lock: the critical sections are a few hundred nanoseconds of
-    /// graph bookkeeping that never block or switch fibers (see
-    /// `spin_lock.rs`).
-    graph: SpinLock<DependencyGraph<T>>,
-    /// Where the graph goes back to when it is dropped empty.
+    /// The shards, each behind a spin lock of its own on cache lines of its
+    /// own: the critical sections are a few hundred nanoseconds of graph
+    /// bookkeeping that never block or switch fibers (see `spin_lock.rs`).
+    shards: Box<[LockedShard<T>]>,
+    /// `S - 1` if the shard count `S` is a power of two (then a mask picks a
+    /// region's shard), else `None` (a remainder does).
+    shard_mask: Option<u64>,
+    /// Where the shards go back to when the graph is dropped empty.
     pool: &'static LocalKey<GraphPool<T>>,
 }
 
-/// Empty graphs kept per thread for the next scope, so that a scope does not
-/// regrow the graph's maps (and a nested scope per task does not allocate a
-/// table per task).
-const POOLED_GRAPHS: usize = 2;
-
 impl<T: 'static> LockedGraph<T> {
-    /// A graph whose region table has `buckets` buckets
-    /// (`Params::dependency_buckets`, validated to be at least 1): an empty
-    /// one from this thread's `pool` if one has that many buckets. A dropped
-    /// graph goes back to the pool of the thread that drops it. (The pool is
-    /// the caller's `thread_local!`, since a `thread_local!` cannot be
-    /// generic.)
-    pub(crate) fn new(buckets: usize, pool: &'static LocalKey<GraphPool<T>>) -> LockedGraph<T> {
-        let pooled = pool.with(|pool| {
+    /// A graph of `shards` shards (1 to [`MAX_SHARDS`]) whose region tables
+    /// have `buckets` buckets in all (`Params::dependency_buckets`, validated
+    /// to be at least 1): `buckets / shards`, rounded up, each. Each shard
+    /// holds about `1 / shards` of the regions, so chains are as long as in
+    /// one table of `buckets` buckets, and a scope's tables take as much
+    /// memory. Shards are taken empty from this thread's `pool` when it has
+    /// ones of that size. A graph dropped empty puts its shards back in the
+    /// pool of the thread that drops it. (The pool is the caller's
+    /// `thread_local!`, since a `thread_local!` cannot be generic.)
+    ///
+    /// # Panics
+    /// If `shards` is 0 or more than [`MAX_SHARDS`].
+    pub(crate) fn new(
+        buckets: usize,
+        shards: usize,
+        pool: &'static LocalKey<GraphPool<T>>,
+    ) -> LockedGraph<T> {
+        assert!(
+            (1..=MAX_SHARDS).contains(&shards),
+            "a dataflow graph has 1 to {MAX_SHARDS} shards, not {shards}"
+        );
+        let per_shard = buckets.div_ceil(shards);
+        let wrap = |shard| CachePadded::new(SpinLock::new(ManuallyDrop::new(shard)));
+        let mut list = Vec::with_capacity(shards);
+        pool.with(|pool| {
             let mut pool = pool.borrow_mut();
-            let index = pool
-                .iter()
-                .position(|g| g.region_table().bucket_count() == buckets)?;
-            Some(pool.swap_remove(index))
+            let mut index = 0;
+            while index < pool.len() && list.len() < shards {
+                if pool[index].graph.region_table().bucket_count() == per_shard {
+                    list.push(wrap(pool.swap_remove(index)));
+                } else {
+                    index += 1;
+                }
+            }
         });
-        let graph = match pooled {
-            Some(graph) => graph,
-            None => DependencyGraph::new(buckets).unwrap_or_else(|error| fatal(error)),
-        };
+        while list.len() < shards {
+            list.push(wrap(Shard::new(per_shard)));
+        }
+        let count = shards as u64;
         LockedGraph {
-            graph: SpinLock::new(graph),
+            shards: list.into_boxed_slice(),
+            shard_mask: count.is_power_of_two().then_some(count - 1),
             pool,
         }
     }
 
+    /// Takes the lock of shard `shard`. Every lock acquisition of the graph
+    /// goes through here.
+    #[inline]
+    fn lock_shard(&self, shard: usize) -> SpinGuard<'_, ManuallyDrop<Shard<T>>> {
+        self.shards[shard].lock()
+    }
+
+    /// The shard region `region` belongs to: `region % S`.
+    #[inline]
+    fn shard_of(&self, region: RegionId) -> usize {
+        let shard = match self.shard_mask {
+            Some(mask) => region.0 & mask,
+            None => region.0 % self.shards.len() as u64,
+        };
+        shard as usize
+    }
+
     /// Registers a task with its accesses. If it has no unfinished
     /// predecessor it is ready: appended to `ready`.
+    ///
+    /// Called by the scope's owner thread only (the one submitter), so that
+    /// every shard sees the scope's tasks in program order.
     pub(crate) fn new_task(
         &self,
         accesses: &[(RegionId, AccessMode)],
         task: T,
         ready: &mut ReadyList<T>,
     ) {
-        let new = self.graph.lock().new_task(accesses, task);
-        if let Some(task) = new.ready {
-            ready.push((new.id, task));
+        let shard = accesses
+            .first()
+            .map_or(0, |&(region, _)| self.shard_of(region));
+        if !accesses
+            .iter()
+            .all(|&(region, _)| self.shard_of(region) == shard)
+        {
+            self.new_multi_shard_task(accesses, task, ready);
+            return;
+        }
+        let new = self
+            .lock_shard(shard)
+            .graph
+            .new_task(accesses, Held::One(task));
+        if let Some(held) = new.ready {
+            let Held::One(task) = held else {
+                unreachable!("a single-shard task's payload is its own")
+            };
+            let shard = shard as u32;
+            ready.push((GraphTaskId(Location::One { shard, id: new.id }), task));
         }
     }
 
-    /// `done task`: marks a handed-out task done; successors it releases go
-    /// to `ready`.
-    pub(crate) fn done_task(&self, id: TaskId, ready: &mut ReadyList<T>) {
-        let result = self.graph.lock().done_task(id, ready);
-        result.unwrap_or_else(|error| fatal(error));
-    }
-
-    /// `delete task`: frees a done task's node and its region-table
-    /// references.
-    pub(crate) fn delete_task(&self, id: TaskId) {
-        let result = self.graph.lock().delete_task(id);
-        result.unwrap_or_else(|error| fatal(error));
-    }
-
-    /// `done task` then `delete task` in one lock round trip — what a worker
-    /// does when it finishes a task and executes both requests itself.
-    /// Successors it releases go to `ready`.
-    pub(crate) fn finish_task(&self, id: TaskId, ready: &mut ReadyList<T>) {
-        let result = {
-            let mut graph = self.graph.lock();
-            graph
-                .done_task(id, ready)
-                .and_then(|()| graph.delete_task(id))
+    /// [`new_task`](Self::new_task) for a task whose regions are in more than
+    /// one shard: registers it in each, with a [`Record`] as the payload.
+    fn new_multi_shard_task(
+        &self,
+        accesses: &[(RegionId, AccessMode)],
+        task: T,
+        ready: &mut ReadyList<T>,
+    ) {
+        let shards = accesses
+            .iter()
+            .fold(0u64, |set, &(region, _)| set | 1 << self.shard_of(region));
+        let record = NonNull::from(Box::leak(Box::new(Record {
+            // One count per shard, one for this thread until it is done
+            // registering.
+            blocking: AtomicUsize::new(shards.count_ones() as usize + 1),
+            shards,
+            ids: UnsafeCell::new(ShardIds::new()),
+            payload: UnsafeCell::new(Some(task)),
+        })));
+        // The accesses of one shard at a time: on the stack for any task the
+        // runtime submits (at most `MAX_ACCESSES` = 16 accesses).
+        let mut on_stack = [(RegionId(0), AccessMode::In); 16];
+        let mut on_heap = Vec::new();
+        let group = if accesses.len() <= on_stack.len() {
+            &mut on_stack[..]
+        } else {
+            on_heap.resize(accesses.len(), (RegionId(0), AccessMode::In));
+            &mut on_heap[..]
         };
-        result.unwrap_or_else(|error| fatal(error));
+        let mut handed_out = 0;
+        let mut rest = shards;
+        let mut rank = 0;
+        while rest != 0 {
+            let shard = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            let mut len = 0;
+            for &access in accesses {
+                if self.shard_of(access.0) == shard {
+                    group[len] = access;
+                    len += 1;
+                }
+            }
+            let new = self
+                .lock_shard(shard)
+                .graph
+                .new_task(&group[..len], Held::Many(RecordRef(record)));
+            // SAFETY: the record is alive (this thread's count is not
+            // released); only this thread writes `ids`, and nobody reads them
+            // before the task is handed out, which needs this thread's count
+            // (see `Record`).
+            unsafe { (*(*record.as_ptr()).ids.get()).set(rank, new.id) };
+            if let Some(held) = new.ready {
+                let Held::Many(share) = held else {
+                    unreachable!("a multi-shard task's payload is its record")
+                };
+                share.into_raw();
+                handed_out += 1;
+            }
+            rank += 1;
+        }
+        // SAFETY: alive; this thread owns its own count and those of the
+        // shares the shards handed out at once, and gives them up here.
+        unsafe { release(record, handed_out + 1, ready) };
+    }
+
+    /// Translates what shard `shard`'s graph just released into hand-outs:
+    /// a single-shard task is handed out at once; a multi-shard task's share
+    /// is released, and the task handed out if that was its last count.
+    /// Runs under the shard's lock (which owns `released`).
+    fn hand_out(shard: usize, released: &mut Released<T>, ready: &mut ReadyList<T>) {
+        for (id, held) in released.drain(..) {
+            match held {
+                Held::One(task) => {
+                    let shard = shard as u32;
+                    ready.push((GraphTaskId(Location::One { shard, id }), task));
+                }
+                Held::Many(share) => {
+                    // SAFETY: the record is alive (this share was not given up
+                    // yet), and the share is given up to `release`.
+                    unsafe { release(share.into_raw(), 1, ready) };
+                }
+            }
+        }
+    }
+
+    /// Runs `operation` on the graph of each shard the task `id` is
+    /// registered in, with the task's id there and the shard's released
+    /// list, under the shard's lock, and hands out what it releases; aborts
+    /// if an operation fails.
+    ///
+    /// # Safety
+    /// `id` was handed out by this graph and is not deleted yet.
+    #[inline]
+    unsafe fn for_each_shard(
+        &self,
+        id: GraphTaskId,
+        ready: &mut ReadyList<T>,
+        mut operation: impl FnMut(
+            &mut DependencyGraph<Held<T>>,
+            TaskId,
+            &mut Released<T>,
+        ) -> Result<(), GraphError>,
+    ) {
+        let mut visit = |shard: usize, id: TaskId| {
+            let result = {
+                let mut guard = self.lock_shard(shard);
+                let Shard { graph, released } = &mut **guard;
+                let result = operation(graph, id, released);
+                Self::hand_out(shard, released, ready);
+                result
+            };
+            result.unwrap_or_else(|error| fatal(error));
+        };
+        match id.0 {
+            Location::One { shard, id } => visit(shard as usize, id),
+            Location::Many(record) => {
+                let record = record.cast::<Record<T>>().as_ptr();
+                // SAFETY: `id` was handed out by this graph and not deleted
+                // (contract), so `record` is a live `Record<T>`; once the task
+                // is handed out, its `shards` and `ids` are only read (see
+                // `Record`).
+                let (shards, ids) = unsafe { ((*record).shards, &*(*record).ids.get()) };
+                let mut rest = shards;
+                let mut rank = 0;
+                while rest != 0 {
+                    let shard = rest.trailing_zeros() as usize;
+                    rest &= rest - 1;
+                    visit(shard, ids.get(rank));
+                    rank += 1;
+                }
+            }
+        }
+    }
+
+    /// Frees a deleted multi-shard task's record (nothing for a single-shard
+    /// task).
+    ///
+    /// # Safety
+    /// `id` was handed out by this graph and has just been deleted in all its
+    /// shards.
+    unsafe fn free_record(id: GraphTaskId) {
+        if let Location::Many(record) = id.0 {
+            // SAFETY: made by `Box::leak` in `new_task` as a `Record<T>`
+            // (contract: an id of this graph); the task was handed out (so no
+            // shard holds a share any more, and its payload was taken) and is
+            // now deleted everywhere, so nothing refers to the record.
+            drop(unsafe { Box::from_raw(record.cast::<Record<T>>().as_ptr()) });
+        }
+    }
+
+    /// `done task`: marks a handed-out task done in each of its shards;
+    /// successors it releases go to `ready`.
+    ///
+    /// # Safety
+    /// `id` was handed out by this graph (appended to a ready list by one of
+    /// its operations), is reported done once, and is not deleted yet. (A
+    /// multi-shard task's id is its record's address.)
+    #[cfg_attr(
+        not(test),
+        allow(
+            dead_code,
+            reason = "for the DAST request path, which issues done and delete separately"
+        )
+    )]
+    pub(crate) unsafe fn done_task(&self, id: GraphTaskId, ready: &mut ReadyList<T>) {
+        // SAFETY: forwarded contract.
+        unsafe {
+            self.for_each_shard(id, ready, |graph, id, released| {
+                graph.done_task(id, released)
+            });
+        }
+    }
+
+    /// `delete task`: frees a done task's nodes and region-table references
+    /// in each of its shards (and a multi-shard task's record).
+    ///
+    /// # Safety
+    /// `id` was handed out by this graph, has been reported done
+    /// ([`done_task`](Self::done_task)), is deleted once, and is not used
+    /// afterwards.
+    #[cfg_attr(
+        not(test),
+        allow(
+            dead_code,
+            reason = "for the DAST request path, which issues done and delete separately"
+        )
+    )]
+    pub(crate) unsafe fn delete_task(&self, id: GraphTaskId) {
+        // SAFETY: forwarded contract (a delete releases nothing, so the ready
+        // list stays empty and does not allocate).
+        unsafe {
+            self.for_each_shard(id, &mut Vec::new(), |graph, id, _| graph.delete_task(id));
+            Self::free_record(id);
+        }
+    }
+
+    /// `done task` then `delete task` in one lock round trip per shard —
+    /// what a worker does when it finishes a task and executes both requests
+    /// itself. Successors it releases go to `ready`.
+    ///
+    /// # Safety
+    /// `id` was handed out by this graph, has not been reported done, and is
+    /// not used afterwards.
+    pub(crate) unsafe fn finish_task(&self, id: GraphTaskId, ready: &mut ReadyList<T>) {
+        // SAFETY: forwarded contract.
+        unsafe {
+            self.for_each_shard(id, ready, |graph, id, released| {
+                graph
+                    .done_task(id, released)
+                    .and_then(|()| graph.delete_task(id))
+            });
+            Self::free_record(id);
+        }
     }
 }
 
 impl<T: 'static> Drop for LockedGraph<T> {
     fn drop(&mut self) {
-        let graph = std::mem::replace(
-            self.graph.get_mut(),
-            DependencyGraph::new(1).unwrap_or_else(|error| fatal(error)),
-        );
-        // Only an empty graph is reusable (a scope ends with no task left).
-        if graph.is_empty() {
-            let _ = self.pool.try_with(|pool| {
-                let mut pool = pool.borrow_mut();
-                if pool.len() < POOLED_GRAPHS {
-                    pool.push(graph);
-                }
-            });
+        let limit = POOLED_GRAPHS * self.shards.len();
+        for shard in self.shards.iter_mut() {
+            // SAFETY: each shard is taken once, here, and never used again.
+            let shard = unsafe { ManuallyDrop::take(shard.get_mut()) };
+            // Only an empty shard is reusable (a scope ends with no task
+            // left); a non-empty one is dropped with what it holds.
+            if shard.graph.is_empty() {
+                let _ = self.pool.try_with(|pool| {
+                    let mut pool = pool.borrow_mut();
+                    if pool.len() < limit {
+                        pool.push(shard);
+                    }
+                });
+            }
         }
     }
 }

@@ -53,10 +53,9 @@
 //! and receive no borrows.
 
 use super::access::TaskArgs;
-use super::graph_ops::ReadyList;
+use super::graph_ops::{GraphTaskId, ReadyList};
 use super::state::{Header, LiveCount, Shared, TaskRef};
 use crate::registry::WorkerThread;
-use prescient_graph::TaskId;
 use std::cell::Cell;
 use std::panic::{self, AssertUnwindSafe};
 use std::ptr::{self, NonNull};
@@ -94,7 +93,7 @@ where
 /// # Safety
 /// `header` came from `boxed::<R, F>` and is run once; `TaskRef::run`'s
 /// contract holds.
-unsafe fn run_boxed<R, F>(header: NonNull<Header>, id: TaskId)
+unsafe fn run_boxed<R, F>(header: NonNull<Header>, id: GraphTaskId)
 where
     R: for<'t> TaskArgs<'t> + Send,
     F: for<'t> FnOnce(<R as TaskArgs<'t>>::Args) + Send,
@@ -148,8 +147,12 @@ where
 /// # Safety
 /// As for [`run_body`]; the task is counted as live in its scope, and, if
 /// registered (`id` is some), counted on its regions (`count_live`).
-pub(crate) unsafe fn execute<R, F>(shared: *const Shared, mut raw: R, func: F, id: Option<TaskId>)
-where
+pub(crate) unsafe fn execute<R, F>(
+    shared: *const Shared,
+    mut raw: R,
+    func: F,
+    id: Option<GraphTaskId>,
+) where
     R: for<'t> TaskArgs<'t> + Send,
     F: for<'t> FnOnce(<R as TaskArgs<'t>>::Args) + Send,
 {
@@ -210,12 +213,14 @@ pub(crate) fn return_ready_buffer(ready: ReadyList<TaskRef>) {
 /// The task (handed out under `id`, or without accesses and `id == None`) has
 /// finished running, its scope is alive, and the caller does not touch the
 /// scope afterwards.
-unsafe fn finish(shared: *const Shared, id: Option<TaskId>) {
+unsafe fn finish(shared: *const Shared, id: Option<GraphTaskId>) {
     if let Some(id) = id {
         // SAFETY: alive (contract); this task is still counted.
         let scope = unsafe { &*shared };
         let mut ready = take_ready_buffer();
-        scope.graph.finish_task(id, &mut ready);
+        // SAFETY: the graph handed this task out under `id` (contract), and
+        // this is its one finish.
+        unsafe { scope.graph.finish_task(id, &mut ready) };
         // SAFETY: the graph handed these tasks out; their scope is alive
         // (they are counted as live).
         unsafe { dispatch(scope, &mut ready) };
