@@ -670,3 +670,380 @@ fn fatal(error: GraphError) -> ! {
     ));
     std::process::abort();
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::rc::Rc;
+    use AccessMode::{In, InOut, Out};
+
+    thread_local! {
+        static POOL: GraphPool<usize> = const { RefCell::new(Vec::new()) };
+        static RC_POOL: GraphPool<Rc<()>> = const { RefCell::new(Vec::new()) };
+    }
+
+    impl<T: 'static> LockedGraph<T> {
+        /// Whether no shard holds a task.
+        fn is_empty(&self) -> bool {
+            (0..self.shards.len()).all(|shard| self.lock_shard(shard).graph.is_empty())
+        }
+    }
+
+    fn r(region: u64) -> RegionId {
+        RegionId(region)
+    }
+
+    /// A small deterministic generator (xorshift64*).
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        }
+
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n as u64) as usize
+        }
+    }
+
+    /// Regions the random programs use: their residues differ for every
+    /// shard count tested (shard 0 and shard `S - 1` included), and two of
+    /// them share shard 0 whatever `S` is (0 and 64, for `S` dividing 64).
+    const REGIONS: [u64; 8] = [0, 1, 2, 3, 5, 8, 63, 64];
+
+    /// Where a task of the model is in its life.
+    #[derive(Clone, Copy, PartialEq, Debug)]
+    enum Life {
+        Blocked,
+        Running(GraphTaskId),
+        Done(GraphTaskId),
+        Deleted,
+    }
+
+    /// The brute-force rule: a task may be handed out exactly when every
+    /// earlier task with a conflicting access on a shared region (one of the
+    /// two writes it) is done.
+    struct Model {
+        /// Per task, its regions with whether it writes them (a region named
+        /// twice counts once, written if either access writes).
+        regions: Vec<Vec<(u64, bool)>>,
+        /// Per submitted task, the earlier tasks it conflicts with.
+        earlier: Vec<Vec<usize>>,
+        life: Vec<Life>,
+    }
+
+    impl Model {
+        fn conflict(&self, a: usize, b: usize) -> bool {
+            self.regions[a]
+                .iter()
+                .any(|&(x, wa)| self.regions[b].iter().any(|&(y, wb)| x == y && (wa || wb)))
+        }
+
+        fn submit(&mut self, accesses: &[(RegionId, AccessMode)]) -> usize {
+            let mut regions: Vec<(u64, bool)> = Vec::new();
+            for &(region, mode) in accesses {
+                match regions.iter_mut().find(|(x, _)| *x == region.0) {
+                    Some((_, write)) => *write |= mode.is_write(),
+                    None => regions.push((region.0, mode.is_write())),
+                }
+            }
+            let task = self.regions.len();
+            self.regions.push(regions);
+            let earlier = (0..task).filter(|&i| self.conflict(i, task)).collect();
+            self.earlier.push(earlier);
+            self.life.push(Life::Blocked);
+            task
+        }
+
+        fn finished(&self, task: usize) -> bool {
+            matches!(self.life[task], Life::Done(_) | Life::Deleted)
+        }
+
+        /// Whether every earlier conflicting task of `task` is done.
+        fn may_run(&self, task: usize) -> bool {
+            self.earlier[task].iter().all(|&i| self.finished(i))
+        }
+    }
+
+    /// Takes what the graph handed out, checking each hand-out against the
+    /// model: once, allowed by the brute-force rule, conflicting with no
+    /// running task, and under the kind of id its shards call for.
+    fn absorb(
+        model: &mut Model,
+        graph: &LockedGraph<usize>,
+        ready: &mut ReadyList<usize>,
+        running: &mut Vec<usize>,
+    ) {
+        for (id, task) in ready.drain(..) {
+            assert_eq!(
+                model.life[task],
+                Life::Blocked,
+                "task {task} handed out twice"
+            );
+            assert!(
+                model.may_run(task),
+                "task {task} handed out before an earlier conflicting task is done"
+            );
+            for &other in running.iter() {
+                assert!(
+                    !model.conflict(task, other),
+                    "task {task} handed out while conflicting task {other} runs"
+                );
+            }
+            let mut shards: Vec<usize> = model.regions[task]
+                .iter()
+                .map(|&(region, _)| graph.shard_of(r(region)))
+                .collect();
+            shards.sort_unstable();
+            shards.dedup();
+            match id.0 {
+                Location::One { shard, .. } => assert_eq!(shards, [shard as usize]),
+                Location::Many(_) => assert!(shards.len() > 1),
+            }
+            model.life[task] = Life::Running(id);
+            running.push(task);
+        }
+    }
+
+    /// One random program on a graph of `shards` shards: tasks of 1 to 4
+    /// accesses (now and then a wide one of up to 20) over [`REGIONS`],
+    /// submitted in order, interleaved with finishing running tasks in random
+    /// order (`finish_task`, or `done_task` and a later `delete_task`). After
+    /// every operation, exactly the tasks the brute-force rule allows have
+    /// been handed out.
+    fn run_program(seed: u64, shards: usize, buckets: usize, tasks: usize) {
+        let graph = LockedGraph::<usize>::new(buckets, shards, &POOL);
+        let mut rng = Rng(seed | 1);
+        let mut model = Model {
+            regions: Vec::new(),
+            earlier: Vec::new(),
+            life: Vec::new(),
+        };
+        let mut ready = ReadyList::new();
+        let mut running: Vec<usize> = Vec::new();
+        let mut done: Vec<usize> = Vec::new();
+        let mut blocked: Vec<usize> = Vec::new();
+        let mut submitted = 0;
+        loop {
+            let idle = running.is_empty() && done.is_empty();
+            if submitted < tasks && (idle || rng.below(3) == 0) {
+                let count = if rng.below(16) == 0 {
+                    5 + rng.below(16)
+                } else {
+                    1 + rng.below(4)
+                };
+                let accesses: Vec<(RegionId, AccessMode)> = (0..count)
+                    .map(|_| {
+                        let region = r(REGIONS[rng.below(REGIONS.len())]);
+                        (region, [In, In, Out, InOut][rng.below(4)])
+                    })
+                    .collect();
+                let task = model.submit(&accesses);
+                graph.new_task(&accesses, task, &mut ready);
+                blocked.push(task);
+                submitted += 1;
+            } else if !running.is_empty() && (done.is_empty() || rng.below(3) != 0) {
+                let task = running.swap_remove(rng.below(running.len()));
+                let Life::Running(id) = model.life[task] else {
+                    unreachable!()
+                };
+                if rng.below(2) == 0 {
+                    // SAFETY: handed out by this graph, finished once.
+                    unsafe { graph.finish_task(id, &mut ready) };
+                    model.life[task] = Life::Deleted;
+                } else {
+                    // SAFETY: handed out by this graph, done once.
+                    unsafe { graph.done_task(id, &mut ready) };
+                    model.life[task] = Life::Done(id);
+                    done.push(task);
+                }
+            } else if !done.is_empty() {
+                let task = done.swap_remove(rng.below(done.len()));
+                let Life::Done(id) = model.life[task] else {
+                    unreachable!()
+                };
+                // SAFETY: handed out by this graph, done, deleted once.
+                unsafe { graph.delete_task(id) };
+                model.life[task] = Life::Deleted;
+            } else {
+                break;
+            }
+            absorb(&mut model, &graph, &mut ready, &mut running);
+            blocked.retain(|&task| model.life[task] == Life::Blocked);
+            for &task in &blocked {
+                assert!(
+                    !model.may_run(task),
+                    "task {task} may run but was not handed out \
+                     (seed {seed:#x}, {shards} shards)"
+                );
+            }
+        }
+        assert_eq!(submitted, tasks);
+        assert!(model.life.iter().all(|&life| life == Life::Deleted));
+        assert!(graph.is_empty());
+    }
+
+    #[test]
+    fn random_programs_follow_the_brute_force_rule_on_any_shard_count() {
+        for shards in [1, 2, 3, 4, 8, 64] {
+            for program in 0..40u64 {
+                let buckets = [1, 7, 97][program as usize % 3];
+                let seed = 0x5AD_F00D ^ (shards as u64) << 40 ^ program.wrapping_mul(0x9E37_79B9);
+                run_program(seed, shards, buckets, 150);
+            }
+        }
+    }
+
+    #[test]
+    fn one_shard_hands_out_only_single_shard_ids() {
+        let graph = LockedGraph::<usize>::new(7, 1, &POOL);
+        let mut ready = ReadyList::new();
+        graph.new_task(&[(r(0), Out), (r(1), In), (r(2), InOut)], 0, &mut ready);
+        graph.new_task(&[(r(1), Out), (r(3), Out)], 1, &mut ready);
+        let [(id, 0)] = ready[..] else {
+            panic!("expected task 0 alone ready, got {ready:?}")
+        };
+        assert_eq!(
+            id.0,
+            Location::One {
+                shard: 0,
+                id: match id.0 {
+                    Location::One { id, .. } => id,
+                    Location::Many(_) => unreachable!(),
+                }
+            }
+        );
+        ready.clear();
+        // SAFETY: handed out by this graph, finished once.
+        unsafe { graph.finish_task(id, &mut ready) };
+        assert!(matches!(
+            ready[..],
+            [(GraphTaskId(Location::One { shard: 0, .. }), 1)]
+        ));
+    }
+
+    #[test]
+    fn a_multi_shard_task_waits_for_every_shard() {
+        let graph = LockedGraph::<usize>::new(7, 2, &POOL);
+        let mut ready = ReadyList::new();
+        // Task 0 writes region 0 (shard 0), task 1 writes region 1 (shard 1),
+        // task 2 reads both: blocked in both shards.
+        graph.new_task(&[(r(0), Out)], 0, &mut ready);
+        graph.new_task(&[(r(1), Out)], 1, &mut ready);
+        graph.new_task(&[(r(0), In), (r(1), In)], 2, &mut ready);
+        let handed: Vec<usize> = ready.iter().map(|&(_, task)| task).collect();
+        assert_eq!(handed, [0, 1]);
+        let (first, second) = (ready[0].0, ready[1].0);
+        ready.clear();
+        // SAFETY: handed out by this graph, finished once.
+        unsafe { graph.finish_task(second, &mut ready) };
+        assert!(ready.is_empty(), "task 2 still waits for task 0 in shard 0");
+        // SAFETY: as above.
+        unsafe { graph.done_task(first, &mut ready) };
+        assert_eq!(ready.len(), 1);
+        let (id, task) = ready.pop().unwrap();
+        assert_eq!(task, 2);
+        assert!(matches!(id.0, Location::Many(_)));
+        // SAFETY: done above; deleted once. Then task 2: handed out, finished
+        // once.
+        unsafe {
+            graph.delete_task(first);
+            graph.finish_task(id, &mut ready);
+        }
+        assert!(ready.is_empty() && graph.is_empty());
+    }
+
+    #[test]
+    fn wide_tasks_spill_their_ids_and_group_accesses_on_the_heap() {
+        let graph = LockedGraph::<usize>::new(97, 64, &POOL);
+        let mut ready = ReadyList::new();
+        // 20 accesses (more than the 16 grouped on the stack) in 20 shards
+        // (more than the 4 ids kept inline).
+        let wide: Vec<(RegionId, AccessMode)> = (0..20).map(|i| (r(i * 3), Out)).collect();
+        graph.new_task(&wide, 0, &mut ready);
+        graph.new_task(&[(r(57), In), (r(58), In)], 1, &mut ready);
+        assert_eq!(ready.len(), 1);
+        let (id, task) = ready.pop().unwrap();
+        assert_eq!(task, 0);
+        // SAFETY: handed out by this graph, finished once.
+        unsafe { graph.finish_task(id, &mut ready) };
+        let (id, task) = ready.pop().unwrap();
+        assert_eq!(task, 1);
+        // SAFETY: as above.
+        unsafe { graph.finish_task(id, &mut ready) };
+        assert!(ready.is_empty() && graph.is_empty());
+    }
+
+    #[test]
+    fn empty_graphs_return_their_shards_to_the_pool() {
+        let pooled = || POOL.with(|pool| pool.borrow().len());
+        assert_eq!(pooled(), 0);
+        drop(LockedGraph::<usize>::new(97, 4, &POOL));
+        assert_eq!(pooled(), 4);
+        POOL.with(|pool| {
+            // 97 buckets in all: 25 per shard.
+            assert!(pool
+                .borrow()
+                .iter()
+                .all(|shard| shard.graph.region_table().bucket_count() == 25));
+        });
+        // A graph of the same shape takes them all back.
+        let graph = LockedGraph::<usize>::new(97, 4, &POOL);
+        assert_eq!(pooled(), 0);
+        let mut ready = ReadyList::new();
+        graph.new_task(&[(r(0), Out), (r(1), Out)], 0, &mut ready);
+        let (id, _) = ready.pop().unwrap();
+        // SAFETY: handed out by this graph, finished once.
+        unsafe { graph.finish_task(id, &mut ready) };
+        drop(graph);
+        assert_eq!(pooled(), 4);
+        // Another shape does not match (49 buckets a shard), and the pool
+        // holds two graphs' worth of the dropping graph's shards at most.
+        drop(LockedGraph::<usize>::new(97, 2, &POOL));
+        assert_eq!(pooled(), 4);
+        let (a, b) = (
+            LockedGraph::<usize>::new(97, 4, &POOL),
+            LockedGraph::<usize>::new(97, 4, &POOL),
+        );
+        let c = LockedGraph::<usize>::new(97, 4, &POOL);
+        drop((a, b, c));
+        assert_eq!(pooled(), 8);
+    }
+
+    #[test]
+    fn a_graph_dropped_with_blocked_tasks_drops_each_payload_once() {
+        let payload = Rc::new(());
+        let graph = LockedGraph::new(7, 4, &RC_POOL);
+        let mut ready = ReadyList::new();
+        // Task 0 writes region 0: ready. Task 1 reads regions 0, 1, 2: ready
+        // in shards 1 and 2, blocked in shard 0. Task 2 writes region 1:
+        // blocked behind task 1 in shard 1.
+        graph.new_task(&[(r(0), Out)], Rc::clone(&payload), &mut ready);
+        graph.new_task(
+            &[(r(0), In), (r(1), In), (r(2), In)],
+            Rc::clone(&payload),
+            &mut ready,
+        );
+        graph.new_task(&[(r(1), Out)], Rc::clone(&payload), &mut ready);
+        assert_eq!(ready.len(), 1);
+        assert_eq!(Rc::strong_count(&payload), 4);
+        drop(ready);
+        assert_eq!(Rc::strong_count(&payload), 3);
+        drop(graph);
+        assert_eq!(Rc::strong_count(&payload), 1);
+        // Only shard 3 was empty (shard 2 still held task 1, handed out
+        // there).
+        assert_eq!(RC_POOL.with(|pool| pool.borrow().len()), 1);
+    }
+
+    #[test]
+    fn shard_counts_out_of_range_are_refused() {
+        for shards in [0, MAX_SHARDS + 1] {
+            let made = std::panic::catch_unwind(|| LockedGraph::<usize>::new(7, shards, &POOL));
+            assert!(made.is_err(), "{shards} shards accepted");
+        }
+    }
+}
