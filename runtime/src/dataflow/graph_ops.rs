@@ -303,6 +303,16 @@ unsafe fn release<T>(record: NonNull<Record<T>>, count: usize, ready: &mut Ready
     }
 }
 
+/// Releases a share a shard handed out: [`release`] of its one count (out
+/// of line, to keep the single-shard hand-out loop short).
+#[cold]
+#[inline(never)]
+fn release_share<T>(share: RecordRef<T>, ready: &mut ReadyList<T>) {
+    // SAFETY: the record is alive (this share was not given up yet), and the
+    // share is given up to `release`.
+    unsafe { release(share.into_raw(), 1, ready) };
+}
+
 /// The dependency graph of one dataflow scope, holding a `T` per task, split
 /// into shards by region (see the module docs), and its operations
 /// (`new task`, `done task`, `delete task`, as the DAST paper names its
@@ -313,10 +323,14 @@ unsafe fn release<T>(record: NonNull<Record<T>>, count: usize, ready: &mut Ready
 /// a ready list — only when every earlier conflicting task of the scope is
 /// done. The runtime's hand-out of `&mut T` relies on it (see `task.rs`).
 pub(crate) struct LockedGraph<T: 'static> {
-    /// The shards, each behind a spin lock of its own on cache lines of its
-    /// own: the critical sections are a few hundred nanoseconds of graph
-    /// bookkeeping that never block or switch fibers (see `spin_lock.rs`).
-    shards: Box<[LockedShard<T>]>,
+    /// Shard 0. The shards are each behind a spin lock of their own on cache
+    /// lines of their own: the critical sections are a few hundred
+    /// nanoseconds of graph bookkeeping that never block or switch fibers
+    /// (see `spin_lock.rs`). Shard 0 is inline, so that a one-shard graph
+    /// (one worker) allocates nothing for its shards.
+    first: LockedShard<T>,
+    /// Shards 1 to `S - 1`.
+    rest: Box<[LockedShard<T>]>,
     /// `S - 1` if the shard count `S` is a power of two (then a mask picks a
     /// region's shard), else `None` (a remainder does).
     shard_mask: Option<u64>,
@@ -347,35 +361,51 @@ impl<T: 'static> LockedGraph<T> {
             "a dataflow graph has 1 to {MAX_SHARDS} shards, not {shards}"
         );
         let per_shard = buckets.div_ceil(shards);
-        let wrap = |shard| CachePadded::new(SpinLock::new(ManuallyDrop::new(shard)));
-        let mut list = Vec::with_capacity(shards);
-        pool.with(|pool| {
-            let mut pool = pool.borrow_mut();
-            let mut index = 0;
-            while index < pool.len() && list.len() < shards {
-                if pool[index].graph.region_table().bucket_count() == per_shard {
-                    list.push(wrap(pool.swap_remove(index)));
-                } else {
-                    index += 1;
-                }
-            }
-        });
-        while list.len() < shards {
-            list.push(wrap(Shard::new(per_shard)));
-        }
+        // Once the pool has no shard of this size, it will not have one for
+        // the next shard either: stop looking.
+        let mut pool_has_some = true;
+        let mut take = || {
+            let pooled = pool_has_some
+                .then(|| {
+                    pool.with(|pool| {
+                        let mut pool = pool.borrow_mut();
+                        let index = pool.iter().position(|shard| {
+                            shard.graph.region_table().bucket_count() == per_shard
+                        })?;
+                        Some(pool.swap_remove(index))
+                    })
+                })
+                .flatten();
+            pool_has_some = pooled.is_some();
+            let shard = pooled.unwrap_or_else(|| Shard::new(per_shard));
+            CachePadded::new(SpinLock::new(ManuallyDrop::new(shard)))
+        };
+        let first = take();
+        let rest = (1..shards).map(|_| take()).collect();
         let count = shards as u64;
         LockedGraph {
-            shards: list.into_boxed_slice(),
+            first,
+            rest,
             shard_mask: count.is_power_of_two().then_some(count - 1),
             pool,
         }
+    }
+
+    /// The number of shards, `S`.
+    #[inline]
+    fn shard_count(&self) -> usize {
+        self.rest.len() + 1
     }
 
     /// Takes the lock of shard `shard`. Every lock acquisition of the graph
     /// goes through here.
     #[inline]
     fn lock_shard(&self, shard: usize) -> SpinGuard<'_, ManuallyDrop<Shard<T>>> {
-        self.shards[shard].lock()
+        let locked = match shard.checked_sub(1) {
+            None => &self.first,
+            Some(index) => &self.rest[index],
+        };
+        locked.lock()
     }
 
     /// The shard region `region` belongs to: `region % S`.
@@ -383,7 +413,7 @@ impl<T: 'static> LockedGraph<T> {
     fn shard_of(&self, region: RegionId) -> usize {
         let shard = match self.shard_mask {
             Some(mask) => region.0 & mask,
-            None => region.0 % self.shards.len() as u64,
+            None => region.0 % self.shard_count() as u64,
         };
         shard as usize
     }
@@ -393,37 +423,47 @@ impl<T: 'static> LockedGraph<T> {
     ///
     /// Called by the scope's owner thread only (the one submitter), so that
     /// every shard sees the scope's tasks in program order.
+    #[inline(always)]
     pub(crate) fn new_task(
         &self,
         accesses: &[(RegionId, AccessMode)],
         task: T,
         ready: &mut ReadyList<T>,
     ) {
-        let shard = accesses
-            .first()
-            .map_or(0, |&(region, _)| self.shard_of(region));
-        if !accesses
-            .iter()
-            .all(|&(region, _)| self.shard_of(region) == shard)
-        {
-            self.new_multi_shard_task(accesses, task, ready);
-            return;
-        }
+        let shard = if self.rest.is_empty() {
+            0
+        } else {
+            match self.common_shard(accesses) {
+                Some(shard) => shard,
+                None => return self.new_multi_shard_task(accesses, task, ready),
+            }
+        };
         let new = self
             .lock_shard(shard)
             .graph
             .new_task(accesses, Held::One(task));
-        if let Some(held) = new.ready {
-            let Held::One(task) = held else {
-                unreachable!("a single-shard task's payload is its own")
-            };
+        if let Some(Held::One(task)) = new.ready {
             let shard = shard as u32;
             ready.push((GraphTaskId(Location::One { shard, id: new.id }), task));
         }
     }
 
+    /// The shard of all the regions in `accesses` (shard 0 if there is
+    /// none), or `None` if they are in more than one.
+    #[inline]
+    fn common_shard(&self, accesses: &[(RegionId, AccessMode)]) -> Option<usize> {
+        let shard = accesses
+            .first()
+            .map_or(0, |&(region, _)| self.shard_of(region));
+        accesses
+            .iter()
+            .all(|&(region, _)| self.shard_of(region) == shard)
+            .then_some(shard)
+    }
+
     /// [`new_task`](Self::new_task) for a task whose regions are in more than
     /// one shard: registers it in each, with a [`Record`] as the payload.
+    #[inline(never)]
     fn new_multi_shard_task(
         &self,
         accesses: &[(RegionId, AccessMode)],
@@ -491,18 +531,25 @@ impl<T: 'static> LockedGraph<T> {
     /// a single-shard task is handed out at once; a multi-shard task's share
     /// is released, and the task handed out if that was its last count.
     /// Runs under the shard's lock (which owns `released`).
+    #[inline]
     fn hand_out(shard: usize, released: &mut Released<T>, ready: &mut ReadyList<T>) {
-        for (id, held) in released.drain(..) {
+        let len = released.len();
+        let base = released.as_ptr();
+        // SAFETY: `released` is emptied first and then its `len` elements,
+        // still in place, are each moved out once, in order (so a panic below
+        // leaks the rest rather than dropping them twice); the allocation
+        // stays with `released`. A plain loop: `drain` costs more here, on
+        // every finishing task.
+        unsafe { released.set_len(0) };
+        for index in 0..len {
+            // SAFETY: see above; `index < len`.
+            let (id, held) = unsafe { base.add(index).read() };
             match held {
                 Held::One(task) => {
                     let shard = shard as u32;
                     ready.push((GraphTaskId(Location::One { shard, id }), task));
                 }
-                Held::Many(share) => {
-                    // SAFETY: the record is alive (this share was not given up
-                    // yet), and the share is given up to `release`.
-                    unsafe { release(share.into_raw(), 1, ready) };
-                }
+                Held::Many(share) => release_share(share, ready),
             }
         }
     }
@@ -510,66 +557,82 @@ impl<T: 'static> LockedGraph<T> {
     /// Runs `operation` on the graph of each shard the task `id` is
     /// registered in, with the task's id there and the shard's released
     /// list, under the shard's lock, and hands out what it releases; aborts
-    /// if an operation fails.
+    /// if an operation fails. Then, if `delete`, frees a multi-shard task's
+    /// record (the operation deleted the task).
     ///
     /// # Safety
     /// `id` was handed out by this graph and is not deleted yet.
-    #[inline]
-    unsafe fn for_each_shard(
+    #[inline(always)]
+    unsafe fn for_each_shard<F>(
         &self,
         id: GraphTaskId,
         ready: &mut ReadyList<T>,
-        mut operation: impl FnMut(
-            &mut DependencyGraph<Held<T>>,
-            TaskId,
-            &mut Released<T>,
-        ) -> Result<(), GraphError>,
-    ) {
-        let mut visit = |shard: usize, id: TaskId| {
-            let result = {
-                let mut guard = self.lock_shard(shard);
-                let Shard { graph, released } = &mut **guard;
-                let result = operation(graph, id, released);
-                Self::hand_out(shard, released, ready);
-                result
-            };
-            result.unwrap_or_else(|error| fatal(error));
-        };
+        delete: bool,
+        mut operation: F,
+    ) where
+        F: FnMut(&mut DependencyGraph<Held<T>>, TaskId, &mut Released<T>) -> Result<(), GraphError>,
+    {
         match id.0 {
-            Location::One { shard, id } => visit(shard as usize, id),
-            Location::Many(record) => {
-                let record = record.cast::<Record<T>>().as_ptr();
-                // SAFETY: `id` was handed out by this graph and not deleted
-                // (contract), so `record` is a live `Record<T>`; once the task
-                // is handed out, its `shards` and `ids` are only read (see
-                // `Record`).
-                let (shards, ids) = unsafe { ((*record).shards, &*(*record).ids.get()) };
-                let mut rest = shards;
-                let mut rank = 0;
-                while rest != 0 {
-                    let shard = rest.trailing_zeros() as usize;
-                    rest &= rest - 1;
-                    visit(shard, ids.get(rank));
-                    rank += 1;
-                }
-            }
+            Location::One { shard, id } => self.visit(shard as usize, id, ready, &mut operation),
+            // SAFETY: forwarded contract.
+            Location::Many(record) => unsafe {
+                self.visit_record_shards(record.cast(), ready, delete, &mut operation);
+            },
         }
     }
 
-    /// Frees a deleted multi-shard task's record (nothing for a single-shard
-    /// task).
+    /// [`for_each_shard`](Self::for_each_shard) for a multi-shard task.
     ///
     /// # Safety
-    /// `id` was handed out by this graph and has just been deleted in all its
-    /// shards.
-    unsafe fn free_record(id: GraphTaskId) {
-        if let Location::Many(record) = id.0 {
-            // SAFETY: made by `Box::leak` in `new_task` as a `Record<T>`
-            // (contract: an id of this graph); the task was handed out (so no
-            // shard holds a share any more, and its payload was taken) and is
-            // now deleted everywhere, so nothing refers to the record.
-            drop(unsafe { Box::from_raw(record.cast::<Record<T>>().as_ptr()) });
+    /// `record` is the record of a task this graph handed out and has not
+    /// deleted yet.
+    #[inline(never)]
+    unsafe fn visit_record_shards<F>(
+        &self,
+        record: NonNull<Record<T>>,
+        ready: &mut ReadyList<T>,
+        delete: bool,
+        operation: &mut F,
+    ) where
+        F: FnMut(&mut DependencyGraph<Held<T>>, TaskId, &mut Released<T>) -> Result<(), GraphError>,
+    {
+        let pointer = record.as_ptr();
+        // SAFETY: a live `Record<T>` (contract); once the task is handed out,
+        // its `shards` and `ids` are only read (see `Record`).
+        let (shards, ids) = unsafe { ((*pointer).shards, &*(*pointer).ids.get()) };
+        let mut rest = shards;
+        let mut rank = 0;
+        while rest != 0 {
+            let shard = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            self.visit(shard, ids.get(rank), ready, operation);
+            rank += 1;
         }
+        if delete {
+            // SAFETY: made by `Box::leak` in `new_task` as a `Record<T>`
+            // (contract); the task was handed out (so no shard holds a share
+            // any more, and its payload was taken) and is now deleted in every
+            // shard, so nothing refers to the record; `ids` is not used again.
+            drop(unsafe { Box::from_raw(pointer) });
+        }
+    }
+
+    /// Runs `operation` on shard `shard`'s graph for the task it knows as
+    /// `id`, under the shard's lock, and hands out what it releases; aborts
+    /// if it fails.
+    #[inline(always)]
+    fn visit<F>(&self, shard: usize, id: TaskId, ready: &mut ReadyList<T>, operation: &mut F)
+    where
+        F: FnMut(&mut DependencyGraph<Held<T>>, TaskId, &mut Released<T>) -> Result<(), GraphError>,
+    {
+        let result = {
+            let mut guard = self.lock_shard(shard);
+            let Shard { graph, released } = &mut **guard;
+            let result = operation(graph, id, released);
+            Self::hand_out(shard, released, ready);
+            result
+        };
+        result.unwrap_or_else(|error| fatal(error));
     }
 
     /// `done task`: marks a handed-out task done in each of its shards;
@@ -589,7 +652,7 @@ impl<T: 'static> LockedGraph<T> {
     pub(crate) unsafe fn done_task(&self, id: GraphTaskId, ready: &mut ReadyList<T>) {
         // SAFETY: forwarded contract.
         unsafe {
-            self.for_each_shard(id, ready, |graph, id, released| {
+            self.for_each_shard(id, ready, false, |graph, id, released| {
                 graph.done_task(id, released)
             });
         }
@@ -613,8 +676,9 @@ impl<T: 'static> LockedGraph<T> {
         // SAFETY: forwarded contract (a delete releases nothing, so the ready
         // list stays empty and does not allocate).
         unsafe {
-            self.for_each_shard(id, &mut Vec::new(), |graph, id, _| graph.delete_task(id));
-            Self::free_record(id);
+            self.for_each_shard(id, &mut Vec::new(), true, |graph, id, _| {
+                graph.delete_task(id)
+            });
         }
     }
 
@@ -625,23 +689,23 @@ impl<T: 'static> LockedGraph<T> {
     /// # Safety
     /// `id` was handed out by this graph, has not been reported done, and is
     /// not used afterwards.
+    #[inline]
     pub(crate) unsafe fn finish_task(&self, id: GraphTaskId, ready: &mut ReadyList<T>) {
         // SAFETY: forwarded contract.
         unsafe {
-            self.for_each_shard(id, ready, |graph, id, released| {
+            self.for_each_shard(id, ready, true, |graph, id, released| {
                 graph
                     .done_task(id, released)
                     .and_then(|()| graph.delete_task(id))
             });
-            Self::free_record(id);
         }
     }
 }
 
 impl<T: 'static> Drop for LockedGraph<T> {
     fn drop(&mut self) {
-        let limit = POOLED_GRAPHS * self.shards.len();
-        for shard in self.shards.iter_mut() {
+        let limit = POOLED_GRAPHS * self.shard_count();
+        for shard in std::iter::once(&mut self.first).chain(self.rest.iter_mut()) {
             // SAFETY: each shard is taken once, here, and never used again.
             let shard = unsafe { ManuallyDrop::take(shard.get_mut()) };
             // Only an empty shard is reusable (a scope ends with no task
@@ -685,7 +749,7 @@ mod tests {
     impl<T: 'static> LockedGraph<T> {
         /// Whether no shard holds a task.
         fn is_empty(&self) -> bool {
-            (0..self.shards.len()).all(|shard| self.lock_shard(shard).graph.is_empty())
+            (0..self.shard_count()).all(|shard| self.lock_shard(shard).graph.is_empty())
         }
     }
 
