@@ -26,7 +26,9 @@
 //! * A **single-shard task** (all its regions in one shard — every task when
 //!   `S` = 1) costs what a task cost before sharding: one lock round trip per
 //!   operation, its payload held by that shard's graph, no allocation. Its
-//!   [`GraphTaskId`] is the shard and the shard's own id.
+//!   [`GraphTaskId`] is the shard and the shard's own id. (What remains is
+//!   translating what a shard's graph releases into [`GraphTaskId`]s: about
+//!   5 ns per empty dependent task at one thread.)
 //! * A **multi-shard task** gets a small heap record ([`Record`]) holding its
 //!   payload, its id in each of its shards and a countdown of the shards that
 //!   still block it; each of its shards' graphs holds a pointer to the record
