@@ -19,7 +19,8 @@
 //! * `requests.rs`: the graph operations as DAST requests — executed inline
 //!   by the worker that submits or finishes a task, or queued for the
 //!   manager, as the worker's push policies decide (see `crate::dast`).
-//! * `graph_ops.rs`: the scope's dependency graph behind a spin lock.
+//! * `graph_ops.rs`: the scope's dependency graph, sharded by region, each
+//!   shard behind its own spin lock.
 //!
 //! Each file imports only files listed after it, so no two import each other:
 //! `access` → `handle` → `scope_core` → `state` → `graph_ops`; `task` →

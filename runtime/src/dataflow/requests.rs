@@ -16,11 +16,11 @@
 //! inline does. The scope's frame does not return while a task is live, so
 //! every queued request's scope is alive when it executes.
 
-use super::graph_ops::ReadyList;
+use super::graph_ops::{GraphTaskId, ReadyList};
 use super::state::{LiveCount, Shared, TaskRef};
 use crate::dast::{time_request, ErasedRequest, Executor, Kind, ReadySink, Request, Route};
 use crate::registry::WorkerThread;
-use prescient_graph::{AccessMode, RegionId, TaskId};
+use prescient_graph::{AccessMode, RegionId};
 use std::cell::Cell;
 use std::ptr;
 
@@ -91,8 +91,8 @@ impl AccessList {
 /// One graph operation of one scope's task.
 enum Operation {
     New { task: TaskRef, accesses: AccessList },
-    Done(TaskId),
-    Delete(TaskId),
+    Done(GraphTaskId),
+    Delete(GraphTaskId),
 }
 
 /// A graph request: an operation and the scope whose graph it applies to.
@@ -131,7 +131,9 @@ impl Request for GraphRequest {
             Operation::Done(id) => {
                 let mut ready = take_ready_buffer();
                 time_request(Kind::Done, Executor::Queued, || {
-                    scope.graph.done_task(id, &mut ready)
+                    // SAFETY: the graph handed the task out under `id`, and
+                    // this is its one done request.
+                    unsafe { scope.graph.done_task(id, &mut ready) }
                 });
                 // SAFETY: as above.
                 unsafe { send_ready(&mut ready, sink) };
@@ -139,7 +141,9 @@ impl Request for GraphRequest {
             }
             Operation::Delete(id) => {
                 time_request(Kind::Delete, Executor::Queued, || {
-                    scope.graph.delete_task(id)
+                    // SAFETY: its done request executed before (FIFO), and
+                    // this is its one delete.
+                    unsafe { scope.graph.delete_task(id) }
                 });
                 // SAFETY: the task was live until now; this is its last
                 // access to the scope, and we return at once.
@@ -196,8 +200,9 @@ pub(crate) unsafe fn submit(
 /// again — and `false` if the caller must uncount it (its last access).
 ///
 /// # Safety
-/// The task has finished running and is still counted live in `shared`.
-pub(crate) unsafe fn finish_registered(shared: *const Shared, id: TaskId) -> bool {
+/// The graph handed the task out under `id`; it has finished running, is
+/// still counted live in `shared`, and is finished once.
+pub(crate) unsafe fn finish_registered(shared: *const Shared, id: GraphTaskId) -> bool {
     // SAFETY: alive (contract) until the task is uncounted.
     let scope = unsafe { &*shared };
     WorkerThread::with_current(|worker| {
@@ -224,7 +229,9 @@ pub(crate) unsafe fn finish_registered(shared: *const Shared, id: TaskId) -> boo
                         // The done request has executed (FIFO: it was
                         // completed before this check), so delete may.
                         time_request(Kind::Delete, Executor::Inline, || {
-                            scope.graph.delete_task(id)
+                            // SAFETY: handed out under `id`, done (above),
+                            // deleted once.
+                            unsafe { scope.graph.delete_task(id) }
                         });
                         false
                     }
@@ -237,7 +244,9 @@ pub(crate) unsafe fn finish_registered(shared: *const Shared, id: TaskId) -> boo
                 let mut ready = take_ready_buffer();
                 // Done and delete in one lock round trip: timed as `done`.
                 time_request(Kind::Done, Executor::Inline, || {
-                    scope.graph.finish_task(id, &mut ready)
+                    // SAFETY: the graph handed the task out under `id`, and
+                    // this is its one finish.
+                    unsafe { scope.graph.finish_task(id, &mut ready) }
                 });
                 // SAFETY: handed out by the graph; the scope is alive (these
                 // tasks are counted live).

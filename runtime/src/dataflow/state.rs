@@ -11,12 +11,11 @@
 //! access to the scope is its decrement of that count — see [`LiveCount`] for
 //! why the decrement itself cannot touch freed memory.
 
-use super::graph_ops::{GraphPool, LockedGraph};
+use super::graph_ops::{GraphPool, GraphTaskId, LockedGraph, MAX_SHARDS};
 use crate::job::{keep_first_panic, JobRef, PanicPayload};
 use crate::latch::Latch;
 use crate::registry::{self, Registry};
 use parking_lot::Mutex;
-use prescient_graph::TaskId;
 use std::cell::{RefCell, UnsafeCell};
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -51,8 +50,12 @@ pub(crate) struct Shared {
 impl Shared {
     /// The state of a new scope of the runtime `registry`.
     pub(crate) fn new(registry: Arc<Registry>) -> Shared {
+        // Graph shards: 1 for one worker (one lock, no multi-shard tasks),
+        // else the next power of two at or above the worker count (a mask
+        // picks a region's shard), at most `MAX_SHARDS`.
+        let shards = registry.num_workers().next_power_of_two().min(MAX_SHARDS);
         Shared {
-            graph: LockedGraph::new(registry.params.dependency_buckets, &GRAPH_POOL),
+            graph: LockedGraph::new(registry.params.dependency_buckets, shards, &GRAPH_POOL),
             live: LiveCount::new(),
             queued: AtomicUsize::new(0),
             capacity: registry.params.queue_capacity,
@@ -100,19 +103,19 @@ impl Shared {
 /// The type-erased part at the start of every task box (`task::TaskBox`).
 pub(crate) struct Header {
     /// Runs (or cancels) the task and frees its box.
-    run: unsafe fn(NonNull<Header>, TaskId),
+    run: unsafe fn(NonNull<Header>, GraphTaskId),
     /// The scope the task belongs to.
     pub(crate) shared: *const Shared,
     /// The id the graph handed the task out under, written by
     /// [`TaskRef::into_job`] before the box is queued as a job (so that the
     /// box itself is the job: one allocation per task, no wrapper).
-    id: Option<TaskId>,
+    id: Option<GraphTaskId>,
 }
 
 impl Header {
     /// The header of a new task box of the scope `shared`, whose `run` runs
     /// and frees the box it heads.
-    pub(crate) fn new(run: unsafe fn(NonNull<Header>, TaskId), shared: &Shared) -> Header {
+    pub(crate) fn new(run: unsafe fn(NonNull<Header>, GraphTaskId), shared: &Shared) -> Header {
         Header {
             run,
             shared,
@@ -147,7 +150,7 @@ impl TaskRef {
     /// # Safety
     /// The graph handed this task out under `id` (see the invariant in
     /// `task.rs`), and its scope is alive.
-    pub(crate) unsafe fn run(self, id: TaskId) {
+    pub(crate) unsafe fn run(self, id: GraphTaskId) {
         // SAFETY: the header is alive until `run` frees the box.
         let run = unsafe { self.0.as_ref().run };
         // SAFETY: forwarded contract; `run` matches the box's type
@@ -160,7 +163,7 @@ impl TaskRef {
     ///
     /// # Safety
     /// As for [`run`](Self::run).
-    pub(crate) unsafe fn into_job(self, id: TaskId) -> JobRef {
+    pub(crate) unsafe fn into_job(self, id: GraphTaskId) -> JobRef {
         let header = self.0.as_ptr();
         // SAFETY: this `TaskRef` owns the box (nobody else can reach it until
         // the job is queued), so writing its header is exclusive; the scope is

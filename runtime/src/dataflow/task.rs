@@ -53,9 +53,9 @@
 //! and receive no borrows.
 
 use super::access::TaskArgs;
+use super::graph_ops::GraphTaskId;
 use super::requests;
 use super::state::{Header, LiveCount, Shared, TaskRef};
-use prescient_graph::TaskId;
 use std::panic::{self, AssertUnwindSafe};
 use std::ptr::{self, NonNull};
 
@@ -92,7 +92,7 @@ where
 /// # Safety
 /// `header` came from `boxed::<R, F>` and is run once; `TaskRef::run`'s
 /// contract holds.
-unsafe fn run_boxed<R, F>(header: NonNull<Header>, id: TaskId)
+unsafe fn run_boxed<R, F>(header: NonNull<Header>, id: GraphTaskId)
 where
     R: for<'t> TaskArgs<'t> + Send,
     F: for<'t> FnOnce(<R as TaskArgs<'t>>::Args) + Send,
@@ -146,8 +146,12 @@ where
 /// # Safety
 /// As for [`run_body`]; the task is counted as live in its scope, and, if
 /// registered (`id` is some), counted on its regions (`count_live`).
-pub(crate) unsafe fn execute<R, F>(shared: *const Shared, mut raw: R, func: F, id: Option<TaskId>)
-where
+pub(crate) unsafe fn execute<R, F>(
+    shared: *const Shared,
+    mut raw: R,
+    func: F,
+    id: Option<GraphTaskId>,
+) where
     R: for<'t> TaskArgs<'t> + Send,
     F: for<'t> FnOnce(<R as TaskArgs<'t>>::Args) + Send,
 {
@@ -191,7 +195,7 @@ where
 /// The task (handed out under `id`, or without accesses and `id == None`) has
 /// finished running, its scope is alive, and the caller does not touch the
 /// scope afterwards.
-unsafe fn finish(shared: *const Shared, id: Option<TaskId>) {
+unsafe fn finish(shared: *const Shared, id: Option<GraphTaskId>) {
     if let Some(id) = id {
         // SAFETY: forwarded contract: finished, still counted live.
         if unsafe { requests::finish_registered(shared, id) } {
