@@ -14,11 +14,23 @@
 //! * [`parse_threads`] is the one parser of a thread list, and
 //!   [`usage`] writes the `--help` text around the shared flags, so both
 //!   binaries document them in the same words.
+//! * The dataflow benchmarks (the `dataflow_table` binary and the `dataflow`
+//!   criterion bench) also take a list of DAST modes the same way: its
+//!   `--dast LIST`, else the variable [`DAST_ENV`]
+//!   (`PRESCIENT_BENCH_DAST`), else all four ([`resolve_dast`],
+//!   [`env_dast`]; one parser, [`parse_dast`]).
+
+use prescient::DastMode;
 
 /// The environment variable with the thread counts to measure (`1,2,4` or
 /// `all`) when `--threads` is not given: read by both binaries and the
 /// criterion benches.
 pub const THREADS_ENV: &str = "PRESCIENT_BENCH_THREADS";
+
+/// The environment variable with the DAST modes the dataflow benchmarks
+/// measure (`off,adaptive` or `all`; see [`parse_dast`]) when `--dast` is
+/// not given: read by `dataflow_table` and the `dataflow` criterion bench.
+pub const DAST_ENV: &str = "PRESCIENT_BENCH_DAST";
 
 /// The available parallelism (1 if unknown): what `all` and the default
 /// thread list are measured against.
@@ -161,6 +173,65 @@ pub fn resolve_threads(
 pub fn env_threads() -> Vec<usize> {
     let env = std::env::var(THREADS_ENV).ok();
     resolve_threads(None, env.as_deref(), available_threads()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Parses the DAST mode list `spec`: `all` (the four modes), or
+/// comma-separated mode names — `off`, `forced`, `adaptive`, `idle`, or a
+/// variant's name in any case (`IdleWorkers`; see `DastMode::from_name`),
+/// each listed once; white space around an entry is ignored. The result is
+/// in the order of `DastMode::ALL` (`off` first: it is the baseline the
+/// others are compared with), whatever the order of the list.
+///
+/// # Errors
+/// A message for an empty list, an empty entry, an unknown name or a mode
+/// listed twice.
+pub fn parse_dast(spec: &str) -> Result<Vec<DastMode>, String> {
+    let spec = spec.trim();
+    if spec.is_empty() {
+        return Err("the DAST mode list is empty".to_string());
+    }
+    if spec == "all" {
+        return Ok(DastMode::ALL.to_vec());
+    }
+    let mut modes = Vec::new();
+    for entry in spec.split(',').map(str::trim) {
+        if entry.is_empty() {
+            return Err("the DAST mode list has an empty entry".to_string());
+        }
+        let mode = DastMode::from_name(entry).ok_or_else(|| {
+            format!("`{entry}` is not a DAST mode (off, forced, adaptive, idle or all)")
+        })?;
+        if modes.contains(&mode) {
+            return Err(format!("the DAST mode {mode} is listed twice"));
+        }
+        modes.push(mode);
+    }
+    modes.sort_by_key(|mode| DastMode::ALL.iter().position(|m| m == mode));
+    Ok(modes)
+}
+
+/// The DAST modes to measure: `flag` (the list `--dast` gave, already
+/// parsed) if any, else the value `env` of [`DAST_ENV`] if it is set and
+/// not blank, else all four (`DastMode::ALL`).
+///
+/// # Errors
+/// The variable's [`parse_dast`] error, prefixed with its name.
+pub fn resolve_dast(flag: Option<&[DastMode]>, env: Option<&str>) -> Result<Vec<DastMode>, String> {
+    match (flag, env.filter(|s| !s.trim().is_empty())) {
+        (Some(modes), _) => Ok(modes.to_vec()),
+        (None, Some(env)) => parse_dast(env).map_err(|e| format!("{DAST_ENV}={env:?}: {e}")),
+        (None, None) => Ok(DastMode::ALL.to_vec()),
+    }
+}
+
+/// The DAST modes of a benchmark that takes no flags (the `dataflow`
+/// criterion bench): [`DAST_ENV`] if set and not blank, else all four.
+///
+/// # Panics
+/// If the variable is set to an invalid list (the message says why).
+pub fn env_dast() -> Vec<DastMode> {
+    let env = std::env::var(DAST_ENV).ok();
+    resolve_dast(None, env.as_deref()).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// A binary's arguments (without the program name), read one flag at a time;
@@ -427,6 +498,31 @@ mod tests {
         );
         // The command line wins even over an invalid variable.
         assert_eq!(resolve_threads(Some(&[1]), Some("zero"), 4), Ok(vec![1]));
+    }
+
+    #[test]
+    fn dast_lists() {
+        use DastMode::*;
+        assert_eq!(parse_dast("all"), Ok(DastMode::ALL.to_vec()));
+        assert_eq!(parse_dast(" idle, OFF "), Ok(vec![Off, IdleWorkers]));
+        assert_eq!(
+            parse_dast("IdleWorkers,forced,adaptive"),
+            Ok(vec![Forced, Adaptive, IdleWorkers])
+        );
+        for bad in ["", " ", "off,,idle", "off,", "sometimes", "off,Off", "ALL"] {
+            assert!(parse_dast(bad).is_err(), "{bad}");
+        }
+        assert_eq!(
+            parse_dast("off,off"),
+            Err("the DAST mode off is listed twice".to_string())
+        );
+        assert_eq!(resolve_dast(None, None), Ok(DastMode::ALL.to_vec()));
+        assert_eq!(resolve_dast(None, Some(" ")), Ok(DastMode::ALL.to_vec()));
+        assert_eq!(resolve_dast(None, Some("forced")), Ok(vec![Forced]));
+        assert_eq!(resolve_dast(Some(&[Off]), Some("nope")), Ok(vec![Off]));
+        assert!(resolve_dast(None, Some("nope"))
+            .unwrap_err()
+            .starts_with("PRESCIENT_BENCH_DAST=\"nope\": `nope` is not a DAST mode"));
     }
 
     #[test]

@@ -5,7 +5,8 @@
 //! latency-bound and does not vectorise.
 //!
 //! Sizes: [`FINE`] (25,000 iterations) and [`COARSE`] (50,000) as in the
-//! paper, and [`OVERHEAD`] (250), where runtime overhead dominates.
+//! paper, [`OVERHEAD`] (250), where runtime overhead dominates, and
+//! [`MEDIUM`] (2,500) between them.
 
 /// Tasks per wave.
 pub const NUM_TASKS: usize = 10_000;
@@ -15,8 +16,11 @@ pub const FINE: usize = 25_000;
 pub const COARSE: usize = 50_000;
 /// A task size where the runtime's per-task overhead dominates.
 pub const OVERHEAD: usize = 250;
-/// The three task sizes, in the order the benches report them.
-pub const TASK_SIZES: [usize; 3] = [OVERHEAD, FINE, COARSE];
+/// A task size between the two: the runtime's per-task overhead is still
+/// visible, but no longer the whole cost.
+pub const MEDIUM: usize = 2_500;
+/// The four task sizes, in the order the benches report them.
+pub const TASK_SIZES: [usize; 4] = [OVERHEAD, MEDIUM, FINE, COARSE];
 
 /// `iterations` steps of `x = x * a + b`: each step needs the previous one
 /// (a multiply and an add of latency), so a task is a serial chain.
