@@ -248,6 +248,24 @@ impl Registry {
         }
     }
 
+    /// A worker queued a DAST request for idle workers to execute: wake a
+    /// sleeping worker if none is awake and idle. Unlike
+    /// [`wake_one_if_none_idle`](Self::wake_one_if_none_idle) this must not
+    /// miss: the producer may go on with a long task, and the request's
+    /// successors would wait for it (or for a park timeout). The fence pairs
+    /// with the one an idle worker makes between announcing its sleep and
+    /// re-checking for work (`WorkerWake::sleep`, whose check includes the
+    /// request queues): either this load sees that worker leave the spinners
+    /// and announce its sleep, or its re-check sees the request.
+    pub(crate) fn wake_one_for_request(&self) {
+        std::sync::atomic::fence(Ordering::SeqCst);
+        if self.sleepers.load(Ordering::SeqCst) != 0
+            && self.idle_spinning.load(Ordering::SeqCst) == 0
+        {
+            self.wake_one_sleeper();
+        }
+    }
+
     /// Tells the workers to finish every task and exit, and wakes them.
     pub(crate) fn terminate(&self) {
         self.terminate.store(true, Ordering::SeqCst);
@@ -1188,7 +1206,7 @@ impl WorkerThread {
         self.note_executed_requests(executed);
         if dast.idle_workers_drain() {
             // Idle workers execute queued requests: make sure one looks.
-            self.registry.wake_one_if_none_idle();
+            self.registry.wake_one_for_request();
         }
         position
     }

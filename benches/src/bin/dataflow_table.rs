@@ -8,7 +8,10 @@
 //! inline, who executed the pushed ones; of two-wave at task size 250, or
 //! of every benchmark with `--counters`), and last a summary: each mode's
 //! time relative to `off` for every benchmark and thread count, with the
-//! geometric mean of those ratios per mode and thread count.
+//! geometric mean of those ratios per mode and thread count. Built with
+//! `--features dast-stats`, it also prints each mode's per-request cost
+//! (harmonic mean ns of `new` / `done` / `delete`, inline and queued: the
+//! DAST paper's Fig. 7) and graph-lock acquisition time (its Fig. 8).
 //!
 //! The modes are measured side by side in one process, interleaved: for each
 //! benchmark and thread count there is one runtime per mode; each is warmed
@@ -411,12 +414,76 @@ fn main() {
         entries.extend(bucket_sweep(&bench, options.quick));
     }
 
+    // (g) per-request cost and lock acquisition, with `dast-stats`.
+    #[cfg(feature = "dast-stats")]
+    if options.wants("task_cost") || options.wants("two_wave") {
+        request_cost(&bench);
+    }
+
     if options.counters {
         counted = entries.iter().map(|e| e.name.clone()).collect();
     }
     print_counters(&bench, entries.iter().filter(|e| counted.contains(&e.name)));
     print_summary(&bench, &entries);
     println!("\n(finished in {:.1} s)", started.elapsed().as_secs_f64());
+}
+
+/// With the `dast-stats` feature: per thread count and mode, the harmonic
+/// mean execution time of each request kind by executor (the DAST paper's
+/// Fig. 7) and the graph-lock acquisition time (its Fig. 8), over one run of
+/// two-wave at task size 250 and one of 20,000 dependent empty tasks, all
+/// deferred (so that every task makes its three requests).
+#[cfg(feature = "dast-stats")]
+fn request_cost(bench: &Bench) {
+    use prescient::{DastStats, Timing};
+    println!(
+        "\n## Per-request cost (harmonic mean ns; count in parentheses) and graph-lock \
+         acquisition (dast-stats build: every timing adds two clock reads)\n"
+    );
+    println!(
+        "| workload | P | mode | new inline | new queued | done inline | done queued | \
+         delete inline | delete queued | lock hmean | lock mean | lock max |"
+    );
+    println!("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let cell = |t: &Timing| {
+        if t.count == 0 {
+            "-".to_string()
+        } else {
+            format!("{:.0} ({})", t.harmonic_mean_ns, t.count)
+        }
+    };
+    type Workload = (&'static str, fn() -> u64);
+    let workloads: [Workload; 2] = [
+        ("two_wave 10000x2 size 250", || {
+            two_wave::dataflow(two_wave::NUM_TASKS, two_wave::OVERHEAD).len() as u64
+        }),
+        ("20000 dependent empty", || {
+            overhead::empty_dependent(20_000)
+        }),
+    ];
+    for (name, work) in workloads {
+        for &threads in &bench.threads {
+            for &mode in &bench.modes {
+                let rt = runtime(threads, DEFERRING.with_dast(mode));
+                rt.run(work);
+                let before = DastStats::snapshot();
+                std::hint::black_box(rt.run(work));
+                let s = DastStats::snapshot().since(&before);
+                println!(
+                    "| {name} | {threads} | {mode} | {} | {} | {} | {} | {} | {} | {:.0} | {:.0} | {} |",
+                    cell(&s.new_inline),
+                    cell(&s.new_queued),
+                    cell(&s.done_inline),
+                    cell(&s.done_queued),
+                    cell(&s.delete_inline),
+                    cell(&s.delete_queued),
+                    s.lock_acquisition.harmonic_mean_ns,
+                    s.lock_acquisition.mean_ns(),
+                    s.lock_acquisition.max_ns,
+                );
+            }
+        }
+    }
 }
 
 /// The empty-task cost: per tasks in flight and mode, ns per independent and
