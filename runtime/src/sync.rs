@@ -1,12 +1,15 @@
 //! The synchronisation primitives of the protocols that have loom models
 //! (`RUSTFLAGS="--cfg loom" cargo test -p prescient --lib loom`): under
 //! `--cfg loom` they are loom's instrumented types (behind wrappers with
-//! parking_lot's API where the real code uses parking_lot), otherwise std's,
+//! parking_lot's API where the real code uses parking_lot, and with
+//! `AtomicBool::swap` as a compare-exchange: see `loom_bool`), otherwise std's,
 //! parking_lot's and crossbeam's. The models therefore run the real latch and
 //! wake-up code, not a restatement of it.
 
 #[cfg(loom)]
-pub(crate) use loom::sync::atomic::{fence, AtomicBool, AtomicUsize};
+pub(crate) use self::loom_bool::AtomicBool;
+#[cfg(loom)]
+pub(crate) use loom::sync::atomic::{fence, AtomicUsize};
 #[cfg(not(loom))]
 pub(crate) use std::sync::atomic::{fence, AtomicBool, AtomicUsize};
 
@@ -173,6 +176,52 @@ mod loom_lock {
 
         pub(crate) fn notify_one(&self) {
             self.0.notify_one();
+        }
+    }
+}
+
+/// loom's `AtomicBool` with `swap` modelled as the compare-exchange it is
+/// equivalent to for a `bool` (`swap(v)` reads `!v` and writes `v`, or reads
+/// `v` and leaves it), which works around a loom 0.7 bug: loom does not keep
+/// a plain store of another thread out of the gap between an RMW's read and
+/// its write (tokio-rs/loom#254, #389; fix proposed in loom PR #391). For the
+/// request queue's try-lock (`swap(true)` by a consumer that loses, against
+/// the holder's `store(false)`) loom then lets the loser's `true` land *after*
+/// the holder's release in the modification order — a lock held by nobody,
+/// forever, which no C++/Rust execution allows (an RMW writes immediately
+/// after the value it read). A failed compare-exchange writes nothing, so the
+/// phantom cannot arise; everything else about the operation — the value
+/// returned, the value left, the synchronisation of the read — is the same.
+#[cfg(loom)]
+mod loom_bool {
+    use std::sync::atomic::Ordering;
+
+    pub(crate) struct AtomicBool(loom::sync::atomic::AtomicBool);
+
+    impl AtomicBool {
+        pub(crate) fn new(value: bool) -> AtomicBool {
+            AtomicBool(loom::sync::atomic::AtomicBool::new(value))
+        }
+
+        pub(crate) fn load(&self, order: Ordering) -> bool {
+            self.0.load(order)
+        }
+
+        pub(crate) fn store(&self, value: bool, order: Ordering) {
+            self.0.store(value, order);
+        }
+
+        /// `std`'s `swap`, as a compare-exchange (see the module comment).
+        pub(crate) fn swap(&self, value: bool, order: Ordering) -> bool {
+            // The read half of `order`, for the case where nothing changes.
+            let failure = match order {
+                Ordering::Relaxed | Ordering::Release => Ordering::Relaxed,
+                Ordering::Acquire | Ordering::AcqRel => Ordering::Acquire,
+                _ => Ordering::SeqCst,
+            };
+            match self.0.compare_exchange(!value, value, order, failure) {
+                Ok(previous) | Err(previous) => previous,
+            }
         }
     }
 }

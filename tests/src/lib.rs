@@ -4,16 +4,66 @@
 //! the one seeded PRNG of the tests ([`XorShift64`]) with its seeds from the
 //! environment and the soak size, a watchdog that turns a hung runtime into a
 //! failing test, the configuration matrix (policy × capacity × workers) and
-//! runtime builders, panic-message helpers that keep expected panics off
+//! runtime builders, [`per_dast_mode!`] (one test per DAST mode of a test
+//! function), panic-message helpers that keep expected panics off
 //! stderr, and readers of `/proc/self/task` (thread names, scheduler states,
 //! CPU time, affinity).
 
 #![deny(missing_docs)]
 
-use prescient::{Params, QueuePolicy, Runtime};
+use prescient::{DastMode, Params, QueuePolicy, Runtime};
 use std::any::Any;
 use std::sync::{mpsc, Mutex, Once, PoisonError};
 use std::time::{Duration, Instant};
+
+/// For each named function `fn name(mode: DastMode)` of the calling test
+/// file, a module `name` with one `#[test]` per [`DastMode`] — `off`,
+/// `forced`, `adaptive`, `idle_workers` — that calls it with that mode, so
+/// that a failure names the test and the mode (`name::forced`), and one mode
+/// can be run alone (`cargo test name::forced`). A function left out of the
+/// list is dead code, which clippy (`-D warnings`) rejects.
+///
+/// ```ignore
+/// fn chains_finish(mode: DastMode) { /* ... */ }
+/// prescient_tests::per_dast_mode!(chains_finish);
+/// ```
+#[macro_export]
+macro_rules! per_dast_mode {
+    ($($name:ident),+ $(,)?) => {
+        $(
+            mod $name {
+                #[test]
+                fn off() {
+                    super::$name(::prescient::DastMode::Off);
+                }
+
+                #[test]
+                fn forced() {
+                    super::$name(::prescient::DastMode::Forced);
+                }
+
+                #[test]
+                fn adaptive() {
+                    super::$name(::prescient::DastMode::Adaptive);
+                }
+
+                #[test]
+                fn idle_workers() {
+                    super::$name(::prescient::DastMode::IdleWorkers);
+                }
+            }
+        )+
+    };
+}
+
+/// The modes [`per_dast_mode!`] generates a test for, in its order (a unit
+/// test checks that they are all of [`DastMode::ALL`]).
+pub const PER_DAST_MODE: [DastMode; 4] = [
+    DastMode::Off,
+    DastMode::Forced,
+    DastMode::Adaptive,
+    DastMode::IdleWorkers,
+];
 
 /// A small seeded PRNG (xorshift64*), so that a failing random test can be
 /// replayed from the seed it prints.
@@ -210,16 +260,26 @@ pub fn runtime_with(workers: usize, params: Params) -> Runtime {
 /// A runtime of `policy`, `capacity` and `workers` with 256 KiB task stacks
 /// (enough for the small trees of the tests, small enough to map many).
 pub fn small_stack_runtime(policy: QueuePolicy, capacity: usize, workers: usize) -> Runtime {
+    small_stack_runtime_dast(policy, capacity, workers, Params::DEFAULT.dast)
+}
+
+/// [`small_stack_runtime`] with the DAST mode `dast`.
+pub fn small_stack_runtime_dast(
+    policy: QueuePolicy,
+    capacity: usize,
+    workers: usize,
+    dast: DastMode,
+) -> Runtime {
     let config = Config {
         policy,
         capacity,
         workers,
     };
     Runtime::builder()
-        .params(config.params(256 << 10))
+        .params(config.params(256 << 10).with_dast(dast))
         .num_workers(workers)
         .build()
-        .unwrap_or_else(|e| panic!("{config}: build failed: {e}"))
+        .unwrap_or_else(|e| panic!("{config} dast={dast}: build failed: {e}"))
 }
 
 /// Every policy × capacity × worker count.
@@ -635,6 +695,12 @@ mod tests {
         assert_eq!(parse_seed("seed"), None);
         let mut rng = XorShift64::new(1);
         assert!((0..1000).all(|_| rng.index(3) < 3));
+    }
+
+    #[test]
+    fn per_dast_mode_covers_every_mode() {
+        // A new mode must be added to `per_dast_mode!` and `PER_DAST_MODE`.
+        assert_eq!(PER_DAST_MODE, DastMode::ALL);
     }
 
     #[test]

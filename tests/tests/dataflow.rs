@@ -1,18 +1,31 @@
 //! Dataflow tasks: ordering, handles named twice, tiles, nesting, waiting,
 //! panics (poison + cancel) and where ready tasks are queued.
 //!
+//! Every test that builds a runtime runs once per DAST mode
+//! ([`prescient::DastMode`]: who updates the dependency graph — see
+//! `per_dast_mode!`), as `test_name::off`, `::forced`, `::adaptive` and
+//! `::idle_workers`. A test whose assertion depends on the graph being
+//! updated by the submitting worker itself (lazy task creation decided at
+//! submission, ready tasks queued on the releasing worker's deque) keeps its
+//! exact assertions where the mode guarantees them and checks only what no
+//! mode changes (a blocked task never runs at submission, ordering, final
+//! values) in the others. DAST's own counters and the manager thread are
+//! tested in `dast.rs`.
+//!
 //! The randomized comparison against a sequential run is in
 //! `dataflow_random.rs`; the compile-fail tests are in `dataflow_ui.rs`.
 
-use prescient::{dataflow, Dataflow, Params, QueuePolicy, Runtime};
-use prescient_tests::{message as panic_message, quiet_panics_containing, runtime_with};
+use prescient::{dataflow, DastMode, Dataflow, Params, QueuePolicy, Runtime};
+use prescient_tests::{
+    message as panic_message, per_dast_mode, quiet_panics_containing, runtime_with,
+};
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
-fn runtime(workers: usize) -> Runtime {
-    runtime_with(workers, Params::DEFAULT)
+fn runtime(workers: usize, mode: DastMode) -> Runtime {
+    runtime_with(workers, Params::DEFAULT.with_dast(mode))
 }
 
 /// Runs `f` with the panics these tests cause on purpose kept off stderr:
@@ -31,9 +44,8 @@ fn caught_dataflow<'env, R: Send>(
     quiet_panics(|| panic::catch_unwind(AssertUnwindSafe(|| rt.run(|| dataflow(body)))))
 }
 
-#[test]
-fn readers_wait_for_the_writer_and_the_next_writer_waits_for_them() {
-    let rt = runtime(4);
+fn readers_wait_for_the_writer_and_the_next_writer_waits_for_them(mode: DastMode) {
+    let rt = runtime(4, mode);
     let log = Mutex::new(Vec::new());
     rt.run(|| {
         dataflow(|df| {
@@ -61,10 +73,10 @@ fn readers_wait_for_the_writer_and_the_next_writer_waits_for_them() {
     });
     assert_eq!(*log.lock().unwrap(), ["w1", "r", "r", "r", "w2"]);
 }
+per_dast_mode!(readers_wait_for_the_writer_and_the_next_writer_waits_for_them);
 
-#[test]
-fn readers_of_one_version_run_concurrently() {
-    let rt = runtime(2);
+fn readers_of_one_version_run_concurrently(mode: DastMode) {
+    let rt = runtime(2, mode);
     let inside = AtomicUsize::new(0);
     let overlapped = AtomicBool::new(false);
     rt.run(|| {
@@ -91,10 +103,10 @@ fn readers_of_one_version_run_concurrently() {
         "two readers never ran at once"
     );
 }
+per_dast_mode!(readers_of_one_version_run_concurrently);
 
-#[test]
-fn a_handle_named_twice_for_reading_gives_two_shared_borrows() {
-    let rt = runtime(2);
+fn a_handle_named_twice_for_reading_gives_two_shared_borrows(mode: DastMode) {
+    let rt = runtime(2, mode);
     let total = rt.run(|| {
         dataflow(|df| {
             let a = df.data(21u64);
@@ -113,10 +125,10 @@ fn a_handle_named_twice_for_reading_gives_two_shared_borrows() {
     });
     assert_eq!(total, 42);
 }
+per_dast_mode!(a_handle_named_twice_for_reading_gives_two_shared_borrows);
 
-#[test]
-fn a_handle_named_twice_with_a_write_is_rejected_before_it_is_submitted() {
-    let rt = runtime(2);
+fn a_handle_named_twice_with_a_write_is_rejected_before_it_is_submitted(mode: DastMode) {
+    let rt = runtime(2, mode);
     let ran = AtomicBool::new(false);
     let outcome = quiet_panics(|| {
         rt.run(|| {
@@ -145,10 +157,10 @@ fn a_handle_named_twice_with_a_write_is_rejected_before_it_is_submitted() {
     assert!(!ran.load(Ordering::SeqCst), "the rejected body ran");
     assert_eq!(value, 2);
 }
+per_dast_mode!(a_handle_named_twice_with_a_write_is_rejected_before_it_is_submitted);
 
-#[test]
-fn a_tile_named_twice_with_a_write_is_rejected_and_other_tiles_are_fine() {
-    let rt = runtime(2);
+fn a_tile_named_twice_with_a_write_is_rejected_and_other_tiles_are_fine(mode: DastMode) {
+    let rt = runtime(2, mode);
     let mut v = vec![1u32; 10];
     let message = quiet_panics(|| {
         rt.run(|| {
@@ -172,10 +184,10 @@ fn a_tile_named_twice_with_a_write_is_rejected_and_other_tiles_are_fine() {
     assert!(message.contains("`out`"), "{message}");
     assert_eq!(v, [1, 1, 1, 1, 2, 2, 2, 2, 9, 9]);
 }
+per_dast_mode!(a_tile_named_twice_with_a_write_is_rejected_and_other_tiles_are_fine);
 
-#[test]
-fn tasks_without_accesses_and_multiple_waits() {
-    let rt = runtime(2);
+fn tasks_without_accesses_and_multiple_waits(mode: DastMode) {
+    let rt = runtime(2, mode);
     let count = AtomicUsize::new(0);
     rt.run(|| {
         dataflow(|df| {
@@ -201,7 +213,11 @@ fn tasks_without_accesses_and_multiple_waits() {
         });
     });
 }
+per_dast_mode!(tasks_without_accesses_and_multiple_waits);
 
+/// Not per mode: the global runtime is built once per process with
+/// `Params::DEFAULT` (so its mode is the default, `Adaptive`), and no API
+/// chooses its parameters.
 #[test]
 fn dataflow_outside_a_runtime_uses_the_global_runtime() {
     let v = dataflow(|df| {
@@ -215,9 +231,8 @@ fn dataflow_outside_a_runtime_uses_the_global_runtime() {
     assert_eq!(v, 42);
 }
 
-#[test]
-fn nested_dataflow_works_on_split_tiles_of_its_borrow() {
-    let rt = runtime(4);
+fn nested_dataflow_works_on_split_tiles_of_its_borrow(mode: DastMode) {
+    let rt = runtime(4, mode);
     let mut data: Vec<u64> = (0..64).collect();
     rt.run(|| {
         dataflow(|df| {
@@ -269,10 +284,10 @@ fn nested_dataflow_works_on_split_tiles_of_its_borrow() {
     }
     assert_eq!(data, expected);
 }
+per_dast_mode!(nested_dataflow_works_on_split_tiles_of_its_borrow);
 
-#[test]
-fn outer_successors_of_a_task_wait_for_its_nested_tasks() {
-    let rt = runtime(4);
+fn outer_successors_of_a_task_wait_for_its_nested_tasks(mode: DastMode) {
+    let rt = runtime(4, mode);
     rt.run(|| {
         dataflow(|df| {
             let a = df.data(vec![0u32; 8]);
@@ -302,10 +317,10 @@ fn outer_successors_of_a_task_wait_for_its_nested_tasks() {
         });
     });
 }
+per_dast_mode!(outer_successors_of_a_task_wait_for_its_nested_tasks);
 
-#[test]
-fn a_task_panic_reaches_the_waiter_after_all_tasks_finished() {
-    let rt = runtime(2);
+fn a_task_panic_reaches_the_waiter_after_all_tasks_finished(mode: DastMode) {
+    let rt = runtime(2, mode);
     let others = AtomicUsize::new(0);
     let result = caught_dataflow(&rt, |df| {
         let a = df.data(0u32);
@@ -328,10 +343,10 @@ fn a_task_panic_reaches_the_waiter_after_all_tasks_finished() {
     // The runtime is still usable.
     assert_eq!(rt.run(|| dataflow(|df| df.data(5).into_inner())), 5);
 }
+per_dast_mode!(a_task_panic_reaches_the_waiter_after_all_tasks_finished);
 
-#[test]
-fn a_panic_poisons_what_the_task_writes_and_cancels_its_dependents() {
-    let rt = runtime(2);
+fn a_panic_poisons_what_the_task_writes_and_cancels_its_dependents(mode: DastMode) {
+    let rt = runtime(2, mode);
     let ran = Mutex::new(Vec::new());
     let (message, poisoned, b_value) = quiet_panics(|| {
         rt.run(|| {
@@ -394,10 +409,10 @@ fn a_panic_poisons_what_the_task_writes_and_cancels_its_dependents() {
     ran.sort_unstable();
     assert_eq!(ran, ["reads d", "writes b", "writes b again"]);
 }
+per_dast_mode!(a_panic_poisons_what_the_task_writes_and_cancels_its_dependents);
 
-#[test]
-fn a_panic_in_a_nested_task_poisons_the_outer_task_data() {
-    let rt = runtime(2);
+fn a_panic_in_a_nested_task_poisons_the_outer_task_data(mode: DastMode) {
+    let rt = runtime(2, mode);
     let result = caught_dataflow(&rt, |df| {
         let mut v = vec![0u8; 4];
         let outer = df.data(0u32);
@@ -418,10 +433,10 @@ fn a_panic_in_a_nested_task_poisons_the_outer_task_data() {
     // The panic was re-raised by the explicit wait and caught there.
     assert!(result.is_ok());
 }
+per_dast_mode!(a_panic_in_a_nested_task_poisons_the_outer_task_data);
 
-#[test]
-fn a_body_panic_waits_for_submitted_tasks_and_wins() {
-    let rt = runtime(2);
+fn a_body_panic_waits_for_submitted_tasks_and_wins(mode: DastMode) {
+    let rt = runtime(2, mode);
     let done = AtomicUsize::new(0);
     let result = caught_dataflow(&rt, |df| {
         let a = df.data(0u32);
@@ -444,16 +459,16 @@ fn a_body_panic_waits_for_submitted_tasks_and_wins() {
     );
     assert_eq!(done.load(Ordering::SeqCst), 10);
 }
+per_dast_mode!(a_body_panic_waits_for_submitted_tasks_and_wins);
 
-#[test]
-fn a_dropped_handle_is_freed_once_after_its_tasks() {
+fn a_dropped_handle_is_freed_once_after_its_tasks(mode: DastMode) {
     struct Counted<'a>(&'a AtomicUsize, u64);
     impl Drop for Counted<'_> {
         fn drop(&mut self) {
             self.0.fetch_add(1, Ordering::SeqCst);
         }
     }
-    let rt = runtime(2);
+    let rt = runtime(2, mode);
     let drops = AtomicUsize::new(0);
     rt.run(|| {
         dataflow(|df| {
@@ -476,28 +491,39 @@ fn a_dropped_handle_is_freed_once_after_its_tasks() {
     });
     assert_eq!(drops.load(Ordering::SeqCst), 1);
 }
+per_dast_mode!(a_dropped_handle_is_freed_once_after_its_tasks);
 
-#[test]
-fn ready_tasks_are_deferred_while_the_deque_has_room_and_inlined_when_full() {
+fn ready_tasks_are_deferred_while_the_deque_has_room_and_inlined_when_full(mode: DastMode) {
+    // The tasks without accesses never enter the graph, in any mode: they
+    // are pushed (or run at once) by the submitter. The tasks with an access
+    // are made ready by whoever executes their graph requests: with `Off`
+    // the submitting or finishing worker, which pushes them to its deque (a
+    // spawn); otherwise possibly the manager thread, which puts them in a
+    // worker's mailbox (not a spawn).
     let deferring = runtime_with(
         1,
-        Params::DEFAULT.with_queue_capacity(prescient::MAX_QUEUE_CAPACITY),
+        Params::DEFAULT
+            .with_queue_capacity(prescient::MAX_QUEUE_CAPACITY)
+            .with_dast(mode),
     );
     let before = deferring.counters();
-    deferring.run(|| {
+    let total = deferring.run(|| {
         dataflow(|df| {
             let a = df.data(0u32);
             for _ in 0..100 {
                 df.task((), |()| {});
                 df.task(a.inout(), |a: &mut u32| *a += 1);
             }
+            a.into_inner()
         })
     });
+    assert_eq!(total, 100);
     let delta = deferring.counters().since(&before);
-    assert_eq!(delta.inlined_spawns, 0);
-    assert!(delta.spawns >= 200, "{delta:?}");
+    assert_eq!(delta.inlined_spawns, 0, "{delta:?}");
+    let spawned_at_least = if mode == DastMode::Off { 200 } else { 100 };
+    assert!(delta.spawns >= spawned_at_least, "{delta:?}");
 
-    let inlining = runtime_with(1, Params::DEFAULT.with_queue_capacity(1));
+    let inlining = runtime_with(1, Params::DEFAULT.with_queue_capacity(1).with_dast(mode));
     let before = inlining.counters();
     inlining.run(|| {
         dataflow(|df| {
@@ -509,15 +535,23 @@ fn ready_tasks_are_deferred_while_the_deque_has_room_and_inlined_when_full() {
     let delta = inlining.counters().since(&before);
     assert!(delta.inlined_spawns >= 90, "{delta:?}");
 }
+per_dast_mode!(ready_tasks_are_deferred_while_the_deque_has_room_and_inlined_when_full);
 
-#[test]
-fn released_tasks_are_queued_on_the_releasing_worker_and_stealable() {
+/// With `Off` the worker that finishes the writer executes its done
+/// request, so the readers it releases go to its deque. So they do with
+/// `Adaptive` and `IdleWorkers`: a worker with no ready task of its own
+/// executes its done requests inline (the push policy's `MIN_TASKS`), and
+/// the writer's worker has none. With `Forced` the manager thread executes
+/// the done request and sends the readers to the least-loaded workers'
+/// mailboxes: only the mode-independent facts are checked.
+fn released_tasks_are_queued_on_the_releasing_worker_and_stealable(mode: DastMode) {
     for policy in QueuePolicy::ALL {
         let rt = runtime_with(
             2,
             Params::DEFAULT
                 .with_queue_policy(policy)
-                .with_queue_capacity(64),
+                .with_queue_capacity(64)
+                .with_dast(mode),
         );
         let writer_worker = AtomicUsize::new(usize::MAX);
         let reader_workers = Mutex::new(Vec::new());
@@ -533,7 +567,8 @@ fn released_tasks_are_queued_on_the_releasing_worker_and_stealable() {
                 });
                 for _ in 0..8 {
                     let reader_workers = &reader_workers;
-                    df.task(a.read(), move |_a: &u32| {
+                    df.task(a.read(), move |a: &u32| {
+                        assert_eq!(*a, 1, "a reader ran before the writer");
                         reader_workers
                             .lock()
                             .unwrap()
@@ -546,6 +581,10 @@ fn released_tasks_are_queued_on_the_releasing_worker_and_stealable() {
         let writer = writer_worker.load(Ordering::SeqCst);
         let readers = reader_workers.into_inner().unwrap();
         assert_eq!(readers.len(), 8);
+        assert!(writer < 2, "{policy}: the writer did not run");
+        if mode == DastMode::Forced {
+            continue;
+        }
         assert!(
             readers.contains(&writer),
             "{policy}: no reader ran where the writer finished: {readers:?}"
@@ -556,18 +595,18 @@ fn released_tasks_are_queued_on_the_releasing_worker_and_stealable() {
         );
     }
 }
+per_dast_mode!(released_tasks_are_queued_on_the_releasing_worker_and_stealable);
 
-#[test]
-fn a_full_deque_runs_ready_tasks_at_once_but_never_a_blocked_one() {
+fn a_full_deque_runs_ready_tasks_at_once_but_never_a_blocked_one(mode: DastMode) {
     // Lazy creation at submission is decided on the submitting worker, so
-    // this needs the graph updated inline (a queued new-task request makes
-    // its task ready later, on whichever thread executes it).
-    let rt = runtime_with(
-        1,
-        Params::DEFAULT
-            .with_queue_capacity(2)
-            .with_dast(prescient::DastMode::Off),
-    );
+    // the exact sequence needs the graph updated inline (`Off`): a queued
+    // new-task request makes its task ready later, on whichever thread
+    // executes it — so whether the scope's two queued tasks fill the deque
+    // (capacity 2) when `write b` is submitted depends on when the manager
+    // got to `write a`. In every mode: the blocked reader and the deferred
+    // writer never run at submission, and only `write b` (ready, on idle
+    // data) may.
+    let rt = runtime_with(1, Params::DEFAULT.with_queue_capacity(2).with_dast(mode));
     let log = Mutex::new(Vec::new());
     rt.run(|| {
         dataflow(|df| {
@@ -595,8 +634,17 @@ fn a_full_deque_runs_ready_tasks_at_once_but_never_a_blocked_one() {
                 *b = 7;
                 log.lock().unwrap().push("write b");
             });
-            assert_eq!(*log.lock().unwrap(), ["write b"]);
-            assert_eq!(df.live_tasks(), 3);
+            if mode == DastMode::Off {
+                assert_eq!(*log.lock().unwrap(), ["write b"]);
+                assert_eq!(df.live_tasks(), 3);
+            } else {
+                // Run now (deque full: the manager already made `write a`
+                // ready) or queued like the others.
+                let log = log.lock().unwrap().clone();
+                assert!(log.is_empty() || log == ["write b"], "{mode}: {log:?}");
+                let live = df.live_tasks();
+                assert_eq!(live, if log.is_empty() { 4 } else { 3 }, "{mode}");
+            }
             df.wait();
             assert_eq!(b.into_inner(), 7);
         });
@@ -606,3 +654,4 @@ fn a_full_deque_runs_ready_tasks_at_once_but_never_a_blocked_one() {
     let position = |s: &str| log.iter().position(|&l| l == s).unwrap();
     assert!(position("write a") < position("read a"), "{log:?}");
 }
+per_dast_mode!(a_full_deque_runs_ready_tasks_at_once_but_never_a_blocked_one);

@@ -12,16 +12,52 @@
 //!
 //! Runs on 1, 2 and 32 workers under all four queue policies, with queue
 //! capacities 1 (most ready tasks run inline at submission) and 64, and
-//! dependency tables of 1, 7 or 97 buckets: 528 programs in all. Every run
-//! prints its seed (shown when a test fails); set `PRESCIENT_DATAFLOW_SEED`
-//! to change the base seed, e.g. to replay a failing run.
+//! dependency tables of 1, 7 or 97 buckets: 528 programs in all, in the
+//! default DAST mode. Then, per DAST mode (`per_dast_mode!`:
+//! `random_programs_per_dast_mode_on_32_workers::off`, `::forced`, ...),
+//! [`PROGRAMS_PER_MODE`] = 500 more programs on 32 workers (oversubscribed
+//! on a small machine, so the manager thread and the workers park and are
+//! woken all the time), spread over every policy × capacity {1, 64} ×
+//! buckets {1, 7, 97}, each under a watchdog that names its seed.
+//!
+//! The per-mode programs are smaller ([`PER_MODE_SIZE`]: 50–100 tasks on
+//! 4–12 handles, against 200–400 on 10–40): at full size the 2000 programs
+//! of the four modes took from 17 s to 100 s in a debug build on 2 cores,
+//! one test at a time, the spread being `Adaptive` and `IdleWorkers` (6 s to
+//! 50 s each; `Off` 1 s, `Forced` 2–3 s). Idle workers that drain the DAST
+//! queues — those two modes without a manager thread — do not park or yield
+//! while any queue holds a request, even one that another, descheduled,
+//! consumer holds, so on an oversubscribed host they burn the cores that
+//! consumer needs. Smaller, they take about 20 s (`Adaptive` and
+//! `IdleWorkers` 10 s each, `Forced` 1 s, `Off` 0.4 s). For the same reason
+//! the tests that run programs run one at a time (each holds
+//! [`ONE_AT_A_TIME`]): two
+//! 32-worker runtimes at once starve each other, the manager thread of one
+//! included (`Forced`'s 500 full-size programs took 81 s beside the
+//! `Adaptive` and `IdleWorkers` runs, 2–3 s alone).
+//!
+//! Every run prints its seed (shown when a test fails); set
+//! `PRESCIENT_DATAFLOW_SEED` to change the base seed, e.g. to replay a
+//! failing run. The long soaks (ignored; see the README) run
+//! `PRESCIENT_SOAK_PROGRAMS` programs (at least 1000) of full size, in the
+//! default mode and then per mode.
 
-use prescient::{dataflow, Data, Dataflow, Params, QueuePolicy, Runtime};
-use prescient_tests::{seed_from_env_or, soak_programs, XorShift64};
+use prescient::{dataflow, DastMode, Data, Dataflow, Params, QueuePolicy, Runtime};
+use prescient_tests::{per_dast_mode, seed_from_env_or, soak_programs, watchdog_diag, XorShift64};
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
 
 const DEFAULT_SEED: u64 = 0x5EED_DA7A_F10E;
+
+/// Held by each test that runs programs, so that the test harness's threads
+/// run them one at a time (see the module comment).
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+/// Takes [`ONE_AT_A_TIME`] (also after a test that held it failed).
+fn one_at_a_time() -> MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner)
+}
 
 /// The finaliser of SplitMix64, a bijective hash: derives each run's seed,
 /// the initial values and the hashes the tasks record and write.
@@ -333,9 +369,38 @@ fn submit<'df>(
 /// Runs one random program on `runtime` and compares it with the sequential
 /// run; returns an error message naming the seed on any difference.
 fn run_program(runtime: &Runtime, seed: u64, label: &str) -> Result<(), String> {
+    run_program_sized(runtime, seed, label, FULL_SIZE)
+}
+
+/// How large a random program is: `min + (0 ..= extra)` handles and tasks.
+#[derive(Clone, Copy, Debug)]
+struct Size {
+    /// (min, extra) handles.
+    handles: (usize, usize),
+    /// (min, extra) tasks.
+    tasks: (usize, usize),
+}
+
+/// The programs of the tests by worker count and of the soaks: 10–40
+/// handles, 200–400 tasks.
+const FULL_SIZE: Size = Size {
+    handles: (10, 30),
+    tasks: (200, 200),
+};
+
+/// The programs of the per-mode tests (see the module comment): 4–12
+/// handles, 50–100 tasks — a quarter of the tasks, on fewer handles so that
+/// they depend on each other about as densely.
+const PER_MODE_SIZE: Size = Size {
+    handles: (4, 8),
+    tasks: (50, 50),
+};
+
+/// [`run_program`] with a program of `size`.
+fn run_program_sized(runtime: &Runtime, seed: u64, label: &str, size: Size) -> Result<(), String> {
     let mut rng = XorShift64::new(seed ^ 0xC0FFEE);
-    let handles = 10 + rng.index(31);
-    let tasks = 200 + rng.index(201);
+    let handles = size.handles.0 + rng.index(size.handles.1 + 1);
+    let tasks = size.tasks.0 + rng.index(size.tasks.1 + 1);
     let steps = generate(seed, handles, tasks);
     let initial: Vec<u64> = (0..handles as u64).map(|h| mix(seed ^ h)).collect();
 
@@ -415,6 +480,7 @@ fn stress(workers: usize) {
 /// `runs_per_config` random programs under each policy x capacity {1, 64},
 /// on `workers` workers with a live-stack cap of 64 per worker.
 fn stress_runs(workers: usize, runs_per_config: u64) {
+    let _one = one_at_a_time();
     let base = seed_from_env_or("PRESCIENT_DATAFLOW_SEED", DEFAULT_SEED);
     let mut runs = 0;
     for (p, policy) in QueuePolicy::ALL.into_iter().enumerate() {
@@ -446,6 +512,90 @@ fn stress_runs(workers: usize, runs_per_config: u64) {
         }
     }
     assert_eq!(runs, 4 * 2 * runs_per_config);
+}
+
+/// The random programs of each per-mode test.
+const PROGRAMS_PER_MODE: u64 = 500;
+
+/// How long one program may take before the watchdog calls it a hang (a few
+/// hundred milliseconds is usual in a debug build on 32 workers).
+const PROGRAM_LIMIT: Duration = Duration::from_secs(120);
+
+/// `programs` random programs of `size` on `workers` workers with the DAST `mode`,
+/// spread over the 24 configurations policy × capacity {1, 64} × buckets
+/// {1, 7, 97} (one runtime per configuration, built when its turn comes, with
+/// a live-stack cap of 64 per worker), each under a watchdog. The seeds
+/// differ from those of `stress_runs` and between the modes.
+fn stress_mode(mode: DastMode, workers: usize, programs: u64, size: Size) {
+    let _one = one_at_a_time();
+    let base = seed_from_env_or("PRESCIENT_DATAFLOW_SEED", DEFAULT_SEED);
+    let m = DastMode::ALL.iter().position(|&x| x == mode).unwrap() as u64;
+    let mut configs = Vec::new();
+    for (p, policy) in QueuePolicy::ALL.into_iter().enumerate() {
+        for (c, capacity) in [1usize, 64].into_iter().enumerate() {
+            for (b, buckets) in [1usize, 7, 97].into_iter().enumerate() {
+                configs.push((p << 8 | c << 4 | b, policy, capacity, buckets));
+            }
+        }
+    }
+    let n = configs.len() as u64;
+    let mut runs = 0;
+    for (i, &(config, policy, capacity, buckets)) in configs.iter().enumerate() {
+        // Program `k` runs on configuration `k % n`.
+        let share = programs / n + u64::from((i as u64) < programs % n);
+        if share == 0 {
+            continue;
+        }
+        let params = Params::DEFAULT
+            .with_queue_policy(policy)
+            .with_queue_capacity(capacity)
+            .with_dependency_buckets(buckets)
+            .with_dast(mode);
+        let runtime = Runtime::builder()
+            .num_workers(workers)
+            .params(params)
+            .max_live_stacks(64)
+            .build()
+            .unwrap();
+        for run in 0..share {
+            let seed =
+                mix(base
+                    ^ mix((m + 1) << 48 | (workers as u64) << 32 | (config as u64) << 16 | run));
+            let label = format!(
+                "dast {mode} workers {workers} policy {policy} capacity {capacity} \
+                 buckets {buckets} run {run}"
+            );
+            eprintln!("dataflow random: {label} seed {seed:#x}");
+            let outcome = watchdog_diag(
+                &format!("{label} seed {seed:#x}"),
+                PROGRAM_LIMIT,
+                || format!("{:?}", runtime.counters()),
+                || run_program_sized(&runtime, seed, &label, size),
+            );
+            if let Err(message) = outcome {
+                panic!("{message}\nreplay: PRESCIENT_DATAFLOW_SEED={base:#x} (this run's seed {seed:#x})");
+            }
+            runs += 1;
+        }
+    }
+    assert_eq!(runs, programs);
+}
+
+/// 500 random programs on 32 workers in `mode` (see the module comment).
+fn random_programs_per_dast_mode_on_32_workers(mode: DastMode) {
+    stress_mode(mode, 32, PROGRAMS_PER_MODE, PER_MODE_SIZE);
+}
+per_dast_mode!(random_programs_per_dast_mode_on_32_workers);
+
+/// The long soak per DAST mode: at least 1000 random programs
+/// (`PRESCIENT_SOAK_PROGRAMS` raises it) on 32 workers in each mode.
+/// Ignored by default, like the soak below.
+#[test]
+#[ignore = "long soak: run with --ignored (see the README)"]
+fn soak_random_programs_on_32_workers_per_dast_mode() {
+    for mode in DastMode::ALL {
+        stress_mode(mode, 32, soak_programs() as u64, FULL_SIZE);
+    }
 }
 
 /// The long soak: at least 1000 random programs (`PRESCIENT_SOAK_PROGRAMS`

@@ -7,10 +7,16 @@
 //! should propagate. Also: a panicking `thread_name` callback stops the
 //! workers already started, and a closed stderr does not turn the runtime's
 //! own reports into panics.
+//!
+//! The tests with dataflow scopes run once per DAST mode (`per_dast_mode!`:
+//! `test_name::off`, `::forced`, ...): a task's panic and its scope's retired
+//! values travel through the graph requests, which each mode executes on
+//! other threads.
 
-use prescient::{Event, QueuePolicy, Runtime, TaskGroup};
+use prescient::{DastMode, Event, QueuePolicy, Runtime, TaskGroup};
 use prescient_tests::{
-    assert_threads_gone, message, quiet_expected_panics, small_stack_runtime, watchdog,
+    assert_threads_gone, message, per_dast_mode, quiet_expected_panics, small_stack_runtime,
+    small_stack_runtime_dast, watchdog,
 };
 use std::any::Any;
 use std::io::{Read, Write};
@@ -130,13 +136,12 @@ fn payloads_whose_drop_panics_do_not_kill_the_worker() {
 /// drop panics: the first propagates, the second is dropped safely, nothing
 /// hangs (before the fix the second payload's drop skipped the decrement of
 /// the pending count).
-#[test]
-fn second_panics_of_scopes_groups_and_dataflow_are_dropped_safely() {
+fn second_panics_of_scopes_groups_and_dataflow_are_dropped_safely(mode: DastMode) {
     quiet_expected_panics();
     for workers in [1, 2] {
         for policy in QueuePolicy::ALL {
-            let what = format!("policy={policy} workers={workers}");
-            let rt = small_stack_runtime(policy, 4, workers);
+            let what = format!("policy={policy} workers={workers} dast={mode}");
+            let rt = small_stack_runtime_dast(policy, 4, workers, mode);
             let drops = Arc::new(AtomicUsize::new(0));
             watchdog(&what, LIMIT, || {
                 let d = &drops;
@@ -183,15 +188,15 @@ fn second_panics_of_scopes_groups_and_dataflow_are_dropped_safely() {
         }
     }
 }
+per_dast_mode!(second_panics_of_scopes_groups_and_dataflow_are_dropped_safely);
 
 /// Values retired while tasks were live are all freed at the wait, even when
 /// some of their `Drop`s panic; the first such panic is re-raised.
-#[test]
-fn every_retired_dataflow_value_is_freed_when_one_drop_panics() {
+fn every_retired_dataflow_value_is_freed_when_one_drop_panics(mode: DastMode) {
     quiet_expected_panics();
-    let rt = small_stack_runtime(QueuePolicy::DEF, 4, 2);
+    let rt = small_stack_runtime_dast(QueuePolicy::DEF, 4, 2, mode);
     let drops = Arc::new(AtomicUsize::new(0));
-    watchdog("retired values", LIMIT, || {
+    watchdog(&format!("retired values dast={mode}"), LIMIT, || {
         let result = catch_unwind(AssertUnwindSafe(|| {
             rt.run(|| {
                 let gate = Event::new();
@@ -212,6 +217,7 @@ fn every_retired_dataflow_value_is_freed_when_one_drop_panics() {
         assert_eq!(drops.load(Ordering::SeqCst), 3, "a retired value leaked");
     });
 }
+per_dast_mode!(every_retired_dataflow_value_is_freed_when_one_drop_panics);
 
 /// `a` panics, and `b` (taken back from the deque and run after it) returns a
 /// value whose drop panics: `a`'s payload is the one that propagates.

@@ -215,13 +215,32 @@ mod loom_models {
     use super::*;
     use loom::sync::Arc;
 
+    /// The preemption bound of the hand-off model.
+    const PREEMPTIONS: usize = 3;
+
     /// The hand-off: a producer pushes three requests into a two-slot ring
     /// (retrying while it is full) while two consumers compete to drain it.
     /// Every request is executed exactly once, in push order, and never
     /// overwritten while being read (loom checks the slot accesses).
+    ///
+    /// Three threads with unbounded preemptions did not finish in 12 minutes,
+    /// so the model is bounded to [`PREEMPTIONS`] preemptions (about 10 s;
+    /// 4 passes too, in about a minute). The bugs of this protocol — a slot
+    /// reused while it is read, a request run twice or out of order — take
+    /// one or two preemptions inside a push or a drain; e.g. advancing `head`
+    /// before reading the slot is caught at this bound.
+    ///
+    /// Under loom the consumer lock's `swap` runs as a compare-exchange (see
+    /// `crate::sync::AtomicBool`): loom 0.7 let a losing consumer's
+    /// `swap(true)` land after the holder's release, leaving the queue locked
+    /// by nobody — the model then spun forever in its final drain. No real
+    /// execution can do that (an RMW writes right after what it read).
     #[test]
     fn loom_request_queue_hand_off() {
-        loom::model(|| {
+        let mut model = loom::model::Builder::new();
+        // `LOOM_MAX_PREEMPTIONS` explores deeper (4: about a minute).
+        model.preemption_bound.get_or_insert(PREEMPTIONS);
+        model.check(|| {
             let queue = Arc::new(RequestQueue::<usize>::with_capacity(2));
             let executed = Arc::new(loom::sync::Mutex::new(Vec::new()));
             let consumers: Vec<_> = (0..2)
