@@ -324,11 +324,12 @@ impl Dast {
             if queue.is_empty() {
                 continue;
             }
-            // SAFETY: every queued request was pushed under its contract,
-            // which holds until it is executed.
-            if let Some(count) =
-                queue.try_drain(MAX_REQ_COUNT, |request| unsafe { request.execute(sink) })
-            {
+            let drained = queue.try_drain(MAX_REQ_COUNT, |request| {
+                // SAFETY: every queued request was pushed under its contract,
+                // which holds until it is executed.
+                unsafe { request.execute(sink) }
+            });
+            if let Some(count) = drained {
                 executed += count;
             }
         }

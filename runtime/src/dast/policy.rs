@@ -101,12 +101,11 @@ impl PushPolicy {
                 doubled = true;
             }
         }
-        let route = if pending > self.upper.get() {
+        if pending > self.upper.get() {
             self.above_upper.set(true);
-            Route::Inline
-        } else if self.above_upper.get() && pending > self.lower.get() {
-            Route::Inline
-        } else if ready_tasks < MIN_TASKS {
+        }
+        let backlogged = self.above_upper.get() && pending > self.lower.get();
+        let route = if backlogged || ready_tasks < MIN_TASKS {
             Route::Inline
         } else {
             Route::Push

@@ -243,10 +243,10 @@ mod tests {
         let record = Arc::new(ThreadRecord::default());
         let series = &record.requests[Kind::Done as usize][Executor::Queued as usize];
         series.record(1000);
-        let before = DastStats::sum(&[record.clone()]);
+        let before = DastStats::sum(std::slice::from_ref(&record));
         series.record(10);
         series.record(40);
-        let stats = DastStats::sum(&[record.clone()]).since(&before);
+        let stats = DastStats::sum(std::slice::from_ref(&record)).since(&before);
         assert_eq!(stats.done_queued.count, 2);
         assert_eq!(stats.done_queued.total_ns, 50);
         // 2 / (1/10 + 1/40) = 16.
