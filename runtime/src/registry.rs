@@ -1078,7 +1078,8 @@ impl WorkerThread {
             || !self.deque.is_empty()
             || !self.info().mailbox.is_empty()
             || self.registry.any_stealable(self.index)
-            || (self.registry.dast.idle_workers_drain() && self.registry.dast.has_requests())
+            || (self.registry.dast.idle_workers_drain()
+                && self.registry.dast.has_drainable_requests())
     }
 
     fn can_exit(&self) -> bool {
@@ -1261,6 +1262,12 @@ impl WorkerThread {
         let executed = dast.drain_round(&mut next, self, false);
         self.dast_next_queue.set(next);
         self.note_executed_requests(executed);
+        if executed > 0 && dast.has_drainable_requests() {
+            // This worker goes on to run what it released and leaves
+            // requests behind (at most `MAX_REQ_COUNT` per queue and round):
+            // make sure another worker looks at them.
+            self.registry.wake_one_for_request();
+        }
         executed > 0
     }
 }

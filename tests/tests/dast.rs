@@ -150,25 +150,34 @@ fn a_chain_of_64() -> u64 {
 }
 
 /// Submits [`a_chain_of_64`]'s tasks in a scope on `rt`, then, still in the
-/// scope's body (its worker busy, not idle), spins until `progress` holds
-/// for the counters — so that only a thread other than this worker can have
-/// made it true.
+/// scope's body (its worker busy, not idle), goes on submitting one more
+/// task of the chain at a time until `progress` holds for the counters — so
+/// that only a thread other than this worker can have made it true. (Under
+/// `IdleWorkers` and a manager-less `Adaptive` a worker queues a request only
+/// while another worker is idle and looking for work, not while the others
+/// are parked, so the first submissions may all run inline; a parked worker
+/// wakes up at its park timeout and looks again, and a submission made then
+/// is queued.)
 fn chain_then_spin_until(rt: &Runtime, what: &str, progress: impl Fn(&Counters) -> bool + Sync) {
-    let value = watchdog(what, LIMIT, || {
+    let (value, submitted) = watchdog(what, LIMIT, || {
         rt.run(|| {
             dataflow(|df| {
                 let value = df.data(0u64);
+                let mut submitted = 0;
                 for _ in 0..64 {
                     df.task(value.inout(), |v: &mut u64| *v += 1);
+                    submitted += 1;
                 }
                 while !progress(&rt.counters()) {
+                    df.task(value.inout(), |v: &mut u64| *v += 1);
+                    submitted += 1;
                     std::thread::yield_now();
                 }
-                value.into_inner()
+                (value.into_inner(), submitted)
             })
         })
     });
-    assert_eq!(value, 64, "{what}");
+    assert_eq!(value, submitted, "{what}");
 }
 
 #[test]
@@ -228,17 +237,22 @@ fn idle_workers_execute_the_pushed_requests_and_no_manager_does() {
         assert!(c.dast_executed_by_workers > 0, "{what}: {c:?}");
         assert_eq!(c.dast_executed_by_manager, 0, "{what}: {c:?}");
     }
-    // One worker: it drains its own queue when its scope waits.
+    // One worker: no other thread could execute a queued request while it
+    // runs the scope, so it queues none (a request is queued only while
+    // another worker is idle and looking for work): `Off`'s behaviour.
     let rt = runtime(1, DastMode::IdleWorkers);
     rt.run(|| {
         assert_eq!(a_chain_of_64(), 64);
         chains_and_fans(50);
     });
     let c = settled_counters(&rt, "idle workers, 1 worker");
-    assert!(c.dast_new_pushed > 0, "{c:?}");
-    assert_eq!(executed(&c), c.dast_executed_by_workers, "{c:?}");
-    assert!(c.dast_executed_by_workers > 0, "{c:?}");
-    assert_eq!(c.dast_executed_by_manager, 0, "{c:?}");
+    assert!(c.dast_new_inline > 0, "{c:?}");
+    assert_eq!(
+        (c.dast_new_pushed, c.dast_done_pushed, c.dast_delete_pushed),
+        (0, 0, 0),
+        "{c:?}"
+    );
+    assert_eq!(executed(&c), 0, "{c:?}");
 }
 
 /// `Adaptive` has a manager thread only when the host has a hardware thread
@@ -247,9 +261,11 @@ fn idle_workers_execute_the_pushed_requests_and_no_manager_does() {
 fn adaptive_has_a_manager_thread_only_with_a_spare_hardware_thread() {
     let hardware = std::thread::available_parallelism().map_or(1, |n| n.get());
     // As many workers as hardware threads (and more): no manager.
-    for workers in [hardware, hardware + 2] {
+    for workers in [hardware.max(2), hardware + 2] {
         let what = format!("adaptive, {workers} workers on {hardware} hardware threads");
         let rt = runtime(workers, DastMode::Adaptive);
+        // Idle workers execute what the spinning scope worker queues.
+        chain_then_spin_until(&rt, &what, |c| c.dast_executed_by_workers > 0);
         rt.run(|| {
             assert_eq!(a_chain_of_64(), 64);
             chains_and_fans(50);
@@ -285,12 +301,13 @@ fn requests_add_up(mode: DastMode) {
             nested_program();
         });
         let c = settled_counters(&rt, &what);
-        if mode == DastMode::Off {
-            assert_eq!(pushed(&c), 0, "{what}: {c:?}");
-        } else {
-            // The first request of a worker is always pushed (`Forced`:
-            // all; the push policies: a new-task request with none queued).
-            assert!(c.dast_new_pushed > 0, "{what}: {c:?}");
+        match mode {
+            DastMode::Off => assert_eq!(pushed(&c), 0, "{what}: {c:?}"),
+            DastMode::Forced => assert!(c.dast_new_pushed > 0, "{what}: {c:?}"),
+            // The push policies queue a request only while a consumer is at
+            // hand (a manager thread, an idle worker): how many depends on
+            // the timing; `settled_counters` checked that they add up.
+            _ => {}
         }
     }
 }

@@ -104,6 +104,13 @@ impl<T> RequestQueue<T> {
         self.pending() == 0
     }
 
+    /// Whether requests wait and no consumer holds the queue: what an idle
+    /// worker looks for (a held queue is being drained by its holder, which
+    /// goes on until it is empty or returns to it).
+    pub(crate) fn is_drainable(&self) -> bool {
+        !self.consumer.load(Ordering::Relaxed) && !self.is_empty()
+    }
+
     /// Requests completed so far: request number `p` has been executed iff
     /// `completed() > p`.
     pub(crate) fn completed(&self) -> usize {
