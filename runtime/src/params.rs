@@ -99,7 +99,7 @@ pub enum Pinning {
 /// |---|---|---|
 /// | [`Off`](Self::Off) | the worker that submits or finishes the task, under the graph's lock | no |
 /// | [`Forced`](Self::Forced) | always the manager thread | yes |
-/// | [`Adaptive`](Self::Adaptive) | the paper's push policies decide per request: inline, or queued for the manager (a thread when the machine has a core to spare for it, else idle workers) | if a core is spare |
+/// | [`Adaptive`](Self::Adaptive) | the paper's push policies decide per request: inline, or queued for the manager (a thread when the machine has a core to spare for it and the runtime has two workers or more, else idle workers) | if a core is spare |
 /// | [`IdleWorkers`](Self::IdleWorkers) | the push policies decide; queued requests are drained by workers that find no task | no |
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DastMode {
@@ -108,7 +108,8 @@ pub enum DastMode {
     /// Every request goes to the manager thread.
     Forced,
     /// The paper's adaptive push policies; the manager is a thread only when
-    /// the host has more hardware threads than the runtime has workers.
+    /// the host has more hardware threads than the runtime has workers, and
+    /// the runtime has at least two.
     Adaptive,
     /// The push policies, with no extra thread: idle workers drain the
     /// request queues.

@@ -8,7 +8,9 @@
 //! * The counters say who executed what: under `Forced` every request is
 //!   pushed and the manager thread executes them; under `Off` nothing is
 //!   pushed; under `IdleWorkers` (and `Adaptive` without a spare hardware
-//!   thread) no manager exists and workers execute what is pushed. In every
+//!   thread, or with one worker) no manager exists and workers execute what
+//!   is pushed — a request is queued only while another worker is idle and
+//!   looking for work, so with one worker nothing is. In every
 //!   mode each registered task makes exactly one request of each kind, and
 //!   every pushed request is executed exactly once.
 //! * Per mode (`per_dast_mode!`: `test_name::off`, `::forced`, `::adaptive`,
@@ -256,7 +258,8 @@ fn idle_workers_execute_the_pushed_requests_and_no_manager_does() {
 }
 
 /// `Adaptive` has a manager thread only when the host has a hardware thread
-/// more than the runtime has workers; idle workers drain in any case.
+/// more than the runtime has workers and the runtime has two workers or
+/// more; idle workers drain in any case.
 #[test]
 fn adaptive_has_a_manager_thread_only_with_a_spare_hardware_thread() {
     let hardware = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -274,11 +277,21 @@ fn adaptive_has_a_manager_thread_only_with_a_spare_hardware_thread() {
         assert!(c.dast_new_pushed > 0, "{what}: {c:?}");
         assert_eq!(c.dast_executed_by_manager, 0, "{what}: {c:?}");
     }
-    // Fewer workers than hardware threads: a manager thread, which alone can
-    // execute the requests of a scope whose (only) worker spins.
-    if hardware > 1 {
+    // One worker: no manager thread (one worker never contends for the
+    // graph) and no idle worker, so nothing is queued: `Off`'s behaviour.
+    {
         let what = format!("adaptive, 1 worker on {hardware} hardware threads");
         let rt = runtime(1, DastMode::Adaptive);
+        rt.run(|| assert_eq!(a_chain_of_64(), 64));
+        let c = settled_counters(&rt, &what);
+        assert_eq!(pushed(&c), 0, "{what}: {c:?}");
+        assert_eq!(c.dast_executed_by_manager, 0, "{what}: {c:?}");
+    }
+    // Two workers or more, fewer than hardware threads: a manager thread
+    // executes requests (on a host with more than two hardware threads).
+    if hardware > 2 {
+        let what = format!("adaptive, 2 workers on {hardware} hardware threads");
+        let rt = runtime(2, DastMode::Adaptive);
         chain_then_spin_until(&rt, &what, |c| c.dast_executed_by_manager > 0);
         let c = settled_counters(&rt, &what);
         assert!(c.dast_executed_by_manager > 0, "{what}: {c:?}");
