@@ -473,6 +473,17 @@ fn run_program_sized(runtime: &Runtime, seed: u64, label: &str, size: Size) -> R
 const RUNS_PER_CONFIG: u64 = 22;
 
 /// 3 worker counts x 4 policies x 2 capacities x 22 programs = 528 runs.
+/// The runtime the random programs run on: `workers` workers, `params`, and
+/// a live-stack cap of 64 (so that the cap's paths run too).
+fn program_runtime(workers: usize, params: Params) -> Runtime {
+    Runtime::builder()
+        .num_workers(workers)
+        .params(params)
+        .max_live_stacks(64)
+        .build()
+        .unwrap()
+}
+
 fn stress(workers: usize) {
     stress_runs(workers, RUNS_PER_CONFIG);
 }
@@ -490,12 +501,7 @@ fn stress_runs(workers: usize, runs_per_config: u64) {
                 .with_queue_policy(policy)
                 .with_queue_capacity(capacity)
                 .with_dependency_buckets(buckets);
-            let runtime = Runtime::builder()
-                .num_workers(workers)
-                .params(params)
-                .max_live_stacks(64)
-                .build()
-                .unwrap();
+            let runtime = program_runtime(workers, params);
             for run in 0..runs_per_config {
                 let seed =
                     mix(base
@@ -551,12 +557,7 @@ fn stress_mode(mode: DastMode, workers: usize, programs: u64, size: Size) {
             .with_queue_capacity(capacity)
             .with_dependency_buckets(buckets)
             .with_dast(mode);
-        let runtime = Runtime::builder()
-            .num_workers(workers)
-            .params(params)
-            .max_live_stacks(64)
-            .build()
-            .unwrap();
+        let runtime = program_runtime(workers, params);
         for run in 0..share {
             let seed =
                 mix(base
