@@ -29,8 +29,9 @@ thread_local! {
 
 /// The part of a dataflow scope that its tasks touch, from any worker.
 pub(crate) struct Shared {
-    /// The dependency graph; the worker that submits or finishes a task
-    /// updates it under the graph's lock.
+    /// The dependency graph, sharded by region; its operations run inline
+    /// on the worker that submits or finishes a task, or as DAST requests
+    /// (see `requests.rs`), under the locks of the task's shards.
     pub(crate) graph: LockedGraph<TaskRef>,
     /// Tasks submitted and not finished.
     pub(crate) live: LiveCount,
