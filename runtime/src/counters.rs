@@ -146,7 +146,13 @@ define_counters! {
 /// read-modify-write, because only the owning worker writes it.
 #[inline(always)]
 pub(crate) fn bump(counter: &AtomicU64) {
-    counter.store(counter.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+    add(counter, 1);
+}
+
+/// Adds `amount` to an owner-written counter, as [`bump`] adds one.
+#[inline(always)]
+pub(crate) fn add(counter: &AtomicU64, amount: u64) {
+    counter.store(counter.load(Ordering::Relaxed) + amount, Ordering::Relaxed);
 }
 
 #[cfg(test)]

@@ -48,7 +48,7 @@
 //! not helping). Nothing unrelated is ever run nested on a waiting task's
 //! stack, so no wait depends on a task buried beneath it.
 
-use crate::counters::{bump, WorkerCounters};
+use crate::counters::{add, bump, WorkerCounters};
 use crate::dast::{Dast, ErasedRequest, PushPolicy, ReadySink, Route};
 use crate::deque::{DequeStealer, TakeOwn, TaskDeque};
 use crate::fiber::{self, Fiber, FiberInput, FiberPtr, FiberYield, WaitTarget};
@@ -1095,7 +1095,7 @@ impl WorkerThread {
 
     /// The DAST mode of this worker's runtime.
     #[inline]
-    pub(crate) fn dast_mode(&self) -> DastMode {
+    fn dast_mode(&self) -> DastMode {
         self.registry.dast.mode()
     }
 
@@ -1125,11 +1125,7 @@ impl WorkerThread {
             }
         };
         let counters = self.counters();
-        bump(match route {
-            Route::Push => &counters.dast_new_pushed,
-            Route::Inline => &counters.dast_new_inline,
-        });
-        route
+        Self::note_route(route, &counters.dast_new_pushed, &counters.dast_new_inline)
     }
 
     /// Queues a new-task request of the scope at address `scope` (after
@@ -1167,11 +1163,11 @@ impl WorkerThread {
             }
         };
         let counters = self.counters();
-        bump(match route {
-            Route::Push => &counters.dast_done_pushed,
-            Route::Inline => &counters.dast_done_inline,
-        });
-        route
+        Self::note_route(
+            route,
+            &counters.dast_done_pushed,
+            &counters.dast_done_inline,
+        )
     }
 
     /// The delete-task push policy for a task whose done request was queued
@@ -1186,11 +1182,11 @@ impl WorkerThread {
             }
         };
         let counters = self.counters();
-        bump(match route {
-            Route::Push => &counters.dast_delete_pushed,
-            Route::Inline => &counters.dast_delete_inline,
-        });
-        route
+        Self::note_route(
+            route,
+            &counters.dast_delete_pushed,
+            &counters.dast_delete_inline,
+        )
     }
 
     /// Queues a request on this worker's DAST queue and returns its position
@@ -1216,12 +1212,18 @@ impl WorkerThread {
     /// counter).
     fn note_executed_requests(&self, executed: usize) {
         if executed > 0 {
-            let counter = &self.counters().dast_executed_by_workers;
-            counter.store(
-                counter.load(Ordering::Relaxed) + executed as u64,
-                Ordering::Relaxed,
-            );
+            add(&self.counters().dast_executed_by_workers, executed as u64);
         }
+    }
+
+    /// Counts a push-policy decision in `pushed` or `inline`.
+    #[inline]
+    fn note_route(route: Route, pushed: &AtomicU64, inline: &AtomicU64) -> Route {
+        bump(match route {
+            Route::Push => pushed,
+            Route::Inline => inline,
+        });
+        route
     }
 
     /// Whether a queued request would be executed soon: a manager thread
@@ -1239,10 +1241,11 @@ impl WorkerThread {
     /// to its deque). Returns `false` if another consumer holds the queue.
     #[cold]
     fn dast_drain_own_queue(&self) -> bool {
-        let queue = self.registry.dast.queue(self.index);
-        // SAFETY: every queued request was pushed under its contract, which
-        // holds until it is executed.
-        match queue.try_drain(usize::MAX, |request| unsafe { request.execute(self) }) {
+        match self
+            .registry
+            .dast
+            .execute_queued(self.index, usize::MAX, self)
+        {
             Some(executed) => {
                 self.note_executed_requests(executed);
                 true

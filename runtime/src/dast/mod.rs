@@ -304,9 +304,7 @@ impl Dast {
                 Ok(position) => break position,
                 Err(back) => {
                     request = back;
-                    // SAFETY: every queued request was pushed under its
-                    // contract, which holds until it is executed.
-                    match queue.try_drain(usize::MAX, |r| unsafe { r.execute(sink) }) {
+                    match self.execute_queued(index, usize::MAX, sink) {
                         Some(count) => executed += count,
                         None => std::thread::yield_now(),
                     }
@@ -317,6 +315,25 @@ impl Dast {
             self.manager.notify();
         }
         (position, executed)
+    }
+
+    /// If no other consumer holds worker `index`'s queue, executes up to
+    /// `max` of its requests in FIFO order, sending what they release to
+    /// `sink`; returns how many, or `None` if another consumer holds it. The
+    /// one place queued requests are executed: by the manager, by an idle
+    /// worker, and by a producer draining its own queue.
+    pub(crate) fn execute_queued(
+        &self,
+        index: usize,
+        max: usize,
+        sink: &dyn ReadySink,
+    ) -> Option<usize> {
+        self.queues[index].try_drain(max, |request| {
+            // SAFETY: every queued request was pushed under its contract
+            // (`push`), which holds until it is executed, and `try_drain`
+            // hands each out once.
+            unsafe { request.execute(sink) }
+        })
     }
 
     /// Visits every queue once, round-robin from `*next`, executing at most
@@ -337,16 +354,11 @@ impl Dast {
         *next = start + 1;
         let mut executed = 0;
         for offset in 0..n {
-            let queue = &self.queues[(start + offset) % n];
-            if queue.is_empty() {
+            let index = (start + offset) % n;
+            if self.queues[index].is_empty() {
                 continue;
             }
-            let drained = queue.try_drain(MAX_REQ_COUNT, |request| {
-                // SAFETY: every queued request was pushed under its contract,
-                // which holds until it is executed.
-                unsafe { request.execute(sink) }
-            });
-            if let Some(count) = drained {
+            if let Some(count) = self.execute_queued(index, MAX_REQ_COUNT, sink) {
                 executed += count;
             }
         }

@@ -42,16 +42,20 @@ pub(crate) fn return_ready_buffer(ready: ReadyList<TaskRef>) {
     READY.with(|cell| cell.set(ready));
 }
 
-/// Queues every task in `ready` on `sink`, draining it.
+/// Runs a graph `operation` with this thread's ready-list buffer, then
+/// queues every task it released on `sink`.
 ///
 /// # Safety
-/// The graph handed out every task in `ready` under its id, and their scope
-/// is alive.
-unsafe fn send_ready(ready: &mut ReadyList<TaskRef>, sink: &dyn ReadySink) {
+/// `operation` appends only tasks the graph handed out under their ids, and
+/// their scope is alive.
+unsafe fn release_to(sink: &dyn ReadySink, operation: impl FnOnce(&mut ReadyList<TaskRef>)) {
+    let mut ready = take_ready_buffer();
+    operation(&mut ready);
     for (id, task) in ready.drain(..) {
         // SAFETY: handed out under `id` (contract); it runs once, from the job.
         sink.dispatch(unsafe { task.into_job(id) });
     }
+    return_ready_buffer(ready);
 }
 
 /// How many accesses a new-task request carries without an allocation.
@@ -120,24 +124,26 @@ impl Request for GraphRequest {
         let scope = unsafe { &*shared };
         match self.operation {
             Operation::New { task, accesses } => {
-                let mut ready = take_ready_buffer();
-                time_request(Kind::New, Executor::Queued, || {
-                    scope.graph.new_task(accesses.as_slice(), task, &mut ready)
-                });
-                // SAFETY: the graph handed these out; the scope is alive.
-                unsafe { send_ready(&mut ready, sink) };
-                return_ready_buffer(ready);
+                let new = |ready: &mut ReadyList<TaskRef>| {
+                    time_request(Kind::New, Executor::Queued, || {
+                        scope.graph.new_task(accesses.as_slice(), task, ready)
+                    })
+                };
+                // SAFETY: `new_task` appends only a task the graph handed
+                // out; the scope is alive (above).
+                unsafe { release_to(sink, new) }
             }
             Operation::Done(id) => {
-                let mut ready = take_ready_buffer();
-                time_request(Kind::Done, Executor::Queued, || {
-                    // SAFETY: the graph handed the task out under `id`, and
-                    // this is its one done request.
-                    unsafe { scope.graph.done_task(id, &mut ready) }
-                });
-                // SAFETY: as above.
-                unsafe { send_ready(&mut ready, sink) };
-                return_ready_buffer(ready);
+                let done = |ready: &mut ReadyList<TaskRef>| {
+                    time_request(Kind::Done, Executor::Queued, || {
+                        // SAFETY: the graph handed the task out under `id`,
+                        // and this is its one done request.
+                        unsafe { scope.graph.done_task(id, ready) }
+                    })
+                };
+                // SAFETY: `done_task` appends only tasks the graph handed
+                // out; the scope is alive (above).
+                unsafe { release_to(sink, done) }
             }
             Operation::Delete(id) => {
                 time_request(Kind::Delete, Executor::Queued, || {
@@ -241,22 +247,21 @@ pub(crate) unsafe fn finish_registered(shared: *const Shared, id: GraphTaskId) -
                 if let Some(worker) = worker {
                     worker.dast_route_delete(None);
                 }
-                let mut ready = take_ready_buffer();
+                let sink: &dyn ReadySink = match worker {
+                    Some(worker) => worker,
+                    None => &*scope.registry,
+                };
                 // Done and delete in one lock round trip: timed as `done`.
-                time_request(Kind::Done, Executor::Inline, || {
-                    // SAFETY: the graph handed the task out under `id`, and
-                    // this is its one finish.
-                    unsafe { scope.graph.finish_task(id, &mut ready) }
-                });
-                // SAFETY: handed out by the graph; the scope is alive (these
-                // tasks are counted live).
-                unsafe {
-                    match worker {
-                        Some(worker) => send_ready(&mut ready, worker),
-                        None => send_ready(&mut ready, &*scope.registry),
-                    }
-                }
-                return_ready_buffer(ready);
+                let finish = |ready: &mut ReadyList<TaskRef>| {
+                    time_request(Kind::Done, Executor::Inline, || {
+                        // SAFETY: the graph handed the task out under `id`,
+                        // and this is its one finish.
+                        unsafe { scope.graph.finish_task(id, ready) }
+                    })
+                };
+                // SAFETY: `finish_task` appends only tasks the graph handed
+                // out; the scope is alive (this task is still counted live).
+                unsafe { release_to(sink, finish) };
                 false
             }
         }
