@@ -16,8 +16,9 @@
 //! `::prescient::__private::join_at(&SITE, a, b)`, `spawn(f)` calls
 //! `::prescient::__private::spawn_at(&SITE, f)`, and `for_range(r, g, f)` /
 //! `for_range_chunked(r, g, f)` calls `for_range_at(&SITE, r, g, f)` /
-//! `for_range_chunked_at(&SITE, r, g, f)`; scope, group and
-//! dataflow spawns are recorded as sites but left unchanged. The `use` items
+//! `for_range_chunked_at(&SITE, r, g, f)`; scope and group `spawn(f)`
+//! method calls become `__spawn_at(&SITE, f)` on the same receiver; dataflow
+//! tasks are recorded as sites but left unchanged. The `use` items
 //! that imported the rewritten names get `#[allow(unused_imports)]`.
 
 use crate::analysis::ProgramResult;
@@ -100,7 +101,8 @@ fn bound_tokens(b: &Bound) -> TokenStream {
     }
 }
 
-/// Rewrites the recognised `join`/`spawn`/`for_range` calls, children first.
+/// Rewrites the recognised `join`/`spawn`/`for_range` calls and scope and
+/// group `spawn` method calls, children first.
 struct Rewriter {
     /// Per call to rewrite: its site and the `__private` function it becomes.
     calls: HashMap<CallKey, (usize, &'static str)>,
@@ -111,6 +113,21 @@ struct Rewriter {
 impl VisitMut for Rewriter {
     fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
         syn::visit_mut::visit_expr_mut(self, e);
+        if let syn::Expr::MethodCall(call) = e {
+            // `scope.spawn(f)` → `scope.__spawn_at(&SITE, f)`.
+            let Some(&(site, name)) = self.calls.get(&CallKey::of_method(call)) else {
+                return;
+            };
+            let span = call.method.span();
+            call.method = syn::Ident::new(name, span);
+            let site = site_static(site);
+            let mut args = syn::punctuated::Punctuated::new();
+            args.push(syn::parse_quote_spanned!(span=> &self::#site));
+            args.extend(std::mem::take(&mut call.args));
+            call.args = args;
+            self.rewritten += 1;
+            return;
+        }
         let syn::Expr::Call(call) = e else {
             return;
         };
@@ -379,13 +396,16 @@ mod tests {
     }
 
     #[test]
-    fn leaves_scope_spawns_and_foreign_calls_alone() {
+    fn rewrites_scope_spawns_and_leaves_foreign_calls_alone() {
         let out = expand(
             "mod m {
                 fn f() { prescient::scope(|s| { s.spawn(|_| 1); }); rayon::join(|| 1, || 2); }
             }",
         );
-        assert!(out.contains("s . spawn (| _ | 1)"), "{out}");
+        assert!(
+            out.contains("s . __spawn_at (& self :: __PRESCIENT_SITE_0 , | _ | 1)"),
+            "{out}"
+        );
         assert!(out.contains("rayon :: join (| | 1 , | | 2)"), "{out}");
         assert!(out.contains("SiteKind :: ScopeSpawn"));
         assert!(!out.contains("allow (unused_imports)"));

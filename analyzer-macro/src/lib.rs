@@ -48,8 +48,10 @@
 //!   `prescient::__private::spawn_at(&SITE, f)`, and `for_range(r, g, f)` /
 //!   `for_range_chunked(r, g, f)` calls `for_range_at(&SITE, r, g, f)` /
 //!   `for_range_chunked_at(&SITE, r, g, f)`: they compute the same thing
-//!   and receive the site's id, for the adaptive inliner. Scope,
-//!   task-group and dataflow spawns are recorded as sites and left unchanged.
+//!   and receive the site's id, for the adaptive inliner. Scope and
+//!   task-group `spawn(f)` calls become `__spawn_at(&SITE, f)`, a hidden
+//!   method of the same receiver. Dataflow tasks are recorded as sites and
+//!   left unchanged.
 //!   The user's code is otherwise unchanged; `use` items whose rewritten
 //!   names became unused get `#[allow(unused_imports)]`.
 //!

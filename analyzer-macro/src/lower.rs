@@ -1239,7 +1239,11 @@ impl<'a> FnBuilder<'a> {
                 } else {
                     kind.site_kind()
                 };
-                let site = self.new_site(site_kind, span, None);
+                // Scope and group spawns pass their site to the runtime's
+                // inliner (`__spawn_at`); dataflow tasks do not inline.
+                let rewrite = (name == "spawn" && kind != ScopeKind::Dataflow)
+                    .then(|| (CallKey::of_method(m), "__spawn_at"));
+                let site = self.new_site(site_kind, span, rewrite);
                 let receiver = self.receiver_chain(&m.receiver);
                 // A scope's tasks receive the scope; group and dataflow tasks
                 // receive nothing or their data.
@@ -2236,7 +2240,15 @@ pub(crate) mod tests {
                 SiteKind::DataflowTask,
             ]
         );
-        assert!(p.sites.iter().all(|s| s.rewrite.is_none()));
+        // Scope and group spawns pass their site to the inliner; dataflow
+        // tasks do not.
+        let rewrites: Vec<_> = p
+            .sites
+            .iter()
+            .map(|s| s.rewrite.map(|(_, name)| name))
+            .collect();
+        assert_eq!(rewrites[..5], [Some("__spawn_at"); 5]);
+        assert_eq!(rewrites[5], None);
     }
 
     #[test]

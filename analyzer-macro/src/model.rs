@@ -94,7 +94,9 @@ pub struct Site {
     pub span: Span,
     /// For `join`/`spawn`/`for_range`/`for_range_chunked` calls: the call to
     /// rewrite, and the `__private` function it becomes (`join_at`,
-    /// `spawn_at`, `for_range_at`, `for_range_chunked_at`).
+    /// `spawn_at`, `for_range_at`, `for_range_chunked_at`); for a scope or
+    /// group `spawn` method call, the call and the hidden method it becomes
+    /// (`__spawn_at`).
     pub rewrite: Option<(CallKey, &'static str)>,
 }
 
@@ -111,6 +113,12 @@ impl CallKey {
     /// The key of a call node.
     pub fn of(call: &syn::ExprCall) -> CallKey {
         CallKey((call as *const syn::ExprCall).addr())
+    }
+
+    /// The key of a method call node (a different node, so a different
+    /// address from every `ExprCall`).
+    pub fn of_method(call: &syn::ExprMethodCall) -> CallKey {
+        CallKey((call as *const syn::ExprMethodCall).addr())
     }
 }
 

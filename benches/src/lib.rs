@@ -24,5 +24,6 @@ pub mod annotated;
 pub mod cf17;
 pub mod cli;
 pub mod dataflow;
+pub mod inlining;
 pub mod programs;
 pub mod suite;

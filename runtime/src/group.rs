@@ -9,13 +9,16 @@
 //! (jobs carry the state's address, `JobRef::owner`; a job keeps the state
 //! alive, so the address names this group while the job exists).
 
+use crate::analysis::SpawnSite;
+use crate::inlining::SiteKey;
 use crate::job::{drop_caught, keep_first_panic, HeapJob, JobRef, PanicPayload};
 use crate::latch::CountLatch;
-use crate::registry::{self, on_worker, WorkerThread};
+use crate::registry::{self, on_worker, TaskPath, WorkerThread};
 use crate::runtime::Runtime;
 use parking_lot::Mutex;
-use std::panic::{self, AssertUnwindSafe};
+use std::panic::{self, AssertUnwindSafe, Location};
 use std::sync::Arc;
+use std::time::Instant;
 
 struct GroupState {
     pending: CountLatch,
@@ -73,23 +76,66 @@ impl TaskGroup {
     /// Spawns `f` into the group: on this worker's deque inside a runtime
     /// (inline right away when the deque is full), into the global runtime
     /// outside.
+    #[track_caller]
     pub fn spawn<F>(&self, f: F)
     where
         F: FnOnce() + Send + 'static,
     {
-        match WorkerThread::with_current(|worker| worker.map(WorkerThread::reserve)) {
-            Some(true) => {
-                let job = self.deferred(f);
-                on_worker(|worker| worker.push(job));
-            }
-            // Inline: it finishes before `spawn` returns, while `self` keeps
-            // the group alive, so it is neither counted nor given a reference.
-            Some(false) => {
-                if let Err(payload) = panic::catch_unwind(AssertUnwindSafe(f)) {
-                    keep_first_panic(&self.state.panic, payload);
+        self.spawn_routed(SiteKey::Location(Location::caller()), f);
+    }
+
+    /// [`spawn`](Self::spawn) at an analysed spawn site: `#[task_program]`
+    /// rewrites the group `spawn` calls it recognises to
+    /// `group.__spawn_at(&SITE, f)`, whose static is the site's identity for
+    /// the inliner (seeded from its static effort). Not public API.
+    #[doc(hidden)]
+    pub fn __spawn_at<F>(&self, site: &'static SpawnSite, f: F)
+    where
+        F: FnOnce() + Send + 'static,
+    {
+        self.spawn_routed(SiteKey::Static(site.slot()), f);
+    }
+
+    fn spawn_routed<F>(&self, site: SiteKey, f: F)
+    where
+        F: FnOnce() + Send + 'static,
+    {
+        match WorkerThread::current_task_path(Some(site), false) {
+            Some(TaskPath::Deferred) => self.spawn_deferred(f),
+            Some(TaskPath::Plain) => self.run_inline(f),
+            Some(TaskPath::Timed(id, deferred)) => {
+                let timed = move || {
+                    let start = Instant::now();
+                    f();
+                    WorkerThread::record_site_sample_here(id, start);
+                };
+                if deferred {
+                    self.spawn_deferred(timed);
+                } else {
+                    self.run_inline(timed);
                 }
             }
             None => Runtime::global().registry().inject(self.deferred(f)),
+        }
+    }
+
+    /// Defers `f` to this worker's deque.
+    fn spawn_deferred<F>(&self, f: F)
+    where
+        F: FnOnce() + Send + 'static,
+    {
+        let job = self.deferred(f);
+        on_worker(|worker| worker.push(job));
+    }
+
+    /// Runs `f` now. It finishes before `spawn` returns, while `self` keeps
+    /// the group alive, so it is neither counted nor given a reference.
+    fn run_inline<F>(&self, f: F)
+    where
+        F: FnOnce() + Send + 'static,
+    {
+        if let Err(payload) = panic::catch_unwind(AssertUnwindSafe(f)) {
+            keep_first_panic(&self.state.panic, payload);
         }
     }
 

@@ -10,13 +10,22 @@
 //! (under every policy) and otherwise suspends until the thief finished it.
 //! When the deque already holds `queue_capacity` jobs, nothing can be
 //! published, and `join(a, b)` is exactly `(a(), b())`.
+//!
+//! Each `join` call site is also a spawn site of the inliner (`inlining`):
+//! `join_at` by its `#[task_program]` static, `join` by its
+//! `#[track_caller]` location. A site the inliner decided to inline runs
+//! `(a(), b())` without recording `b`, except at its periodic checks, where
+//! it takes the path above once if a thief is hungry (or nothing is
+//! recorded for thieves), and times `b` at its sampled executions.
 
 use crate::analysis::SpawnSite;
+use crate::inlining::{SiteId, SiteKey};
 use crate::job::{drop_caught, PanicPayload};
-use crate::registry::{on_worker, WorkerThread};
+use crate::registry::{on_worker, TaskPath, WorkerThread};
 use crate::runtime::Runtime;
 use crate::stack_job::StackJob;
-use std::panic::{self, AssertUnwindSafe};
+use std::panic::{self, AssertUnwindSafe, Location};
+use std::time::Instant;
 
 /// Runs `a` and `b`, potentially in parallel, and returns both results.
 ///
@@ -26,6 +35,13 @@ use std::panic::{self, AssertUnwindSafe};
 /// sequential code; when `b` was deferred it runs even if `a` panics.
 ///
 /// Called outside any runtime, it runs in the global runtime.
+///
+/// Under [`Inlining::Baseline`](crate::Inlining::Baseline) or
+/// [`Inlining::Adaptive`](crate::Inlining::Adaptive) (the default), the call
+/// site is a spawn site of the inliner, identified by its source location:
+/// when its `b`s are measured to be too short to be worth a thief, `join` is
+/// `(a(), b())` at nearly the cost of the two calls, handing out work only
+/// when another worker is hungry.
 ///
 /// # Waiting inside a task
 /// If `b` was stolen, the calling task *suspends* until `b` finishes and its
@@ -44,6 +60,7 @@ use std::panic::{self, AssertUnwindSafe};
 /// assert_eq!(fib(20), 6765);
 /// ```
 #[inline]
+#[track_caller]
 pub fn join<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send,
@@ -51,20 +68,14 @@ where
     RA: Send,
     RB: Send,
 {
-    // `a` and `b` run outside `with_current`'s closure (see there why).
-    match WorkerThread::with_current(|worker| worker.map(WorkerThread::reserve_join)) {
-        Some(true) => join_deferred(a, b),
-        Some(false) => (a(), b()),
-        // Outside any runtime: join again on a worker of the global runtime.
-        None => Runtime::global().run(|| join(a, b)),
-    }
+    join_routed(Some(SiteKey::Location(Location::caller())), a, b)
 }
 
 /// [`join`] at an analysed spawn site: `#[task_program]` rewrites the `join`
 /// calls it recognises to `join_at(&SITE, a, b)`, where `SITE` is the
-/// site's [`SpawnSite`] static (its identity for the analysis, see
-/// [`analysis`](crate::analysis)). The runtime does not use `site` yet
-/// (nothing is recorded at run time): this is exactly `join(a, b)`.
+/// site's [`SpawnSite`] static: its identity for the analysis (see
+/// [`analysis`](crate::analysis)) and for the inliner, which seeds the
+/// site's decision from the static effort it carries.
 #[inline]
 pub fn join_at<A, B, RA, RB>(site: &'static SpawnSite, a: A, b: B) -> (RA, RB)
 where
@@ -73,8 +84,81 @@ where
     RA: Send,
     RB: Send,
 {
-    let _ = site;
-    join(a, b)
+    join_routed(Some(SiteKey::Static(site.slot())), a, b)
+}
+
+/// A `join` that is no spawn site of its own: the halving joins of the
+/// range loop, which split only on request already.
+#[inline]
+pub(crate) fn join_unrouted<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    join_routed(None, a, b)
+}
+
+// Release: `inline`, not `inline(always)`: forcing it into every caller
+// made LLVM inline the closures into a recursive caller's body too, which
+// turned fib's recursion into indirect calls and cost it 40-60 % on one
+// thread (measured with the suite). Debug: `inline(always)`, or the
+// unoptimised frame of this function adds ~500 bytes to every join level
+// (`tests/tests/join_frame.rs`).
+#[cfg_attr(debug_assertions, inline(always))]
+#[cfg_attr(not(debug_assertions), inline)]
+fn join_routed<A, B, RA, RB>(site: Option<SiteKey>, a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    // `a` and `b` run outside `with_current`'s closure (see there why).
+    match WorkerThread::current_task_path(site, true) {
+        Some(TaskPath::Deferred) => join_deferred(a, b),
+        Some(TaskPath::Plain) => (a(), b()),
+        Some(TaskPath::Timed(id, deferred)) => join_timed(id, deferred, a, b),
+        // Outside any runtime: join again on a worker of the global runtime.
+        None => join_outside(site, a, b),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn join_outside<A, B, RA, RB>(site: Option<SiteKey>, a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    Runtime::global().run(|| join_routed(site, a, b))
+}
+
+/// A sampled execution: `b` timed wherever it runs (a thief records it in
+/// its own worker's table).
+#[cold]
+#[inline(never)]
+fn join_timed<A, B, RA, RB>(id: SiteId, deferred: bool, a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    let timed_b = move || {
+        let start = Instant::now();
+        let result = b();
+        WorkerThread::record_site_sample_here(id, start);
+        result
+    };
+    if deferred {
+        join_deferred(a, timed_b)
+    } else {
+        (a(), timed_b())
+    }
 }
 
 #[inline(never)]

@@ -139,6 +139,7 @@ mod deque;
 mod event;
 mod fiber;
 mod group;
+mod inlining;
 mod job;
 mod join;
 mod latch;
@@ -169,10 +170,11 @@ pub use dataflow::{
 };
 pub use event::Event;
 pub use group::TaskGroup;
+pub use inlining::{InliningReport, SiteReport, ADAPTIVE_START_THRESHOLD, HEARTBEAT_OVERHEADS};
 pub use join::join;
 pub use params::{
-    DastMode, Params, ParamsError, Pinning, QueuePolicy, MAX_DEPENDENCY_BUCKETS,
-    MAX_QUEUE_CAPACITY, MAX_STACK_SIZE, MIN_STACK_SIZE,
+    DastMode, Inlining, Params, ParamsError, Pinning, QueuePolicy, MAX_DEPENDENCY_BUCKETS,
+    MAX_INLINING_THRESHOLD, MAX_QUEUE_CAPACITY, MAX_STACK_SIZE, MIN_STACK_SIZE,
 };
 /// The static analyzer: put it on an inline module of task code to get that
 /// program's [`Params`] as `PARAMS` (and the analysis behind them as

@@ -195,12 +195,149 @@ pub struct Params {
     pub pinning: Pinning,
     /// Who maintains the dataflow dependency graph (see [`DastMode`]).
     pub dast: DastMode,
+    /// Whether spawn sites inline their tasks by measured duration (see
+    /// [`Inlining`]).
+    pub inlining: Inlining,
     /// Whether `stack_size` is the `#[task_program]` analyzer's estimate (set
     /// by [`decide`](crate::analysis::decide), cleared by
     /// [`with_stack_size`](Self::with_stack_size)), so that an overflow
     /// report can say the estimate was too small.
     stack_size_analysed: bool,
 }
+
+/// Whether and how spawn sites run their tasks inline instead of through the
+/// scheduler (adaptive task inlining, Wagle et al., ICPP'19; see the
+/// `inlining` module of the runtime and ARCHITECTURE.md, *Adaptive inlining*).
+///
+/// Each spawn site (`join`, `spawn`, and the sites `#[task_program]` names)
+/// keeps its own statistics: it counts its executions and times every
+/// 2<sup>k</sup>-th one (k grows as the site's tasks shrink, so the ~20 ns
+/// clock read never dominates), and decides from the mean sampled duration
+/// whether its tasks are worth handing to the scheduler. Thresholds are
+/// multiples of the **spawn overhead** the runtime measures once per process
+/// when it starts (one deferred task: allocate, push, pop, run), so that they
+/// mean the same from a laptop to a 256-thread host.
+///
+/// An inlined site never removes all parallelism: it checks its worker's
+/// "a thief is hungry" flag every few executions (about every
+/// [`HEARTBEAT_OVERHEADS`](crate::HEARTBEAT_OVERHEADS) spawn
+/// overheads of its work) and, when a thief asked, takes the spawning path
+/// once, which hands the thief the oldest pending work.
+///
+/// ```
+/// use prescient::{Inlining, Params, RuntimeBuilder};
+/// let params = Params::DEFAULT.with_inlining(Inlining::Baseline { count: 5, lower: 4, upper: 16 });
+/// let runtime = RuntimeBuilder::new().params(params).num_workers(2).build().unwrap();
+/// assert_eq!(runtime.run(|| prescient::join(|| 1, || 2)), (1, 2));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Inlining {
+    /// No site inlines by decision: every task goes through the scheduler as
+    /// far as the queue capacity allows (lazy task creation still runs a task
+    /// inline when the deque is full). Nothing is counted or timed.
+    Never,
+    /// Wagle's Algorithm 1, the fixed-threshold policy: after `count` timed
+    /// executions of a site, it inlines while the mean of its last `count`
+    /// samples is below `lower` spawn overheads, spawns while it is above
+    /// `upper`, and keeps its last mode in between. `lower == upper` is a
+    /// single fixed threshold. Until `count` samples, a site starts as its
+    /// static effort says (see [`Inlining::Adaptive`]).
+    Baseline {
+        /// Timed executions per decision, `>= 1`.
+        count: u32,
+        /// Inline below this many spawn overheads of mean task time.
+        lower: u32,
+        /// Spawn above this many spawn overheads; `lower <= upper <=`
+        /// [`MAX_INLINING_THRESHOLD`].
+        upper: u32,
+    },
+    /// Wagle's Algorithm 2: each site searches its own threshold at run time.
+    /// It starts at [`ADAPTIVE_START_THRESHOLD`](crate::ADAPTIVE_START_THRESHOLD)
+    /// overheads with a hysteresis band around it; after each window of
+    /// samples the threshold halves (never below its start) when workers
+    /// went hungry while the site inlined (too little parallelism), doubles
+    /// (up to 1024) when the site spawned and
+    /// nobody was hungry (overhead for nothing), and stays otherwise; it is
+    /// frozen once the search has turned back three times or held still for
+    /// four windows. A site whose static effort (from `#[task_program]`) is
+    /// tiny starts inlined; measurements can overturn that.
+    Adaptive,
+}
+
+impl Inlining {
+    /// The baseline policy with Wagle's count (5) and our default band: inline
+    /// below 4 spawn overheads, spawn above 16.
+    pub const BASELINE: Inlining = Inlining::Baseline {
+        count: 5,
+        lower: 4,
+        upper: 16,
+    };
+
+    /// A fixed threshold of `threshold` spawn overheads (a baseline without
+    /// a band), deciding after every 5 samples: what a threshold sweep runs.
+    pub const fn fixed(threshold: u32) -> Inlining {
+        Inlining::Baseline {
+            count: 5,
+            lower: threshold,
+            upper: threshold,
+        }
+    }
+
+    /// A short name for tables and command lines: `never`, `baseline`,
+    /// `adaptive`, or `fixed-T` for a baseline with `lower == upper == T`
+    /// and count 5, `baseline-C-L-U` for another baseline.
+    pub fn short_name(&self) -> String {
+        match *self {
+            Inlining::Never => "never".to_string(),
+            Inlining::Adaptive => "adaptive".to_string(),
+            Inlining::Baseline {
+                count: 5,
+                lower,
+                upper,
+            } if lower == upper => {
+                format!("fixed-{lower}")
+            }
+            Inlining::Baseline { .. } if *self == Inlining::BASELINE => "baseline".to_string(),
+            Inlining::Baseline {
+                count,
+                lower,
+                upper,
+            } => format!("baseline-{count}-{lower}-{upper}"),
+        }
+    }
+
+    /// Parses a [`short_name`](Self::short_name).
+    pub fn from_name(name: &str) -> Option<Inlining> {
+        match name {
+            "never" => return Some(Inlining::Never),
+            "adaptive" => return Some(Inlining::Adaptive),
+            "baseline" => return Some(Inlining::BASELINE),
+            _ => {}
+        }
+        if let Some(threshold) = name.strip_prefix("fixed-") {
+            return threshold.parse().ok().map(Inlining::fixed);
+        }
+        let mut parts = name.strip_prefix("baseline-")?.split('-');
+        let mut next = || parts.next()?.parse::<u32>().ok();
+        let (count, lower, upper) = (next()?, next()?, next()?);
+        Some(Inlining::Baseline {
+            count,
+            lower,
+            upper,
+        })
+    }
+}
+
+impl fmt::Display for Inlining {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.short_name())
+    }
+}
+
+/// The largest `lower`/`upper` of [`Inlining::Baseline`], in spawn overheads
+/// (2^16: with a 30 ns overhead, about 2 ms of task time).
+pub const MAX_INLINING_THRESHOLD: u32 = 1 << 16;
 
 /// Why a [`Params`] value is invalid.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -218,6 +355,13 @@ pub enum ParamsError {
     ZeroDependencyBuckets,
     /// `dependency_buckets` exceeds [`MAX_DEPENDENCY_BUCKETS`].
     DependencyBucketsTooLarge(usize),
+    /// [`Inlining::Baseline`] with `count == 0`.
+    ZeroInliningCount,
+    /// [`Inlining::Baseline`] with `lower > upper`; holds `lower`.
+    InliningBandInverted(u32),
+    /// [`Inlining::Baseline`] with `upper >`
+    /// [`MAX_INLINING_THRESHOLD`]; holds `upper`.
+    InliningThresholdTooLarge(u32),
 }
 
 impl ParamsError {
@@ -240,6 +384,15 @@ impl ParamsError {
             ParamsError::DependencyBucketsTooLarge(_) => {
                 "invalid Params: dependency_buckets must be at most 16777216 (2^24)"
             }
+            ParamsError::ZeroInliningCount => {
+                "invalid Params: Inlining::Baseline needs count of at least 1"
+            }
+            ParamsError::InliningBandInverted(_) => {
+                "invalid Params: Inlining::Baseline needs lower <= upper"
+            }
+            ParamsError::InliningThresholdTooLarge(_) => {
+                "invalid Params: Inlining::Baseline thresholds must be at most 65536 spawn overheads"
+            }
         }
     }
 }
@@ -252,7 +405,11 @@ impl fmt::Display for ParamsError {
             | ParamsError::StackSizeNotPowerOfTwo(v)
             | ParamsError::StackSizeOutOfRange(v)
             | ParamsError::DependencyBucketsTooLarge(v) => write!(f, " (got {v})"),
-            ParamsError::ZeroQueueCapacity | ParamsError::ZeroDependencyBuckets => Ok(()),
+            ParamsError::InliningBandInverted(v) => write!(f, " (got lower = {v})"),
+            ParamsError::InliningThresholdTooLarge(v) => write!(f, " (got upper = {v})"),
+            ParamsError::ZeroQueueCapacity
+            | ParamsError::ZeroDependencyBuckets
+            | ParamsError::ZeroInliningCount => Ok(()),
         }
     }
 }
@@ -261,7 +418,7 @@ impl std::error::Error for ParamsError {}
 
 impl Params {
     /// Insieme's defaults: `DEF`, capacity 16, 8 MiB stacks, 97 buckets, no
-    /// pinning; and the adaptive DAST manager.
+    /// pinning; the adaptive DAST manager and adaptive inlining.
     pub const DEFAULT: Params = Params {
         queue_policy: QueuePolicy::DEF,
         queue_capacity: 16,
@@ -269,6 +426,7 @@ impl Params {
         dependency_buckets: 97,
         pinning: Pinning::None,
         dast: DastMode::Adaptive,
+        inlining: Inlining::Adaptive,
         stack_size_analysed: false,
     };
 
@@ -326,6 +484,12 @@ impl Params {
         self
     }
 
+    /// Returns these parameters with `inlining` replaced.
+    pub const fn with_inlining(mut self, inlining: Inlining) -> Params {
+        self.inlining = inlining;
+        self
+    }
+
     /// Checks every field; the first invalid one is the error.
     pub const fn validate(&self) -> Result<(), ParamsError> {
         if self.queue_capacity == 0 {
@@ -347,6 +511,22 @@ impl Params {
             return Err(ParamsError::DependencyBucketsTooLarge(
                 self.dependency_buckets,
             ));
+        }
+        if let Inlining::Baseline {
+            count,
+            lower,
+            upper,
+        } = self.inlining
+        {
+            if count == 0 {
+                return Err(ParamsError::ZeroInliningCount);
+            }
+            if lower > upper {
+                return Err(ParamsError::InliningBandInverted(lower));
+            }
+            if upper > MAX_INLINING_THRESHOLD {
+                return Err(ParamsError::InliningThresholdTooLarge(upper));
+            }
         }
         Ok(())
     }

@@ -48,7 +48,7 @@
 //!   a sequential loop, and as with rayon).
 
 use crate::analysis::SpawnSite;
-use crate::join::join;
+use crate::join::join_unrouted;
 use crate::registry::WorkerThread;
 use crate::runtime::{current_worker_index, Runtime};
 use std::ops::Range;
@@ -162,7 +162,7 @@ where
         if WorkerThread::with_current(|worker| worker.is_some_and(WorkerThread::split_requested)) {
             // `len > grain >= 1`: both halves are non-empty.
             let mid = start + len / 2;
-            join(
+            join_unrouted(
                 || run_range(start..mid, grain, body),
                 || run_range(mid..end, grain, body),
             );

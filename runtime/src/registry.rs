@@ -52,10 +52,11 @@ use crate::counters::{add, bump, WorkerCounters};
 use crate::dast::{Dast, ErasedRequest, PushPolicy, ReadySink, Route};
 use crate::deque::{DequeStealer, TakeOwn, TaskDeque};
 use crate::fiber::{self, Fiber, FiberInput, FiberPtr, FiberYield, WaitTarget};
+use crate::inlining::{FastRoute, Inliner, InliningReport, SiteId, SiteKey, WorkerSites};
 use crate::job::{drop_caught, report, JobRef, PanicPayload};
 use crate::latch::{self, CountLatch, Latch, Waitable};
 use crate::latent::{LatentChain, MAX_LATENT_JOINS};
-use crate::params::{DastMode, Params};
+use crate::params::{DastMode, Inlining, Params};
 use crate::sleep::{WorkerWake, PARK_TIMEOUT_MAX, PARK_TIMEOUT_MIN, SPIN_BEFORE_SLEEP};
 use crate::stack_job::mark_published;
 use crate::sync::AtomicUsize as SleeperCount;
@@ -93,6 +94,10 @@ pub(crate) struct WorkerInfo {
     /// `Registry`'s `ReadySink`). The worker takes them after its own deque;
     /// thieves take them after the deques.
     mailbox: Inbox<JobRef>,
+    /// This worker's per-site counts and inlining decisions (see
+    /// `inlining`), written by the worker, read by reports. Boxed: its
+    /// cache is kilobytes, and the fields above are on every hot path.
+    sites: Box<WorkerSites>,
 }
 
 /// What thieves write and a worker reads on its own hot paths.
@@ -145,6 +150,8 @@ pub(crate) struct Registry {
     pub(crate) handlers: Handlers,
     /// The DAST request queues and manager state (see `dast`).
     pub(crate) dast: Dast,
+    /// The per-site inlining decisions (see `inlining`).
+    inliner: Inliner,
 }
 
 impl Registry {
@@ -171,6 +178,7 @@ impl Registry {
                 wake: Arc::new(WorkerWake::new(sleepers.clone())),
                 counters: CachePadded::new(WorkerCounters::default()),
                 mailbox: Inbox::new(),
+                sites: Box::new(WorkerSites::new()),
             });
         }
         let registry = Arc::new(Registry {
@@ -189,12 +197,19 @@ impl Registry {
                 num_workers,
                 std::thread::available_parallelism().map_or(1, |n| n.get()),
             ),
+            inliner: Inliner::new(params.inlining),
         });
         (registry, deques)
     }
 
     pub(crate) fn num_workers(&self) -> usize {
         self.workers.len()
+    }
+
+    /// The inliner's per-site report, summed over the workers.
+    pub(crate) fn inlining_report(&self) -> InliningReport {
+        self.inliner
+            .report(self.workers.iter().map(|worker| &*worker.sites))
     }
 
     /// Whether the calling thread is a worker of this registry (running one
@@ -484,6 +499,24 @@ impl std::ops::Deref for RegistryHandle {
     }
 }
 
+/// How one `join` or `spawn` runs (see `WorkerThread::task_path`).
+pub(crate) enum TaskPath {
+    /// Through the scheduler: a latent join, a deque push.
+    Deferred,
+    /// As a plain call.
+    Plain,
+    /// Either (`true`: deferred), with the task timed for the inliner.
+    Timed(SiteId, bool),
+}
+
+/// An inlined `join` records its second half while its worker holds fewer
+/// latent joins than this (see `WorkerThread::keeps_outermost`).
+const INLINE_LATENT_JOINS: usize = 2;
+
+/// An inlined spawn defers its task while its worker's deque holds fewer
+/// tasks than this (see `WorkerThread::keeps_outermost`).
+const INLINE_QUEUED_TASKS: usize = 2;
+
 /// One worker: owned by its OS thread, used by every fiber on that thread.
 pub(crate) struct WorkerThread {
     pub(crate) index: usize,
@@ -503,6 +536,8 @@ pub(crate) struct WorkerThread {
     latent: LatentChain,
     /// `queue_capacity`, at most `MAX_LATENT_JOINS`: the longest `latent`.
     latent_limit: usize,
+    /// Whether the runtime's `Params::inlining` routes spawn sites.
+    inlining: bool,
     /// This worker's entry in `registry.workers` (its counters and its
     /// published steal count), kept as a pointer so the spawn path does not
     /// index the vector.
@@ -564,7 +599,7 @@ impl WorkerThread {
     /// a stack frame, which a recursion through `join` would pay per level
     /// (the stack analysis budgets `analysis::JOIN_FRAME_BYTES` per level).
     /// [`on_worker`] gets the worker again afterwards.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn with_current<R>(f: impl FnOnce(Option<&WorkerThread>) -> R) -> R {
         let worker = WORKER_THREAD.with(Cell::get);
         // SAFETY: non-null only while `worker_main`'s `WorkerThread` is alive
@@ -610,6 +645,124 @@ impl WorkerThread {
         }
         self.note_inlined();
         false
+    }
+
+    /// [`task_path`](Self::task_path) on this thread's worker, `None` outside
+    /// any runtime: what every `join` and `spawn` calls first. One function
+    /// without a closure, so that it inlines into the caller's recursion
+    /// (a closure passed to `with_current` was left out of line in some
+    /// binaries: a call per `join`). Out of line in the debug profile, where
+    /// an inlined callee's locals would stay in every recursive frame of
+    /// the caller (`tests/tests/join_frame.rs`).
+    #[cfg_attr(debug_assertions, inline(never))]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    pub(crate) fn current_task_path(site: Option<SiteKey>, is_join: bool) -> Option<TaskPath> {
+        let worker = WORKER_THREAD.with(Cell::get);
+        // SAFETY: as in `with_current`: non-null only while the worker's
+        // main loop runs on this thread, and the reference does not outlive
+        // this call.
+        let worker = unsafe { worker.as_ref() }?;
+        Some(worker.task_path(site, is_join))
+    }
+
+    /// How this execution of the `join` (`is_join`) or `spawn` at `site`
+    /// runs: through the inliner (`inlining`) when the runtime inlines and
+    /// the call is a site, then through lazy task creation (`reserve_join`,
+    /// `reserve`).
+    ///
+    /// An inlined task still takes the scheduler's path while its worker
+    /// has little work for thieves (`keeps_outermost`), so that the
+    /// outermost pending tasks of an inlined recursion stay ready for a
+    /// hungry thief (publication and steals take the oldest): inlining
+    /// removes the tasks below them, where fine-grained recursions spend
+    /// their spawns.
+    #[inline(always)]
+    pub(crate) fn task_path(&self, site: Option<SiteKey>, is_join: bool) -> TaskPath {
+        if let (Some(site), true) = (site, self.inlining) {
+            match self.info().sites.fast_route(site.address()) {
+                FastRoute::Inline if !self.keeps_outermost(is_join) => return TaskPath::Plain,
+                FastRoute::Slow => return self.task_path_slow(site, is_join),
+                FastRoute::Inline | FastRoute::Schedule => {}
+            }
+        }
+        if self.reserve_for(is_join) {
+            TaskPath::Deferred
+        } else {
+            TaskPath::Plain
+        }
+    }
+
+    /// `task_path` past the inliner's fast path.
+    #[cold]
+    #[inline(never)]
+    fn task_path_slow(&self, site: SiteKey, is_join: bool) -> TaskPath {
+        let info = self.info();
+        let Some((id, route)) =
+            self.registry
+                .inliner
+                .slow_route(&info.sites, site, &info.signals.hungry)
+        else {
+            return if self.reserve_for(is_join) {
+                TaskPath::Deferred
+            } else {
+                TaskPath::Plain
+            };
+        };
+        let inline = route.inline() && !self.keeps_outermost(is_join);
+        let deferred = !inline && self.reserve_for(is_join);
+        match (route.timed(), deferred) {
+            (true, _) => TaskPath::Timed(id, deferred),
+            (false, true) => TaskPath::Deferred,
+            (false, false) => TaskPath::Plain,
+        }
+    }
+
+    /// Whether an inlined site's task takes the scheduler's path anyway, to
+    /// keep this worker's outermost pending work ready for thieves: a `join`
+    /// while the worker records fewer than [`INLINE_LATENT_JOINS`] latent
+    /// joins, a spawn while its deque holds fewer than
+    /// [`INLINE_QUEUED_TASKS`] tasks. In a recursion these are the outer
+    /// levels, whose tasks are the large ones; below them, inlined tasks
+    /// are plain calls.
+    #[inline(always)]
+    fn keeps_outermost(&self, is_join: bool) -> bool {
+        if is_join {
+            self.latent.len() < INLINE_LATENT_JOINS
+        } else {
+            // The deque's real length: `local_len` does not see steals.
+            self.deque.len() < INLINE_QUEUED_TASKS
+        }
+    }
+
+    #[inline(always)]
+    fn reserve_for(&self, is_join: bool) -> bool {
+        if is_join {
+            self.reserve_join()
+        } else {
+            self.reserve()
+        }
+    }
+
+    /// Records a timed execution of site `id` that started at `start` on
+    /// the worker running this thread, if any (a timed task runs on a
+    /// worker of the runtime that timed it: its own, or a thief's).
+    #[cold]
+    pub(crate) fn record_site_sample_here(id: SiteId, start: Instant) {
+        WorkerThread::with_current(|worker| {
+            if let Some(worker) = worker {
+                worker.record_site_sample(id, start);
+            }
+        });
+    }
+
+    /// Records a timed execution of site `id` that started at `start` and
+    /// ran on this worker.
+    pub(crate) fn record_site_sample(&self, id: SiteId, start: Instant) {
+        let hungry = self.registry.idle_spinning.load(Ordering::Relaxed) > 0
+            || self.info().signals.hungry.load(Ordering::Relaxed);
+        self.registry
+            .inliner
+            .record_sample(&self.info().sites, id, start, hungry);
     }
 
     /// Whether a `join` may record its second half as latent: the worker
@@ -1299,6 +1452,7 @@ pub(crate) fn worker_main(
         steals_seen: Cell::new(0),
         latent: LatentChain::with_capacity(MAX_LATENT_JOINS),
         latent_limit: registry.params.queue_capacity.min(MAX_LATENT_JOINS),
+        inlining: registry.params.inlining != Inlining::Never,
         info,
         wake: info.wake.clone(),
         park_timeout: Cell::new(PARK_TIMEOUT_MIN),

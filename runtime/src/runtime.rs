@@ -302,6 +302,14 @@ impl Runtime {
         self.registry.live_stack_cap
     }
 
+    /// The inliner's per-site statistics and decisions (see
+    /// [`Inlining`](crate::Inlining)): executions, inlined executions,
+    /// samples and their mean duration, per spawn site that ran in this
+    /// runtime. Empty under [`Inlining::Never`](crate::Inlining::Never).
+    pub fn inlining_report(&self) -> crate::InliningReport {
+        self.registry.inlining_report()
+    }
+
     /// A snapshot of the scheduler counters.
     pub fn counters(&self) -> Counters {
         let mut total = Counters::default();

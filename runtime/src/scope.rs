@@ -27,13 +27,16 @@
 //! choice (see `WorkerThread::take_back_or_wait`). The address identifies the
 //! scope for as long as any of its jobs exists, since the scope outlives them.
 
+use crate::analysis::SpawnSite;
+use crate::inlining::SiteKey;
 use crate::job::{keep_first_panic, HeapJob, PanicPayload};
 use crate::latch::ScopeLatch;
-use crate::registry::{self, on_worker, Registry, WorkerThread};
+use crate::registry::{self, on_worker, Registry, TaskPath, WorkerThread};
 use crate::runtime::in_registry;
 use parking_lot::Mutex;
 use std::marker::PhantomData;
-use std::panic::{self, AssertUnwindSafe};
+use std::panic::{self, AssertUnwindSafe, Location};
+use std::time::Instant;
 
 /// A scope of tasks that may borrow data living longer than `'scope`.
 pub struct Scope<'scope> {
@@ -110,16 +113,45 @@ impl<'scope> Scope<'scope> {
     /// When this worker's deque is full the task runs right away, before
     /// `spawn` returns (lazy task creation); a panic in it is kept for the
     /// scope's end either way.
+    #[track_caller]
     pub fn spawn<F>(&self, f: F)
     where
         F: FnOnce(&Scope<'scope>) + Send + 'scope,
     {
-        match WorkerThread::with_current(|worker| worker.map(WorkerThread::reserve)) {
-            Some(true) => {
-                let job = self.deferred(f);
-                on_worker(|worker| worker.push(job));
+        self.spawn_routed(SiteKey::Location(Location::caller()), f);
+    }
+
+    /// [`spawn`](Self::spawn) at an analysed spawn site: `#[task_program]`
+    /// rewrites the scope `spawn` calls it recognises to
+    /// `scope.__spawn_at(&SITE, f)`, whose static is the site's identity for
+    /// the inliner (seeded from its static effort). Not public API.
+    #[doc(hidden)]
+    pub fn __spawn_at<F>(&self, site: &'static SpawnSite, f: F)
+    where
+        F: FnOnce(&Scope<'scope>) + Send + 'scope,
+    {
+        self.spawn_routed(SiteKey::Static(site.slot()), f);
+    }
+
+    fn spawn_routed<F>(&self, site: SiteKey, f: F)
+    where
+        F: FnOnce(&Scope<'scope>) + Send + 'scope,
+    {
+        match WorkerThread::current_task_path(Some(site), false) {
+            Some(TaskPath::Deferred) => self.spawn_deferred(f),
+            Some(TaskPath::Plain) => self.run(f),
+            Some(TaskPath::Timed(id, deferred)) => {
+                let timed = move |scope: &Scope<'scope>| {
+                    let start = Instant::now();
+                    f(scope);
+                    WorkerThread::record_site_sample_here(id, start);
+                };
+                if deferred {
+                    self.spawn_deferred(timed);
+                } else {
+                    self.run(timed);
+                }
             }
-            Some(false) => self.run(f),
             // A thread outside the runtime borrowed the scope: inject.
             None => {
                 let job = self.deferred(f);
@@ -128,6 +160,15 @@ impl<'scope> Scope<'scope> {
                 unsafe { &*self.registry }.inject(job);
             }
         }
+    }
+
+    /// Defers `f` to this worker's deque.
+    fn spawn_deferred<F>(&self, f: F)
+    where
+        F: FnOnce(&Scope<'scope>) + Send + 'scope,
+    {
+        let job = self.deferred(f);
+        on_worker(|worker| worker.push(job));
     }
 
     /// Runs `f` with this scope, keeping its panic for the scope's end.

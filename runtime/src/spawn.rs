@@ -17,15 +17,17 @@
 //! `Drop` is the detached task's panic and goes to the handler too.
 
 use crate::analysis::SpawnSite;
+use crate::inlining::SiteKey;
 use crate::job::{report, try_drop, JobRef, PanicPayload};
 use crate::latch::Latch;
-use crate::registry::{self, on_worker, Registry, RegistryHandle, WorkerThread};
+use crate::registry::{self, on_worker, Registry, RegistryHandle, TaskPath, WorkerThread};
 use crate::runtime::Runtime;
 use std::cell::UnsafeCell;
 use std::fmt;
-use std::panic::{self, AssertUnwindSafe};
+use std::panic::{self, AssertUnwindSafe, Location};
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
+use std::time::Instant;
 
 const RUNNING: u8 = 0;
 const DONE: u8 = 1;
@@ -188,20 +190,53 @@ impl<T> Drop for TaskHandle<T> {
 /// the spawner does only after `spawn` returns. Outside any runtime it goes to
 /// the global runtime.
 ///
+/// Under [`Inlining::Baseline`](crate::Inlining::Baseline) or
+/// [`Inlining::Adaptive`](crate::Inlining::Adaptive) (the default), the call
+/// site is a spawn site of the inliner, identified by its source location:
+/// when its tasks are measured to be too short to be worth the scheduler,
+/// they run at once as plain calls too (except, now and then, when another
+/// worker is hungry for work).
+///
 /// ```
 /// let handle = prescient::spawn(|| 6 * 7);
 /// assert_eq!(handle.join(), 42);
 /// ```
+#[track_caller]
 pub fn spawn<F, T>(f: F) -> TaskHandle<T>
 where
     F: FnOnce() -> T + Send + 'static,
     T: Send + 'static,
 {
-    let room = WorkerThread::with_current(|worker| worker.map(WorkerThread::reserve));
-    let inner = match room {
-        None => return spawn_in(Runtime::global().registry(), f),
+    spawn_routed(Some(SiteKey::Location(Location::caller())), f)
+}
+
+fn spawn_routed<F, T>(site: Option<SiteKey>, f: F) -> TaskHandle<T>
+where
+    F: FnOnce() -> T + Send + 'static,
+    T: Send + 'static,
+{
+    match WorkerThread::current_task_path(site, false) {
+        None => spawn_in(Runtime::global().registry(), f),
+        Some(TaskPath::Deferred) => spawn_here(true, f),
+        Some(TaskPath::Plain) => spawn_here(false, f),
+        Some(TaskPath::Timed(id, deferred)) => spawn_here(deferred, move || {
+            let start = Instant::now();
+            let result = f();
+            WorkerThread::record_site_sample_here(id, start);
+            result
+        }),
+    }
+}
+
+/// `spawn` on a worker: defer `f` to this worker's deque, or run it now.
+fn spawn_here<F, T>(defer: bool, f: F) -> TaskHandle<T>
+where
+    F: FnOnce() -> T + Send + 'static,
+    T: Send + 'static,
+{
+    let inner = match defer {
         // `f` runs outside `with_current`'s closure (see there why).
-        Some(false) => {
+        false => {
             let result = panic::catch_unwind(AssertUnwindSafe(f));
             // Only a panicked task pays for a reference to its runtime.
             let registry = result
@@ -209,7 +244,7 @@ where
                 .then(|| on_worker(|worker| worker.registry.clone()));
             HandleInner::Ready(result, registry)
         }
-        Some(true) => on_worker(|worker| {
+        true => on_worker(|worker| {
             let (shared, job) = deferred(&worker.registry_handle, f);
             worker.push(job);
             HandleInner::Shared(shared)
@@ -219,20 +254,20 @@ where
 }
 
 /// [`spawn`] at an analysed spawn site: `#[task_program]` rewrites the
-/// `spawn` calls it recognises to `spawn_at(&SITE, f)`. The runtime does not
-/// use `site` yet: this is exactly `spawn(f)`.
+/// `spawn` calls it recognises to `spawn_at(&SITE, f)`, whose static is the
+/// site's identity for the inliner (seeded from its static effort).
 pub fn spawn_at<F, T>(site: &'static SpawnSite, f: F) -> TaskHandle<T>
 where
     F: FnOnce() -> T + Send + 'static,
     T: Send + 'static,
 {
-    let _ = site;
-    spawn(f)
+    spawn_routed(Some(SiteKey::Static(site.slot())), f)
 }
 
 impl Runtime {
     /// Starts `f` as a task in this runtime (from any thread) and returns a
     /// handle to its result.
+    #[track_caller]
     pub fn spawn<F, T>(&self, f: F) -> TaskHandle<T>
     where
         F: FnOnce() -> T + Send + 'static,

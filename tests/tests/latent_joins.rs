@@ -19,7 +19,7 @@
 //! Every queue policy; two workers and sixteen (oversubscribing this 2-core
 //! machine).
 
-use prescient::{Event, QueuePolicy};
+use prescient::{Event, Inlining, Params, QueuePolicy, Runtime};
 use prescient_tests::{small_stack_runtime, watchdog};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -94,7 +94,18 @@ fn one_worker_records_at_most_eight_halves_and_publishes_none() {
     for policy in QueuePolicy::ALL {
         for capacity in [4, 16, 128] {
             let what = format!("policy={policy} capacity={capacity}");
-            let rt = small_stack_runtime(policy, capacity, 1);
+            // The scheduler's own rule, without the inliner (which would run
+            // this chain's empty second halves as plain calls).
+            let rt = Runtime::builder()
+                .params(
+                    Params::DEFAULT
+                        .with_queue_policy(policy)
+                        .with_queue_capacity(capacity)
+                        .with_inlining(Inlining::Never),
+                )
+                .num_workers(1)
+                .build()
+                .unwrap();
             let before = rt.counters();
             rt.run(|| chain(1000));
             let c = rt.counters().since(&before);

@@ -23,7 +23,7 @@ runtime; then writes JSON.",
                       about a minute on two cores)",
         "  --only PROGRAMS     comma-separated subset of: fib, tree1k, tree16m
   --runners RUNNERS   comma-separated subset of: seq, prescient-default,
-                      prescient-def-c4, prescient-pf-c4, rayon, chili
+                      prescient-never, prescient-def-c4, prescient-pf-c4, rayon, chili
   --json PATH         where to write the JSON (default target/prescient-suite.json)
   --no-idle           skip the idle-CPU measurement
   --timeout SECONDS   kill a child that runs longer (default 300 quick, 1800 full)

@@ -123,8 +123,13 @@ impl fmt::Display for Program {
 pub enum Runner {
     /// The sequential reference, no runtime (measured once, at one thread).
     Seq,
-    /// Prescient with [`Params::DEFAULT`] (`DEF`, capacity 16).
+    /// Prescient with [`Params::DEFAULT`] (`DEF`, capacity 16, adaptive
+    /// inlining).
     PrescientDefault,
+    /// Prescient with [`Params::DEFAULT`] but no inlining
+    /// ([`Inlining::Never`](prescient::Inlining::Never)): what the default
+    /// was before per-site inlining, and what inlining is measured against.
+    PrescientNever,
     /// Prescient with `DEF` and capacity 4: what CF'17's decision tree
     /// chooses for fib (ρ = 2, tiny effort).
     PrescientDefCap4,
@@ -138,18 +143,20 @@ pub enum Runner {
 
 impl Runner {
     /// Every runner, in the suite's order.
-    pub const ALL: [Runner; 6] = [
+    pub const ALL: [Runner; 7] = [
         Runner::Seq,
         Runner::PrescientDefault,
+        Runner::PrescientNever,
         Runner::PrescientDefCap4,
         Runner::PrescientPfCap4,
         Runner::Rayon,
         Runner::Chili,
     ];
 
-    /// The parameters of the three Prescient runners, in their order.
-    pub const PRESCIENT_PARAMS: [Params; 3] = [
+    /// The parameters of the four Prescient runners, in their order.
+    pub const PRESCIENT_PARAMS: [Params; 4] = [
         Params::DEFAULT,
+        Params::DEFAULT.with_inlining(prescient::Inlining::Never),
         Params::DEFAULT
             .with_queue_policy(QueuePolicy::DEF)
             .with_queue_capacity(4)
@@ -168,6 +175,7 @@ impl Runner {
         match self {
             Runner::Seq => "seq",
             Runner::PrescientDefault => "prescient-default",
+            Runner::PrescientNever => "prescient-never",
             Runner::PrescientDefCap4 => "prescient-def-c4",
             Runner::PrescientPfCap4 => "prescient-pf-c4",
             Runner::Rayon => "rayon",
@@ -184,8 +192,9 @@ impl Runner {
     pub const fn params(self) -> Option<Params> {
         match self {
             Runner::PrescientDefault => Some(Runner::PRESCIENT_PARAMS[0]),
-            Runner::PrescientDefCap4 => Some(Runner::PRESCIENT_PARAMS[1]),
-            Runner::PrescientPfCap4 => Some(Runner::PRESCIENT_PARAMS[2]),
+            Runner::PrescientNever => Some(Runner::PRESCIENT_PARAMS[1]),
+            Runner::PrescientDefCap4 => Some(Runner::PRESCIENT_PARAMS[2]),
+            Runner::PrescientPfCap4 => Some(Runner::PRESCIENT_PARAMS[3]),
             Runner::Seq | Runner::Rayon | Runner::Chili => None,
         }
     }
@@ -358,7 +367,10 @@ impl Pool {
         let threads = threads.max(1);
         match runner {
             Runner::Seq => Ok(Pool::Seq),
-            Runner::PrescientDefault | Runner::PrescientDefCap4 | Runner::PrescientPfCap4 => {
+            Runner::PrescientDefault
+            | Runner::PrescientNever
+            | Runner::PrescientDefCap4
+            | Runner::PrescientPfCap4 => {
                 let params = runner.params().expect("a Prescient runner has params");
                 prescient::Runtime::builder()
                     .params(params)

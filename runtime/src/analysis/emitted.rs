@@ -7,6 +7,7 @@
 //! breaking change to the public [`analysis`](crate::analysis) module.
 
 use super::{SiteInfo, SiteKind};
+use crate::inlining::{SiteDescriptor, SiteSlot};
 use core::fmt;
 use core::ops::Deref;
 
@@ -41,17 +42,22 @@ pub const JOIN_FRAME_BYTES: usize = 320;
 ///
 /// It dereferences to its [`SiteInfo`], which is what
 /// [`ProgramAnalysis::sites`](super::ProgramAnalysis::sites) shows users.
-/// Adaptive inlining will add the site's run-time statistics (atomic counters
-/// and timings) here, next to `info`; they must stay `const`-constructible in
-/// [`SpawnSite::new`], which is the only constructor the macro uses.
+/// Next to it, the site's identity for the inliner (`crate::inlining`): its
+/// process-wide id, assigned on first use, and the description — location,
+/// function, static effort — from which the inliner seeds its decision.
+/// Both are `const`-constructible in [`SpawnSite::new`], the only
+/// constructor the macro uses; the run-time statistics live in each
+/// runtime, indexed by the id, so that runtimes with different policies in
+/// one process do not share decisions.
 #[derive(Debug)]
 pub struct SpawnSite {
     /// What the analyzer knows about the site.
     pub info: SiteInfo,
+    slot: SiteSlot,
 }
 
 impl SpawnSite {
-    /// A site with the given description (and, later, zeroed statistics).
+    /// A site with the given description, not registered with the inliner yet.
     #[allow(clippy::too_many_arguments)] // one per `SiteInfo` field, emitted code only
     pub const fn new(
         module: &'static str,
@@ -76,7 +82,20 @@ impl SpawnSite {
                 in_loop,
                 static_effort,
             },
+            slot: SiteSlot::new(SiteDescriptor {
+                file,
+                line,
+                column,
+                module: Some(module),
+                function: Some(function),
+                static_effort: Some(static_effort),
+            }),
         }
+    }
+
+    /// The site's identity for the inliner.
+    pub(crate) fn slot(&'static self) -> &'static SiteSlot {
+        &self.slot
     }
 }
 

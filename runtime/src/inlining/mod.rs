@@ -1,0 +1,346 @@
+//! The inliner: adaptive task inlining per spawn site (Wagle et al.,
+//! ICPP'19), seeded by the `#[task_program]` analyzer's static effort.
+//!
+//! # What it decides
+//! Every `join`/`spawn` call site is a *site* with a dense process-wide id
+//! (`sites.rs`). Under [`Inlining::Baseline`] or [`Inlining::Adaptive`] a
+//! site counts its executions on each worker, times every 2^k-th one, and
+//! decides from the mean sampled duration whether its tasks go to the
+//! scheduler (*spawn*: a latent join, a deque push) or run as plain calls
+//! (*inline*). The rules are `policy.rs`; the units, multiples of the spawn
+//! overhead measured at start-up, are `calibrate.rs`; the per-runtime and
+//! per-worker state and how workers share decisions without waiting for
+//! each other are `site.rs`.
+//!
+//! # The hot path
+//! [`Inliner::route`] is what a site's `join`/`spawn` pays: the worker's
+//! table entry for the site (two dependent loads), one counter load and
+//! store, one mask test. Only every `mask + 1`-th execution goes further
+//! (`route_slow`): to time the task, and, for an inlined site, to look at
+//! the worker's `hungry` flag.
+//!
+//! # Parallelism is never inlined away
+//! An inlined site keeps handing out work: at each check, if a thief raised
+//! this worker's `hungry` flag, or the worker holds no latent join for
+//! thieves to take, the execution takes the scheduler's path once. A `join`
+//! then records its second half, and the worker publishes its *oldest*
+//! latent join — the largest piece of work it has — to the hungry thief
+//! (`latent.rs`). Checks come every 2^j executions with 2^j tasks ≈
+//! [`HEARTBEAT_OVERHEADS`] spawn overheads of work: a thief waits about that
+//! long, and a tiny recursion (a 1 000-node tree) is not shredded into
+//! pieces smaller than a steal costs, which checking every execution would
+//! do. Under `Adaptive`, hungry thieves during an inlined window also lower
+//! the site's threshold.
+//!
+//! # What it does not decide
+//! Range loops (`for_range`) split only when a thief asks already; their
+//! sites are not routed here. Scope and group spawns keep lazy task
+//! creation (inline when the deque is full). A site beyond
+//! [`MAX_SITES`](table::MAX_SITES) in one process always spawns.
+
+mod calibrate;
+mod policy;
+mod report;
+mod site;
+mod sites;
+mod table;
+
+pub use policy::{ADAPTIVE_START_THRESHOLD, HEARTBEAT_OVERHEADS};
+pub use report::{InliningReport, SiteReport};
+pub(crate) use sites::{SiteDescriptor, SiteId, SiteKey, SiteSlot};
+
+use crate::params::Inlining;
+use calibrate::Calibration;
+use site::{add, bump, LocalSite, SharedSite};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::time::Instant;
+use table::SiteTable;
+
+/// How one execution of a site runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Route {
+    /// As a plain call.
+    Inline,
+    /// Through the scheduler (which may still run it inline when the deque
+    /// is full).
+    Schedule,
+    /// As a plain call, timed.
+    TimedInline,
+    /// Through the scheduler, timed wherever it runs.
+    TimedSchedule,
+}
+
+impl Route {
+    /// Whether the task is timed.
+    #[inline(always)]
+    pub(crate) fn timed(self) -> bool {
+        matches!(self, Route::TimedInline | Route::TimedSchedule)
+    }
+
+    /// Whether the task runs as a plain call.
+    #[inline(always)]
+    pub(crate) fn inline(self) -> bool {
+        matches!(self, Route::Inline | Route::TimedInline)
+    }
+}
+
+/// One runtime's inliner: its policy, the process' calibration, and the
+/// per-site decisions.
+pub(crate) struct Inliner {
+    policy: Inlining,
+    calibration: Calibration,
+    shared: SiteTable<SharedSite>,
+}
+
+/// Entries of a worker's site cache.
+const CACHE_LEN: usize = 64;
+
+/// A worker's per-site state: the exact counts and decisions per site
+/// (`table`), and in front of it a small direct-mapped cache keyed by the
+/// site's address (its `#[track_caller]` location or its `SpawnSite`
+/// static), which holds what the hot path needs on one line: the mode, the
+/// mask, and the executions not yet added to the table. Lives in the
+/// worker's shared info so that reports can sum the counts; written only by
+/// its worker (atomics with `Relaxed` load and store: plain moves).
+pub(crate) struct WorkerSites {
+    table: SiteTable<LocalSite>,
+    cache: [CacheEntry; CACHE_LEN],
+}
+
+#[derive(Default)]
+struct CacheEntry {
+    /// The site's address; 0 for an empty entry.
+    key: AtomicUsize,
+    /// The site's id, or `u32::MAX` for an untracked site.
+    id: AtomicU32,
+    inline: AtomicBool,
+    /// `pending & mask == 0` leaves the fast path.
+    mask: AtomicU64,
+    /// Executions since the last slow path, not yet in the table.
+    pending: AtomicU64,
+    /// Of those, the ones handed to the scheduler.
+    pending_scheduled: AtomicU64,
+}
+
+const UNTRACKED: u32 = u32::MAX;
+
+/// What the hot path decided, before the slow path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum FastRoute {
+    Inline,
+    Schedule,
+    /// Sample, check for hunger, or a cache miss: see [`Inliner::slow_route`].
+    Slow,
+}
+
+/// A site's cache entry. Keys are addresses of `Location`s (24 bytes, laid
+/// out side by side in read-only data) and of `SpawnSite` statics, so the
+/// bits above the alignment spread them.
+#[inline(always)]
+fn cache_slot(key: usize) -> usize {
+    (key >> 3) % CACHE_LEN
+}
+
+impl WorkerSites {
+    /// An empty table and cache.
+    pub(crate) fn new() -> WorkerSites {
+        WorkerSites {
+            table: SiteTable::new(),
+            cache: std::array::from_fn(|_| CacheEntry::default()),
+        }
+    }
+
+    /// The hot path: counts one execution of the site at `key` and says how
+    /// it runs, unless the slow path must decide.
+    #[inline(always)]
+    pub(crate) fn fast_route(&self, key: usize) -> FastRoute {
+        let entry = &self.cache[cache_slot(key)];
+        if entry.key.load(Ordering::Relaxed) != key {
+            return FastRoute::Slow;
+        }
+        let pending = entry.pending.load(Ordering::Relaxed).wrapping_add(1);
+        entry.pending.store(pending, Ordering::Relaxed);
+        if pending & entry.mask.load(Ordering::Relaxed) == 0 {
+            return FastRoute::Slow;
+        }
+        if entry.inline.load(Ordering::Relaxed) {
+            FastRoute::Inline
+        } else {
+            bump(&entry.pending_scheduled);
+            FastRoute::Schedule
+        }
+    }
+
+    /// Adds a cache entry's pending counts to its site's table entry.
+    fn flush(&self, entry: &CacheEntry) {
+        let id = entry.id.load(Ordering::Relaxed);
+        if entry.key.load(Ordering::Relaxed) == 0 || id == UNTRACKED {
+            return;
+        }
+        if let Some(local) = self.table.get(id as usize) {
+            let pending = entry.pending.swap(0, Ordering::Relaxed);
+            let scheduled = entry.pending_scheduled.swap(0, Ordering::Relaxed);
+            add(&local.executions, pending);
+            add(&local.scheduled, scheduled);
+        }
+    }
+
+    /// Executions of site `id` on this worker that are still in the cache.
+    fn pending(&self, id: usize) -> (u64, u64) {
+        self.cache
+            .iter()
+            .filter(|entry| {
+                entry.key.load(Ordering::Relaxed) != 0
+                    && entry.id.load(Ordering::Relaxed) as usize == id
+            })
+            .fold((0, 0), |(executions, scheduled), entry| {
+                (
+                    executions + entry.pending.load(Ordering::Relaxed),
+                    scheduled + entry.pending_scheduled.load(Ordering::Relaxed),
+                )
+            })
+    }
+}
+
+impl Inliner {
+    /// The inliner of a runtime with `policy`; measures the calibration
+    /// (once per process) unless the policy is `Never`.
+    pub(crate) fn new(policy: Inlining) -> Inliner {
+        let calibration = if policy == Inlining::Never {
+            Calibration {
+                spawn_overhead_ns: 1.0,
+                clock_ns: 1.0,
+            }
+        } else {
+            calibrate::calibration()
+        };
+        Inliner {
+            policy,
+            calibration,
+            shared: SiteTable::new(),
+        }
+    }
+
+    /// The slow path of an execution of `site` on the worker owning `sites`
+    /// (after [`WorkerSites::fast_route`] said [`FastRoute::Slow`]): fills
+    /// the cache on a miss, moves the pending counts to the table, picks up
+    /// a new decision, and decides whether this execution is timed and, for
+    /// an inlined site, whether it takes the scheduler's path because a
+    /// thief is `hungry`. `None` for an untracked site.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn slow_route(
+        &self,
+        sites: &WorkerSites,
+        site: SiteKey,
+        hungry: &AtomicBool,
+    ) -> Option<(SiteId, Route)> {
+        let key = site.address();
+        let entry = &sites.cache[cache_slot(key)];
+        if entry.key.load(Ordering::Relaxed) != key {
+            sites.flush(entry);
+            let id = site.id();
+            entry.key.store(key, Ordering::Relaxed);
+            entry
+                .id
+                .store(id.map_or(UNTRACKED, |id| id.0), Ordering::Relaxed);
+            entry.mask.store(0, Ordering::Relaxed);
+            entry.inline.store(false, Ordering::Relaxed);
+            entry.pending.store(1, Ordering::Relaxed);
+            entry.pending_scheduled.store(0, Ordering::Relaxed);
+        }
+        let id = entry.id.load(Ordering::Relaxed);
+        if id == UNTRACKED {
+            return None;
+        }
+        let id = SiteId(id);
+        let (Some(local), Some(shared)) = (
+            sites.table.get_or_insert(id.index()),
+            self.shared.get_or_insert(id.index()),
+        ) else {
+            return None;
+        };
+        if local.generation.load(Ordering::Relaxed) == 0 {
+            let static_effort = sites::describe(id).and_then(|site| site.static_effort);
+            shared.seed(self.policy, self.calibration, static_effort);
+        }
+        sites.flush(entry);
+        local.refresh(shared);
+        entry
+            .inline
+            .store(local.inline.load(Ordering::Relaxed), Ordering::Relaxed);
+        entry
+            .mask
+            .store(local.mask.load(Ordering::Relaxed), Ordering::Relaxed);
+        let timed = local.visit_is_timed();
+        if local.inline.load(Ordering::Relaxed) {
+            if !hungry.load(Ordering::Relaxed) {
+                return Some((
+                    id,
+                    if timed {
+                        Route::TimedInline
+                    } else {
+                        Route::Inline
+                    },
+                ));
+            }
+            local.note_hunger();
+        }
+        bump(&local.scheduled);
+        Some((
+            id,
+            if timed {
+                Route::TimedSchedule
+            } else {
+                Route::Schedule
+            },
+        ))
+    }
+
+    /// Records a timed execution of site `id` that started at `start`, on
+    /// the worker owning `sites` (whichever worker ran the task); `hungry`:
+    /// whether workers were looking for work when it ended.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn record_sample(
+        &self,
+        sites: &WorkerSites,
+        id: SiteId,
+        start: Instant,
+        hungry: bool,
+    ) {
+        let elapsed_ns = start.elapsed().as_nanos() as f64 - self.calibration.clock_ns;
+        let (Some(local), Some(shared)) = (
+            sites.table.get_or_insert(id.index()),
+            self.shared.get(id.index()),
+        ) else {
+            return;
+        };
+        let undecided = !shared.decided.load(Ordering::Relaxed);
+        if local.add_sample(elapsed_ns, hungry, undecided) {
+            shared.fold(local, self.policy, self.calibration);
+        }
+    }
+
+    /// The per-site report, summing the counts of `workers`.
+    pub(crate) fn report<'a>(
+        &self,
+        workers: impl Iterator<Item = &'a WorkerSites> + Clone,
+    ) -> InliningReport {
+        report::build(self.policy, self.calibration, &self.shared, |id| {
+            workers
+                .clone()
+                .fold((0, 0, 0), |(executions, scheduled, hunger), sites| {
+                    let (pending, pending_scheduled) = sites.pending(id);
+                    match sites.table.get(id) {
+                        Some(local) => (
+                            executions + pending + local.executions.load(Ordering::Relaxed),
+                            scheduled + pending_scheduled + local.scheduled.load(Ordering::Relaxed),
+                            hunger + local.hunger_spawns.load(Ordering::Relaxed),
+                        ),
+                        None => (executions + pending, scheduled + pending_scheduled, hunger),
+                    }
+                })
+        })
+    }
+}
