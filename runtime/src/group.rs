@@ -101,7 +101,7 @@ impl TaskGroup {
         F: FnOnce() + Send + 'static,
     {
         match WorkerThread::current_task_path(Some(site), false) {
-            Some(TaskPath::Deferred) => self.spawn_deferred(f),
+            Some(TaskPath::Deferred | TaskPath::Kept) => self.spawn_deferred(f),
             Some(TaskPath::Plain) => self.run_inline(f),
             Some(TaskPath::Timed(id, deferred)) => {
                 let timed = move || {

@@ -117,7 +117,8 @@ where
 {
     // `a` and `b` run outside `with_current`'s closure (see there why).
     match WorkerThread::current_task_path(site, true) {
-        Some(TaskPath::Deferred) => join_deferred(a, b),
+        Some(TaskPath::Deferred) => join_deferred(a, b, true),
+        Some(TaskPath::Kept) => join_deferred(a, b, false),
         Some(TaskPath::Plain) => (a(), b()),
         Some(TaskPath::Timed(id, deferred)) => join_timed(id, deferred, a, b),
         // Outside any runtime: join again on a worker of the global runtime.
@@ -155,14 +156,14 @@ where
         result
     };
     if deferred {
-        join_deferred(a, timed_b)
+        join_deferred(a, timed_b, true)
     } else {
         (a(), timed_b())
     }
 }
 
 #[inline(never)]
-fn join_deferred<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+fn join_deferred<A, B, RA, RB>(a: A, b: B, answer_hungry: bool) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send,
     B: FnOnce() -> RB + Send,
@@ -177,7 +178,7 @@ where
     // SAFETY: `job_b` stays in this frame until `finish_join` ends the
     // latent join, on every path: `a`'s panic is caught, and nothing else
     // here unwinds.
-    on_worker(|worker| unsafe { worker.begin_latent(job_b.as_job_ref()) });
+    on_worker(|worker| unsafe { worker.begin_latent(job_b.as_job_ref(), answer_hungry) });
     // `b` borrows this frame: even if `a` panics, `b` must be finished or
     // taken back before this frame unwinds.
     let result_a = panic::catch_unwind(AssertUnwindSafe(a));

@@ -16,6 +16,10 @@
 //! * **Analysis**: [`task_program`] reads a module of task code at compile
 //!   time and chooses its [`Params`] — queue policy, queue capacity (lazy
 //!   task creation), task stack size, dependency-table buckets.
+//! * **Adaptive inlining**: every `join`/`spawn` call site is measured on
+//!   its own; a site whose tasks are too short to be worth the scheduler
+//!   runs them as plain calls, and hands work out only when another worker
+//!   is hungry ([`Inlining`], [`Runtime::inlining_report`]).
 //! * **Runtime**: build one with [`Runtime::builder`], or let the free
 //!   functions use the lazily created global runtime. [`Runtime::counters`]
 //!   tells what the scheduler did.
@@ -116,12 +120,14 @@
 // 2. `deque` (uses `job`, `spin_lock`), `fiber` (stack switching; `job`,
 //    `overflow`), `dast` (the DAST manager's request queues, push policies
 //    and manager loop; `job`, `params`, `sync`);
-// 3. `sleep` (parking and resume inboxes; `fiber`);
+// 3. `sleep` (parking and resume inboxes; `fiber`), `inlining` (the
+//    adaptive inliner: site ids, per-site statistics and decisions,
+//    calibration; `deque`, `job`, `params`, `spin_lock`, `sync`);
 // 4. `latch` (waiting; `fiber`, `sync`), `stack_job` (`job`, `latch`);
 // 5. `registry` — the scheduler: workers and their main loop;
 // 6. the public API: `runtime`, `join`, `range` (loops over `join`),
 //    `spawn`, `scope`, `group`, `event`, `task_local`, `dataflow`,
-//    `analysis`.
+//    `analysis` (whose `SpawnSite` statics carry an `inlining` site slot).
 //
 // No module imports one from a layer above it, and no two modules import
 // each other (within layer 6, `join`, `range`, `spawn`, `scope`, `group` and

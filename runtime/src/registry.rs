@@ -503,6 +503,12 @@ impl std::ops::Deref for RegistryHandle {
 pub(crate) enum TaskPath {
     /// Through the scheduler: a latent join, a deque push.
     Deferred,
+    /// Through the scheduler, for an inlined site that keeps its worker's
+    /// outermost work ready (`WorkerThread::keeps_outermost`): a latent
+    /// join that does not answer a hungry thief itself — the site's
+    /// periodic checks do, so that a tiny recursion is not shared faster
+    /// than a steal pays — or a deque push.
+    Kept,
     /// As a plain call.
     Plain,
     /// Either (`true`: deferred), with the task timed for the inliner.
@@ -680,9 +686,15 @@ impl WorkerThread {
     pub(crate) fn task_path(&self, site: Option<SiteKey>, is_join: bool) -> TaskPath {
         if let (Some(site), true) = (site, self.inlining) {
             match self.info().sites.fast_route(site.address()) {
-                FastRoute::Inline if !self.keeps_outermost(is_join) => return TaskPath::Plain,
+                FastRoute::Inline => {
+                    return if !self.keeps_outermost(is_join) || !self.reserve_for(is_join) {
+                        TaskPath::Plain
+                    } else {
+                        TaskPath::Kept
+                    };
+                }
                 FastRoute::Slow => return self.task_path_slow(site, is_join),
-                FastRoute::Inline | FastRoute::Schedule => {}
+                FastRoute::Schedule => {}
             }
         }
         if self.reserve_for(is_join) {
@@ -708,10 +720,12 @@ impl WorkerThread {
                 TaskPath::Plain
             };
         };
-        let inline = route.inline() && !self.keeps_outermost(is_join);
+        let kept = route.inline() && self.keeps_outermost(is_join);
+        let inline = route.inline() && !kept;
         let deferred = !inline && self.reserve_for(is_join);
         match (route.timed(), deferred) {
             (true, _) => TaskPath::Timed(id, deferred),
+            (false, true) if kept => TaskPath::Kept,
             (false, true) => TaskPath::Deferred,
             (false, false) => TaskPath::Plain,
         }
@@ -853,10 +867,13 @@ impl WorkerThread {
     /// caller's frame guarantees (it calls `end_latent` before it ends, on
     /// every path), and the calling task does not switch fibers in between
     /// except through `wait_until`.
+    ///
+    /// `answer_hungry` false (an inlined site's kept join, `TaskPath::Kept`)
+    /// records without publishing: the site's own checks answer thieves.
     #[inline(always)]
-    pub(crate) unsafe fn begin_latent(&self, job: JobRef) {
+    pub(crate) unsafe fn begin_latent(&self, job: JobRef, answer_hungry: bool) {
         self.latent.push(job);
-        if self.info().signals.hungry.load(Ordering::Relaxed) {
+        if answer_hungry && self.info().signals.hungry.load(Ordering::Relaxed) {
             self.answer_hungry();
         }
     }

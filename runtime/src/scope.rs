@@ -138,7 +138,7 @@ impl<'scope> Scope<'scope> {
         F: FnOnce(&Scope<'scope>) + Send + 'scope,
     {
         match WorkerThread::current_task_path(Some(site), false) {
-            Some(TaskPath::Deferred) => self.spawn_deferred(f),
+            Some(TaskPath::Deferred | TaskPath::Kept) => self.spawn_deferred(f),
             Some(TaskPath::Plain) => self.run(f),
             Some(TaskPath::Timed(id, deferred)) => {
                 let timed = move |scope: &Scope<'scope>| {

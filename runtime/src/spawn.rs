@@ -217,7 +217,7 @@ where
 {
     match WorkerThread::current_task_path(site, false) {
         None => spawn_in(Runtime::global().registry(), f),
-        Some(TaskPath::Deferred) => spawn_here(true, f),
+        Some(TaskPath::Deferred | TaskPath::Kept) => spawn_here(true, f),
         Some(TaskPath::Plain) => spawn_here(false, f),
         Some(TaskPath::Timed(id, deferred)) => spawn_here(deferred, move || {
             let start = Instant::now();

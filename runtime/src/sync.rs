@@ -9,9 +9,9 @@
 #[cfg(loom)]
 pub(crate) use self::loom_bool::AtomicBool;
 #[cfg(loom)]
-pub(crate) use loom::sync::atomic::{fence, AtomicUsize};
+pub(crate) use loom::sync::atomic::{fence, AtomicPtr, AtomicUsize};
 #[cfg(not(loom))]
-pub(crate) use std::sync::atomic::{fence, AtomicBool, AtomicUsize};
+pub(crate) use std::sync::atomic::{fence, AtomicBool, AtomicPtr, AtomicUsize};
 
 #[cfg(loom)]
 pub(crate) use self::loom_lock::{Condvar, Mutex};

@@ -23,9 +23,10 @@ use core::ops::Deref;
 ///
 /// Measured by `tests/tests/join_frame.rs` (`cargo test -p prescient-tests
 /// --test join_frame -- --nocapture`, and with `--release`: a recursion whose only
-/// frame content is one `join` per level): a deferred join costs 544 bytes per
-/// level in the debug profile and 127 in release (rustc 1.95, x86-64); an
-/// inlined one (deque full) about 187 and 66. The constants round the deferred
+/// frame content is one `join` per level): a deferred join costs 696 bytes per
+/// level in the debug profile and 144 in release (rustc 1.95, x86-64); an
+/// inlined one (deque full, or inlined by the adaptive inliner) about 372
+/// and 77. The constants round the deferred
 /// figure up with headroom for larger closures; `tests/tests/join_frame.rs`
 /// fails if a change to the join path makes a level cost more than this in the
 /// profile it runs under.

@@ -20,22 +20,30 @@
 //! the worker's `hungry` flag.
 //!
 //! # Parallelism is never inlined away
-//! An inlined site keeps handing out work: at each check, if a thief raised
-//! this worker's `hungry` flag, or the worker holds no latent join for
-//! thieves to take, the execution takes the scheduler's path once. A `join`
-//! then records its second half, and the worker publishes its *oldest*
-//! latent join — the largest piece of work it has — to the hungry thief
-//! (`latent.rs`). Checks come every 2^j executions with 2^j tasks ≈
-//! [`HEARTBEAT_OVERHEADS`] spawn overheads of work: a thief waits about that
-//! long, and a tiny recursion (a 1 000-node tree) is not shredded into
-//! pieces smaller than a steal costs, which checking every execution would
-//! do. Under `Adaptive`, hungry thieves during an inlined window also lower
-//! the site's threshold.
+//! An inlined site keeps handing out work, two ways (the worker's side,
+//! `WorkerThread::task_path` in `registry.rs`):
+//! * its worker keeps its outermost work ready: an inlined `join` still
+//!   records its second half while fewer than 2 latent joins are recorded,
+//!   an inlined spawn still defers while the deque holds fewer than 2 tasks
+//!   (`keeps_outermost`). In a recursion these are the outer levels, the
+//!   large pieces that publication and steals take first;
+//! * every 2^j executions, with 2^j tasks ≈ [`HEARTBEAT_OVERHEADS`] spawn
+//!   overheads of work, it looks at the worker's `hungry` flag, and if a
+//!   thief asked, the execution takes the scheduler's path once, which
+//!   publishes the worker's oldest latent join to the thief (`latent.rs`).
+//!   The kept joins above are recorded quietly, so these checks are the
+//!   only answer: a thief waits at most about one period, and a job of a
+//!   few microseconds (a 1 000-node tree) is not shared at all, which
+//!   answering at every join would do at a loss.
+//!
+//! Under `Adaptive`, hungry thieves during an inlined window also lower the
+//! site's threshold (never below where it started).
 //!
 //! # What it does not decide
 //! Range loops (`for_range`) split only when a thief asks already; their
-//! sites are not routed here. Scope and group spawns keep lazy task
-//! creation (inline when the deque is full). A site beyond
+//! sites are not routed here, nor are dataflow tasks. Whatever the inliner
+//! decides, lazy task creation still runs a task inline when the deque is
+//! full. A site beyond
 //! [`MAX_SITES`](table::MAX_SITES) in one process always spawns.
 
 mod calibrate;

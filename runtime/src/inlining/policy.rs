@@ -31,8 +31,12 @@ const FREEZE_WINDOWS: u32 = 64;
 
 /// An inlined site checks its worker's `hungry` flag about once per this
 /// many spawn overheads of its own work (the "heartbeat": how long a thief
-/// waits at most for an inlined site to hand out work).
-pub const HEARTBEAT_OVERHEADS: f64 = 64.0;
+/// waits at most for an inlined site to hand out work; about 17 µs with the
+/// 17 ns overhead of the development VM). Long enough that a job of a few
+/// microseconds is not shared at all — a steal, a wake-up and the joiner's
+/// wait for the thief cost more than that — and short against any run a
+/// second worker can speed up (chili's heartbeat is 100 µs).
+pub const HEARTBEAT_OVERHEADS: f64 = 1024.0;
 /// Sampling keeps the clock reads (two per sample) below 1/`SAMPLE_BUDGET`
 /// of a site's time.
 const SAMPLE_BUDGET: f64 = 64.0;
@@ -40,8 +44,8 @@ const SAMPLE_BUDGET: f64 = 64.0;
 pub(crate) const FIRST_SAMPLE_SHIFT: u32 = 2;
 /// The longest sampling period: every 2^16-th execution.
 const MAX_SAMPLE_SHIFT: u32 = 16;
-/// The longest hunger-check period: every 2^12-th execution.
-const MAX_CHECK_SHIFT: u32 = 12;
+/// The longest hunger-check period: every 2^14-th execution.
+const MAX_CHECK_SHIFT: u32 = 14;
 /// One effort unit of the analyzer (one built-in operation) is taken as
 /// this many nanoseconds when a site is seeded from its static effort.
 pub(crate) const EFFORT_UNIT_NS: f64 = 1.0;
@@ -342,9 +346,9 @@ mod tests {
         assert_eq!(sample_shift(2.0, 20.0), 11);
         assert_eq!(sample_shift(1_000_000.0, 20.0), 0);
         assert_eq!(sample_shift(0.0, 20.0), MAX_SAMPLE_SHIFT);
-        // 30 ns overhead, 64 overheads = 1920 ns between checks; 10 ns tasks
-        // → 192 executions → every 128th.
-        assert_eq!(check_shift(10.0, 30.0), 7);
+        // 30 ns overhead, 1024 overheads = 30.7 µs between checks; 10 ns
+        // tasks → 3072 executions → every 2048th.
+        assert_eq!(check_shift(10.0, 30.0), 11);
         assert_eq!(check_shift(1e9, 30.0), 0);
         assert_eq!(check_shift(0.0, 30.0), MAX_CHECK_SHIFT);
     }
