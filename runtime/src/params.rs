@@ -225,9 +225,9 @@ pub struct Params {
 /// once, which hands the thief the oldest pending work.
 ///
 /// ```
-/// use prescient::{Inlining, Params, RuntimeBuilder};
+/// use prescient::{Inlining, Params, Runtime};
 /// let params = Params::DEFAULT.with_inlining(Inlining::Baseline { count: 5, lower: 4, upper: 16 });
-/// let runtime = RuntimeBuilder::new().params(params).num_workers(2).build().unwrap();
+/// let runtime = Runtime::builder().params(params).num_workers(2).build().unwrap();
 /// assert_eq!(runtime.run(|| prescient::join(|| 1, || 2)), (1, 2));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -74,7 +74,7 @@ use std::ops::Range;
 ///
 /// # Panics
 /// A panic in `body` propagates to the caller once no piece of the loop is
-/// running any more, as [`join`]'s do; when several pieces panic, the payload
+/// running any more, as [`join`](crate::join)'s do; when several pieces panic, the payload
 /// of the panicking piece with the lowest indices wins (`join` propagates its
 /// first closure's payload). Pieces that were deferred still run; pieces that
 /// would have run inline after a panicking one, in the same plain call chain,

@@ -78,7 +78,8 @@ pub struct SiteReport {
     pub typical_ns: Option<f64>,
     /// Whether the site inlines now.
     pub inlining: bool,
-    /// `Adaptive`'s threshold now, in spawn overheads.
+    /// `Adaptive`'s threshold now, in spawn overheads (its start value under
+    /// the other policies, which do not search).
     pub threshold: f64,
     /// Whether `Adaptive`'s search has converged.
     pub frozen: bool,
@@ -181,11 +182,15 @@ impl fmt::Display for InliningReport {
                 site.typical_ns
                     .map_or("-".to_string(), |ns| format!("{ns:.1}")),
                 if site.inlining { "inline" } else { "spawn" },
-                format!(
-                    "{:.0}{}",
-                    site.threshold,
-                    if site.frozen { "*" } else { "" }
-                ),
+                if self.policy == Inlining::Adaptive {
+                    format!(
+                        "{:.0}{}",
+                        site.threshold,
+                        if site.frozen { "*" } else { "" }
+                    )
+                } else {
+                    "-".to_string()
+                },
                 site.static_effort
                     .map_or("-".to_string(), |effort| effort.to_string()),
             )?;
