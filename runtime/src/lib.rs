@@ -122,7 +122,7 @@
 //    and manager loop; `job`, `params`, `sync`);
 // 3. `sleep` (parking and resume inboxes; `fiber`), `inlining` (the
 //    adaptive inliner: site ids, per-site statistics and decisions,
-//    calibration; `deque`, `job`, `params`, `spin_lock`, `sync`);
+//    calibration; `counters`, `deque`, `job`, `params`, `spin_lock`, `sync`);
 // 4. `latch` (waiting; `fiber`, `sync`), `stack_job` (`job`, `latch`);
 // 5. `registry` — the scheduler: workers and their main loop;
 // 6. the public API: `runtime`, `join`, `range` (loops over `join`),

@@ -6,9 +6,9 @@
 //! `cargo run --release -p prescient-benches --bin inlining_table -- [--quick] [--threads LIST] [--policies LIST] [--programs LIST] [--reps N]`
 //!
 //! Programs: `mixed` (many tiny and a few large tasks from different spawn
-//! sites, `prescient_benches::inlining`), `fib` (one `join` site, fib(35);
-//! quick fib(30)), `nqueens` and `health` (the CF'17 `#[task_program]`
-//! versions, prepared by `prescient_benches::cf17::workloads` at the paper
+//! sites, `prescient_benches::inlining`), `fib`, `nqueens` and `health` (the
+//! CF'17 `#[task_program]` versions, whose sites carry the analyzer's static
+//! effort to the inliner, prepared by `prescient_benches::cf17::workloads` at the paper
 //! size, quick at the quick size), `tree1k` (1 000 sums of a 1 023-node
 //! balanced tree per run) and `tree16m` (one sum of a 2^24 − 1-node tree;
 //! quick 2^20 − 1 nodes).
@@ -36,7 +36,7 @@ use prescient_benches::cf17::workloads;
 use prescient_benches::cf17::{Size, Timed, Workload};
 use prescient_benches::cli::{self, Parsed, THREADS_ENV};
 use prescient_benches::inlining::{self as mixed, Mixed};
-use prescient_benches::programs::{fib, tree};
+use prescient_benches::programs::tree;
 use prescient_benches::suite::machine::Machine;
 use prescient_benches::suite::median;
 use std::fmt::Write as _;
@@ -79,8 +79,8 @@ during it) before the timed runs; every result is checked against the
 sequential reference. Full mode runs the paper sizes (fib 35, nqueens 14,
 health medium.input for 365 steps, a 2^24-node tree): expect it to take long
 at low thread counts.",
-        "smaller inputs (mixed 20 sweeps, fib 30, the CF'17
-                      quick sizes of nqueens and health, tree16m at 2^20 - 1
+        "smaller inputs (mixed 20 sweeps, the CF'17
+                      quick sizes of fib, nqueens and health, tree16m at 2^20 - 1
                       nodes) and 5 repetitions instead of 11",
         "  --policies LIST     comma-separated Prescient inlining policies: never,
                       baseline, adaptive, fixed-T (a fixed threshold of T
@@ -236,40 +236,6 @@ fn mixed_workload(quick: bool) -> Workload {
     }
 }
 
-/// fib with `programs::fib` (one plain `prescient::join` site).
-fn fib_workload(quick: bool) -> Workload {
-    let n: u64 = if quick { 30 } else { fib::SUITE_N };
-    let expected = fib::expected(n);
-    Workload {
-        program: "fib",
-        input: format!("n={n}"),
-        seq: Box::new(move || {
-            timed(
-                || fib::fib_seq(black_box(n)),
-                |g| expect_eq("seq", g, expected),
-            )
-        }),
-        prescient: Box::new(move || {
-            timed(
-                || fib::fib_prescient(black_box(n)),
-                |g| expect_eq("prescient", g, expected),
-            )
-        }),
-        rayon: Some(Box::new(move || {
-            timed(
-                || fib::fib_rayon(black_box(n)),
-                |g| expect_eq("rayon", g, expected),
-            )
-        })),
-        chili: Some(Box::new(move |scope| {
-            timed(
-                || fib::fib_chili(scope, black_box(n)),
-                |g| expect_eq("chili", g, expected),
-            )
-        })),
-    }
-}
-
 /// Calls `sum` `sums` times; the first result that is not `expected`, if
 /// any.
 fn first_wrong(sums: u32, expected: u64, mut sum: impl FnMut() -> u64) -> Option<u64> {
@@ -340,7 +306,6 @@ fn tree_workload(program: &'static str, nodes: u64, sums: u32) -> Workload {
 fn workload(program: &str, quick: bool) -> Workload {
     match program {
         "mixed" => mixed_workload(quick),
-        "fib" => fib_workload(quick),
         "tree1k" => tree_workload("tree1k", tree::NODES_1K, TREE1K_SUMS),
         "tree16m" => tree_workload(
             "tree16m",

@@ -57,9 +57,10 @@ pub use policy::{ADAPTIVE_START_THRESHOLD, HEARTBEAT_OVERHEADS};
 pub use report::{InliningReport, SiteReport};
 pub(crate) use sites::{SiteDescriptor, SiteId, SiteKey, SiteSlot};
 
+use crate::counters::{add, bump};
 use crate::params::Inlining;
 use calibrate::Calibration;
-use site::{add, bump, LocalSite, SharedSite};
+use site::{LocalSite, SharedSite};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::time::Instant;
 use table::SiteTable;

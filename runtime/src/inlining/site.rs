@@ -28,24 +28,13 @@
 
 use super::calibrate::Calibration;
 use super::policy::{self, Mode, SiteSearch};
+use crate::counters::bump;
 use crate::params::Inlining;
 use crate::spin_lock::SpinLock;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 
 /// Pending samples a worker folds into the shared state at once.
 pub(crate) const FOLD_SAMPLES: u32 = 4;
-
-/// Adds one to an owner-written counter.
-#[inline(always)]
-pub(crate) fn bump(counter: &AtomicU64) {
-    add(counter, 1);
-}
-
-/// Adds `amount` to an owner-written counter.
-#[inline(always)]
-pub(crate) fn add(counter: &AtomicU64, amount: u64) {
-    counter.store(counter.load(Ordering::Relaxed) + amount, Ordering::Relaxed);
-}
 
 /// One worker's view of one site.
 #[derive(Default)]
