@@ -605,7 +605,7 @@ impl WorkerThread {
     /// a stack frame, which a recursion through `join` would pay per level
     /// (the stack analysis budgets `analysis::JOIN_FRAME_BYTES` per level).
     /// [`on_worker`] gets the worker again afterwards.
-    #[inline(always)]
+    #[inline]
     pub(crate) fn with_current<R>(f: impl FnOnce(Option<&WorkerThread>) -> R) -> R {
         let worker = WORKER_THREAD.with(Cell::get);
         // SAFETY: non-null only while `worker_main`'s `WorkerThread` is alive

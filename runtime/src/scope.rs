@@ -111,8 +111,10 @@ impl<'scope> Scope<'scope> {
     /// scope, and receives the scope to spawn more.
     ///
     /// When this worker's deque is full the task runs right away, before
-    /// `spawn` returns (lazy task creation); a panic in it is kept for the
-    /// scope's end either way.
+    /// `spawn` returns (lazy task creation), and so it does when the
+    /// inliner measured this call site's tasks to be too short to be worth
+    /// the scheduler ([`Inlining`](crate::Inlining)); a panic in it is kept
+    /// for the scope's end either way.
     #[track_caller]
     pub fn spawn<F>(&self, f: F)
     where

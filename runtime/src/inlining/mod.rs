@@ -2,22 +2,25 @@
 //! ICPP'19), seeded by the `#[task_program]` analyzer's static effort.
 //!
 //! # What it decides
-//! Every `join`/`spawn` call site is a *site* with a dense process-wide id
-//! (`sites.rs`). Under [`Inlining::Baseline`] or [`Inlining::Adaptive`] a
-//! site counts its executions on each worker, times every 2^k-th one, and
-//! decides from the mean sampled duration whether its tasks go to the
-//! scheduler (*spawn*: a latent join, a deque push) or run as plain calls
-//! (*inline*). The rules are `policy.rs`; the units, multiples of the spawn
-//! overhead measured at start-up, are `calibrate.rs`; the per-runtime and
-//! per-worker state and how workers share decisions without waiting for
-//! each other are `site.rs`.
+//! Every `join`, `spawn`, scope spawn and group spawn call is a *site* with
+//! a dense process-wide id (`sites.rs`). Under [`Inlining::Baseline`] or
+//! [`Inlining::Adaptive`] a site counts its executions on each worker,
+//! times every 2^k-th one, and decides from the geometric mean of the
+//! sampled durations whether its tasks go to the scheduler (*spawn*: a
+//! latent join, a deque push) or run as plain calls (*inline*). The rules
+//! are `policy.rs`; the units, multiples of the spawn overhead measured at
+//! start-up, are `calibrate.rs`; the per-runtime and per-worker state and
+//! how workers share decisions without waiting for each other are
+//! `site.rs`; the public report is `report.rs`.
 //!
 //! # The hot path
-//! [`Inliner::route`] is what a site's `join`/`spawn` pays: the worker's
-//! table entry for the site (two dependent loads), one counter load and
-//! store, one mask test. Only every `mask + 1`-th execution goes further
-//! (`route_slow`): to time the task, and, for an inlined site, to look at
-//! the worker's `hungry` flag.
+//! [`WorkerSites::fast_route`] is what a site's `join`/`spawn` pays: a
+//! direct-mapped cache entry keyed by the site's address (one compare), one
+//! counter load and store, one mask test, the mode. Only every
+//! `mask + 1`-th execution, and a cache miss, goes further
+//! ([`Inliner::slow_route`]): it moves the counts to the worker's table,
+//! picks up a new decision, times the task at its sampling period, and, for
+//! an inlined site, looks at the worker's `hungry` flag.
 //!
 //! # Parallelism is never inlined away
 //! An inlined site keeps handing out work, two ways (the worker's side,

@@ -3,11 +3,15 @@
 //! counts and the worker's copy of the decision, which its hot path reads).
 //!
 //! # Protocol
-//! * A worker's hot path touches only its own `LocalSite`: it counts the
-//!   execution and compares the count with its `mask`. Every
-//!   `sample_mask + 1`-th execution is timed; an inlined site also looks at
-//!   its worker's `hungry` flag every `check_mask + 1`-th (the fast-path
-//!   `mask` is the smaller of the two).
+//! * A worker's hot path touches only its own cache entry for the site
+//!   (`WorkerSites` in `mod.rs`), a copy of the `LocalSite`'s mode and
+//!   `mask` with the executions not yet added to it: it counts the
+//!   execution and compares the count with the mask. Every `mask + 1`-th
+//!   execution visits the slow path, which adds the count to the
+//!   `LocalSite`; one visit in `visit_mask + 1` is timed (one execution in
+//!   `sample_mask + 1`), and an inlined site looks at its worker's `hungry`
+//!   flag at every visit (every `check_mask + 1`-th execution; the mask is
+//!   the smaller of the two periods).
 //! * A timed execution adds to the worker's pending samples. Every
 //!   [`FOLD_SAMPLES`] of them (every one while the site has not decided
 //!   yet), the worker *folds* them into the `SharedSite` under its try-lock:
@@ -45,7 +49,8 @@ pub(crate) struct LocalSite {
     pub(crate) scheduled: AtomicU64,
     /// Scheduled because a thief was hungry while the site inlined.
     pub(crate) hunger_spawns: AtomicU64,
-    /// The fast path's mask: `executions & mask == 0` takes the slow path.
+    /// The fast path's mask (copied into the worker's cache entry): its
+    /// `pending & mask == 0` takes the slow path.
     pub(crate) mask: AtomicU64,
     /// Time one in `visit_mask + 1` visits of the slow path (which comes
     /// every `mask + 1` executions, so one in `sample_mask + 1` executions
