@@ -4,10 +4,13 @@
 //! worker record up to `min(capacity, 8)` latent joins (the second halves it
 //! could hand to a thief), each a few plain stores more than a plain call.
 //! On one worker no thief asks, so nothing is ever pushed to the deque.
+//! Each configuration runs without the inliner (`never`: the scheduler's
+//! own rule) and with it (`adaptive`, the default: the site's joins become
+//! plain calls once measured).
 //!
 //! Run: `cargo run --release --example deferred_cost`
 
-use prescient::{Params, QueuePolicy, Runtime};
+use prescient::{Inlining, Params, QueuePolicy, Runtime};
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -42,20 +45,23 @@ fn main() {
     println!("sequential fib({n}): {:.2} ms", seq * 1e3);
     for policy in QueuePolicy::ALL {
         for capacity in [1usize, 4, 16, 1 << 16] {
-            let params = Params::DEFAULT
-                .with_queue_policy(policy)
-                .with_queue_capacity(capacity);
-            let rt = Runtime::builder()
-                .params(params)
-                .num_workers(1)
-                .build()
-                .unwrap();
-            let t = rt.run(|| best(&|| fib(n)));
-            println!(
-                "{policy:>3} capacity {capacity:>5}: {:.2} ms, {:.1} ns/join over sequential",
-                t * 1e3,
-                (t - seq) / joins * 1e9
-            );
+            for inlining in [Inlining::Never, Inlining::Adaptive] {
+                let params = Params::DEFAULT
+                    .with_queue_policy(policy)
+                    .with_queue_capacity(capacity)
+                    .with_inlining(inlining);
+                let rt = Runtime::builder()
+                    .params(params)
+                    .num_workers(1)
+                    .build()
+                    .unwrap();
+                let t = rt.run(|| best(&|| fib(n)));
+                println!(
+                    "{policy:>3} capacity {capacity:>5} inlining {inlining:<8}: {:.2} ms, {:.1} ns/join over sequential",
+                    t * 1e3,
+                    (t - seq) / joins * 1e9
+                );
+            }
         }
     }
 }

@@ -23,7 +23,7 @@
 //! (`-- N` for `N` tasks per repetition, default 200000; `-- --quick` for
 //! 20000 tasks and fewer repetitions).
 
-use prescient::{Params, Runtime, Scope, TaskGroup, TaskHandle, MAX_QUEUE_CAPACITY};
+use prescient::{Inlining, Params, Runtime, Scope, TaskGroup, TaskHandle, MAX_QUEUE_CAPACITY};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -205,7 +205,12 @@ fn main() {
     );
     for (path, capacity) in [("inline", 1), ("deferred", MAX_QUEUE_CAPACITY)] {
         let rt = Runtime::builder()
-            .params(Params::DEFAULT.with_queue_capacity(capacity))
+            // The scheduler's own paths: no inliner deciding for the sites.
+            .params(
+                Params::DEFAULT
+                    .with_queue_capacity(capacity)
+                    .with_inlining(Inlining::Never),
+            )
             .num_workers(1)
             .build()
             .unwrap();

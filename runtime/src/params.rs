@@ -331,7 +331,7 @@ impl Inlining {
 
 impl fmt::Display for Inlining {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.short_name())
+        f.pad(&self.short_name())
     }
 }
 
