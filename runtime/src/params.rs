@@ -255,13 +255,15 @@ pub enum Inlining {
     /// Wagle's Algorithm 2: each site searches its own threshold at run time.
     /// It starts at [`ADAPTIVE_START_THRESHOLD`](crate::ADAPTIVE_START_THRESHOLD)
     /// overheads with a hysteresis band around it; after each window of
-    /// samples the threshold halves (never below its start) when workers
-    /// went hungry while the site inlined (too little parallelism), doubles
-    /// (up to 1024) when the site spawned and
-    /// nobody was hungry (overhead for nothing), and stays otherwise; it is
-    /// frozen once the search has turned back three times or held still for
-    /// four windows. A site whose static effort (from `#[task_program]`) is
-    /// tiny starts inlined; measurements can overturn that.
+    /// samples the threshold halves (down to 1) when workers went hungry
+    /// while the site inlined and its tasks average at least 128 spawn
+    /// overheads (too little parallelism, and work worth a steal), doubles
+    /// (up to 1024) when the site spawned and nobody was hungry (overhead
+    /// for nothing), and stays otherwise. It freezes once the search has
+    /// turned back three times (for good) or held still for four windows
+    /// (until thieves starve for work worth a steal again). A site whose
+    /// static effort (from `#[task_program]`) is tiny starts inlined;
+    /// measurements can overturn that.
     Adaptive,
 }
 

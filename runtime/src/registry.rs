@@ -544,6 +544,9 @@ pub(crate) struct WorkerThread {
     latent_limit: usize,
     /// Whether the runtime's `Params::inlining` routes spawn sites.
     inlining: bool,
+    /// This worker's site state (`WorkerInfo::sites`, boxed there), kept
+    /// as a pointer so the inliner's hot path does not go through `info`.
+    sites: *const WorkerSites,
     /// This worker's entry in `registry.workers` (its counters and its
     /// published steal count), kept as a pointer so the spawn path does not
     /// index the vector.
@@ -621,6 +624,12 @@ impl WorkerThread {
         unsafe { &*self.info }
     }
 
+    fn sites(&self) -> &WorkerSites {
+        // SAFETY: points into the box of `self.registry.workers[index]`,
+        // which `self` keeps alive and which never moves or is replaced.
+        unsafe { &*self.sites }
+    }
+
     fn counters(&self) -> &WorkerCounters {
         &self.info().counters
     }
@@ -685,7 +694,7 @@ impl WorkerThread {
     #[inline(always)]
     pub(crate) fn task_path(&self, site: Option<SiteKey>, is_join: bool) -> TaskPath {
         if let (Some(site), true) = (site, self.inlining) {
-            match self.info().sites.fast_route(site.address()) {
+            match self.sites().fast_route(site.address()) {
                 FastRoute::Inline => {
                     return if !self.keeps_outermost(is_join) || !self.reserve_for(is_join) {
                         TaskPath::Plain
@@ -708,11 +717,10 @@ impl WorkerThread {
     #[cold]
     #[inline(never)]
     fn task_path_slow(&self, site: SiteKey, is_join: bool) -> TaskPath {
-        let info = self.info();
         let Some((id, route)) =
             self.registry
                 .inliner
-                .slow_route(&info.sites, site, &info.signals.hungry)
+                .slow_route(self.sites(), site, &self.info().signals.hungry)
         else {
             return if self.reserve_for(is_join) {
                 TaskPath::Deferred
@@ -1470,6 +1478,7 @@ pub(crate) fn worker_main(
         latent: LatentChain::with_capacity(MAX_LATENT_JOINS),
         latent_limit: registry.params.queue_capacity.min(MAX_LATENT_JOINS),
         inlining: registry.params.inlining != Inlining::Never,
+        sites: &*info.sites,
         info,
         wake: info.wake.clone(),
         park_timeout: Cell::new(PARK_TIMEOUT_MIN),

@@ -11,7 +11,7 @@
 //! effort to the inliner, prepared by `prescient_benches::cf17::workloads` at the paper
 //! size, quick at the quick size), `tree1k` (1 000 sums of a 1 023-node
 //! balanced tree per run) and `tree16m` (one sum of a 2^24 − 1-node tree;
-//! quick 2^20 − 1 nodes).
+//! quick 2^20 − 1 nodes); `--programs` also takes the other CF'17 programs.
 //!
 //! Per program and thread count, every runner gets a pool of its own, built
 //! once and dropped afterwards: one Prescient runtime per policy, a rayon
@@ -89,7 +89,9 @@ at low thread counts.",
                       adaptive, fixed-1, fixed-4, fixed-16, fixed-64,
                       fixed-256)
   --programs LIST     comma-separated programs: mixed, fib, nqueens, health,
-                      tree1k, tree16m (default all)
+                      tree1k, tree16m (the default), and any other CF'17
+                      program (alignment, delannoy, fft, sort, strassen,
+                      knapsack, uts, floorplan, sparselu)
   --reps N            timed repetitions per runner (median of; default 11,
                       quick 5)
 ",
@@ -131,23 +133,33 @@ fn parse_policies(spec: &str) -> Result<Vec<Inlining>, String> {
     Ok(policies)
 }
 
-/// Parses a program list: names of [`PROGRAMS`], returned in table order.
+/// Every program `--programs` accepts: [`PROGRAMS`] (the default list),
+/// then the other CF'17 programs, in table order.
+fn known_programs() -> Vec<&'static str> {
+    let mut known = PROGRAMS.to_vec();
+    known.extend(
+        workloads::NAMES
+            .iter()
+            .filter(|name| !PROGRAMS.contains(name)),
+    );
+    known
+}
+
+/// Parses a program list: names of [`known_programs`], returned in table
+/// order.
 fn parse_programs(spec: &str) -> Result<Vec<&'static str>, String> {
+    let known = known_programs();
     let mut wanted = Vec::new();
     for name in spec.split(',').map(str::trim) {
-        let program = PROGRAMS.iter().find(|&&p| p == name).ok_or_else(|| {
+        let program = known.iter().find(|&&p| p == name).ok_or_else(|| {
             format!(
                 "--programs: unknown program `{name}` (known: {})",
-                PROGRAMS.join(", ")
+                known.join(", ")
             )
         })?;
         wanted.push(*program);
     }
-    Ok(PROGRAMS
-        .iter()
-        .copied()
-        .filter(|p| wanted.contains(p))
-        .collect())
+    Ok(known.into_iter().filter(|p| wanted.contains(p)).collect())
 }
 
 /// The options of `args` (without the program name), `None` for `--help`.

@@ -40,7 +40,8 @@
 //!   answering at every join would do at a loss.
 //!
 //! Under `Adaptive`, hungry thieves during an inlined window also lower the
-//! site's threshold (never below where it started).
+//! threshold of a site whose tasks average enough to be worth a steal
+//! (`policy::STEAL_WORTH_OVERHEADS`).
 //!
 //! # What it does not decide
 //! Range loops (`for_range`) split only when a thief asks already; their
@@ -125,9 +126,10 @@ struct CacheEntry {
     key: AtomicUsize,
     /// The site's id, or `u32::MAX` for an untracked site.
     id: AtomicU32,
-    inline: AtomicBool,
-    /// `pending & mask == 0` leaves the fast path.
-    mask: AtomicU64,
+    /// The mask, with [`INLINE_BIT`] set while the site inlines (one load
+    /// for both): `pending & word == 0` leaves the fast path (`pending`
+    /// never reaches the top bit).
+    word: AtomicU64,
     /// Executions since the last slow path, not yet in the table.
     pending: AtomicU64,
     /// Of those, the ones handed to the scheduler.
@@ -135,6 +137,9 @@ struct CacheEntry {
 }
 
 const UNTRACKED: u32 = u32::MAX;
+
+/// The mode bit of a cache entry's `word`.
+const INLINE_BIT: u64 = 1 << 63;
 
 /// What the hot path decided, before the slow path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -172,10 +177,11 @@ impl WorkerSites {
         }
         let pending = entry.pending.load(Ordering::Relaxed).wrapping_add(1);
         entry.pending.store(pending, Ordering::Relaxed);
-        if pending & entry.mask.load(Ordering::Relaxed) == 0 {
+        let word = entry.word.load(Ordering::Relaxed);
+        if pending & word == 0 {
             return FastRoute::Slow;
         }
-        if entry.inline.load(Ordering::Relaxed) {
+        if word & INLINE_BIT != 0 {
             FastRoute::Inline
         } else {
             bump(&entry.pending_scheduled);
@@ -256,8 +262,7 @@ impl Inliner {
             entry
                 .id
                 .store(id.map_or(UNTRACKED, |id| id.0), Ordering::Relaxed);
-            entry.mask.store(0, Ordering::Relaxed);
-            entry.inline.store(false, Ordering::Relaxed);
+            entry.word.store(0, Ordering::Relaxed);
             entry.pending.store(1, Ordering::Relaxed);
             entry.pending_scheduled.store(0, Ordering::Relaxed);
         }
@@ -278,12 +283,14 @@ impl Inliner {
         }
         sites.flush(entry);
         local.refresh(shared);
+        let mode = if local.inline.load(Ordering::Relaxed) {
+            INLINE_BIT
+        } else {
+            0
+        };
         entry
-            .inline
-            .store(local.inline.load(Ordering::Relaxed), Ordering::Relaxed);
-        entry
-            .mask
-            .store(local.mask.load(Ordering::Relaxed), Ordering::Relaxed);
+            .word
+            .store(local.mask.load(Ordering::Relaxed) | mode, Ordering::Relaxed);
         let timed = local.visit_is_timed();
         if local.inline.load(Ordering::Relaxed) {
             if !hungry.load(Ordering::Relaxed) {

@@ -13,13 +13,16 @@ use crate::params::Inlining;
 /// Where Algorithm 2's threshold starts, in spawn overheads.
 pub const ADAPTIVE_START_THRESHOLD: u32 = 8;
 /// Algorithm 2's threshold stays within `MIN_THRESHOLD ..= MAX_THRESHOLD`.
-/// It never drops below where it starts: a task shorter than 6 spawn
-/// overheads (the band's lower edge there) is never worth handing to a
-/// thief on its own — a steal costs more than a spawn — and an inlined
-/// site still feeds hungry thieves through its checks, which publish the
-/// oldest pending work instead.
-const MIN_THRESHOLD: u32 = ADAPTIVE_START_THRESHOLD;
+const MIN_THRESHOLD: u32 = 1;
 const MAX_THRESHOLD: u32 = 1024;
+/// Hungry thieves lower an inlined site's threshold only while the site's
+/// tasks average at least this many spawn overheads (≈ 2 µs with a 17 ns
+/// overhead; a steal, a wake-up and the joiner's wait cost about that):
+/// a site whose tasks are all tiny is never worth a thief task by task —
+/// its hunger checks hand out the oldest pending work instead — while a
+/// site whose typical task is tiny but whose mean is large (an unbalanced
+/// search, where a few tasks hold most of the work) is.
+pub(crate) const STEAL_WORTH_OVERHEADS: f64 = 128.0;
 /// Samples per Algorithm 2 window.
 pub(crate) const ADAPTIVE_WINDOW: u32 = 8;
 /// Algorithm 2 freezes after this many reversals of its search direction...
@@ -49,6 +52,20 @@ const MAX_CHECK_SHIFT: u32 = 14;
 /// One effort unit of the analyzer (one built-in operation) is taken as
 /// this many nanoseconds when a site is seeded from its static effort.
 pub(crate) const EFFORT_UNIT_NS: f64 = 1.0;
+
+/// One window of samples, in spawn overheads.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Window {
+    /// The geometric mean: what the thresholds compare (a recursive site's
+    /// samples include their subtasks, and the arithmetic mean is decided
+    /// by the rare outermost one).
+    pub(crate) typical: f64,
+    /// The arithmetic mean of every sample so far: whether the site holds
+    /// work worth a thief.
+    pub(crate) mean: f64,
+    /// Whether workers were looking for work during the window.
+    pub(crate) hungry: bool,
+}
 
 /// What a site does with its tasks now.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -110,23 +127,30 @@ impl SiteSearch {
         }
     }
 
-    /// Ends a window whose samples averaged `mean` spawn overheads, during
-    /// which workers were (`hungry`) or were not looking for work; returns
-    /// the mode for the next window.
-    pub(crate) fn end_window(&mut self, policy: Inlining, mean: f64, hungry: bool) -> Mode {
+    /// Ends a window; returns the mode for the next one.
+    pub(crate) fn end_window(&mut self, policy: Inlining, window: Window) -> Mode {
         self.windows += 1;
+        let typical = window.typical;
         let next = match policy {
             Inlining::Never => Mode::Spawn,
             Inlining::Baseline { lower, upper, .. } => {
-                band(self.mode, mean, lower as f64, upper as f64)
+                band(self.mode, typical, lower as f64, upper as f64)
             }
             _ => {
+                if self.frozen && self.starves_thieves(window) {
+                    // Frozen for want of moves, but now inlining starves
+                    // thieves of work worth a steal (an unbalanced site's
+                    // large tasks finish, and are sampled, last): search
+                    // again. A search frozen by oscillation stays frozen.
+                    self.frozen = self.reversals >= FREEZE_REVERSALS;
+                    self.still_windows = 0;
+                }
                 if !self.frozen {
-                    self.search(mean, hungry);
+                    self.search(window);
                 }
                 band(
                     self.mode,
-                    mean,
+                    typical,
                     self.threshold * 0.75,
                     self.threshold * 1.25,
                 )
@@ -139,17 +163,27 @@ impl SiteSearch {
         next
     }
 
+    /// Whether the site inlines while thieves starve and it holds work
+    /// worth a steal: Algorithm 2 then lowers the threshold.
+    fn starves_thieves(&self, window: Window) -> bool {
+        self.mode == Mode::Inline
+            && window.hungry
+            && window.mean >= STEAL_WORTH_OVERHEADS
+            && self.threshold > MIN_THRESHOLD as f64
+    }
+
     /// One step of Algorithm 2's threshold search (see `Inlining::Adaptive`).
-    fn search(&mut self, mean: f64, hungry: bool) {
+    fn search(&mut self, window: Window) {
         let direction: i8 = match self.mode {
-            // Inlining starved someone: inline less.
-            Mode::Inline if hungry && self.threshold > MIN_THRESHOLD as f64 => -1,
+            // Inlining starved someone, and this site has work worth a
+            // thief: inline less.
+            Mode::Inline if self.starves_thieves(window) => -1,
             // Spawning fed nobody: inline more, if the largest threshold
             // could change this site's decision at all.
             Mode::Spawn
-                if !hungry
+                if !window.hungry
                     && self.threshold < MAX_THRESHOLD as f64
-                    && mean < MAX_THRESHOLD as f64 * 0.75 =>
+                    && window.typical < MAX_THRESHOLD as f64 * 0.75 =>
             {
                 1
             }
@@ -230,6 +264,15 @@ fn shift_for(executions: f64, max: u32) -> u32 {
 mod tests {
     use super::*;
 
+    /// A window of homogeneous tasks of `overheads`.
+    fn flat(overheads: f64, hungry: bool) -> Window {
+        Window {
+            typical: overheads,
+            mean: overheads,
+            hungry,
+        }
+    }
+
     #[test]
     fn seeding_follows_static_effort() {
         let adaptive = Inlining::Adaptive;
@@ -249,10 +292,10 @@ mod tests {
     fn baseline_keeps_its_mode_inside_the_band() {
         let policy = Inlining::BASELINE; // 4 ..= 16
         let mut site = SiteSearch::seed(policy, None);
-        assert_eq!(site.end_window(policy, 10.0, false), Mode::Spawn);
-        assert_eq!(site.end_window(policy, 3.0, false), Mode::Inline);
-        assert_eq!(site.end_window(policy, 10.0, false), Mode::Inline);
-        assert_eq!(site.end_window(policy, 16.5, true), Mode::Spawn);
+        assert_eq!(site.end_window(policy, flat(10.0, false)), Mode::Spawn);
+        assert_eq!(site.end_window(policy, flat(3.0, false)), Mode::Inline);
+        assert_eq!(site.end_window(policy, flat(10.0, false)), Mode::Inline);
+        assert_eq!(site.end_window(policy, flat(16.5, true)), Mode::Spawn);
         assert_eq!(site.mode_changes, 2);
         assert_eq!(SiteSearch::window_len(policy), 5);
     }
@@ -261,8 +304,20 @@ mod tests {
     fn a_fixed_threshold_has_no_band() {
         let policy = Inlining::fixed(32);
         let mut site = SiteSearch::seed(policy, None);
-        assert_eq!(site.end_window(policy, 31.0, false), Mode::Inline);
-        assert_eq!(site.end_window(policy, 33.0, false), Mode::Spawn);
+        assert_eq!(site.end_window(policy, flat(31.0, false)), Mode::Inline);
+        assert_eq!(site.end_window(policy, flat(33.0, false)), Mode::Spawn);
+    }
+
+    #[test]
+    fn decisions_follow_the_typical_task_not_the_mean() {
+        let policy = Inlining::BASELINE;
+        let mut site = SiteSearch::seed(policy, None);
+        let recursive = Window {
+            typical: 2.0,
+            mean: 500.0,
+            hungry: false,
+        };
+        assert_eq!(site.end_window(policy, recursive), Mode::Inline);
     }
 
     #[test]
@@ -271,13 +326,13 @@ mod tests {
         let mut site = SiteSearch::seed(policy, None);
         // 20 overheads: spawning at threshold 8; nobody hungry → 16 → 32,
         // where 20 < 24 inlines.
-        assert_eq!(site.end_window(policy, 20.0, false), Mode::Spawn);
+        assert_eq!(site.end_window(policy, flat(20.0, false)), Mode::Spawn);
         assert_eq!(site.threshold, 16.0);
-        assert_eq!(site.end_window(policy, 20.0, false), Mode::Inline);
+        assert_eq!(site.end_window(policy, flat(20.0, false)), Mode::Inline);
         assert_eq!(site.threshold, 32.0);
         // Inlined and nobody hungry: stays, and freezes after four windows.
         for _ in 0..4 {
-            assert_eq!(site.end_window(policy, 20.0, false), Mode::Inline);
+            assert_eq!(site.end_window(policy, flat(20.0, false)), Mode::Inline);
         }
         assert!(site.frozen);
         assert_eq!(site.threshold, 32.0);
@@ -286,17 +341,20 @@ mod tests {
     #[test]
     fn adaptive_lowers_the_threshold_when_inlining_starves_thieves() {
         let policy = Inlining::Adaptive;
-        let mut site = SiteSearch::seed(policy, None);
-        // Nobody hungry: 8 → 16 → 32, where 20 < 24 inlines.
-        site.end_window(policy, 20.0, false);
-        assert_eq!(site.end_window(policy, 20.0, false), Mode::Inline);
-        assert_eq!(site.threshold, 32.0);
-        // Hungry while inlining: 32 → 16 (20 is inside 12 ..= 20: keeps
-        // inlining) → 8 (20 > 10: spawns).
-        assert_eq!(site.end_window(policy, 20.0, true), Mode::Inline);
-        assert_eq!(site.threshold, 16.0);
-        assert_eq!(site.end_window(policy, 20.0, true), Mode::Spawn);
-        assert_eq!(site.threshold, 8.0);
+        let mut site = SiteSearch::seed(policy, Some(0.1));
+        assert_eq!(site.mode, Mode::Inline);
+        // Typical 5 overheads, but a mean worth a thief (an unbalanced
+        // search): hungry windows lower 8 → 4 (5 is inside 3 ..= 5: keeps
+        // inlining) → 2 (5 > 2.5: spawns).
+        let unbalanced = Window {
+            typical: 5.0,
+            mean: 2.0 * STEAL_WORTH_OVERHEADS,
+            hungry: true,
+        };
+        assert_eq!(site.end_window(policy, unbalanced), Mode::Inline);
+        assert_eq!(site.threshold, 4.0);
+        assert_eq!(site.end_window(policy, unbalanced), Mode::Spawn);
+        assert_eq!(site.threshold, 2.0);
     }
 
     #[test]
@@ -305,7 +363,7 @@ mod tests {
         let mut site = SiteSearch::seed(policy, Some(0.1));
         assert_eq!(site.mode, Mode::Inline);
         for _ in 0..10 {
-            assert_eq!(site.end_window(policy, 2.0, true), Mode::Inline);
+            assert_eq!(site.end_window(policy, flat(2.0, true)), Mode::Inline);
         }
         assert_eq!(site.threshold, ADAPTIVE_START_THRESHOLD as f64);
         assert!(site.frozen);
@@ -318,15 +376,43 @@ mod tests {
         for _ in 0..20 {
             // Hungry exactly when inlining: the search turns every time.
             let hungry = site.mode == Mode::Inline;
-            site.end_window(policy, 11.0, hungry);
+            let window = Window {
+                typical: 11.0,
+                mean: 2.0 * STEAL_WORTH_OVERHEADS,
+                hungry,
+            };
+            site.end_window(policy, window);
             if site.frozen {
                 break;
             }
         }
         assert!(site.frozen, "{site:?}");
         assert_eq!(site.threshold, 8.0, "the lower of the two");
-        site.end_window(policy, 11.0, false);
+        site.end_window(policy, flat(11.0, false));
         assert_eq!(site.threshold, 8.0);
+    }
+
+    #[test]
+    fn a_still_search_thaws_when_large_tasks_turn_up() {
+        let policy = Inlining::Adaptive;
+        let mut site = SiteSearch::seed(policy, Some(0.1));
+        // Small tasks, hungry thieves: nothing worth a steal, so the
+        // search holds still and freezes.
+        for _ in 0..4 {
+            site.end_window(policy, flat(3.0, true));
+        }
+        assert!(site.frozen);
+        // The large tasks finish: the mean is worth a thief now.
+        let unbalanced = Window {
+            typical: 3.0,
+            mean: 4.0 * STEAL_WORTH_OVERHEADS,
+            hungry: true,
+        };
+        site.end_window(policy, unbalanced);
+        assert!(!site.frozen);
+        assert_eq!(site.threshold, 4.0);
+        assert_eq!(site.end_window(policy, unbalanced), Mode::Spawn);
+        assert_eq!(site.threshold, 2.0);
     }
 
     #[test]
@@ -334,7 +420,7 @@ mod tests {
         let policy = Inlining::Adaptive;
         let mut site = SiteSearch::seed(policy, None);
         for _ in 0..4 {
-            assert_eq!(site.end_window(policy, 1e6, false), Mode::Spawn);
+            assert_eq!(site.end_window(policy, flat(1e6, false)), Mode::Spawn);
         }
         assert_eq!(site.threshold, ADAPTIVE_START_THRESHOLD as f64);
         assert!(site.frozen);

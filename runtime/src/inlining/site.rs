@@ -31,7 +31,7 @@
 //! worker's counts while it runs.
 
 use super::calibrate::Calibration;
-use super::policy::{self, Mode, SiteSearch};
+use super::policy::{self, Mode, SiteSearch, Window};
 use crate::counters::bump;
 use crate::params::Inlining;
 use crate::spin_lock::SpinLock;
@@ -246,15 +246,19 @@ impl SharedSite {
         if state.window_samples < SiteSearch::window_len(policy) {
             return;
         }
-        // The geometric mean: a recursive site's samples are inclusive
-        // durations, heavy-tailed (most are near-leaf tasks, a rare one is
-        // the whole recursion), and their arithmetic mean would be decided
-        // by the rare outermost sample.
-        let mean_ns = (state.window_log2 / state.window_samples as f64).exp2();
-        let hungry = state.window_hungry;
-        let mode = state
-            .search
-            .end_window(policy, mean_ns / calibration.spawn_overhead_ns, hungry);
+        // The window's geometric mean decides (see `policy::Window`); the
+        // arithmetic mean of all samples so far says whether the site holds
+        // work worth a thief (over all samples: in a heavy-tailed site most
+        // windows hold none of the rare large tasks).
+        let samples = state.window_samples as f64;
+        let typical_ns = (state.window_log2 / samples).exp2();
+        let mean_ns = self.sample_ns.load(Ordering::Relaxed) as f64 / total.max(1) as f64;
+        let window = Window {
+            typical: typical_ns / calibration.spawn_overhead_ns,
+            mean: mean_ns / calibration.spawn_overhead_ns,
+            hungry: state.window_hungry,
+        };
+        let mode = state.search.end_window(policy, window);
         state.window_samples = 0;
         state.window_log2 = 0.0;
         state.window_hungry = false;
@@ -264,12 +268,12 @@ impl SharedSite {
         self.mode_changes
             .store(state.search.mode_changes, Ordering::Relaxed);
         self.decided.store(true, Ordering::Relaxed);
-        let mut sample_shift = policy::sample_shift(mean_ns, calibration.clock_ns);
+        let mut sample_shift = policy::sample_shift(typical_ns, calibration.clock_ns);
         if state.search.frozen {
             // Converged: watch the site less closely.
             sample_shift = (sample_shift + 2).min(16);
         }
-        let check_shift = policy::check_shift(mean_ns, calibration.spawn_overhead_ns);
+        let check_shift = policy::check_shift(typical_ns, calibration.spawn_overhead_ns);
         self.publish(mode == Mode::Inline, sample_shift, check_shift);
     }
 }
