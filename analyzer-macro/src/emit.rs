@@ -120,11 +120,7 @@ impl VisitMut for Rewriter {
             };
             let span = call.method.span();
             call.method = syn::Ident::new(name, span);
-            let site = site_static(site);
-            let mut args = syn::punctuated::Punctuated::new();
-            args.push(syn::parse_quote_spanned!(span=> &self::#site));
-            args.extend(std::mem::take(&mut call.args));
-            call.args = args;
+            prepend_site(&mut call.args, site, span);
             self.rewritten += 1;
             return;
         }
@@ -147,13 +143,22 @@ impl VisitMut for Rewriter {
         let path: syn::Path = syn::parse_quote_spanned!(span=> #krate::__private::#name #generics);
         func.path = path;
         func.qself = None;
-        let site = site_static(site);
-        let mut args = syn::punctuated::Punctuated::new();
-        args.push(syn::parse_quote_spanned!(span=> &self::#site));
-        args.extend(std::mem::take(&mut call.args));
-        call.args = args;
+        prepend_site(&mut call.args, site, span);
         self.rewritten += 1;
     }
+}
+
+/// Makes `&self::SITE` (the static of `site`) the first argument of a call.
+fn prepend_site(
+    call_args: &mut syn::punctuated::Punctuated<syn::Expr, syn::Token![,]>,
+    site: usize,
+    span: Span,
+) {
+    let site = site_static(site);
+    let mut args = syn::punctuated::Punctuated::new();
+    args.push(syn::parse_quote_spanned!(span=> &self::#site));
+    args.extend(std::mem::take(call_args));
+    *call_args = args;
 }
 
 fn strip_mut(e: &mut syn::Expr) -> &mut syn::Expr {

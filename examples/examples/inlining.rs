@@ -8,25 +8,11 @@
 //! Run: `cargo run --release --example inlining [-- WORKERS]`
 
 use prescient::{Inlining, Params, Runtime};
+use prescient_benches::programs::fib::{fib_prescient as fib, fib_seq};
 use std::hint::black_box;
 use std::time::Instant;
 
-fn fib(n: u64) -> u64 {
-    if n < 2 {
-        return n;
-    }
-    let (a, b) = prescient::join(move || fib(black_box(n - 1)), move || fib(black_box(n - 2)));
-    a + b
-}
-
-fn fib_seq(n: u64) -> u64 {
-    if n < 2 {
-        return n;
-    }
-    fib_seq(black_box(n - 1)) + fib_seq(black_box(n - 2))
-}
-
-/// `iterations` of `work` units of busy arithmetic.
+/// `iterations` rounds of dependent multiply-adds (about a nanosecond each).
 fn spin(iterations: u64) -> u64 {
     let mut x = iterations;
     for i in 0..iterations {
