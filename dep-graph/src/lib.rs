@@ -14,6 +14,9 @@
 //! this crate forbids `unsafe` itself and is tested against a brute-force
 //! reference model (see `tests/random_programs.rs`).
 //!
+//! The [`trace`] module analyses a recorded run's computation DAG: its
+//! critical path and where the run's time went (work, delay, nowork).
+//!
 //! The crate is single-threaded on purpose: the runtime serialises access to a
 //! graph (behind a lock, or by giving it to the manager thread).
 
@@ -26,6 +29,7 @@ mod graph;
 mod ids;
 mod mix;
 mod region_table;
+pub mod trace;
 
 pub use access::AccessMode;
 pub use error::GraphError;
