@@ -20,7 +20,7 @@
 //! machine).
 
 use prescient::{Event, Inlining, Params, QueuePolicy, Runtime};
-use prescient_tests::{small_stack_runtime, watchdog};
+use prescient_tests::{runtime_with, small_stack_runtime, watchdog, Config};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -31,7 +31,21 @@ fn a_latent_half_reaches_an_idle_worker_on_request() {
     for policy in QueuePolicy::ALL {
         for workers in [2, 16] {
             let what = format!("policy={policy} workers={workers}");
-            let rt = small_stack_runtime(policy, 16, workers);
+            // The scheduler's own publication rule, without the inliner:
+            // under it, the inner joins below are an inlined site whose
+            // hunger checks may publish an inner half while the outer one
+            // still waits in the deque, and a `DEF` thief takes the newer
+            // one; the joiner then waits, and may run the outer half itself
+            // meanwhile (legitimately, but not what this test is about).
+            let config = Config {
+                policy,
+                capacity: 16,
+                workers,
+            };
+            let rt = runtime_with(
+                workers,
+                config.params(256 << 10).with_inlining(Inlining::Never),
+            );
             watchdog(&what, LIMIT, || {
                 let before = rt.counters();
                 let ran_b = AtomicBool::new(false);
