@@ -64,7 +64,7 @@ pub(crate) use sites::{SiteDescriptor, SiteId, SiteKey, SiteSlot};
 use crate::counters::{add, bump};
 use crate::params::Inlining;
 use calibrate::Calibration;
-use site::{LocalSite, SharedSite};
+use site::{LocalSite, SharedSite, INLINE_BIT};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::time::Instant;
 use table::SiteTable;
@@ -137,9 +137,6 @@ struct CacheEntry {
 }
 
 const UNTRACKED: u32 = u32::MAX;
-
-/// The mode bit of a cache entry's `word`.
-const INLINE_BIT: u64 = 1 << 63;
 
 /// What the hot path decided, before the slow path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -278,21 +275,16 @@ impl Inliner {
             return None;
         };
         if local.generation.load(Ordering::Relaxed) == 0 {
-            let static_effort = sites::describe(id).and_then(|site| site.static_effort);
-            shared.seed(self.policy, self.calibration, static_effort);
+            shared.seed(self.policy, self.calibration, || {
+                sites::describe(id).and_then(|site| site.static_effort)
+            });
         }
         sites.flush(entry);
         local.refresh(shared);
-        let mode = if local.inline.load(Ordering::Relaxed) {
-            INLINE_BIT
-        } else {
-            0
-        };
-        entry
-            .word
-            .store(local.mask.load(Ordering::Relaxed) | mode, Ordering::Relaxed);
+        let word = local.word.load(Ordering::Relaxed);
+        entry.word.store(word, Ordering::Relaxed);
         let timed = local.visit_is_timed();
-        if local.inline.load(Ordering::Relaxed) {
+        if word & INLINE_BIT != 0 {
             if !hungry.load(Ordering::Relaxed) {
                 return Some((
                     id,

@@ -4,8 +4,8 @@
 //!
 //! # Protocol
 //! * A worker's hot path touches only its own cache entry for the site
-//!   (`WorkerSites` in `mod.rs`), a copy of the `LocalSite`'s mode and
-//!   `mask` with the executions not yet added to it: it counts the
+//!   (`WorkerSites` in `mod.rs`), a copy of the `LocalSite`'s decision
+//!   `word` (mode and mask) with the executions not yet added to it: it counts the
 //!   execution and compares the count with the mask. Every `mask + 1`-th
 //!   execution visits the slow path, which adds the count to the
 //!   `LocalSite`; one visit in `visit_mask + 1` is timed (one execution in
@@ -37,6 +37,10 @@ use crate::params::Inlining;
 use crate::spin_lock::SpinLock;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 
+/// The mode bit of a decision word (`LocalSite::word`, the cache entries'
+/// `word`): set while the site inlines. Masks and counts never reach it.
+pub(crate) const INLINE_BIT: u64 = 1 << 63;
+
 /// Pending samples a worker folds into the shared state at once.
 pub(crate) const FOLD_SAMPLES: u32 = 4;
 
@@ -49,17 +53,16 @@ pub(crate) struct LocalSite {
     pub(crate) scheduled: AtomicU64,
     /// Scheduled because a thief was hungry while the site inlined.
     pub(crate) hunger_spawns: AtomicU64,
-    /// The fast path's mask (copied into the worker's cache entry): its
-    /// `pending & mask == 0` takes the slow path.
-    pub(crate) mask: AtomicU64,
+    /// The decision this worker follows, as its cache entry holds it: the
+    /// fast path's mask (`pending & mask == 0` takes the slow path), with
+    /// [`INLINE_BIT`] set while the site inlines.
+    pub(crate) word: AtomicU64,
     /// Time one in `visit_mask + 1` visits of the slow path (which comes
     /// every `mask + 1` executions, so one in `sample_mask + 1` executions
     /// is timed).
     pub(crate) visit_mask: AtomicU64,
     /// Visits of the slow path.
     pub(crate) visits: AtomicU64,
-    /// The mode this worker follows.
-    pub(crate) inline: AtomicBool,
     /// The shared `generation` copied last (0: not initialised).
     pub(crate) generation: AtomicU32,
     pending_samples: AtomicU32,
@@ -79,13 +82,12 @@ impl LocalSite {
         let inline = shared.inline.load(Ordering::Relaxed);
         let sample_mask = (1u64 << shared.sample_shift.load(Ordering::Relaxed)) - 1;
         let check_mask = (1u64 << shared.check_shift.load(Ordering::Relaxed)) - 1;
-        let mask = if inline {
-            sample_mask.min(check_mask)
+        let (mask, mode) = if inline {
+            (sample_mask.min(check_mask), INLINE_BIT)
         } else {
-            sample_mask
+            (sample_mask, 0)
         };
-        self.inline.store(inline, Ordering::Relaxed);
-        self.mask.store(mask, Ordering::Relaxed);
+        self.word.store(mask | mode, Ordering::Relaxed);
         self.visit_mask
             .store((sample_mask + 1) / (mask + 1) - 1, Ordering::Relaxed);
         self.generation.store(generation, Ordering::Relaxed);
@@ -175,12 +177,12 @@ impl Default for SharedSite {
 
 impl SharedSite {
     /// Seeds the site under `policy` if nobody has: from its static effort
-    /// (in effort units), converted to spawn overheads.
+    /// (in effort units, asked for only then), converted to spawn overheads.
     pub(crate) fn seed(
         &self,
         policy: Inlining,
         calibration: Calibration,
-        static_effort: Option<u64>,
+        static_effort: impl FnOnce() -> Option<u64>,
     ) {
         if self.generation.load(Ordering::Acquire) != 0 {
             return;
@@ -189,6 +191,7 @@ impl SharedSite {
         if state.is_some() {
             return;
         }
+        let static_effort = static_effort();
         let static_overheads = static_effort
             .map(|effort| effort as f64 * policy::EFFORT_UNIT_NS / calibration.spawn_overhead_ns);
         let search = SiteSearch::seed(policy, static_overheads);
