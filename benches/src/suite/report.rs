@@ -344,23 +344,7 @@ pub fn counters_json(counters: Option<&prescient::Counters>, runs: Option<u64>) 
 
 /// A JSON string literal.
 pub fn json_string(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
+    format!("\"{}\"", prescient_graph::trace::escape_json(s))
 }
 
 /// A JSON number, or `null` for `None`, NaN and infinities.
