@@ -17,37 +17,14 @@
 //! Seeds are printed (shown by the test harness on failure); set
 //! `PRESCIENT_GRAPH_SEED=<hex>` to rerun one.
 
+mod common;
+
+use common::XorShift;
 use prescient_graph::{AccessMode, DependencyGraph, GraphError, RegionId, TaskId};
 
 const TASKS: usize = 300;
 const PROGRAMS: u64 = 200;
 const BUCKET_COUNTS: [usize; 3] = [1, 97, 256_019];
-
-/// xorshift64* (Vigna): tiny, deterministic, good enough for test generation.
-struct XorShift(u64);
-
-impl XorShift {
-    fn new(seed: u64) -> Self {
-        // Any non-zero state works; scramble so that nearby seeds diverge.
-        XorShift(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1)
-    }
-
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    /// Uniform-ish in `0..n` (`n > 0`).
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn percent(&mut self, p: usize) -> bool {
-        self.below(100) < p
-    }
-}
 
 /// A random program and the knobs of its random schedule.
 struct Program {
@@ -61,18 +38,18 @@ struct Program {
 
 fn generate(seed: u64) -> Program {
     let mut rng = XorShift::new(seed);
-    let regions = [1, 2, 5, 20, 20, 20, 64][rng.below(7)];
-    let write_percent = [10, 30, 50, 90][rng.below(4)];
-    let max_accesses = 1 + rng.below(4);
+    let regions = [1, 2, 5, 20, 20, 20, 64][rng.index(7)];
+    let write_percent = [10, 30, 50, 90][rng.index(4)];
+    let max_accesses = 1 + rng.index(4);
     // Region ids: consecutive, pointer-like (aligned) or arbitrary.
-    let stride = [1, 8, 4096, rng.next() | 1][rng.below(4)];
+    let stride = [1, 8, 4096, rng.next() | 1][rng.index(4)];
     let base = rng.next() >> 8;
     let tasks = (0..TASKS)
         .map(|_| {
-            (0..rng.below(max_accesses + 1))
+            (0..rng.index(max_accesses + 1))
                 .map(|_| {
                     let region =
-                        RegionId(base.wrapping_add(stride.wrapping_mul(rng.below(regions) as u64)));
+                        RegionId(base.wrapping_add(stride.wrapping_mul(rng.index(regions) as u64)));
                     let mode = if !rng.percent(write_percent) {
                         AccessMode::In
                     } else if rng.percent(50) {
@@ -87,8 +64,8 @@ fn generate(seed: u64) -> Program {
         .collect();
     Program {
         tasks,
-        submit_bias: [20, 50, 80][rng.below(3)],
-        delete_now: [0, 50, 100][rng.below(3)],
+        submit_bias: [20, 50, 80][rng.index(3)],
+        delete_now: [0, 50, 100][rng.index(3)],
     }
 }
 
@@ -222,7 +199,7 @@ fn run(seed: u64, buckets: usize, program: &Program) -> Trace {
                 }
             }
         } else {
-            let i = running.swap_remove(rng.below(running.len()));
+            let i = running.swap_remove(rng.index(running.len()));
             let id = ids[i].unwrap();
             // Occasionally misuse the API on a blocked task; the error must
             // leave the graph unchanged (the model checks the rest).
@@ -278,7 +255,7 @@ fn run(seed: u64, buckets: usize, program: &Program) -> Trace {
         }
         // Delayed deletions, in random order.
         if !done_undeleted.is_empty() && rng.percent(30) {
-            let i = done_undeleted.swap_remove(rng.below(done_undeleted.len()));
+            let i = done_undeleted.swap_remove(rng.index(done_undeleted.len()));
             let id = ids[i].unwrap();
             graph.delete_task(id).unwrap();
             assert_eq!(graph.delete_task(id), Err(GraphError::UnknownTask(id)));

@@ -17,29 +17,14 @@
 
 use std::time::Instant;
 
+mod common;
+
+use common::XorShift;
 use prescient_graph::trace::{
     analyze, chrome_trace, Analysis, Dag, Edge, EdgeKind, Strand, StrandId,
 };
 
 const CASES: u64 = 400;
-
-/// xorshift64* (Vigna): tiny, deterministic, good enough for generation.
-struct XorShift(u64);
-
-impl XorShift {
-    fn new(seed: u64) -> Self {
-        XorShift(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1)
-    }
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
 
 /// Shape of the generated programs.
 struct Shape {
