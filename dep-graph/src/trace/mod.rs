@@ -32,7 +32,10 @@
 //! [`CriticalPath::initial_scheduler_delay`].
 //!
 //! [`Analysis`] prints as a text report; [`chrome_trace`] renders the run for
-//! Perfetto or `chrome://tracing`.
+//! Perfetto or `chrome://tracing`; [`parallelism_profile`] gives the step
+//! functions `running(t)` and `ready(t)` (and their downsampling for plots);
+//! with the `svg` feature, `svg_report` draws the timeline, the profile and
+//! both breakdowns as one SVG image.
 //!
 //! # How to read the report
 //! - A large **work** share of the path means the program itself lacks
@@ -61,6 +64,9 @@ mod chrome;
 mod critical;
 mod error;
 mod model;
+mod profile;
+#[cfg(feature = "svg")]
+mod svg;
 mod timeline;
 
 #[cfg(test)]
@@ -71,4 +77,7 @@ pub use chrome::{chrome_trace, escape_json};
 pub use critical::{CriticalPath, PathStep};
 pub use error::TraceError;
 pub use model::{Dag, Edge, EdgeKind, Strand, StrandId};
+pub use profile::{parallelism_profile, ParallelismProfile, ProfileBucket, ProfilePoint};
+#[cfg(feature = "svg")]
+pub use svg::svg_report;
 pub use timeline::{RunBreakdown, Timeline, WorkerBreakdown};
