@@ -5,6 +5,7 @@
 //! trace-back with O(log n) interval queries per step. See the modules
 //! `timeline` and `critical` for why each part is exact.
 
+use std::collections::HashMap;
 use std::fmt;
 
 use super::critical::{critical_path, CriticalPath};
@@ -31,7 +32,28 @@ pub struct Analysis {
     /// scheduler delay (worker-ns): machine time that starved because the
     /// path was waiting to be scheduled.
     pub nowork_from_critical_scheduler_delay: u64,
+    /// The tasks whose strands make up most of the path's work, largest
+    /// first (at most [`PATH_TASKS`]).
+    pub path_tasks: Vec<PathTask>,
 }
+
+/// How many tasks [`Analysis::path_tasks`] lists.
+pub const PATH_TASKS: usize = 5;
+
+/// One task's share of the critical path's work.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct PathTask {
+    /// The task ([`Strand::task`](super::Strand::task)).
+    pub task: u32,
+    /// The work of its strands on the path (ns).
+    pub work: u64,
+    /// How many of its strands are on the path.
+    pub strands: u32,
+}
+
+/// Share of the path (or of the run) from which a part is reported as a
+/// finding.
+const FINDING_SHARE: f64 = 5.0;
 
 /// Analyses a validated run: critical path, its breakdown, the whole-run
 /// breakdown and the nowork caused by critical-path scheduler delay.
@@ -45,6 +67,7 @@ pub fn analyze(dag: &Dag) -> Analysis {
     let sweep = sweep(dag, &ready);
     drop(ready);
     let (critical_path, nowork_from_critical_scheduler_delay) = critical_path(dag, &sweep.timeline);
+    let path_tasks = path_tasks(dag, &critical_path);
     Analysis {
         workers: dag.workers(),
         strands: dag.strands().len(),
@@ -53,7 +76,27 @@ pub fn analyze(dag: &Dag) -> Analysis {
         run: sweep.run,
         per_worker: sweep.per_worker,
         nowork_from_critical_scheduler_delay,
+        path_tasks,
     }
+}
+
+/// The tasks with the most work on the path.
+fn path_tasks(dag: &Dag, path: &CriticalPath) -> Vec<PathTask> {
+    let mut by_task: HashMap<u32, PathTask> = HashMap::new();
+    for step in &path.steps {
+        let strand = dag.strand(step.strand);
+        let task = by_task.entry(strand.task).or_insert(PathTask {
+            task: strand.task,
+            work: 0,
+            strands: 0,
+        });
+        task.work += strand.duration();
+        task.strands += 1;
+    }
+    let mut tasks: Vec<PathTask> = by_task.into_values().collect();
+    tasks.sort_by(|a, b| b.work.cmp(&a.work).then(a.task.cmp(&b.task)));
+    tasks.truncate(PATH_TASKS);
+    tasks
 }
 
 /// `part` as a percentage of `whole` (0 when `whole` is 0).
@@ -122,6 +165,117 @@ impl Analysis {
     }
 }
 
+impl Analysis {
+    /// What the breakdown says about the run, in words: every part of the
+    /// path above 5 % of its length and every idle part of the run above
+    /// 5 % of elapsed × workers, largest first, each with what usually
+    /// causes it and what to change. Empty for a run that lost nothing
+    /// notable.
+    pub fn findings(&self) -> Vec<String> {
+        let path = &self.critical_path;
+        let length = path.length as f64;
+        let share = |part: u64| percent(part as f64, length);
+        let mut found: Vec<(f64, String)> = Vec::new();
+        let work = share(path.work);
+        if work >= FINDING_SHARE {
+            let top = self.path_tasks.first().map_or(String::new(), |task| {
+                format!(
+                    "; task {} holds {:.1}% of it in {} strands{}",
+                    task.task,
+                    percent(task.work as f64, path.work as f64),
+                    task.strands,
+                    if task.strands > 2 && task.work * 2 > path.work {
+                        " (a task that spawns in a loop and runs children itself when its \
+                         queue is full looks like this: raise the queue capacity, or split \
+                         the loop recursively)"
+                    } else {
+                        ""
+                    }
+                )
+            });
+            found.push((
+                work,
+                format!("work is {work:.1}% of the critical path: the program's own span{top}"),
+            ));
+        }
+        let busy = share(path.busy_delay);
+        if busy >= FINDING_SHARE {
+            found.push((
+                busy,
+                format!(
+                    "busy delay is {busy:.1}% of the critical path: the path was ready while \
+                     every worker was busy; more workers, or running path tasks first, \
+                     would shorten the run"
+                ),
+            ));
+        }
+        for kind in EdgeKind::ALL {
+            let delay = share(path.scheduler_delay_of(kind));
+            if delay < FINDING_SHARE {
+                continue;
+            }
+            let meaning = match kind {
+                EdgeKind::Create => {
+                    "new tasks waited to start while workers idled: work reached idle workers \
+                     slowly (too few tasks visible to thieves, or sleeping workers)"
+                }
+                EdgeKind::CreateContinue => {
+                    "a spawning task waited to continue after a spawn while workers idled: its \
+                     worker ran a child first and nobody took the continuation (a loop \
+                     spawner: more queue capacity, or spawn the loop as a recursive split)"
+                }
+                EdgeKind::End => "a waiting task resumed late after the child it waited for ended",
+                EdgeKind::WaitContinue => {
+                    "a task resumed late after a wait whose other side was already done: \
+                     the cost of suspending and resuming"
+                }
+            };
+            found.push((
+                delay,
+                format!("{kind} scheduler delay is {delay:.1}% of the critical path: {meaning}"),
+            ));
+        }
+        let initial = share(path.initial_scheduler_delay);
+        if initial >= FINDING_SHARE {
+            found.push((
+                initial,
+                format!(
+                    "{initial:.1}% of the critical path passed before its first strand \
+                     started (the run reaching a worker)"
+                ),
+            ));
+        }
+        let total = self.run.total() as f64;
+        let nowork = percent(self.run.nowork as f64, total);
+        if nowork >= FINDING_SHARE {
+            let caused = percent(
+                self.nowork_from_critical_scheduler_delay as f64,
+                self.run.nowork as f64,
+            );
+            found.push((
+                nowork,
+                format!(
+                    "nowork is {nowork:.1}% of elapsed × workers: workers idle with nothing \
+                     ready (too little parallelism); {caused:.1}% of it while the critical \
+                     path waited for the scheduler"
+                ),
+            ));
+        }
+        let delay = percent(self.run.delay as f64, total);
+        if delay >= FINDING_SHARE {
+            found.push((
+                delay,
+                format!(
+                    "delay is {delay:.1}% of elapsed × workers: workers idle while tasks were \
+                     ready (slow task distribution)"
+                ),
+            ));
+        }
+        found.sort_by(|a, b| b.0.total_cmp(&a.0));
+        found.into_iter().map(|(_, text)| text).collect()
+    }
+}
+
 impl fmt::Display for Analysis {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
@@ -145,6 +299,25 @@ impl fmt::Display for Analysis {
                 self.nowork_from_critical_scheduler_delay as f64,
                 self.run.nowork as f64
             ),
-        )
+        )?;
+        writeln!(f, "critical path work by task:")?;
+        for task in &self.path_tasks {
+            writeln!(
+                f,
+                "  task {:>10}: {:>16} ns {:>6.1}% in {} strands",
+                task.task,
+                task.work,
+                percent(task.work as f64, self.critical_path.work as f64),
+                task.strands
+            )?;
+        }
+        let findings = self.findings();
+        if !findings.is_empty() {
+            writeln!(f, "findings:")?;
+            for finding in findings {
+                writeln!(f, "  - {finding}")?;
+            }
+        }
+        Ok(())
     }
 }

@@ -72,7 +72,7 @@ mod timeline;
 #[cfg(test)]
 mod tests;
 
-pub use analysis::{analyze, Analysis};
+pub use analysis::{analyze, Analysis, PathTask, PATH_TASKS};
 pub use chrome::{chrome_trace, escape_json};
 pub use critical::{CriticalPath, PathStep};
 pub use error::TraceError;

@@ -528,3 +528,55 @@ fn chrome_trace_has_one_event_per_strand_and_path_piece() {
 fn json_escaping() {
     assert_eq!(escape_json("a\"b\\c\nd\u{1}é"), "a\\\"b\\\\c\\nd\\u0001é");
 }
+
+#[test]
+fn findings_name_a_delayed_continuation_and_the_idle_machine() {
+    // s0 (task 0, w0) [0, 10) forks s1 (task 1, w1) [10, 20); the parent's
+    // continuation s2 (task 0, w0) starts only at 30 and runs to 100.
+    // Path: s0, then s2 via create-continue; its gap [10, 30) is never all
+    // busy → create-continue scheduler delay 20. Work 10 + 70 = 80.
+    // Run (T = 100, 2 workers, total 200): work 10 + 10 + 70 = 90;
+    // [0, 10): w1 idle, nothing ready → nowork 10; [10, 20): w0 idle, s2
+    // ready → delay 10; [20, 30): both idle, s2 ready → delay 10, nowork
+    // 10; [30, 100): w1 idle, nothing ready → nowork 70. Delay 20 (10 %),
+    // nowork 90 (45 %), of which 10 (11.1 %) in the path's gap [10, 30).
+    let dag = Dag::new(
+        2,
+        vec![
+            strand(0, 0, 0, 10),
+            strand(1, 1, 10, 20),
+            strand(0, 0, 30, 100),
+        ],
+        vec![
+            edge(0, 1, EdgeKind::Create),
+            edge(0, 2, EdgeKind::CreateContinue),
+        ],
+    )
+    .unwrap();
+    let a = analyze(&dag);
+    assert_identities(&a);
+    assert_eq!(
+        a.critical_path.scheduler_delay_of(EdgeKind::CreateContinue),
+        20
+    );
+    assert_eq!((a.run.work, a.run.delay, a.run.nowork), (90, 20, 90));
+    assert_eq!(a.nowork_from_critical_scheduler_delay, 10);
+    assert_eq!(
+        a.path_tasks,
+        vec![PathTask {
+            task: 0,
+            work: 80,
+            strands: 2
+        }]
+    );
+    let findings = a.findings();
+    assert_eq!(findings.len(), 4, "{findings:#?}");
+    assert!(findings[0].starts_with("work is 80.0% of the critical path"));
+    assert!(findings[0].contains("task 0 holds 100.0% of it in 2 strands"));
+    assert!(findings[1].starts_with("nowork is 45.0%"));
+    assert!(findings[1].contains("11.1% of it while the critical path waited"));
+    assert!(findings[2].starts_with("create-continue scheduler delay is 20.0%"));
+    assert!(findings[3].starts_with("delay is 10.0%"));
+    let report = a.to_string();
+    assert!(report.contains("findings:") && report.contains("critical path work by task:"));
+}
