@@ -3,6 +3,7 @@
 
 use crate::latch::{WaitList, Waitable, Waiter};
 use crate::registry;
+use crate::trace::{self, AtomicStrandRef};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// An event that is set once; tasks waiting for it suspend until then.
@@ -21,6 +22,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 pub struct Event {
     set: AtomicBool,
     waiters: WaitList,
+    /// The strand that set the event (`trace`): the first setter's.
+    setter: AtomicStrandRef,
 }
 
 impl Default for Event {
@@ -43,11 +46,17 @@ impl Event {
         Event {
             set: AtomicBool::new(false),
             waiters: WaitList::new(),
+            setter: AtomicStrandRef::new(),
         }
     }
 
     /// Sets the event and wakes every waiter. Setting it again does nothing.
     pub fn set(&self) {
+        if !self.is_set() {
+            // The setter's strand ends at the set: what it did before is
+            // what waiters waited for.
+            self.setter.store_first(trace::fork());
+        }
         if !self.set.swap(true, Ordering::AcqRel) {
             self.waiters.notify_all();
         }
@@ -68,6 +77,7 @@ impl Event {
     /// runtime it blocks the thread.
     pub fn wait(&self) {
         registry::wait_for(self);
+        trace::joined(self.setter.load());
     }
 }
 

@@ -175,9 +175,11 @@ impl Fiber {
                     // resuming it, and only this thread touches it.
                     unsafe { (*me).yielder = yielder };
                     let escape = AbortOnUnwind("a task's job");
+                    crate::trace::task_start(job.creator());
                     // SAFETY: the main loop hands each job to exactly one fiber
                     // once (it came out of a deque, an injector or a `next`).
                     unsafe { job.execute() };
+                    crate::trace::task_end();
                     std::mem::forget(escape);
                     input = yielder.suspend(FiberYield::Done);
                 }

@@ -15,6 +15,7 @@ use crate::job::{drop_caught, keep_first_panic, HeapJob, JobRef, PanicPayload};
 use crate::latch::CountLatch;
 use crate::registry::{self, on_worker, TaskPath, WorkerThread};
 use crate::runtime::Runtime;
+use crate::trace::{self, AtomicStrandRef};
 use parking_lot::Mutex;
 use std::panic::{self, AssertUnwindSafe, Location};
 use std::sync::Arc;
@@ -23,6 +24,9 @@ use std::time::Instant;
 struct GroupState {
     pending: CountLatch,
     panic: Mutex<Option<PanicPayload>>,
+    /// The last strand of a task that finished since the last wait
+    /// (`trace`; the latest writer wins, see `trace`).
+    last_finished: AtomicStrandRef,
 }
 
 /// A set of tasks to wait for together.
@@ -69,6 +73,7 @@ impl TaskGroup {
             state: Arc::new(GroupState {
                 pending: CountLatch::new(0),
                 panic: Mutex::new(None),
+                last_finished: AtomicStrandRef::new(),
             }),
         }
     }
@@ -127,7 +132,7 @@ impl TaskGroup {
         F: FnOnce() + Send + 'static,
     {
         let job = self.deferred(f);
-        on_worker(|worker| worker.push(job));
+        on_worker(|worker| worker.push(job.created_by(trace::fork())));
     }
 
     /// Runs `f` now. It finishes before `spawn` returns, while `self` keeps
@@ -154,6 +159,7 @@ impl TaskGroup {
             if let Err(payload) = panic::catch_unwind(AssertUnwindSafe(f)) {
                 keep_first_panic(&state.panic, payload);
             }
+            state.last_finished.store(trace::task_finish());
             state.pending.decrement();
             // Possibly the last reference to the group (dropped without a
             // wait, holding an unobserved panic): nothing of it may unwind
@@ -183,6 +189,7 @@ impl TaskGroup {
             || self.state.pending.pending() != 0,
             &self.state.pending,
         );
+        trace::joined(self.state.last_finished.take());
         if let Some(payload) = self.state.panic.lock().take() {
             panic::resume_unwind(payload);
         }

@@ -10,6 +10,7 @@
 //! detached task's result, a panic payload nobody will see): it is dropped
 //! with [`drop_caught`], because its `Drop` is user code too.
 
+use crate::trace::StrandRef;
 use parking_lot::Mutex;
 use std::any::Any;
 use std::io::Write;
@@ -72,6 +73,9 @@ pub(crate) struct JobRef {
     /// waits for them), and a group's or handle's job holds a reference to
     /// the shared state whose address it carries.
     owner: *const (),
+    /// The strand that created the job, for the profiler (`trace`);
+    /// zero-sized without the `trace` feature.
+    creator: StrandRef,
 }
 
 impl PartialEq for JobRef {
@@ -104,6 +108,7 @@ impl JobRef {
             pointer,
             execute_fn,
             owner: std::ptr::null(),
+            creator: StrandRef::NONE,
         }
     }
 
@@ -123,6 +128,7 @@ impl JobRef {
             pointer,
             execute_fn,
             owner,
+            creator: StrandRef::NONE,
         }
     }
 
@@ -140,6 +146,19 @@ impl JobRef {
     #[inline]
     pub(crate) fn owner(self) -> *const () {
         self.owner
+    }
+
+    /// The job, created by the strand `creator` (see `trace`): its first
+    /// strand records a create edge from it.
+    #[inline(always)]
+    pub(crate) fn created_by(self, creator: StrandRef) -> JobRef {
+        JobRef { creator, ..self }
+    }
+
+    /// The strand that created the job ([`created_by`](Self::created_by)).
+    #[inline(always)]
+    pub(crate) fn creator(self) -> StrandRef {
+        self.creator
     }
 
     /// Runs the job.
@@ -182,6 +201,7 @@ where
             pointer: Box::into_raw(boxed) as *const (),
             execute_fn: Self::execute_erased,
             owner,
+            creator: StrandRef::NONE,
         }
     }
 
@@ -195,7 +215,7 @@ where
 
 #[cfg(test)]
 pub(crate) mod tests_support {
-    use super::JobRef;
+    use super::{JobRef, StrandRef};
 
     /// A JobRef with an arbitrary address, for deque tests.
     pub(crate) fn job_ref(pointer: *const (), execute_fn: unsafe fn(*const ())) -> JobRef {
@@ -203,6 +223,7 @@ pub(crate) mod tests_support {
             pointer,
             execute_fn,
             owner: std::ptr::null(),
+            creator: StrandRef::NONE,
         }
     }
 

@@ -202,6 +202,7 @@ where
             Err(payload) => run_b_then_unwind(job_b, payload),
         };
     }
+    crate::trace::joined(job_b.last_strand());
     // SAFETY: `end_latent` returned false only after the latch is set.
     let result_b = unsafe { job_b.take_result() };
     match (result_a, result_b) {

@@ -156,6 +156,8 @@ mod overflow;
 #[path = "overflow_fallback.rs"]
 mod overflow;
 mod params;
+#[cfg(feature = "trace")]
+pub mod profile;
 mod range;
 mod registry;
 mod runtime;
@@ -167,6 +169,7 @@ mod stack_job;
 mod sync;
 mod task_local;
 mod topology;
+mod trace;
 
 pub use counters::Counters;
 #[cfg(feature = "dast-stats")]
@@ -189,6 +192,8 @@ pub use params::{
 /// for a runnable example, and [`analysis`] for the decision trees.
 #[doc(inline)]
 pub use prescient_macros::task_program;
+#[cfg(feature = "trace")]
+pub use profile::{Profile, ProfileError, ProfileFiles};
 pub use range::{for_range, for_range_chunked};
 pub use runtime::{
     current_worker_index, num_workers, BuildError, Runtime, RuntimeBuilder, MAX_WORKERS,

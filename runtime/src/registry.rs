@@ -61,6 +61,7 @@ use crate::sleep::{WorkerWake, PARK_TIMEOUT_MAX, PARK_TIMEOUT_MIN, SPIN_BEFORE_S
 use crate::stack_job::mark_published;
 use crate::sync::AtomicUsize as SleeperCount;
 use crate::sync::Inbox;
+use crate::trace;
 use crossbeam_deque::{Injector, Steal};
 use crossbeam_utils::CachePadded;
 use std::cell::{Cell, RefCell};
@@ -152,6 +153,10 @@ pub(crate) struct Registry {
     pub(crate) dast: Dast,
     /// The per-site inlining decisions (see `inlining`).
     inliner: Inliner,
+    /// The profiler's per-worker buffers, when the runtime was built with
+    /// `RuntimeBuilder::trace` (see `trace`).
+    #[cfg(feature = "trace")]
+    pub(crate) tracer: Option<trace::Tracer>,
 }
 
 impl Registry {
@@ -162,6 +167,7 @@ impl Registry {
         num_workers: usize,
         live_stack_cap: usize,
         handlers: Handlers,
+        #[cfg(feature = "trace")] trace_capacity: Option<usize>,
     ) -> (Arc<Registry>, Vec<TaskDeque>) {
         let sleepers = Arc::new(SleeperCount::new(0));
         let mut deques = Vec::with_capacity(num_workers);
@@ -198,6 +204,8 @@ impl Registry {
                 std::thread::available_parallelism().map_or(1, |n| n.get()),
             ),
             inliner: Inliner::new(params.inlining),
+            #[cfg(feature = "trace")]
+            tracer: trace_capacity.map(|capacity| trace::Tracer::new(num_workers, capacity)),
         });
         (registry, deques)
     }
@@ -908,7 +916,9 @@ impl WorkerThread {
         // after it left the chain; we are its worker.
         unsafe { mark_published(job) };
         bump(&self.counters().published_joins);
-        self.push(job);
+        // The join becomes a fork here, where its second half becomes
+        // visible: the running strand is its creator.
+        self.push(job.created_by(trace::fork()));
         true
     }
 
@@ -1022,9 +1032,11 @@ impl WorkerThread {
         let target: *const (dyn WaitTarget + '_) = waitable;
         // SAFETY: transmuting only the trait object's lifetime bound; see above.
         let target: *const (dyn WaitTarget + 'static) = unsafe { std::mem::transmute(target) };
+        let paused = trace::suspend();
         // SAFETY: we are task code on a fiber of this worker (contract), and
         // the waitable outlives the suspension (above).
         unsafe { fiber::suspend_current(FiberYield::Wait { target }) };
+        trace::resume(paused);
     }
 
     /// The worker thread's main loop: resume ready fibers, else run new jobs
@@ -1497,9 +1509,17 @@ pub(crate) fn worker_main(
         call_handler("start", index, || start(index));
     }
     WORKER_THREAD.with(|w| w.set(&worker));
+    #[cfg(feature = "trace")]
+    if let Some(tracer) = &registry.tracer {
+        // SAFETY: `uninstall` below runs before this thread drops its
+        // registry reference, which keeps the tracer alive.
+        unsafe { trace::install(tracer, index) };
+    }
     let escape = fiber::AbortOnUnwind("a worker's main loop");
     worker.main_loop();
     std::mem::forget(escape);
+    #[cfg(feature = "trace")]
+    trace::uninstall();
     WORKER_THREAD.with(|w| w.set(std::ptr::null()));
     for mut fiber in worker.fiber_pool.borrow_mut().drain(..) {
         let out = fiber.resume(FiberInput::Exit);
@@ -1569,7 +1589,7 @@ pub(crate) fn claim_own_then_wait<W: Waitable>(
         };
         // SAFETY: taken out of the deque, so it runs exactly once, here; a
         // scope's, group's or handle's job is alive until it runs.
-        unsafe { job.execute() };
+        trace::run_nested(job.creator(), || unsafe { job.execute() });
     }
     wait_for(waitable);
 }

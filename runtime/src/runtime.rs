@@ -20,6 +20,10 @@ use std::thread::JoinHandle;
 /// threads started before the mistake shows.
 pub const MAX_WORKERS: usize = 4096;
 
+/// Strands reserved per worker by [`RuntimeBuilder::trace`].
+#[cfg(feature = "trace")]
+const DEFAULT_TRACE_CAPACITY: usize = 1 << 14;
+
 /// A pool of worker threads running stackful tasks.
 ///
 /// ```
@@ -87,6 +91,9 @@ pub struct RuntimeBuilder {
     max_live_stacks: Option<usize>,
     thread_name: Option<ThreadName>,
     handlers: Handlers,
+    /// Strands reserved per worker when tracing (`None`: no tracing).
+    #[cfg(feature = "trace")]
+    trace_capacity: Option<usize>,
 }
 
 impl RuntimeBuilder {
@@ -153,6 +160,43 @@ impl RuntimeBuilder {
         self
     }
 
+    /// Whether [`Runtime::profile`] may record this runtime's runs (default:
+    /// no). A runtime built without it runs exactly as an untraced one,
+    /// apart from one thread-local check per task operation; with it, each
+    /// worker reserves a buffer for 16,384 strands and 32,768 edges (about
+    /// 2.4 MB; its pages touched) before each profiled run
+    /// ([`trace_capacity`](Self::trace_capacity)).
+    /// Requires the cargo feature `trace`.
+    ///
+    /// ```
+    /// let runtime = prescient::Runtime::builder().num_workers(2).trace(true).build().unwrap();
+    /// let profile = runtime
+    ///     .profile(|| prescient::join(|| 1, || 2))
+    ///     .unwrap();
+    /// assert_eq!(*profile.result(), (1, 2));
+    /// assert!(profile.dag().strands().len() >= 1);
+    /// ```
+    #[cfg(feature = "trace")]
+    pub fn trace(mut self, enabled: bool) -> Self {
+        self.trace_capacity = match (enabled, self.trace_capacity) {
+            (false, _) => None,
+            (true, Some(capacity)) => Some(capacity),
+            (true, None) => Some(DEFAULT_TRACE_CAPACITY),
+        };
+        self
+    }
+
+    /// Enables tracing (see [`trace`](Self::trace)) and reserves room for
+    /// `strands` strands per worker (and twice as many edges) before each
+    /// profiled run, so that a run of that size allocates nothing while it
+    /// records. Longer runs still record everything: a worker then
+    /// allocates one more chunk of 65,536 records when it fills one.
+    #[cfg(feature = "trace")]
+    pub fn trace_capacity(mut self, strands: usize) -> Self {
+        self.trace_capacity = Some(strands);
+        self
+    }
+
     /// Validates the configuration and starts the workers.
     pub fn build(mut self) -> Result<Runtime, BuildError> {
         self.params.validate().map_err(BuildError::InvalidParams)?;
@@ -172,7 +216,14 @@ impl RuntimeBuilder {
             crate::params::Pinning::None => vec![None; num_workers],
             pinning => topology::worker_pus(&topology::detect(), pinning, num_workers),
         };
-        let (registry, deques) = Registry::new(self.params, num_workers, cap, self.handlers);
+        let (registry, deques) = Registry::new(
+            self.params,
+            num_workers,
+            cap,
+            self.handlers,
+            #[cfg(feature = "trace")]
+            self.trace_capacity,
+        );
         // Built before the threads, so that an early return or a panic in the
         // `thread_name` callback drops it, which stops and joins the workers
         // already started instead of leaving them waiting for work forever.
@@ -246,6 +297,8 @@ impl Runtime {
             max_live_stacks: None,
             thread_name: None,
             handlers: Handlers::default(),
+            #[cfg(feature = "trace")]
+            trace_capacity: None,
         }
     }
 

@@ -33,6 +33,7 @@ use crate::job::{keep_first_panic, HeapJob, PanicPayload};
 use crate::latch::ScopeLatch;
 use crate::registry::{self, on_worker, Registry, TaskPath, WorkerThread};
 use crate::runtime::in_registry;
+use crate::trace::{self, AtomicStrandRef};
 use parking_lot::Mutex;
 use std::marker::PhantomData;
 use std::panic::{self, AssertUnwindSafe, Location};
@@ -45,6 +46,9 @@ pub struct Scope<'scope> {
     /// to zero sets the latch the scope's end waits for.
     pending: ScopeLatch,
     panic: Mutex<Option<PanicPayload>>,
+    /// The last strand of a deferred task that finished (`trace`; the
+    /// latest writer wins, see `trace`).
+    last_finished: AtomicStrandRef,
     /// Where spawns from a thread outside the runtime go. The scope runs on
     /// a worker of this registry, which keeps it alive until the scope ends.
     registry: *const Registry,
@@ -91,6 +95,7 @@ where
         let scope = Scope {
             pending: ScopeLatch::new(),
             panic: Mutex::new(None),
+            last_finished: AtomicStrandRef::new(),
             registry,
             marker: PhantomData,
         };
@@ -170,7 +175,7 @@ impl<'scope> Scope<'scope> {
         F: FnOnce(&Scope<'scope>) + Send + 'scope,
     {
         let job = self.deferred(f);
-        on_worker(|worker| worker.push(job));
+        on_worker(|worker| worker.push(job.created_by(trace::fork())));
     }
 
     /// Runs `f` with this scope, keeping its panic for the scope's end.
@@ -197,6 +202,7 @@ impl<'scope> Scope<'scope> {
             // `pending`, which this task holds until `finish_task` below.
             let this = unsafe { &*scope.0 };
             this.run(f);
+            this.last_finished.store(trace::task_finish());
             // SAFETY: this task's count, released once, as its last access.
             unsafe { Scope::finish_task(scope.0) };
         };
@@ -219,13 +225,13 @@ impl<'scope> Scope<'scope> {
     /// The body returned: release its count, run this scope's own unstarted
     /// tasks that are still in this worker's deque, and wait for the rest.
     fn finish_body(&self) {
-        if self.pending.is_idle() || self.pending.release_creator() {
-            return;
+        if !self.pending.is_idle() && !self.pending.release_creator() {
+            registry::claim_own_then_wait(
+                self as *const Scope<'scope> as *const (),
+                || self.pending.has_pending(),
+                self.pending.done(),
+            );
         }
-        registry::claim_own_then_wait(
-            self as *const Scope<'scope> as *const (),
-            || self.pending.has_pending(),
-            self.pending.done(),
-        );
+        trace::joined(self.last_finished.load());
     }
 }

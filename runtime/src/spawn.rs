@@ -22,6 +22,7 @@ use crate::job::{report, try_drop, JobRef, PanicPayload};
 use crate::latch::Latch;
 use crate::registry::{self, on_worker, Registry, RegistryHandle, TaskPath, WorkerThread};
 use crate::runtime::Runtime;
+use crate::trace::{self, AtomicStrandRef};
 use std::cell::UnsafeCell;
 use std::fmt;
 use std::panic::{self, AssertUnwindSafe, Location};
@@ -40,6 +41,8 @@ struct HandleState<T> {
     /// The runtime, for a detached task's panic: the spawning worker's
     /// `registry_handle` (a count of that worker's, not the registry's).
     registry: Arc<RegistryHandle>,
+    /// The task's last strand (`trace`), written before `state` is DONE.
+    last_strand: AtomicStrandRef,
 }
 
 // SAFETY: `result` is written once by the task before `state` becomes DONE
@@ -137,6 +140,7 @@ impl<T: Send + 'static> TaskHandle<T> {
                     || !state.latch.is_set(),
                     &state.latch,
                 );
+                trace::joined(state.last_strand.load());
                 // SAFETY: the latch is set only after the task stored the
                 // result and swapped the state to DONE; we hold the handle, so
                 // nobody else takes.
@@ -246,7 +250,7 @@ where
         }
         true => on_worker(|worker| {
             let (shared, job) = deferred(&worker.registry_handle, f);
-            worker.push(job);
+            worker.push(job.created_by(trace::fork()));
             HandleInner::Shared(shared)
         }),
     };
@@ -306,6 +310,7 @@ where
             result: UnsafeCell::new(None),
             latch: Latch::new(),
             registry: registry.clone(),
+            last_strand: AtomicStrandRef::new(),
         },
         func: UnsafeCell::new(Some(f)),
     });
@@ -340,6 +345,7 @@ where
     F: FnOnce() -> T,
 {
     let result = panic::catch_unwind(AssertUnwindSafe(f));
+    state.last_strand.store(trace::task_finish());
     // SAFETY: only the task writes the result, before publishing DONE.
     unsafe { *state.result.get() = Some(result) };
     if state.state.swap(DONE, Ordering::AcqRel) == DETACHED {

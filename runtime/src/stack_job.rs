@@ -4,6 +4,7 @@
 
 use crate::job::{JobRef, PanicPayload};
 use crate::latch::Latch;
+use crate::trace::{self, AtomicStrandRef, StrandRef};
 use std::cell::{Cell, UnsafeCell};
 use std::panic::{self, AssertUnwindSafe};
 
@@ -23,6 +24,9 @@ pub(crate) struct StackJob<F, R> {
     result: UnsafeCell<Option<Result<R, PanicPayload>>>,
     /// Set after `result` is written by whoever executed the job.
     pub(crate) latch: Latch,
+    /// The job's last strand when it ran as a task (`trace`), written
+    /// before `latch` is set.
+    last_strand: AtomicStrandRef,
 }
 
 impl<F, R> StackJob<F, R>
@@ -36,6 +40,7 @@ where
             func: UnsafeCell::new(Some(func)),
             result: UnsafeCell::new(None),
             latch: Latch::new(),
+            last_strand: AtomicStrandRef::new(),
         }
     }
 
@@ -63,6 +68,7 @@ where
             let this = &*(pointer as *const Self);
             let func = (*this.func.get()).take().expect("StackJob executed twice");
             let result = panic::catch_unwind(AssertUnwindSafe(func));
+            this.last_strand.store(trace::task_finish());
             *this.result.get() = Some(result);
             // After `set` the owner may pop its frame: `this` is not touched again.
             Latch::set(&this.latch);
@@ -79,6 +85,12 @@ where
         // SAFETY: by the contract nobody else can reach `func` now.
         let func = unsafe { (*self.func.get()).take() }.expect("StackJob already executed");
         func()
+    }
+
+    /// The job's last strand, once the latch was observed set after it ran
+    /// as a task (the profiler's end edge into the joiner).
+    pub(crate) fn last_strand(&self) -> StrandRef {
+        self.last_strand.load()
     }
 
     /// The result after the latch was observed set.

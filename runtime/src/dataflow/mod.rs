@@ -230,20 +230,21 @@ impl<'df, 'env> Dataflow<'df, 'env> {
             // No accesses: no graph entry, no id.
             shared.live.increment();
             let shared_addr = shared as *const Shared as usize;
-            let run = move || {
+            // `queued`: it runs as a job of its own (`trace`).
+            let run = move |queued: bool| {
                 // SAFETY: the task is counted as live, so its scope is alive;
                 // without accesses it needs no hand-out and gets no borrow.
-                unsafe { task::execute(shared_addr as *const Shared, raw, body, None) }
+                unsafe { task::execute(shared_addr as *const Shared, raw, body, None, queued) }
             };
             if on_a_worker && !shared.has_room() {
                 note_inlined();
-                run();
+                run(false);
             } else {
                 shared.note_queued();
                 let job = HeapJob::into_job_ref(move || {
                     // SAFETY: as above: the scope is alive.
                     unsafe { (*(shared_addr as *const Shared)).note_started() };
-                    run();
+                    run(true);
                 });
                 push_or_inject(shared, job);
             }
@@ -322,7 +323,7 @@ impl<'df, 'env> Dataflow<'df, 'env> {
 /// thread outside it.
 fn push_or_inject(shared: &Shared, job: JobRef) {
     WorkerThread::with_current(|worker| match worker {
-        Some(worker) => worker.push(job),
+        Some(worker) => worker.push(job.created_by(crate::trace::fork())),
         None => shared.registry.inject(job),
     });
 }

@@ -20,6 +20,7 @@ use super::graph_ops::{GraphTaskId, ReadyList};
 use super::state::{LiveCount, Shared, TaskRef};
 use crate::dast::{time_request, ErasedRequest, Executor, Kind, ReadySink, Request, Route};
 use crate::registry::WorkerThread;
+use crate::trace::{self, StrandRef};
 use prescient_graph::{AccessMode, RegionId};
 use std::cell::Cell;
 use std::ptr;
@@ -43,17 +44,23 @@ pub(crate) fn return_ready_buffer(ready: ReadyList<TaskRef>) {
 }
 
 /// Runs a graph `operation` with this thread's ready-list buffer, then
-/// queues every task it released on `sink`.
+/// queues every task it released on `sink`, as created by the strand
+/// `creator` (the submitter's, or the finished predecessor's last: see
+/// `trace`).
 ///
 /// # Safety
 /// `operation` appends only tasks the graph handed out under their ids, and
 /// their scope is alive.
-unsafe fn release_to(sink: &dyn ReadySink, operation: impl FnOnce(&mut ReadyList<TaskRef>)) {
+unsafe fn release_to(
+    sink: &dyn ReadySink,
+    creator: StrandRef,
+    operation: impl FnOnce(&mut ReadyList<TaskRef>),
+) {
     let mut ready = take_ready_buffer();
     operation(&mut ready);
     for (id, task) in ready.drain(..) {
         // SAFETY: handed out under `id` (contract); it runs once, from the job.
-        sink.dispatch(unsafe { task.into_job(id) });
+        sink.dispatch(unsafe { task.into_job(id) }.created_by(creator));
     }
     return_ready_buffer(ready);
 }
@@ -94,8 +101,14 @@ impl AccessList {
 
 /// One graph operation of one scope's task.
 enum Operation {
-    New { task: TaskRef, accesses: AccessList },
-    Done(GraphTaskId),
+    /// `creator`: the submitter's strand (`trace`).
+    New {
+        task: TaskRef,
+        accesses: AccessList,
+        creator: StrandRef,
+    },
+    /// With the finished task's last strand (`trace`).
+    Done(GraphTaskId, StrandRef),
     Delete(GraphTaskId),
 }
 
@@ -123,7 +136,11 @@ impl Request for GraphRequest {
         // which this reference is not used.
         let scope = unsafe { &*shared };
         match self.operation {
-            Operation::New { task, accesses } => {
+            Operation::New {
+                task,
+                accesses,
+                creator,
+            } => {
                 let new = |ready: &mut ReadyList<TaskRef>| {
                     time_request(Kind::New, Executor::Queued, || {
                         scope.graph.new_task(accesses.as_slice(), task, ready)
@@ -131,9 +148,9 @@ impl Request for GraphRequest {
                 };
                 // SAFETY: `new_task` appends only a task the graph handed
                 // out; the scope is alive (above).
-                unsafe { release_to(sink, new) }
+                unsafe { release_to(sink, creator, new) }
             }
-            Operation::Done(id) => {
+            Operation::Done(id, last) => {
                 let done = |ready: &mut ReadyList<TaskRef>| {
                     time_request(Kind::Done, Executor::Queued, || {
                         // SAFETY: the graph handed the task out under `id`,
@@ -143,7 +160,7 @@ impl Request for GraphRequest {
                 };
                 // SAFETY: `done_task` appends only tasks the graph handed
                 // out; the scope is alive (above).
-                unsafe { release_to(sink, done) }
+                unsafe { release_to(sink, last, done) }
             }
             Operation::Delete(id) => {
                 time_request(Kind::Delete, Executor::Queued, || {
@@ -185,6 +202,7 @@ pub(crate) unsafe fn submit(
                     operation: Operation::New {
                         task,
                         accesses: AccessList::new(accesses),
+                        creator: trace::fork(),
                     },
                 });
                 // SAFETY: the task is counted live (contract), so the scope
@@ -196,8 +214,8 @@ pub(crate) unsafe fn submit(
     })
 }
 
-/// Reports a finished registered task (handed out under `id`) to its
-/// scope's graph: `done` then `delete`, each inline or queued as the
+/// Reports a finished registered task (handed out under `id`, its last
+/// strand `last`) to its scope's graph: `done` then `delete`, each inline or queued as the
 /// worker's push policies say. Tasks it releases inline go to this worker's
 /// deque (stealable; locality: they read what this task wrote).
 ///
@@ -208,7 +226,11 @@ pub(crate) unsafe fn submit(
 /// # Safety
 /// The graph handed the task out under `id`; it has finished running, is
 /// still counted live in `shared`, and is finished once.
-pub(crate) unsafe fn finish_registered(shared: *const Shared, id: GraphTaskId) -> bool {
+pub(crate) unsafe fn finish_registered(
+    shared: *const Shared,
+    id: GraphTaskId,
+    last: StrandRef,
+) -> bool {
     // SAFETY: alive (contract) until the task is uncounted.
     let scope = unsafe { &*shared };
     WorkerThread::with_current(|worker| {
@@ -217,7 +239,7 @@ pub(crate) unsafe fn finish_registered(shared: *const Shared, id: GraphTaskId) -
             (Some(worker), Route::Push) => {
                 let done = ErasedRequest::new(GraphRequest {
                     scope: shared,
-                    operation: Operation::Done(id),
+                    operation: Operation::Done(id, last),
                 });
                 // SAFETY: the task is live until its delete executes.
                 let position = unsafe { worker.dast_push(done) };
@@ -261,7 +283,7 @@ pub(crate) unsafe fn finish_registered(shared: *const Shared, id: GraphTaskId) -
                 };
                 // SAFETY: `finish_task` appends only tasks the graph handed
                 // out; the scope is alive (this task is still counted live).
-                unsafe { release_to(sink, finish) };
+                unsafe { release_to(sink, last, finish) };
                 false
             }
         }

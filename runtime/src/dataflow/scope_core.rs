@@ -71,6 +71,7 @@ impl ScopeCore {
     #[must_use = "a panic of a value's Drop must be re-raised or reported"]
     pub(crate) fn wait_all(&self) -> Option<PanicPayload> {
         self.shared.live.wait();
+        crate::trace::joined(self.shared.last_finished.take());
         let retired = std::mem::take(&mut *self.retired.lock());
         let mut first_panic = None;
         for item in retired {

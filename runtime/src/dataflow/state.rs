@@ -15,6 +15,7 @@ use super::graph_ops::{GraphPool, GraphTaskId, LockedGraph, MAX_SHARDS};
 use crate::job::{keep_first_panic, JobRef, PanicPayload};
 use crate::latch::Latch;
 use crate::registry::{self, Registry};
+use crate::trace::AtomicStrandRef;
 use parking_lot::Mutex;
 use std::cell::{RefCell, UnsafeCell};
 use std::ptr::NonNull;
@@ -43,6 +44,9 @@ pub(crate) struct Shared {
     capacity: usize,
     /// The first panic of a task since the last wait.
     panic: Mutex<Option<PanicPayload>>,
+    /// The last strand of a task that finished since the last wait
+    /// (`trace`; the latest writer wins).
+    pub(crate) last_finished: AtomicStrandRef,
     /// Where ready tasks go when no worker is at hand (never, in practice:
     /// tasks are submitted and finished on workers).
     pub(crate) registry: Arc<Registry>,
@@ -61,6 +65,7 @@ impl Shared {
             queued: AtomicUsize::new(0),
             capacity: registry.params.queue_capacity,
             panic: Mutex::new(None),
+            last_finished: AtomicStrandRef::new(),
             registry,
         }
     }
@@ -111,6 +116,14 @@ pub(crate) struct Header {
     /// [`TaskRef::into_job`] before the box is queued as a job (so that the
     /// box itself is the job: one allocation per task, no wrapper).
     id: Option<GraphTaskId>,
+}
+
+impl Header {
+    /// Whether [`TaskRef::into_job`] queued the task (else its submitter
+    /// runs it inline, with [`TaskRef::run`]).
+    pub(crate) fn is_queued(&self) -> bool {
+        self.id.is_some()
+    }
 }
 
 impl Header {

@@ -56,6 +56,7 @@ use super::access::TaskArgs;
 use super::graph_ops::GraphTaskId;
 use super::requests;
 use super::state::{Header, LiveCount, Shared, TaskRef};
+use crate::trace::{self, StrandRef};
 use std::panic::{self, AssertUnwindSafe};
 use std::ptr::{self, NonNull};
 
@@ -100,8 +101,11 @@ where
     // SAFETY: the box was made by `boxed::<R, F>` (contract).
     let task = unsafe { Box::from_raw(header.cast::<TaskBox<R, F>>().as_ptr()) };
     let TaskBox { header, raw, func } = *task;
+    // Queued as a job (`TaskRef::into_job` set the id), not run inline by
+    // its submitter.
+    let as_task = header.is_queued();
     // SAFETY: forwarded contract.
-    unsafe { execute(header.shared, raw, func, Some(id)) }
+    unsafe { execute(header.shared, raw, func, Some(id), as_task) }
 }
 
 /// Runs a task's body, or cancels it if data it accesses is poisoned (its
@@ -141,7 +145,8 @@ where
 }
 
 /// Runs a task the graph handed out under `id` (or, with `id == None`, a
-/// task without accesses), then finishes it: see [`finish`].
+/// task without accesses), then finishes it: see [`finish`]. `as_task`:
+/// it runs as a job of its own, not inline in its submitter (`trace`).
 ///
 /// # Safety
 /// As for [`run_body`]; the task is counted as live in its scope, and, if
@@ -151,6 +156,7 @@ pub(crate) unsafe fn execute<R, F>(
     mut raw: R,
     func: F,
     id: Option<GraphTaskId>,
+    as_task: bool,
 ) where
     R: for<'t> TaskArgs<'t> + Send,
     F: for<'t> FnOnce(<R as TaskArgs<'t>>::Args) + Send,
@@ -163,7 +169,7 @@ pub(crate) unsafe fn execute<R, F>(
         unsafe { raw.uncount_live() };
     }
     // SAFETY: the task has run once and touches nothing of the scope after.
-    unsafe { finish(shared, id) }
+    unsafe { finish(shared, id, as_task) }
 }
 
 /// Runs a ready task at once on the owner's thread without registering it:
@@ -195,10 +201,17 @@ where
 /// The task (handed out under `id`, or without accesses and `id == None`) has
 /// finished running, its scope is alive, and the caller does not touch the
 /// scope afterwards.
-unsafe fn finish(shared: *const Shared, id: Option<GraphTaskId>) {
+unsafe fn finish(shared: *const Shared, id: Option<GraphTaskId>, as_task: bool) {
+    let last = if as_task {
+        trace::task_finish()
+    } else {
+        StrandRef::NONE
+    };
+    // SAFETY: the scope is alive: the task is still counted live.
+    unsafe { (*shared).last_finished.store(last) };
     if let Some(id) = id {
         // SAFETY: forwarded contract: finished, still counted live.
-        if unsafe { requests::finish_registered(shared, id) } {
+        if unsafe { requests::finish_registered(shared, id, last) } {
             return;
         }
     }

@@ -1,0 +1,614 @@
+//! The recording side of the profiler: per-worker event buffers, the
+//! thread's open strand, and the hooks the scheduler and the public API
+//! call at task operations.
+//!
+//! # What is recorded
+//! A *strand* is a serial piece of one task on one worker between two task
+//! operations; an *edge* says why a strand could not start earlier (see
+//! `prescient_graph::trace`). Each worker thread has at most one open
+//! strand at a time: a task's strand ends before the task suspends, and a
+//! task run nested inside another (a scope claiming its own child) ends the
+//! outer strand first (`run_nested`). So strands of one worker never
+//! overlap, and a strand's index in its worker's buffer is known when it
+//! begins: it is appended when it ends, and nothing else is appended to
+//! the strand list in between.
+//!
+//! A strand is named by a [`StrandRef`]: the session's epoch, the worker
+//! and the index, packed in a `u64` (0 is "none"). Jobs carry the strand
+//! that created them (`JobRef::creator`), completions carry the strand that
+//! finished the task, so edges are recorded by the worker that runs their
+//! target and need no shared state.
+//!
+//! # Who may write a buffer
+//! Worker `w` appends to buffer `w` only while it holds `slots[w].lock`.
+//! It takes the lock when a job starts or a suspended task resumes while a
+//! session is active, and releases it when the job ends or the task
+//! suspends — once per job, not per event, so the hot path is a thread-local
+//! read and a plain append. The collector ([`Tracer::stop`]) clears `active`
+//! and then takes every worker's lock: it waits for jobs that started
+//! during the session to end or suspend, and after it no worker appends
+//! (a worker that read `active` before it was cleared re-checks it under
+//! the lock). Nobody else touches a buffer, so the `UnsafeCell` is sound.
+//!
+//! # Cost
+//! With the `trace` feature off this module is not compiled and every hook
+//! is an empty inline function (`off.rs`). With it on and no session
+//! active, a hook costs a thread-local read and a branch; job starts and
+//! resumptions also load the tracer's `active` flag. During a session, a
+//! strand costs one clock read at each end and a 24-byte record, an edge a
+//! 24-byte record.
+
+use super::buffer::ChunkedVec;
+use super::clock;
+use parking_lot::lock_api::RawMutex as _;
+use parking_lot::{Mutex, RawMutex};
+use prescient_graph::trace::EdgeKind;
+use std::cell::{Cell, UnsafeCell};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+const INDEX_BITS: u32 = 40;
+const WORKER_BITS: u32 = 16;
+const EPOCH_SHIFT: u32 = INDEX_BITS + WORKER_BITS;
+const INDEX_MASK: u64 = (1 << INDEX_BITS) - 1;
+const WORKER_MASK: u64 = (1 << WORKER_BITS) - 1;
+
+/// A recorded strand: epoch (8 bits), worker + 1 (16 bits) and index in the
+/// worker's buffer (40 bits); 0 is "none". Carried by jobs (their
+/// creator), completions (the task's last strand) and waits.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub(crate) struct StrandRef(u64);
+
+impl StrandRef {
+    /// No strand: nothing was recorded.
+    pub(crate) const NONE: StrandRef = StrandRef(0);
+
+    fn new(epoch: u64, worker: usize, index: usize) -> StrandRef {
+        StrandRef(
+            ((epoch & 0xFF) << EPOCH_SHIFT)
+                | (((worker as u64 + 1) & WORKER_MASK) << INDEX_BITS)
+                | (index as u64 & INDEX_MASK),
+        )
+    }
+
+    pub(crate) fn from_raw(raw: u64) -> StrandRef {
+        StrandRef(raw)
+    }
+
+    pub(crate) fn is_none(self) -> bool {
+        self.0 == 0
+    }
+
+    pub(crate) fn epoch(self) -> u64 {
+        self.0 >> EPOCH_SHIFT
+    }
+
+    /// The worker that recorded it (`None` for [`NONE`](Self::NONE)).
+    pub(crate) fn worker(self) -> Option<usize> {
+        let field = (self.0 >> INDEX_BITS) & WORKER_MASK;
+        (field != 0).then(|| field as usize - 1)
+    }
+
+    pub(crate) fn index(self) -> usize {
+        (self.0 & INDEX_MASK) as usize
+    }
+}
+
+/// A [`StrandRef`] shared between threads. Relaxed: every reader is ordered
+/// after the writer by the latch, counter or queue that publishes the
+/// completion it belongs to.
+#[derive(Debug, Default)]
+pub(crate) struct AtomicStrandRef(AtomicU64);
+
+impl AtomicStrandRef {
+    pub(crate) const fn new() -> AtomicStrandRef {
+        AtomicStrandRef(AtomicU64::new(0))
+    }
+
+    pub(crate) fn load(&self) -> StrandRef {
+        StrandRef(self.0.load(Ordering::Relaxed))
+    }
+
+    pub(crate) fn store(&self, strand: StrandRef) {
+        if !strand.is_none() {
+            self.0.store(strand.0, Ordering::Relaxed);
+        }
+    }
+
+    /// Stores `strand` unless a strand is stored already (the first setter
+    /// of an `Event` wins).
+    pub(crate) fn store_first(&self, strand: StrandRef) {
+        if !strand.is_none() {
+            let _ = self
+                .0
+                .compare_exchange(0, strand.0, Ordering::Relaxed, Ordering::Relaxed);
+        }
+    }
+
+    /// Takes the stored strand, leaving none (a task group's next wait
+    /// must not see this wait's children).
+    pub(crate) fn take(&self) -> StrandRef {
+        StrandRef(self.0.swap(0, Ordering::Relaxed))
+    }
+}
+
+/// A strand as recorded: times in clock ticks; `task` is the raw
+/// [`StrandRef`] of the task's first strand.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct StrandRecord {
+    pub(crate) start: u64,
+    pub(crate) end: u64,
+    pub(crate) task: u64,
+}
+
+/// An edge as recorded, between raw [`StrandRef`]s.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct EdgeRecord {
+    pub(crate) from: u64,
+    pub(crate) to: u64,
+    pub(crate) kind: EdgeKind,
+}
+
+/// One worker's recording.
+pub(crate) struct WorkerBuffer {
+    pub(crate) strands: ChunkedVec<StrandRecord>,
+    pub(crate) edges: ChunkedVec<EdgeRecord>,
+}
+
+struct WorkerSlot {
+    lock: RawMutex,
+    /// Written only by its worker under `lock`; read by the collector
+    /// under `lock` (module documentation).
+    buffer: UnsafeCell<WorkerBuffer>,
+}
+
+/// A runtime's trace state: one buffer per worker, whether a session is
+/// recording, and the session's clock readings.
+pub(crate) struct Tracer {
+    active: AtomicBool,
+    /// The current session's number (its low 8 bits tag its strands).
+    epoch: AtomicU64,
+    slots: Box<[WorkerSlot]>,
+    /// Strands reserved per worker before each session.
+    capacity: usize,
+    /// The session in progress (its start reading); serialises sessions.
+    session: Mutex<Option<clock::Reading>>,
+}
+
+// SAFETY: a slot's buffer is only touched under its lock (module
+// documentation); everything else is atomic or behind a mutex.
+unsafe impl Sync for Tracer {}
+// SAFETY: as above; the buffers hold plain data.
+unsafe impl Send for Tracer {}
+
+/// What [`Tracer::stop`] hands over: every worker's buffer and the clock.
+pub(crate) struct Recording {
+    pub(crate) epoch: u64,
+    pub(crate) buffers: Vec<WorkerBuffer>,
+    pub(crate) conversion: clock::Conversion,
+}
+
+/// Why a session could not start.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum StartError {
+    /// Another session of this runtime is recording.
+    Busy,
+}
+
+impl Tracer {
+    /// A tracer for `workers` workers that reserves `capacity` strands (and
+    /// twice as many edges) per worker before each session.
+    pub(crate) fn new(workers: usize, capacity: usize) -> Tracer {
+        let slots = (0..workers)
+            .map(|_| WorkerSlot {
+                lock: RawMutex::INIT,
+                buffer: UnsafeCell::new(WorkerBuffer {
+                    strands: ChunkedVec::new(),
+                    edges: ChunkedVec::new(),
+                }),
+            })
+            .collect();
+        Tracer {
+            active: AtomicBool::new(false),
+            epoch: AtomicU64::new(0),
+            slots,
+            capacity,
+            session: Mutex::new(None),
+        }
+    }
+
+    fn lock_all(&self) {
+        for slot in self.slots.iter() {
+            slot.lock.lock();
+        }
+    }
+
+    fn unlock_all(&self) {
+        for slot in self.slots.iter() {
+            // SAFETY: `lock_all` took every lock on this thread.
+            unsafe { slot.lock.unlock() };
+        }
+    }
+
+    /// Starts a session: empties and reserves every buffer, then records.
+    /// Waits for jobs still running from an earlier session's end.
+    pub(crate) fn start(&self) -> Result<(), StartError> {
+        let mut session = self.session.lock();
+        if session.is_some() {
+            return Err(StartError::Busy);
+        }
+        clock::init();
+        self.lock_all();
+        for slot in self.slots.iter() {
+            // SAFETY: we hold the slot's lock (module documentation).
+            let buffer = unsafe { &mut *slot.buffer.get() };
+            buffer.strands.clear();
+            buffer.edges.clear();
+            buffer.strands.reserve(self.capacity);
+            buffer.edges.reserve(2 * self.capacity);
+        }
+        self.epoch.fetch_add(1, Ordering::Relaxed);
+        *session = Some(clock::Reading::take());
+        self.active.store(true, Ordering::Relaxed);
+        // Releasing the locks publishes the epoch and the emptied buffers to
+        // each worker's next acquisition.
+        self.unlock_all();
+        Ok(())
+    }
+
+    /// Ends the session and takes its buffers; `None` if none was started.
+    pub(crate) fn stop(&self) -> Option<Recording> {
+        let mut session = self.session.lock();
+        let start = session.take()?;
+        self.active.store(false, Ordering::Relaxed);
+        // Every worker's lock: jobs that started during the session have
+        // ended or suspended, and their strands are in the buffers.
+        self.lock_all();
+        let end = clock::Reading::take();
+        let buffers = self
+            .slots
+            .iter()
+            .map(|slot| {
+                // SAFETY: we hold the slot's lock.
+                let buffer = unsafe { &mut *slot.buffer.get() };
+                std::mem::replace(
+                    buffer,
+                    WorkerBuffer {
+                        strands: ChunkedVec::new(),
+                        edges: ChunkedVec::new(),
+                    },
+                )
+            })
+            .collect();
+        self.unlock_all();
+        Some(Recording {
+            epoch: self.epoch.load(Ordering::Relaxed) & 0xFF,
+            buffers,
+            conversion: clock::Conversion::between(start, end),
+        })
+    }
+}
+
+/// The recording state of this thread: which tracer and worker it records
+/// for, and its open strand.
+struct ThreadState {
+    tracer: Cell<*const Tracer>,
+    worker: Cell<usize>,
+    /// This thread holds its slot's lock.
+    locked: Cell<bool>,
+    epoch: Cell<u64>,
+    /// The open strand (raw `StrandRef`), 0 if none.
+    open: Cell<u64>,
+    open_start: Cell<u64>,
+    /// The task of the open strand (or of the last one, across a fork).
+    task: Cell<u64>,
+    /// The strand that ended last on this thread.
+    last_ended: Cell<u64>,
+    /// The open strand began when a suspended task resumed, and nothing
+    /// else happened since: whatever woke the task ended before it began.
+    just_resumed: Cell<bool>,
+}
+
+thread_local! {
+    static THREAD: ThreadState = const {
+        ThreadState {
+            tracer: Cell::new(std::ptr::null()),
+            worker: Cell::new(0),
+            locked: Cell::new(false),
+            epoch: Cell::new(0),
+            open: Cell::new(0),
+            open_start: Cell::new(0),
+            task: Cell::new(0),
+            last_ended: Cell::new(0),
+            just_resumed: Cell::new(false),
+        }
+    };
+}
+
+/// Makes this thread worker `worker` of `tracer`'s runtime.
+///
+/// # Safety
+/// `tracer` outlives this thread's use of it: [`uninstall`] is called
+/// before it is dropped (the worker's registry reference keeps it alive).
+pub(crate) unsafe fn install(tracer: &Tracer, worker: usize) {
+    THREAD.with(|t| {
+        t.tracer.set(tracer);
+        t.worker.set(worker);
+    });
+}
+
+/// This thread records no more.
+pub(crate) fn uninstall() {
+    THREAD.with(|t| {
+        t.unlock();
+        t.tracer.set(std::ptr::null());
+    });
+}
+
+impl ThreadState {
+    #[inline]
+    fn slot(&self) -> &WorkerSlot {
+        // SAFETY: called only with a tracer installed (`locked` implies it),
+        // which outlives the installation (`install`'s contract).
+        let tracer = unsafe { &*self.tracer.get() };
+        &tracer.slots[self.worker.get()]
+    }
+
+    /// Takes this worker's lock if a session is recording; whether this
+    /// thread may record now.
+    #[inline]
+    fn try_lock(&self) -> bool {
+        if self.locked.get() {
+            return true;
+        }
+        let tracer = self.tracer.get();
+        if tracer.is_null() {
+            return false;
+        }
+        // SAFETY: installed, so alive (`install`'s contract).
+        let tracer = unsafe { &*tracer };
+        if !tracer.active.load(Ordering::Relaxed) {
+            return false;
+        }
+        self.lock_slow(tracer)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn lock_slow(&self, tracer: &Tracer) -> bool {
+        let slot = &tracer.slots[self.worker.get()];
+        slot.lock.lock();
+        // Re-checked under the lock: the collector clears `active` before
+        // it takes the locks, so a session that ended meanwhile is seen.
+        if !tracer.active.load(Ordering::Relaxed) {
+            // SAFETY: taken just above.
+            unsafe { slot.lock.unlock() };
+            return false;
+        }
+        self.epoch.set(tracer.epoch.load(Ordering::Relaxed) & 0xFF);
+        self.locked.set(true);
+        self.open.set(0);
+        self.just_resumed.set(false);
+        true
+    }
+
+    fn unlock(&self) {
+        if self.locked.replace(false) {
+            self.open.set(0);
+            // SAFETY: `locked` says this thread holds the slot's lock.
+            unsafe { self.slot().lock.unlock() };
+        }
+    }
+
+    #[allow(clippy::mut_from_ref)]
+    #[inline]
+    fn buffer(&self) -> &mut WorkerBuffer {
+        debug_assert!(self.locked.get());
+        // SAFETY: this thread holds the slot's lock (callers check
+        // `locked`), and no hook holds the reference across another call.
+        unsafe { &mut *self.slot().buffer.get() }
+    }
+
+    /// Begins a strand of `task` (0: a new task, named by this strand) at
+    /// `now`; returns its raw reference.
+    #[inline]
+    fn begin_at(&self, task: u64, now: u64) -> u64 {
+        let index = self.buffer().strands.len();
+        let strand = StrandRef::new(self.epoch.get(), self.worker.get(), index).0;
+        self.open.set(strand);
+        self.open_start.set(now);
+        self.task.set(if task == 0 { strand } else { task });
+        strand
+    }
+
+    /// Ends the open strand at `now`; returns it (0 if none was open).
+    #[inline]
+    fn end_at(&self, now: u64) -> u64 {
+        let strand = self.open.replace(0);
+        if strand != 0 {
+            let record = StrandRecord {
+                start: self.open_start.get(),
+                end: now,
+                task: self.task.get(),
+            };
+            self.buffer().strands.push(record);
+            self.last_ended.set(strand);
+        }
+        strand
+    }
+
+    #[inline]
+    fn edge(&self, from: u64, to: u64, kind: EdgeKind) {
+        if from != 0 && to != 0 && StrandRef(from).epoch() == self.epoch.get() {
+            self.buffer().edges.push(EdgeRecord { from, to, kind });
+        }
+    }
+
+    /// Ends the open strand and begins the next of the same task at one
+    /// instant, joined by an edge of `kind`; returns (ended, begun).
+    #[inline]
+    fn split(&self, kind: EdgeKind) -> (u64, u64) {
+        let now = clock::now();
+        let ended = self.end_at(now);
+        let begun = self.begin_at(self.task.get(), now);
+        self.edge(ended, begun, kind);
+        self.just_resumed.set(false);
+        (ended, begun)
+    }
+}
+
+/// A job starts on this worker (the root of a fiber): its first strand
+/// begins, created by `creator`.
+#[inline]
+pub(crate) fn task_start(creator: StrandRef) {
+    THREAD.with(|t| {
+        if !t.try_lock() {
+            return;
+        }
+        debug_assert_eq!(t.open.get(), 0, "a job started inside a strand");
+        let begun = t.begin_at(0, clock::now());
+        t.edge(creator.0, begun, EdgeKind::Create);
+        t.just_resumed.set(false);
+    });
+}
+
+/// The job started by [`task_start`] returned: its strand ends if still
+/// open, and the worker stops writing its buffer until the next job.
+#[inline]
+pub(crate) fn task_end() {
+    THREAD.with(|t| {
+        if t.locked.get() {
+            t.end_at(clock::now());
+            t.unlock();
+        }
+    });
+}
+
+/// The running task is finishing: ends its last strand and returns it, for
+/// the completion to carry to whoever waits for the task.
+#[inline]
+pub(crate) fn task_finish() -> StrandRef {
+    THREAD.with(|t| {
+        if t.open.get() == 0 {
+            return StrandRef::NONE;
+        }
+        StrandRef(t.end_at(clock::now()))
+    })
+}
+
+/// The running task creates a task (or signals an event): its strand ends
+/// here and its continuation begins (a create-continue edge). Returns the
+/// ended strand: the new task's creator.
+#[inline]
+pub(crate) fn fork() -> StrandRef {
+    THREAD.with(|t| {
+        if t.open.get() == 0 {
+            return StrandRef::NONE;
+        }
+        StrandRef(t.split(EdgeKind::CreateContinue).0)
+    })
+}
+
+/// A suspended task's last strand and its task, kept in the suspended frame
+/// until it resumes.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Paused {
+    strand: u64,
+    task: u64,
+}
+
+/// The running task suspends: its strand ends, and this worker stops
+/// writing its buffer until a job starts or a task resumes.
+#[inline]
+pub(crate) fn suspend() -> Paused {
+    THREAD.with(|t| {
+        if !t.locked.get() {
+            return Paused { strand: 0, task: 0 };
+        }
+        let task = t.task.get();
+        let strand = t.end_at(clock::now());
+        t.unlock();
+        Paused { strand, task }
+    })
+}
+
+/// The task suspended with `paused` resumes: a new strand begins, after the
+/// paused one (a wait-continue edge).
+#[inline]
+pub(crate) fn resume(paused: Paused) {
+    THREAD.with(|t| {
+        if !t.try_lock() {
+            return;
+        }
+        let same_session = paused.strand != 0 && StrandRef(paused.strand).epoch() == t.epoch.get();
+        let task = if same_session { paused.task } else { 0 };
+        let begun = t.begin_at(task, clock::now());
+        t.edge(paused.strand, begun, EdgeKind::WaitContinue);
+        t.just_resumed.set(same_session);
+    });
+}
+
+/// A wait of the running task completed, and `from` is the last strand of
+/// what it waited for (a child's, or an event setter's): an end edge into
+/// the waiter's current strand, which begins here unless it just began at
+/// the wake-up.
+#[inline]
+pub(crate) fn joined(from: StrandRef) {
+    if from.is_none() {
+        return;
+    }
+    THREAD.with(|t| {
+        if t.open.get() == 0 || from.epoch() != t.epoch.get() {
+            return;
+        }
+        let current = if t.just_resumed.get() {
+            t.open.get()
+        } else {
+            t.split(EdgeKind::WaitContinue).1
+        };
+        t.edge(from.0, current, EdgeKind::End);
+        t.just_resumed.set(false);
+    });
+}
+
+/// Runs `job`, a task created by `creator`, inside the running task (a
+/// scope, group or handle claiming its own unstarted child): the running
+/// strand ends, the child's strands are recorded as its own task, and the
+/// running task goes on in a new strand after it — after its own previous
+/// strand (wait-continue) and after the child's last (end): it waited for
+/// the child by running it.
+pub(crate) fn run_nested<R>(creator: StrandRef, job: impl FnOnce() -> R) -> R {
+    let outer = THREAD.with(|t| {
+        if !t.try_lock() {
+            return None;
+        }
+        let now = clock::now();
+        let task = t.task.get();
+        let ended = t.end_at(now);
+        let begun = t.begin_at(0, now);
+        t.edge(creator.0, begun, EdgeKind::Create);
+        t.just_resumed.set(false);
+        Some((ended, task))
+    });
+    let result = job();
+    if let Some((ended, task)) = outer {
+        THREAD.with(|t| {
+            if !t.locked.get() {
+                return;
+            }
+            let now = clock::now();
+            // The child's last strand: still open, or ended by its
+            // completion (`task_finish`).
+            t.end_at(now);
+            let child_last = t.last_ended.get();
+            if ended != 0 {
+                let begun = t.begin_at(task, now);
+                t.edge(ended, begun, EdgeKind::WaitContinue);
+                if child_last != ended {
+                    t.edge(child_last, begun, EdgeKind::End);
+                }
+            }
+            t.just_resumed.set(false);
+        });
+    }
+    result
+}
