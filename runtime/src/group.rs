@@ -141,7 +141,8 @@ impl TaskGroup {
     where
         F: FnOnce() + Send + 'static,
     {
-        if let Err(payload) = panic::catch_unwind(AssertUnwindSafe(f)) {
+        let result = trace::inlined(|| panic::catch_unwind(AssertUnwindSafe(f)));
+        if let Err(payload) = result {
             keep_first_panic(&self.state.panic, payload);
         }
     }

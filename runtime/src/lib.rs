@@ -193,7 +193,7 @@ pub use params::{
 #[doc(inline)]
 pub use prescient_macros::task_program;
 #[cfg(feature = "trace")]
-pub use profile::{Profile, ProfileError, ProfileFiles};
+pub use profile::{InlineOnPath, Profile, ProfileError, ProfileFiles};
 pub use range::{for_range, for_range_chunked};
 pub use runtime::{
     current_worker_index, num_workers, BuildError, Runtime, RuntimeBuilder, MAX_WORKERS,

@@ -13,7 +13,7 @@ pub use prescient_graph::trace::{
 };
 
 use crate::runtime::Runtime;
-use crate::trace::{self, StartError};
+use crate::trace::{self, Assembled, StartError};
 use prescient_graph::trace::{analyze, chrome_trace, parallelism_profile, svg_report};
 use std::fmt;
 use std::io;
@@ -93,7 +93,27 @@ pub struct Profile<R> {
     dag: Dag,
     analysis: Analysis,
     stats: TraceStats,
+    /// Per strand: ns running children inline.
+    inlined_ns: Vec<u64>,
+    /// Per strand: children run inline that began in it.
+    inlined_children: Vec<u32>,
 }
+
+/// The children their spawners ran inline on the critical path.
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub struct InlineOnPath {
+    /// Their time on the path (ns).
+    pub ns: u64,
+    /// How many began on the path.
+    pub children: u64,
+    /// The same per spawning task, largest first (at most 5):
+    /// `(task, ns, children)`.
+    pub by_task: Vec<(u32, u64, u64)>,
+}
+
+/// Share of the critical path's work, run as inline children, from which
+/// the report names it as a finding (with nowork of at least 5 %).
+const INLINE_FINDING_SHARE: f64 = 25.0;
 
 /// The files [`Profile::write`] wrote.
 #[derive(Clone, Debug)]
@@ -134,6 +154,82 @@ impl<R> Profile<R> {
         parallelism_profile(&self.dag)
     }
 
+    /// Nanoseconds of `strand` spent running children inline: `spawn`,
+    /// scope, group and dataflow children that their spawner ran itself
+    /// (lazy task creation with a full deque, or the inliner), outermost
+    /// only. `join`'s inline second halves are not counted.
+    pub fn inlined_ns(&self, strand: StrandId) -> u64 {
+        self.inlined_ns[strand.index()]
+    }
+
+    /// How many inline children (see [`inlined_ns`](Self::inlined_ns))
+    /// began in `strand`.
+    pub fn inlined_children(&self, strand: StrandId) -> u32 {
+        self.inlined_children[strand.index()]
+    }
+
+    /// The inline children on the critical path.
+    pub fn inline_on_path(&self) -> InlineOnPath {
+        let mut total = InlineOnPath::default();
+        let mut by_task: std::collections::HashMap<u32, (u64, u64)> = Default::default();
+        for step in &self.analysis.critical_path.steps {
+            let ns = self.inlined_ns(step.strand);
+            let children = u64::from(self.inlined_children(step.strand));
+            if ns == 0 && children == 0 {
+                continue;
+            }
+            total.ns += ns;
+            total.children += children;
+            let task = by_task
+                .entry(self.dag.strand(step.strand).task)
+                .or_default();
+            task.0 += ns;
+            task.1 += children;
+        }
+        let mut tasks: Vec<(u32, u64, u64)> = by_task
+            .into_iter()
+            .map(|(task, (ns, children))| (task, ns, children))
+            .collect();
+        tasks.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        tasks.truncate(5);
+        total.by_task = tasks;
+        total
+    }
+
+    /// The inline-children lines of the report, and its finding (nothing
+    /// when no inline child began on the path).
+    fn inline_report(&self) -> String {
+        use std::fmt::Write as _;
+        let inline = self.inline_on_path();
+        if inline.children == 0 {
+            return String::new();
+        }
+        let path = &self.analysis.critical_path;
+        let share = percent(inline.ns, path.work);
+        let mut out = format!(
+            "children run inline by their spawner on the critical path: {} ns ({share:.1}% \
+             of its work), {} children\n",
+            inline.ns, inline.children
+        );
+        for &(task, ns, children) in &inline.by_task {
+            let _ = writeln!(out, "  task {task:>10}: {ns:>16} ns in {children} children");
+        }
+        let nowork = percent(self.analysis.run.nowork, self.analysis.run.total());
+        if share >= INLINE_FINDING_SHARE && nowork >= 5.0 {
+            let (task, _, children) = inline.by_task[0];
+            let _ = writeln!(
+                out,
+                "finding: {share:.1}% of the critical path's work is children that their \
+                 spawner ran itself (task {task}: {children} of them) while {nowork:.1}% of \
+                 elapsed × workers had nothing to run: the spawner serialises its children \
+                 (its deque was full — lazy task creation — or the inliner chose to run them); \
+                 raise the queue capacity (Params::with_queue_capacity), or split the loop \
+                 recursively (for_range) so that thieves take halves"
+            );
+        }
+        out
+    }
+
     /// What was recorded, its memory, and clock-skew repairs.
     pub fn stats(&self) -> TraceStats {
         self.stats
@@ -148,10 +244,11 @@ impl<R> Profile<R> {
             stats.recorded_bytes as f64 / stats.strands as f64
         };
         format!(
-            "{}\nrecorded: {} strands, {} edges, {:.1} MB ({per_strand:.0} bytes per strand; \
+            "{}{}\nrecorded: {} strands, {} edges, {:.1} MB ({per_strand:.0} bytes per strand; \
              {:.1} MB of buffers reserved); clock-skew repairs: {} (largest {} ns); edges \
              dropped: {}\nrun {:.3} s, assembled in {:.3} s, analysed in {:.3} s\n",
             self.analysis,
+            self.inline_report(),
             stats.strands,
             stats.edges,
             stats.recorded_bytes as f64 / 1e6,
@@ -251,7 +348,12 @@ impl Runtime {
         };
         let recording = recording.expect("this call started the session");
         let assembling = Instant::now();
-        let (dag, mut stats) = trace::assemble(recording).map_err(ProfileError::InvalidTrace)?;
+        let Assembled {
+            dag,
+            mut stats,
+            inlined_ns,
+            inlined_children,
+        } = trace::assemble(recording).map_err(ProfileError::InvalidTrace)?;
         let analysing = Instant::now();
         let analysis = analyze(&dag);
         stats.run_ns = run_ns;
@@ -262,6 +364,17 @@ impl Runtime {
             dag,
             analysis,
             stats,
+            inlined_ns,
+            inlined_children,
         })
+    }
+}
+
+/// `part` as a percentage of `whole` (0 when `whole` is 0).
+fn percent(part: u64, whole: u64) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        100.0 * part as f64 / whole as f64
     }
 }

@@ -146,7 +146,7 @@ impl<'scope> Scope<'scope> {
     {
         match WorkerThread::current_task_path(Some(site), false) {
             Some(TaskPath::Deferred | TaskPath::Kept) => self.spawn_deferred(f),
-            Some(TaskPath::Plain) => self.run(f),
+            Some(TaskPath::Plain) => self.run_inline(f),
             Some(TaskPath::Timed(id, deferred)) => {
                 let timed = move |scope: &Scope<'scope>| {
                     let start = Instant::now();
@@ -156,7 +156,7 @@ impl<'scope> Scope<'scope> {
                 if deferred {
                     self.spawn_deferred(timed);
                 } else {
-                    self.run(timed);
+                    self.run_inline(timed);
                 }
             }
             // A thread outside the runtime borrowed the scope: inject.
@@ -176,6 +176,16 @@ impl<'scope> Scope<'scope> {
     {
         let job = self.deferred(f);
         on_worker(|worker| worker.push(job.created_by(trace::fork())));
+    }
+
+    /// Runs `f` now, as its spawner's inline child (lazy task creation or
+    /// the inliner; timed as such by the profiler).
+    #[inline]
+    fn run_inline<F>(&self, f: F)
+    where
+        F: FnOnce(&Scope<'scope>),
+    {
+        trace::inlined(|| self.run(f));
     }
 
     /// Runs `f` with this scope, keeping its panic for the scope's end.

@@ -241,7 +241,7 @@ where
     let inner = match defer {
         // `f` runs outside `with_current`'s closure (see there why).
         false => {
-            let result = panic::catch_unwind(AssertUnwindSafe(f));
+            let result = trace::inlined(|| panic::catch_unwind(AssertUnwindSafe(f)));
             // Only a panicked task pays for a reference to its runtime.
             let registry = result
                 .is_err()

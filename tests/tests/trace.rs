@@ -413,3 +413,42 @@ fn oversubscribed_mixed_programs_record_valid_dags() {
         }
     }
 }
+
+/// A loop spawner with room for one queued task runs most of its children
+/// itself: they are no tasks, but their time shows as the spawner's inline
+/// time on the critical path, and the report says so.
+#[test]
+fn children_a_full_deque_runs_inline_are_timed_into_their_spawner() {
+    let runtime = runtime_with(
+        2,
+        Params::DEFAULT
+            .with_inlining(Inlining::Never)
+            .with_queue_capacity(1),
+    );
+    let profile = runtime
+        .profile(|| {
+            prescient::scope(|s| {
+                for _ in 0..40 {
+                    s.spawn(|_| sleep_ms(1));
+                }
+            })
+        })
+        .unwrap();
+    let inline = profile.inline_on_path();
+    assert!(inline.children >= 10, "{inline:?}");
+    assert!(inline.ns >= 10 * MS, "{inline:?}");
+    let (task, ns, children) = inline.by_task[0];
+    assert_eq!(
+        task,
+        profile.dag().strand(prescient::profile::StrandId(0)).task
+    );
+    assert!(ns <= inline.ns && children <= inline.children);
+    // Inline time never exceeds its strand.
+    for (i, strand) in profile.dag().strands().iter().enumerate() {
+        assert!(profile.inlined_ns(prescient::profile::StrandId(i as u32)) <= strand.duration());
+    }
+    assert!(profile
+        .report()
+        .contains("children run inline by their spawner"));
+    check_sums(profile.analysis(), 2);
+}

@@ -14,11 +14,16 @@ use crate::suite::{Program, Runner};
 pub fn usage() -> String {
     cli::usage(
         "suite [--quick] [--threads LIST] [--only PROGRAMS] [--runners RUNNERS]
-             [--json PATH] [--no-idle] [--timeout SECONDS] [--tree-layout LAYOUT]",
+             [--json PATH] [--no-idle] [--timeout SECONDS] [--tree-layout LAYOUT]
+       suite --profile PROGRAM [--runners RUNNER] [--threads LIST] [--profile-dir DIR]",
         "Runs every program x runner x thread count in its own child process and
 prints a table of times, T/Tseq, overhead per join, speedups, ratios to rayon
 and chili, peak RSS and Prescient's suspensions; then the idle CPU of each
-runtime; then writes JSON.",
+runtime; then writes JSON. With --profile, instead profiles one program under
+one Prescient runner at each thread count with the critical-path profiler
+(needs the `trace` feature: cargo run --release -p prescient-benches
+--features trace --bin suite -- --profile fib) and writes its report, Chrome
+trace and SVG.",
         "a few samples per configuration (the whole suite in
                       about a minute on two cores)",
         "  --only PROGRAMS     comma-separated subset of: fib, tree1k, tree16m
@@ -31,6 +36,11 @@ runtime; then writes JSON.",
                       (default; neutral between left- and right-first
                       traversals), pre-order (Spice's Zig builder) or
                       post-order (chili's and Spice's Rust builders)
+  --profile PROGRAM   profile PROGRAM (one of the above) under the first
+                      Prescient runner of --runners (default
+                      prescient-default) instead of running the suite
+  --profile-dir DIR   where the profiles go (default target/profile): one
+                      folder PROGRAM-RUNNER-tTHREADS per thread count
 ",
     )
 }
@@ -55,6 +65,8 @@ pub enum Command {
         /// The allocation order of a tree's nodes.
         layout: Layout,
     },
+    /// Profile one program (`--profile PROGRAM`).
+    Profile(ProfileOptions),
     /// Measure an idle pool's CPU time (hidden: `--child-idle RUNNER THREADS`).
     Idle {
         /// The runner whose pool idles.
@@ -62,6 +74,23 @@ pub enum Command {
         /// The number of threads of its pool.
         threads: usize,
     },
+}
+
+/// What `--profile` profiles, and where the profiles go.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProfileOptions {
+    /// The program.
+    pub program: Program,
+    /// The Prescient runner whose parameters the runtime gets.
+    pub runner: Runner,
+    /// The thread counts, one profile each.
+    pub threads: Vec<usize>,
+    /// Smaller inputs (`--quick`).
+    pub quick: bool,
+    /// The allocation order of a tree's nodes.
+    pub layout: Layout,
+    /// The folder that receives one folder per profile.
+    pub dir: PathBuf,
 }
 
 /// The parent's options.
@@ -147,6 +176,8 @@ pub fn parse(
     let mut child = None;
     let mut idle_child = None;
     let mut tree_layout = Layout::DEFAULT;
+    let mut profile = None;
+    let mut profile_dir = PathBuf::from("target/profile");
 
     fn runner(name: &str) -> Result<Runner, String> {
         Runner::parse(name).ok_or_else(|| format!("unknown runner `{name}`"))
@@ -188,6 +219,12 @@ pub fn parse(
                 let runner = runner(&args.positional(flag)?)?;
                 child = Some((program, runner, count(args, flag)?));
             }
+            "--profile" => {
+                let name = args.value(flag)?;
+                profile =
+                    Some(Program::parse(&name).ok_or_else(|| format!("unknown program `{name}`"))?);
+            }
+            "--profile-dir" => profile_dir = PathBuf::from(args.value(flag)?),
             "--child-idle" => {
                 let runner = runner(&args.value(flag)?)?;
                 idle_child = Some((runner, count(args, flag)?));
@@ -215,6 +252,21 @@ pub fn parse(
         return Ok(Command::Idle { runner, threads });
     }
     let threads = common.threads(env_threads, max_threads)?;
+    if let Some(program) = profile {
+        let runner = runners
+            .iter()
+            .copied()
+            .find(|r| r.params().is_some())
+            .ok_or("--profile needs a Prescient runner in --runners")?;
+        return Ok(Command::Profile(ProfileOptions {
+            program,
+            runner,
+            threads,
+            quick,
+            layout: tree_layout,
+            dir: profile_dir,
+        }));
+    }
     let timeout = timeout.unwrap_or(Duration::from_secs(if quick { 300 } else { 1800 }));
     Ok(Command::Suite(Options {
         quick,
@@ -241,6 +293,33 @@ mod tests {
             Command::Suite(o) => o,
             other => panic!("not a suite command: {other:?}"),
         }
+    }
+
+    #[test]
+    fn profile_takes_one_program_and_the_first_prescient_runner() {
+        let parsed = parse(
+            args("--profile tree1k --threads 1,4 --profile-dir /tmp/p"),
+            None,
+            2,
+        );
+        let Ok(Command::Profile(p)) = parsed else {
+            panic!("not a profile command: {parsed:?}");
+        };
+        assert_eq!(p.program, Program::Tree1k);
+        assert_eq!(p.runner, Runner::PrescientDefault);
+        assert_eq!(p.threads, vec![1, 4]);
+        assert_eq!(p.dir, PathBuf::from("/tmp/p"));
+        let Ok(Command::Profile(p)) = parse(
+            args("--profile fib --runners rayon,prescient-never"),
+            None,
+            2,
+        ) else {
+            panic!("not a profile command");
+        };
+        assert_eq!(p.runner, Runner::PrescientNever);
+        assert_eq!(p.dir, PathBuf::from("target/profile"));
+        assert!(parse(args("--profile nope"), None, 2).is_err());
+        assert!(parse(args("--profile fib --runners rayon"), None, 2).is_err());
     }
 
     #[test]

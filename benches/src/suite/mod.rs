@@ -24,6 +24,7 @@
 pub mod child;
 pub mod cli;
 pub mod machine;
+pub mod profile;
 pub mod report;
 
 use std::fmt;
@@ -508,6 +509,7 @@ pub fn main(args: impl IntoIterator<Item = String>) -> i32 {
             layout,
         }) => child::run_child(program, runner, threads, quick, layout),
         Ok(Command::Idle { runner, threads }) => child::run_idle_child(runner, threads),
+        Ok(Command::Profile(options)) => profile::run(&options),
         Err(message) => {
             eprintln!("error: {message}\n\n{}", cli::usage());
             2

@@ -180,17 +180,10 @@ impl Analysis {
         if work >= FINDING_SHARE {
             let top = self.path_tasks.first().map_or(String::new(), |task| {
                 format!(
-                    "; task {} holds {:.1}% of it in {} strands{}",
+                    "; task {} holds {:.1}% of it in {} strands",
                     task.task,
                     percent(task.work as f64, path.work as f64),
                     task.strands,
-                    if task.strands > 2 && task.work * 2 > path.work {
-                        " (a task that spawns in a loop and runs children itself when its \
-                         queue is full looks like this: raise the queue capacity, or split \
-                         the loop recursively)"
-                    } else {
-                        ""
-                    }
                 )
             });
             found.push((

@@ -238,7 +238,7 @@ impl<'df, 'env> Dataflow<'df, 'env> {
             };
             if on_a_worker && !shared.has_room() {
                 note_inlined();
-                run(false);
+                crate::trace::inlined(|| run(false));
             } else {
                 shared.note_queued();
                 let job = HeapJob::into_job_ref(move || {
@@ -262,7 +262,7 @@ impl<'df, 'env> Dataflow<'df, 'env> {
             note_inlined();
             // SAFETY: idle, and this is the owner thread (`!Sync` scope)
             // submitting; see `run_unregistered`.
-            unsafe { task::run_unregistered(shared, raw, body) };
+            crate::trace::inlined(|| unsafe { task::run_unregistered(shared, raw, body) });
             return;
         }
         // SAFETY: the handles are alive (borrowed for this call); counted
@@ -289,7 +289,7 @@ impl<'df, 'env> Dataflow<'df, 'env> {
                 note_inlined();
                 // SAFETY: the graph handed the task out under `id`; the scope
                 // is alive (this frame borrows it).
-                unsafe { task.run(id) };
+                crate::trace::inlined(|| unsafe { task.run(id) });
             } else {
                 // SAFETY: as above.
                 push_or_inject(shared, unsafe { task.into_job(id) });

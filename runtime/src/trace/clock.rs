@@ -103,6 +103,12 @@ impl Conversion {
         }
     }
 
+    /// A length of `ticks` in nanoseconds.
+    #[inline]
+    pub(crate) fn duration(&self, ticks: u64) -> u64 {
+        (ticks as u128 * self.numerator / self.denominator) as u64
+    }
+
     /// Nanoseconds from the session's start to `ticks` (0 before it).
     #[inline]
     pub(crate) fn nanos(&self, ticks: u64) -> u64 {

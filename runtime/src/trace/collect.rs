@@ -31,7 +31,7 @@ pub struct TraceStats {
     pub strands: usize,
     /// Edges recorded (before dropping those to other sessions).
     pub edges: usize,
-    /// Bytes of the recorded strands and edges (24 each).
+    /// Bytes of the recorded strands (40 each) and edges (24 each).
     pub recorded_bytes: usize,
     /// Bytes the workers' buffers held for the session (reserved chunks
     /// included).
@@ -52,8 +52,18 @@ pub struct TraceStats {
     pub analyze_ns: u64,
 }
 
+/// A session's DAG, with what the DAG model has no room for.
+pub(crate) struct Assembled {
+    pub(crate) dag: Dag,
+    pub(crate) stats: TraceStats,
+    /// Per strand (by id): nanoseconds spent running children inline.
+    pub(crate) inlined_ns: Vec<u64>,
+    /// Per strand: children run inline that began in it.
+    pub(crate) inlined_children: Vec<u32>,
+}
+
 /// Builds the DAG of a session.
-pub(crate) fn assemble(recording: Recording) -> Result<(Dag, TraceStats), TraceError> {
+pub(crate) fn assemble(recording: Recording) -> Result<Assembled, TraceError> {
     let Recording {
         epoch,
         buffers,
@@ -81,6 +91,8 @@ pub(crate) fn assemble(recording: Recording) -> Result<(Dag, TraceStats), TraceE
         (strand.index() < buffer.strands.len()).then(|| (offsets[worker] + strand.index()) as u32)
     };
     let mut strands = Vec::with_capacity(total);
+    let mut inlined_ns = Vec::with_capacity(total);
+    let mut inlined_children = Vec::with_capacity(total);
     for (worker, buffer) in buffers.iter().enumerate() {
         let mut previous_end = 0;
         for record in buffer.strands.iter() {
@@ -95,6 +107,8 @@ pub(crate) fn assemble(recording: Recording) -> Result<(Dag, TraceStats), TraceE
                 end = end.max(start);
             }
             previous_end = end;
+            inlined_ns.push(conversion.duration(record.inlined).min(end - start));
+            inlined_children.push(record.inlined_children);
             strands.push(Strand {
                 task: dense(record.task).unwrap_or(id),
                 worker: worker as u32,
@@ -132,5 +146,10 @@ pub(crate) fn assemble(recording: Recording) -> Result<(Dag, TraceStats), TraceE
     // edge checked before a strand shrank still holds.
     drop(buffers);
     let dag = Dag::new(offsets.len() as u32, strands, edges)?;
-    Ok((dag, stats))
+    Ok(Assembled {
+        dag,
+        stats,
+        inlined_ns,
+        inlined_children,
+    })
 }

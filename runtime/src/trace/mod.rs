@@ -28,6 +28,14 @@
 //!   even when the DAST manager releases them later (the delay shows as
 //!   create scheduler delay).
 //!
+//! Children a spawner runs itself (`spawn`, scope and group spawns and
+//! dataflow tasks run inline by lazy task creation or the inliner) are
+//! no task, but `inlined` times them into the running strand's *inline
+//! time*, which the report uses to tell a spawner's own work from the
+//! children it ran (a loop spawner whose deque is full). `join`'s second
+//! halves run inline are not timed: they are the recursion's own work, and
+//! timing them would cost every join two clock reads.
+//!
 //! A scope, group or dataflow scope keeps only its latest finisher, which
 //! is all the critical path needs (it follows the last-finished
 //! predecessor).
@@ -42,12 +50,12 @@ mod collect;
 mod recorder;
 
 #[cfg(feature = "trace")]
-pub(crate) use collect::assemble;
-#[cfg(feature = "trace")]
 pub use collect::TraceStats;
 #[cfg(feature = "trace")]
+pub(crate) use collect::{assemble, Assembled};
+#[cfg(feature = "trace")]
 pub(crate) use recorder::{
-    fork, install, joined, resume, run_nested, suspend, task_end, task_finish, task_start,
+    fork, inlined, install, joined, resume, run_nested, suspend, task_end, task_finish, task_start,
     uninstall, AtomicStrandRef, StartError, StrandRef, Tracer,
 };
 
@@ -55,6 +63,6 @@ pub(crate) use recorder::{
 mod off;
 #[cfg(not(feature = "trace"))]
 pub(crate) use off::{
-    fork, joined, resume, run_nested, suspend, task_end, task_finish, task_start, AtomicStrandRef,
-    StrandRef,
+    fork, inlined, joined, resume, run_nested, suspend, task_end, task_finish, task_start,
+    AtomicStrandRef, StrandRef,
 };

@@ -68,6 +68,11 @@ pub(crate) fn resume(_paused: Paused) {}
 pub(crate) fn joined(_from: StrandRef) {}
 
 #[inline(always)]
+pub(crate) fn inlined<R>(child: impl FnOnce() -> R) -> R {
+    child()
+}
+
+#[inline(always)]
 pub(crate) fn run_nested<R>(_creator: StrandRef, job: impl FnOnce() -> R) -> R {
     job()
 }

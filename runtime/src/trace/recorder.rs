@@ -132,12 +132,16 @@ impl AtomicStrandRef {
 }
 
 /// A strand as recorded: times in clock ticks; `task` is the raw
-/// [`StrandRef`] of the task's first strand.
+/// [`StrandRef`] of the task's first strand; `inlined` the ticks of it
+/// spent running children inline (`inlined`), `inlined_children` how many
+/// such children began in it.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct StrandRecord {
     pub(crate) start: u64,
     pub(crate) end: u64,
     pub(crate) task: u64,
+    pub(crate) inlined: u64,
+    pub(crate) inlined_children: u32,
 }
 
 /// An edge as recorded, between raw [`StrandRef`]s.
@@ -303,6 +307,16 @@ struct ThreadState {
     task: Cell<u64>,
     /// The strand that ended last on this thread.
     last_ended: Cell<u64>,
+    /// Nesting of inline children (`inlined`) in the running task: only the
+    /// outermost is timed. Per task: saved across suspensions and nested
+    /// runs.
+    inline_depth: Cell<u32>,
+    /// When the outermost inline child began, or the open strand began
+    /// inside it.
+    inline_start: Cell<u64>,
+    /// The open strand's inline ticks and children so far.
+    open_inlined: Cell<u64>,
+    open_inlined_children: Cell<u32>,
     /// The open strand began when a suspended task resumed, and nothing
     /// else happened since: whatever woke the task ended before it began.
     just_resumed: Cell<bool>,
@@ -319,6 +333,10 @@ thread_local! {
             open_start: Cell::new(0),
             task: Cell::new(0),
             last_ended: Cell::new(0),
+            inline_depth: Cell::new(0),
+            inline_start: Cell::new(0),
+            open_inlined: Cell::new(0),
+            open_inlined_children: Cell::new(0),
             just_resumed: Cell::new(false),
         }
     };
@@ -417,6 +435,11 @@ impl ThreadState {
         self.open.set(strand);
         self.open_start.set(now);
         self.task.set(if task == 0 { strand } else { task });
+        self.open_inlined.set(0);
+        self.open_inlined_children.set(0);
+        if self.inline_depth.get() > 0 {
+            self.inline_start.set(now);
+        }
         strand
     }
 
@@ -425,10 +448,16 @@ impl ThreadState {
     fn end_at(&self, now: u64) -> u64 {
         let strand = self.open.replace(0);
         if strand != 0 {
+            let mut inlined = self.open_inlined.get();
+            if self.inline_depth.get() > 0 {
+                inlined += now.saturating_sub(self.inline_start.get());
+            }
             let record = StrandRecord {
                 start: self.open_start.get(),
                 end: now,
                 task: self.task.get(),
+                inlined,
+                inlined_children: self.open_inlined_children.get(),
             };
             self.buffer().strands.push(record);
             self.last_ended.set(strand);
@@ -514,6 +543,8 @@ pub(crate) fn fork() -> StrandRef {
 pub(crate) struct Paused {
     strand: u64,
     task: u64,
+    /// The task's nesting of inline children when it suspended.
+    inline_depth: u32,
 }
 
 /// The running task suspends: its strand ends, and this worker stops
@@ -521,13 +552,25 @@ pub(crate) struct Paused {
 #[inline]
 pub(crate) fn suspend() -> Paused {
     THREAD.with(|t| {
+        let inline_depth = t.inline_depth.replace(0);
         if !t.locked.get() {
-            return Paused { strand: 0, task: 0 };
+            return Paused {
+                strand: 0,
+                task: 0,
+                inline_depth,
+            };
         }
         let task = t.task.get();
+        // Ended with the suspended task's depth, so its inline time counts.
+        t.inline_depth.set(inline_depth);
         let strand = t.end_at(clock::now());
+        t.inline_depth.set(0);
         t.unlock();
-        Paused { strand, task }
+        Paused {
+            strand,
+            task,
+            inline_depth,
+        }
     })
 }
 
@@ -536,6 +579,7 @@ pub(crate) fn suspend() -> Paused {
 #[inline]
 pub(crate) fn resume(paused: Paused) {
     THREAD.with(|t| {
+        t.inline_depth.set(paused.inline_depth);
         if !t.try_lock() {
             return;
         }
@@ -584,14 +628,17 @@ pub(crate) fn run_nested<R>(creator: StrandRef, job: impl FnOnce() -> R) -> R {
         let now = clock::now();
         let task = t.task.get();
         let ended = t.end_at(now);
+        // The child is a task of its own, not an inline child of ours.
+        let inline_depth = t.inline_depth.replace(0);
         let begun = t.begin_at(0, now);
         t.edge(creator.0, begun, EdgeKind::Create);
         t.just_resumed.set(false);
-        Some((ended, task))
+        Some((ended, task, inline_depth))
     });
     let result = job();
-    if let Some((ended, task)) = outer {
+    if let Some((ended, task, inline_depth)) = outer {
         THREAD.with(|t| {
+            t.inline_depth.set(inline_depth);
             if !t.locked.get() {
                 return;
             }
@@ -610,5 +657,36 @@ pub(crate) fn run_nested<R>(creator: StrandRef, job: impl FnOnce() -> R) -> R {
             t.just_resumed.set(false);
         });
     }
+    result
+}
+
+/// Runs `child`, a spawned child that its spawner runs itself, inline (lazy
+/// task creation with a full deque, or the inliner's decision): no task and
+/// no edge, but its time is counted in the running strand's inline time
+/// (outermost children only), so that the report can tell a spawner's own
+/// work from the children it ran. `child` must not unwind (callers pass
+/// closures that catch their panics).
+#[inline]
+pub(crate) fn inlined<R>(child: impl FnOnce() -> R) -> R {
+    let timed = THREAD.with(|t| {
+        let depth = t.inline_depth.get();
+        t.inline_depth.set(depth + 1);
+        if depth > 0 || t.open.get() == 0 {
+            return false;
+        }
+        t.inline_start.set(clock::now());
+        t.open_inlined_children
+            .set(t.open_inlined_children.get() + 1);
+        true
+    });
+    let result = child();
+    THREAD.with(|t| {
+        let depth = t.inline_depth.get();
+        t.inline_depth.set(depth.saturating_sub(1));
+        if timed && depth == 1 && t.open.get() != 0 {
+            let elapsed = clock::now().saturating_sub(t.inline_start.get());
+            t.open_inlined.set(t.open_inlined.get() + elapsed);
+        }
+    });
     result
 }

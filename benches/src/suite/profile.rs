@@ -1,0 +1,85 @@
+//! `suite --profile PROGRAM`: one of the suite's programs under one
+//! Prescient runner, profiled with the critical-path profiler at each
+//! thread count; each profile's report is printed and its files (report,
+//! Chrome trace, SVG) written to `DIR/PROGRAM-RUNNER-tTHREADS/`.
+//!
+//! Each runtime makes one untraced warm-up run first (stacks mapped, the
+//! inliner's decisions learnt), so the profile shows the steady state the
+//! suite measures. Needs the `trace` feature; without it the command says
+//! how to rebuild.
+
+use super::cli::ProfileOptions;
+
+/// Runs the profiles; returns the exit code.
+#[cfg(feature = "trace")]
+pub fn run(options: &ProfileOptions) -> i32 {
+    use prescient::Runtime;
+
+    let work = options.program.prepare(options.layout);
+    let params = options
+        .runner
+        .params()
+        .expect("a Prescient runner (checked by the parser)");
+    for &threads in &options.threads {
+        let runtime = match Runtime::builder()
+            .num_workers(threads)
+            .params(params)
+            .trace(true)
+            .build()
+        {
+            Ok(runtime) => runtime,
+            Err(error) => {
+                eprintln!("error: cannot build a runtime of {threads} workers: {error}");
+                return 2;
+            }
+        };
+        assert_eq!(runtime.run(|| work.run_prescient()), work.expected());
+        let profile = match runtime.profile(|| work.run_prescient()) {
+            Ok(profile) => profile,
+            Err(error) => {
+                eprintln!("error: {error}");
+                return 1;
+            }
+        };
+        assert_eq!(*profile.result(), work.expected());
+        let dir = options.dir.join(format!(
+            "{}-{}-t{threads}",
+            options.program.name(),
+            options.runner.name()
+        ));
+        println!(
+            "## {} under {} on {threads} workers ({})\n",
+            options.program.name(),
+            options.runner.name(),
+            options.program.description()
+        );
+        print!("{}", profile.report());
+        match profile.write(&dir) {
+            Ok(files) => println!(
+                "written: {}, {}, {}\n",
+                files.report.display(),
+                files.chrome_trace.display(),
+                files.svg.display()
+            ),
+            Err(error) => {
+                eprintln!(
+                    "error: cannot write the profile to {}: {error}",
+                    dir.display()
+                );
+                return 1;
+            }
+        }
+    }
+    0
+}
+
+/// Without the `trace` feature: says how to get it.
+#[cfg(not(feature = "trace"))]
+pub fn run(options: &ProfileOptions) -> i32 {
+    eprintln!(
+        "error: --profile needs the critical-path profiler; rebuild with the `trace` feature:\n  \
+         cargo run --release -p prescient-benches --features trace --bin suite -- --profile {}",
+        options.program.name()
+    );
+    2
+}
