@@ -100,14 +100,18 @@ where
     join_routed(None, a, b)
 }
 
-// Release: `inline`, not `inline(always)`: forcing it into every caller
-// made LLVM inline the closures into a recursive caller's body too, which
-// turned fib's recursion into indirect calls and cost it 40-60 % on one
-// thread (measured with the suite). Debug: `inline(always)`, or the
-// unoptimised frame of this function adds ~500 bytes to every join level
-// (`tests/tests/join_frame.rs`).
+// Release: `inline(never)`. Left to LLVM (`inline`), whether this function
+// was inlined into a recursive caller changed with unrelated edits elsewhere
+// in the crate: when it was, LLVM also inlined the closures and the caller
+// recursed through a register-indirect call loaded from the GOT, which cost
+// fib 35-45 % on one thread (measured with the suite: 65 ms against 47 ms
+// for fib(35); `inline(always)` did the same, 40-60 %). Kept out of line,
+// the closures are inlined into this function and the recursion is a
+// direct call to it: fib(35) 43-45 ms, tree1k 2.9 µs. Debug:
+// `inline(always)`, or the unoptimised frame of this function adds ~500
+// bytes to every join level (`tests/tests/join_frame.rs`).
 #[cfg_attr(debug_assertions, inline(always))]
-#[cfg_attr(not(debug_assertions), inline)]
+#[cfg_attr(not(debug_assertions), inline(never))]
 fn join_routed<A, B, RA, RB>(site: Option<SiteKey>, a: A, b: B) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send,
