@@ -23,6 +23,10 @@
 //! * **Runtime**: build one with [`Runtime::builder`], or let the free
 //!   functions use the lazily created global runtime. [`Runtime::counters`]
 //!   tells what the scheduler did.
+//! * **Profiling** (cargo feature `trace`): `Runtime::profile` records a
+//!   run's computation DAG and finds its critical path and where the time
+//!   went — work, busy delay, scheduler delay by cause, idle time — as a
+//!   text report, a Chrome trace and an SVG (the `profile` module).
 //!
 //! Coming from rayon: [`join`], [`scope`] and [`spawn`] keep their names;
 //! `(a..b).into_par_iter().with_min_len(g).for_each(f)` is
@@ -115,8 +119,9 @@
 //! ```
 
 // Module layers, lowest first (ARCHITECTURE.md has each module's imports):
-// 1. `params`, `sync`, `spin_lock`, `overflow`, `topology`, `job`,
-//    `counters`, `latent` (`job`) — no runtime state;
+// 1. `params`, `sync`, `spin_lock`, `overflow`, `topology`, `trace` (the
+//    profiler's recording hooks; empty without the `trace` feature), `job`
+//    (`trace`), `counters`, `latent` (`job`) — no runtime state;
 // 2. `deque` (uses `job`, `spin_lock`), `fiber` (stack switching; `job`,
 //    `overflow`), `dast` (the DAST manager's request queues, push policies
 //    and manager loop; `job`, `params`, `sync`);
@@ -127,7 +132,9 @@
 // 5. `registry` — the scheduler: workers and their main loop;
 // 6. the public API: `runtime`, `join`, `range` (loops over `join`),
 //    `spawn`, `scope`, `group`, `event`, `task_local`, `dataflow`,
-//    `analysis` (whose `SpawnSite` statics carry an `inlining` site slot).
+//    `analysis` (whose `SpawnSite` statics carry an `inlining` site slot),
+//    `profile` (`Runtime::profile`, feature `trace`). `fiber`, `stack_job`,
+//    `registry` and the public API call `trace`'s hooks.
 //
 // No module imports one from a layer above it, and no two modules import
 // each other (within layer 6, `join`, `range`, `spawn`, `scope`, `group` and

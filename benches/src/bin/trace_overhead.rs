@@ -126,7 +126,7 @@ fn overhead_table(options: &Options) {
     let expected = fib_seq(options.fib);
     println!(
         "| threads | inlining | plain ms | enabled / plain | profiled / plain | strands | \
-         buffer bytes / strand |"
+         recorded bytes / strand |"
     );
     println!("|---:|---|---:|---:|---:|---:|---:|");
     for &threads in &options.threads {
