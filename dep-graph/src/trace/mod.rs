@@ -70,6 +70,8 @@ mod svg;
 mod timeline;
 
 #[cfg(test)]
+mod test_support;
+#[cfg(test)]
 mod tests;
 
 pub use analysis::{analyze, Analysis, PathTask, PATH_TASKS};

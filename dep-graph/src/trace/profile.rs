@@ -314,25 +314,9 @@ pub(crate) fn for_each_change(dag: &Dag, mut emit: impl FnMut(ProfilePoint)) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{analyze, Edge, EdgeKind, Strand, StrandId};
+    use super::super::test_support::{edge, strand};
+    use super::super::{analyze, EdgeKind};
     use super::*;
-
-    fn strand(task: u32, worker: u32, start: u64, end: u64) -> Strand {
-        Strand {
-            task,
-            worker,
-            start,
-            end,
-        }
-    }
-
-    fn edge(from: u32, to: u32, kind: EdgeKind) -> Edge {
-        Edge {
-            from: StrandId(from),
-            to: StrandId(to),
-            kind,
-        }
-    }
 
     fn point(time: u64, running: u32, ready: u32) -> ProfilePoint {
         ProfilePoint {

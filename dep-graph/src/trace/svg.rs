@@ -1202,25 +1202,9 @@ fn draw_report(dag: &Dag, analysis: &Analysis, svg: &mut String) -> DrawResult<(
 
 #[cfg(test)]
 mod tests {
-    use super::super::{analyze, Edge, Strand, StrandId, Timeline};
+    use super::super::test_support::{edge, strand};
+    use super::super::{analyze, Timeline};
     use super::*;
-
-    fn strand(task: u32, worker: u32, start: u64, end: u64) -> Strand {
-        Strand {
-            task,
-            worker,
-            start,
-            end,
-        }
-    }
-
-    fn edge(from: u32, to: u32, kind: EdgeKind) -> Edge {
-        Edge {
-            from: StrandId(from),
-            to: StrandId(to),
-            kind,
-        }
-    }
 
     /// A small fork-join on 3 workers with delays: s0 w0 [0,10) forks s1
     /// (child, stolen late by w1 at [15,30)); s2 w0 [10,20) continues and

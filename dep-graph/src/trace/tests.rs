@@ -2,24 +2,8 @@
 //! its expected numbers in comments; `s0, s1, …` are strand ids, `w0, w1` workers
 //! and `[a, b)` the instants from `a` to `b`.
 
+use super::test_support::{edge, strand};
 use super::*;
-
-fn strand(task: u32, worker: u32, start: u64, end: u64) -> Strand {
-    Strand {
-        task,
-        worker,
-        start,
-        end,
-    }
-}
-
-fn edge(from: u32, to: u32, kind: EdgeKind) -> Edge {
-    Edge {
-        from: StrandId(from),
-        to: StrandId(to),
-        kind,
-    }
-}
 
 /// The four edges of one fork-join: s0 forks s1 (child), s2 is the parent's
 /// continuation, s3 the parent after the join.
