@@ -66,8 +66,16 @@ fn a_latent_half_reaches_an_idle_worker_on_request() {
                         },
                     )
                 });
-                assert_ne!(a_worker, b_worker, "{what}: b ran on the joiner's worker");
                 let c = rt.counters().since(&before);
+                // b reached another worker, unless a thief took a newer,
+                // inner half first (thieves take the newest under `FF` and
+                // `DEF`): then the inner join suspended on it, and its
+                // worker may run the outer half itself meanwhile — legitimate.
+                // Seen once in a full CI run under `FF` with 2 workers.
+                assert!(
+                    a_worker != b_worker || c.suspensions >= 1,
+                    "{what}: b ran on the joiner's worker, which never suspended: {c:?}"
+                );
                 assert!(c.published_joins >= 1, "{what}: {c:?}");
                 assert!(c.steals >= 1, "{what}: {c:?}");
             });
