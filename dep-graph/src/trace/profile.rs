@@ -314,7 +314,7 @@ pub(crate) fn for_each_change(dag: &Dag, mut emit: impl FnMut(ProfilePoint)) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_support::{edge, strand};
+    use super::super::test_support::{edge, fork_join_edges, strand};
     use super::super::{analyze, EdgeKind};
     use super::*;
 
@@ -335,13 +335,7 @@ mod tests {
             strand(0, 0, 10, 20),
             strand(0, 0, 32, 35),
         ];
-        let edges = vec![
-            edge(0, 1, EdgeKind::Create),
-            edge(0, 2, EdgeKind::CreateContinue),
-            edge(1, 3, EdgeKind::End),
-            edge(2, 3, EdgeKind::WaitContinue),
-        ];
-        Dag::new(2, strands, edges).unwrap()
+        Dag::new(2, strands, fork_join_edges()).unwrap()
     }
 
     #[test]

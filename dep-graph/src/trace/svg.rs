@@ -1202,7 +1202,7 @@ fn draw_report(dag: &Dag, analysis: &Analysis, svg: &mut String) -> DrawResult<(
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_support::{edge, strand};
+    use super::super::test_support::{edge, fork_join_edges, strand};
     use super::super::{analyze, Timeline};
     use super::*;
 
@@ -1309,13 +1309,7 @@ mod tests {
             strand(0, 0, 30, 32),
             strand(2, 1, 0, 15),
         ];
-        let edges = vec![
-            edge(0, 1, EdgeKind::Create),
-            edge(0, 2, EdgeKind::CreateContinue),
-            edge(1, 3, EdgeKind::End),
-            edge(2, 3, EdgeKind::WaitContinue),
-        ];
-        Dag::new(2, strands, edges).unwrap()
+        Dag::new(2, strands, fork_join_edges()).unwrap()
     }
 
     #[test]

@@ -20,3 +20,14 @@ pub(super) fn edge(from: u32, to: u32, kind: EdgeKind) -> Edge {
         kind,
     }
 }
+
+/// The four edges of one fork-join: s0 forks s1 (child), s2 is the parent's
+/// continuation, s3 the parent after the join.
+pub(super) fn fork_join_edges() -> Vec<Edge> {
+    vec![
+        edge(0, 1, EdgeKind::Create),
+        edge(0, 2, EdgeKind::CreateContinue),
+        edge(1, 3, EdgeKind::End),
+        edge(2, 3, EdgeKind::WaitContinue),
+    ]
+}

@@ -2,19 +2,8 @@
 //! its expected numbers in comments; `s0, s1, …` are strand ids, `w0, w1` workers
 //! and `[a, b)` the instants from `a` to `b`.
 
-use super::test_support::{edge, strand};
+use super::test_support::{edge, fork_join_edges, strand};
 use super::*;
-
-/// The four edges of one fork-join: s0 forks s1 (child), s2 is the parent's
-/// continuation, s3 the parent after the join.
-fn fork_join_edges() -> Vec<Edge> {
-    vec![
-        edge(0, 1, EdgeKind::Create),
-        edge(0, 2, EdgeKind::CreateContinue),
-        edge(1, 3, EdgeKind::End),
-        edge(2, 3, EdgeKind::WaitContinue),
-    ]
-}
 
 fn path_of(a: &Analysis) -> Vec<(u32, Option<EdgeKind>)> {
     a.critical_path
