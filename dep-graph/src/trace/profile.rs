@@ -19,10 +19,8 @@
 //! of buckets with exact (integer) integrals; the SVG report downsamples
 //! straight from the sweep without keeping the points.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
 use super::model::Dag;
+use super::timeline::EventMerge;
 
 /// A change point of the profile: from `time` until the next point's time,
 /// `running` strands run and `ready` strands are ready but not started.
@@ -239,76 +237,29 @@ impl Downsampler {
     }
 }
 
-/// One worker's position in the merge of start and end events.
-#[derive(Clone, Copy, Default)]
-struct Cursor {
-    /// Index (within the worker's strands) of its current or next strand.
-    next: usize,
-    /// Whether that strand has started (its end is the pending event).
-    running: bool,
-}
-
 /// Sweeps the run and calls `emit` with each change point of the profile,
 /// in time order: first at 0, last at the run's end with both values 0.
 pub(crate) fn for_each_change(dag: &Dag, mut emit: impl FnMut(ProfilePoint)) {
-    let mut sorted_ready = dag.ready_times();
-    sorted_ready.sort_unstable();
-    let mut cursors = vec![Cursor::default(); dag.workers() as usize];
-    let pending_time = |worker: u32, cursor: &Cursor| {
-        let &id = dag.worker_strand_slice(worker).get(cursor.next)?;
-        let s = &dag.strands()[id as usize];
-        Some(if cursor.running { s.end } else { s.start })
-    };
-    // The pending event of each worker: (time, worker).
-    let mut pending: BinaryHeap<Reverse<(u64, u32)>> = (0..dag.workers())
-        .filter_map(|w| Some(Reverse((pending_time(w, &cursors[w as usize])?, w))))
-        .collect();
-    let (mut started, mut ended, mut became_ready) = (0u64, 0u64, 0usize);
+    let mut merge = EventMerge::new(dag, dag.ready_times());
     let mut last: Option<ProfilePoint> = None;
-    let mut now = 0u64;
     loop {
-        while let Some(&Reverse((t, w))) = pending.peek() {
-            if t != now {
-                break;
-            }
-            pending.pop();
-            let cursor = &mut cursors[w as usize];
-            if cursor.running {
-                ended += 1;
-                cursor.running = false;
-                cursor.next += 1;
-            } else {
-                started += 1;
-                cursor.running = true;
-            }
-            if let Some(t) = pending_time(w, cursor) {
-                pending.push(Reverse((t, w)));
-            }
-        }
-        while sorted_ready.get(became_ready) == Some(&now) {
-            became_ready += 1;
-        }
+        merge.apply(|_, _| {});
         // Counts fit in u32: a trace holds fewer than 2^32 strands.
         let point = ProfilePoint {
-            time: now,
-            running: (started - ended) as u32,
-            ready: (became_ready as u64 - started) as u32,
+            time: merge.now(),
+            running: merge.running() as u32,
+            ready: merge.ready() as u32,
         };
-        let next = match (pending.peek(), sorted_ready.get(became_ready)) {
-            (Some(&Reverse((t, _))), Some(&r)) => t.min(r),
-            (Some(&Reverse((t, _))), None) => t,
-            (None, Some(&r)) => r,
-            (None, None) => {
-                // The end of the run: both values are 0 now.
-                emit(point);
-                return;
-            }
+        let Some(next) = merge.next_time() else {
+            // The end of the run: both values are 0 now.
+            emit(point);
+            return;
         };
         if last.is_none_or(|l| (l.running, l.ready) != (point.running, point.ready)) {
             emit(point);
             last = Some(point);
         }
-        now = next;
+        merge.advance(next);
     }
 }
 

@@ -191,44 +191,129 @@ pub(crate) struct Sweep {
 }
 
 /// One worker's position in the merge of start and end events.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Default)]
 struct WorkerCursor {
     /// Index (within the worker's strands) of its current or next strand.
     next: usize,
     /// Whether that strand has started (its end is the pending event).
     running: bool,
-    /// `F` (∫ delay / idle) when the worker last became idle.
-    idle_since_f: f64,
+}
+
+/// The merge of a run's events in time order: every worker's strand starts
+/// and ends (each worker's strands are in time order in the [`Dag`]; a heap
+/// holds one pending event per worker) and the sorted ready times. Between
+/// two event times every count is constant. Shared by the analysis's sweep
+/// and the parallelism profile's.
+pub(crate) struct EventMerge<'a> {
+    dag: &'a Dag,
+    cursors: Vec<WorkerCursor>,
+    /// The pending event of each worker: (time, worker).
+    pending: BinaryHeap<Reverse<(u64, u32)>>,
+    sorted_ready: Vec<u64>,
+    started: u64,
+    ended: u64,
+    became_ready: usize,
+    now: u64,
+}
+
+impl<'a> EventMerge<'a> {
+    /// The merge at time 0, before any event is applied; `ready[s]` is
+    /// strand `s`'s ready time (the vector is sorted in place).
+    pub(crate) fn new(dag: &'a Dag, mut ready: Vec<u64>) -> EventMerge<'a> {
+        ready.sort_unstable();
+        let mut merge = EventMerge {
+            dag,
+            cursors: vec![WorkerCursor::default(); dag.workers() as usize],
+            pending: BinaryHeap::new(),
+            sorted_ready: ready,
+            started: 0,
+            ended: 0,
+            became_ready: 0,
+            now: 0,
+        };
+        for w in 0..dag.workers() {
+            merge.push_pending(w);
+        }
+        merge
+    }
+
+    fn push_pending(&mut self, worker: u32) {
+        let cursor = self.cursors[worker as usize];
+        let Some(&id) = self.dag.worker_strand_slice(worker).get(cursor.next) else {
+            return;
+        };
+        let s = &self.dag.strands()[id as usize];
+        let t = if cursor.running { s.end } else { s.start };
+        self.pending.push(Reverse((t, worker)));
+    }
+
+    /// Applies every start, end and ready time at [`now`](Self::now),
+    /// calling `on_change(worker, started)` for each start (`true`) and end
+    /// (`false`).
+    pub(crate) fn apply(&mut self, mut on_change: impl FnMut(u32, bool)) {
+        while let Some(&Reverse((t, w))) = self.pending.peek() {
+            if t != self.now {
+                break;
+            }
+            self.pending.pop();
+            let cursor = &mut self.cursors[w as usize];
+            if cursor.running {
+                self.ended += 1;
+                cursor.running = false;
+                cursor.next += 1;
+            } else {
+                self.started += 1;
+                cursor.running = true;
+            }
+            on_change(w, cursor.running);
+            self.push_pending(w);
+        }
+        while self.sorted_ready.get(self.became_ready) == Some(&self.now) {
+            self.became_ready += 1;
+        }
+    }
+
+    /// The current time.
+    pub(crate) fn now(&self) -> u64 {
+        self.now
+    }
+
+    /// Strands running at `now` (after [`apply`](Self::apply)).
+    pub(crate) fn running(&self) -> u64 {
+        self.started - self.ended
+    }
+
+    /// Strands ready and not started at `now` (after `apply`).
+    pub(crate) fn ready(&self) -> u64 {
+        self.became_ready as u64 - self.started
+    }
+
+    /// The next event time after `now`, `None` once every event is applied.
+    pub(crate) fn next_time(&self) -> Option<u64> {
+        match (
+            self.pending.peek(),
+            self.sorted_ready.get(self.became_ready),
+        ) {
+            (Some(&Reverse((t, _))), Some(&r)) => Some(t.min(r)),
+            (Some(&Reverse((t, _))), None) => Some(t),
+            (None, Some(&r)) => Some(r),
+            (None, None) => None,
+        }
+    }
+
+    /// Moves to `next` (a [`next_time`](Self::next_time)).
+    pub(crate) fn advance(&mut self, next: u64) {
+        self.now = next;
+    }
 }
 
 /// Sweeps the run; `ready[s]` is strand `s`'s ready time.
 pub(crate) fn sweep(dag: &Dag, ready: &[u64]) -> Sweep {
     let workers = dag.workers();
-    let mut sorted_ready = ready.to_vec();
-    sorted_ready.sort_unstable();
-
-    let mut cursors = vec![
-        WorkerCursor {
-            next: 0,
-            running: false,
-            idle_since_f: 0.0,
-        };
-        workers as usize
-    ];
+    let mut merge = EventMerge::new(dag, ready.to_vec());
+    // Per worker, `F` (∫ delay / idle) when it last became idle.
+    let mut idle_since_f = vec![0.0f64; workers as usize];
     let mut per_worker = vec![WorkerBreakdown::default(); workers as usize];
-    // The pending event of each worker: (time, worker).
-    let mut pending: BinaryHeap<Reverse<(u64, u32)>> = BinaryHeap::new();
-    let pending_time = |worker: u32, cursor: &WorkerCursor| {
-        let &id = dag.worker_strand_slice(worker).get(cursor.next)?;
-        let s = &dag.strands()[id as usize];
-        Some(if cursor.running { s.end } else { s.start })
-    };
-    for w in 0..workers {
-        if let Some(t) = pending_time(w, &cursors[w as usize]) {
-            pending.push(Reverse((t, w)));
-        }
-    }
-
     let mut timeline = Timeline {
         times: vec![0],
         all_busy: Vec::new(),
@@ -237,46 +322,24 @@ pub(crate) fn sweep(dag: &Dag, ready: &[u64]) -> Sweep {
         nowork_before: vec![0],
     };
     let mut run = RunBreakdown::default();
-    let (mut started, mut ended, mut became_ready) = (0u64, 0u64, 0usize);
     let mut f_delay_per_idle = 0.0f64;
-    let mut now = 0u64;
     loop {
-        // Apply every event at `now`.
-        while let Some(&Reverse((t, w))) = pending.peek() {
-            if t != now {
-                break;
-            }
-            pending.pop();
-            let cursor = &mut cursors[w as usize];
-            if cursor.running {
-                ended += 1;
-                cursor.running = false;
-                cursor.next += 1;
-                cursor.idle_since_f = f_delay_per_idle;
+        merge.apply(|w, started| {
+            if started {
+                per_worker[w as usize].delay += f_delay_per_idle - idle_since_f[w as usize];
             } else {
-                started += 1;
-                cursor.running = true;
-                per_worker[w as usize].delay += f_delay_per_idle - cursor.idle_since_f;
+                idle_since_f[w as usize] = f_delay_per_idle;
             }
-            if let Some(t) = pending_time(w, cursor) {
-                pending.push(Reverse((t, w)));
-            }
-        }
-        while sorted_ready.get(became_ready) == Some(&now) {
-            became_ready += 1;
-        }
-        let next = match (pending.peek(), sorted_ready.get(became_ready)) {
-            (Some(&Reverse((t, _))), Some(&r)) => t.min(r),
-            (Some(&Reverse((t, _))), None) => t,
-            (None, Some(&r)) => r,
-            (None, None) => break,
+        });
+        let Some(next) = merge.next_time() else {
+            break;
         };
         // The segment [now, next): every count is constant on it.
+        let now = merge.now();
         let len = next - now;
-        let running = started - ended;
+        let running = merge.running();
         let idle = u64::from(workers) - running;
-        let ready_count = became_ready as u64 - started;
-        let delay = idle.min(ready_count);
+        let delay = idle.min(merge.ready());
         let nowork = idle - delay;
         run.work += running * len;
         run.delay += delay * len;
@@ -285,13 +348,13 @@ pub(crate) fn sweep(dag: &Dag, ready: &[u64]) -> Sweep {
             f_delay_per_idle += (delay * len) as f64 / idle as f64;
         }
         timeline.push(now, len, idle == 0, nowork as u32);
-        now = next;
+        merge.advance(next);
     }
-    let elapsed = now;
+    let elapsed = merge.now();
     debug_assert_eq!(elapsed, dag.end_time());
-    for (w, cursor) in cursors.iter().enumerate() {
+    for (w, since) in idle_since_f.iter().enumerate() {
         let share = &mut per_worker[w];
-        share.delay += f_delay_per_idle - cursor.idle_since_f;
+        share.delay += f_delay_per_idle - since;
         share.work = dag
             .worker_strands(w as u32)
             .map(|id| dag.strand(id).duration())
