@@ -375,6 +375,21 @@ pub fn parse(
     Ok(Parsed::Run(common))
 }
 
+/// A binary's options from its command line: runs `parse` on the arguments
+/// (without the program name), the value of [`THREADS_ENV`] and the
+/// available parallelism, then [`options_or_exit`] with `usage`.
+pub fn options_from_command_line<T>(
+    parse: impl FnOnce(Vec<String>, Option<&str>, usize) -> Result<Option<T>, String>,
+    usage: &str,
+) -> Option<T> {
+    let env_threads = std::env::var(THREADS_ENV).ok();
+    let args = std::env::args().skip(1).collect();
+    options_or_exit(
+        parse(args, env_threads.as_deref(), available_threads()),
+        usage,
+    )
+}
+
 /// What a binary's `main` does with the result of its option parser: the
 /// options to run with, or `None` after printing `usage` for `--help`; a bad
 /// argument prints the message and `usage` on stderr and exits with status 2.

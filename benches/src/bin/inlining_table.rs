@@ -34,7 +34,7 @@
 use prescient::{Inlining, InliningReport, Params, Runtime};
 use prescient_benches::cf17::workloads;
 use prescient_benches::cf17::{Size, Timed, Workload};
-use prescient_benches::cli::{self, Parsed, THREADS_ENV};
+use prescient_benches::cli::{self, Parsed};
 use prescient_benches::inlining::{self as mixed, Mixed};
 use prescient_benches::programs::tree;
 use prescient_benches::suite::machine::Machine;
@@ -597,11 +597,7 @@ fn summary(all: &[(&str, Results)], threads: &[usize]) -> String {
 }
 
 fn main() {
-    let available = cli::available_threads();
-    let env_threads = std::env::var(THREADS_ENV).ok();
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let parsed = parse_options(args, env_threads.as_deref(), available);
-    let Some(options) = cli::options_or_exit(parsed, &usage()) else {
+    let Some(options) = cli::options_from_command_line(parse_options, &usage()) else {
         return;
     };
     let threads = options.threads.clone();

@@ -29,7 +29,7 @@
 
 use prescient::profile::Dag;
 use prescient::{Inlining, Params, Runtime};
-use prescient_benches::cli::{self, Parsed, THREADS_ENV};
+use prescient_benches::cli::{self, Parsed};
 use prescient_benches::programs::fib::{fib_prescient, fib_seq};
 use prescient_benches::suite::machine::Machine;
 use prescient_benches::suite::median;
@@ -238,11 +238,7 @@ fn big_profile(options: &Options) {
 }
 
 fn main() {
-    let available = cli::available_threads();
-    let env_threads = std::env::var(THREADS_ENV).ok();
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let parsed = parse_options(args, env_threads.as_deref(), available);
-    let Some(options) = cli::options_or_exit(parsed, &usage()) else {
+    let Some(options) = cli::options_from_command_line(parse_options, &usage()) else {
         return;
     };
     println!(
