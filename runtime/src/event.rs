@@ -52,11 +52,9 @@ impl Event {
 
     /// Sets the event and wakes every waiter. Setting it again does nothing.
     pub fn set(&self) {
-        if !self.is_set() {
-            // The setter's strand ends at the set: what it did before is
-            // what waiters waited for.
-            self.setter.store_first(trace::fork());
-        }
+        // The setter's strand ends at the set: what it did before is what
+        // waiters waited for (the first setter's, if several set it).
+        self.setter.store_first(trace::fork());
         if !self.set.swap(true, Ordering::AcqRel) {
             self.waiters.notify_all();
         }

@@ -668,25 +668,34 @@ pub(crate) fn run_nested<R>(creator: StrandRef, job: impl FnOnce() -> R) -> R {
 /// closures that catch their panics).
 #[inline]
 pub(crate) fn inlined<R>(child: impl FnOnce() -> R) -> R {
-    let timed = THREAD.with(|t| {
+    // Whether the child counts in the depth, and whether it is timed:
+    // neither unless this thread records, so the hook is then one
+    // thread-local check (a child entered before a session began is not
+    // timed, and its own inline children may be).
+    let (entered, timed) = THREAD.with(|t| {
+        if !t.locked.get() {
+            return (false, false);
+        }
         let depth = t.inline_depth.get();
         t.inline_depth.set(depth + 1);
         if depth > 0 || t.open.get() == 0 {
-            return false;
+            return (true, false);
         }
         t.inline_start.set(clock::now());
         t.open_inlined_children
             .set(t.open_inlined_children.get() + 1);
-        true
+        (true, true)
     });
     let result = child();
-    THREAD.with(|t| {
-        let depth = t.inline_depth.get();
-        t.inline_depth.set(depth.saturating_sub(1));
-        if timed && depth == 1 && t.open.get() != 0 {
-            let elapsed = clock::now().saturating_sub(t.inline_start.get());
-            t.open_inlined.set(t.open_inlined.get() + elapsed);
-        }
-    });
+    if entered {
+        THREAD.with(|t| {
+            let depth = t.inline_depth.get();
+            t.inline_depth.set(depth.saturating_sub(1));
+            if timed && depth == 1 && t.open.get() != 0 {
+                let elapsed = clock::now().saturating_sub(t.inline_start.get());
+                t.open_inlined.set(t.open_inlined.get() + elapsed);
+            }
+        });
+    }
     result
 }
