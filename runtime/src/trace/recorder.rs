@@ -166,7 +166,7 @@ struct WorkerSlot {
 }
 
 /// A runtime's trace state: one buffer per worker, whether a session is
-/// recording, and the session's clock readings.
+/// recording, and the session's clock readings. `Send` by its fields.
 pub(crate) struct Tracer {
     active: AtomicBool,
     /// The current session's number (its low 8 bits tag its strands).
@@ -181,8 +181,6 @@ pub(crate) struct Tracer {
 // SAFETY: a slot's buffer is only touched under its lock (module
 // documentation); everything else is atomic or behind a mutex.
 unsafe impl Sync for Tracer {}
-// SAFETY: as above; the buffers hold plain data.
-unsafe impl Send for Tracer {}
 
 /// What [`Tracer::stop`] hands over: every worker's buffer and the clock.
 pub(crate) struct Recording {
