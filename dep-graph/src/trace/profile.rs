@@ -154,11 +154,43 @@ impl ParallelismProfile {
     }
 }
 
+/// The boundaries of at most `wanted` equal-width buckets over `[0, end)`:
+/// `count = min(wanted, end)` of them, so that none is empty, bucket `i`
+/// being `[end × i / count, end × (i + 1) / count)` (integer division).
+/// Shared by [`Downsampler`] and the SVG report's pixel columns.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BucketBounds {
+    end: u64,
+    count: usize,
+}
+
+impl BucketBounds {
+    pub(crate) fn new(end: u64, wanted: usize) -> BucketBounds {
+        let count = usize::try_from(end).map_or(wanted, |end| wanted.min(end));
+        BucketBounds { end, count }
+    }
+
+    /// The number of buckets (0 when `end` or `wanted` is 0).
+    pub(crate) fn count(&self) -> usize {
+        self.count
+    }
+
+    /// Start of bucket `i` (`i == count` gives `end`); 0 when there is no
+    /// bucket.
+    pub(crate) fn boundary(&self, i: usize) -> u64 {
+        if self.count == 0 {
+            return 0;
+        }
+        // end × i / count < 2^64 × 2^64: exact in u128, and the quotient is
+        // at most `end`.
+        (u128::from(self.end) * i as u128 / self.count as u128) as u64
+    }
+}
+
 /// Accumulates consecutive segments of the profile into equal-width buckets
 /// (see [`ParallelismProfile::downsample`]).
 pub(crate) struct Downsampler {
-    end: u64,
-    count: usize,
+    bounds: BucketBounds,
     buckets: Vec<ProfileBucket>,
     /// The current bucket `[start, stop)`.
     start: u64,
@@ -173,36 +205,23 @@ pub(crate) struct Downsampler {
 impl Downsampler {
     /// Buckets over `[0, end)`: `min(buckets, end)` of them.
     pub(crate) fn new(end: u64, buckets: usize) -> Downsampler {
-        let count = usize::try_from(end).map_or(buckets, |end| buckets.min(end));
-        let mut down = Downsampler {
-            end,
-            count,
-            buckets: Vec::with_capacity(count),
+        let bounds = BucketBounds::new(end, buckets);
+        Downsampler {
+            bounds,
+            buckets: Vec::with_capacity(bounds.count()),
             start: 0,
-            stop: 0,
+            stop: bounds.boundary(1),
             running_sum: 0,
             ready_sum: 0,
             max_running: 0,
             max_ready: 0,
-        };
-        down.stop = down.boundary(1);
-        down
-    }
-
-    /// Start of bucket `i` (`i == count` gives the end of the run).
-    fn boundary(&self, i: usize) -> u64 {
-        if self.count == 0 {
-            return 0;
         }
-        // end × i / count < 2^64 × 2^64: exact in u128, and the quotient is
-        // at most `end`.
-        (u128::from(self.end) * i as u128 / self.count as u128) as u64
     }
 
     /// Adds the segment `[from, to)` with the given values; segments come in
     /// time order and cover `[0, end)` without gaps.
     pub(crate) fn feed(&mut self, mut from: u64, to: u64, running: u32, ready: u32) {
-        while from < to && self.buckets.len() < self.count {
+        while from < to && self.buckets.len() < self.bounds.count() {
             let piece_end = to.min(self.stop);
             let len = u128::from(piece_end - from);
             self.running_sum += u128::from(running) * len;
@@ -221,7 +240,7 @@ impl Downsampler {
                     max_ready: self.max_ready,
                 });
                 self.start = self.stop;
-                self.stop = self.boundary(self.buckets.len() + 1);
+                self.stop = self.bounds.boundary(self.buckets.len() + 1);
                 self.running_sum = 0;
                 self.ready_sum = 0;
                 self.max_running = 0;
@@ -232,7 +251,11 @@ impl Downsampler {
 
     /// The buckets, once segments covering `[0, end)` have been fed.
     pub(crate) fn finish(self) -> Vec<ProfileBucket> {
-        debug_assert_eq!(self.buckets.len(), self.count, "segments cover the run");
+        debug_assert_eq!(
+            self.buckets.len(),
+            self.bounds.count(),
+            "segments cover the run"
+        );
         self.buckets
     }
 }

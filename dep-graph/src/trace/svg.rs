@@ -34,7 +34,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::analysis::Analysis;
 use super::model::{Dag, EdgeKind};
-use super::profile::{for_each_change, Downsampler, ProfileBucket, ProfilePoint};
+use super::profile::{for_each_change, BucketBounds, Downsampler, ProfileBucket, ProfilePoint};
 
 type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
 type DrawResult<T> = Result<T, Box<dyn Error>>;
@@ -209,15 +209,12 @@ struct Columns {
 }
 
 impl Columns {
-    /// At most `wanted` columns, and no empty one (`end > 0`).
+    /// At most `wanted` columns, and no empty one (`end > 0`, `wanted > 0`).
     fn new(end: u64, wanted: usize) -> Columns {
-        let count = usize::try_from(end)
-            .map_or(wanted, |end| wanted.min(end))
-            .max(1);
-        // end × c / count < 2^64 × 2^64: exact in u128, at most `end`.
-        let bounds = (0..=count)
-            .map(|c| (u128::from(end) * c as u128 / count as u128) as u64)
-            .collect();
+        let columns = BucketBounds::new(end, wanted);
+        let count = columns.count();
+        debug_assert!(count > 0, "columns of an empty run");
+        let bounds = (0..=count).map(|c| columns.boundary(c)).collect();
         Columns { count, bounds }
     }
 
