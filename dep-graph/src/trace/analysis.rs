@@ -100,11 +100,11 @@ fn path_tasks(dag: &Dag, path: &CriticalPath) -> Vec<PathTask> {
 }
 
 /// `part` as a percentage of `whole` (0 when `whole` is 0).
-fn percent(part: f64, whole: f64) -> f64 {
-    if whole == 0.0 {
+pub(crate) fn percent(part: u64, whole: u64) -> f64 {
+    if whole == 0 {
         0.0
     } else {
-        100.0 * part / whole
+        100.0 * part as f64 / whole as f64
     }
 }
 
@@ -113,7 +113,7 @@ fn line(f: &mut fmt::Formatter<'_>, label: &str, value: u64, whole: u64) -> fmt:
     writeln!(
         f,
         "  {label:<28}{value:>16} ns {:>6.1}%",
-        percent(value as f64, whole as f64)
+        percent(value, whole)
     )
 }
 
@@ -173,8 +173,7 @@ impl Analysis {
     /// notable.
     pub fn findings(&self) -> Vec<String> {
         let path = &self.critical_path;
-        let length = path.length as f64;
-        let share = |part: u64| percent(part as f64, length);
+        let share = |part: u64| percent(part, path.length);
         let mut found: Vec<(f64, String)> = Vec::new();
         let work = share(path.work);
         if work >= FINDING_SHARE {
@@ -182,7 +181,7 @@ impl Analysis {
                 format!(
                     "; task {} holds {:.1}% of it in {} strands",
                     task.task,
-                    percent(task.work as f64, path.work as f64),
+                    percent(task.work, path.work),
                     task.strands,
                 )
             });
@@ -238,13 +237,10 @@ impl Analysis {
                 ),
             ));
         }
-        let total = self.run.total() as f64;
-        let nowork = percent(self.run.nowork as f64, total);
+        let total = self.run.total();
+        let nowork = percent(self.run.nowork, total);
         if nowork >= FINDING_SHARE {
-            let caused = percent(
-                self.nowork_from_critical_scheduler_delay as f64,
-                self.run.nowork as f64,
-            );
+            let caused = percent(self.nowork_from_critical_scheduler_delay, self.run.nowork);
             found.push((
                 nowork,
                 format!(
@@ -254,7 +250,7 @@ impl Analysis {
                 ),
             ));
         }
-        let delay = percent(self.run.delay as f64, total);
+        let delay = percent(self.run.delay, total);
         if delay >= FINDING_SHARE {
             found.push((
                 delay,
@@ -284,14 +280,8 @@ impl fmt::Display for Analysis {
             "nowork during critical-path scheduler delay: {} worker-ns \
              ({:.1}% of elapsed × workers, {:.1}% of all nowork)",
             self.nowork_from_critical_scheduler_delay,
-            percent(
-                self.nowork_from_critical_scheduler_delay as f64,
-                total as f64
-            ),
-            percent(
-                self.nowork_from_critical_scheduler_delay as f64,
-                self.run.nowork as f64
-            ),
+            percent(self.nowork_from_critical_scheduler_delay, total),
+            percent(self.nowork_from_critical_scheduler_delay, self.run.nowork),
         )?;
         writeln!(f, "critical path work by task:")?;
         for task in &self.path_tasks {
@@ -300,7 +290,7 @@ impl fmt::Display for Analysis {
                 "  task {:>10}: {:>16} ns {:>6.1}% in {} strands",
                 task.task,
                 task.work,
-                percent(task.work as f64, self.critical_path.work as f64),
+                percent(task.work, self.critical_path.work),
                 task.strands
             )?;
         }

@@ -32,7 +32,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::analysis::Analysis;
+use super::analysis::{percent, Analysis};
 use super::model::{Dag, EdgeKind};
 use super::profile::{for_each_change, BucketBounds, Downsampler, ProfileBucket, ProfilePoint};
 
@@ -186,15 +186,6 @@ fn format_duration(ns: u64) -> String {
         format!("{ns} ns")
     } else {
         format!("{:.3} {}", ns as f64 / unit.ns, unit.name)
-    }
-}
-
-/// `part` as a percentage of `whole` (0 when `whole` is 0).
-fn percent(part: u64, whole: u64) -> f64 {
-    if whole == 0 {
-        0.0
-    } else {
-        100.0 * part as f64 / whole as f64
     }
 }
 
