@@ -625,7 +625,6 @@ fn scale(depth: u32) {
     };
     let generated = started.elapsed();
     let n = strands.len();
-    let rss_before = memory_kb();
     let started = Instant::now();
     let dag = Dag::new(16, strands, edges).expect("valid");
     let built = started.elapsed();
@@ -645,14 +644,13 @@ fn scale(depth: u32) {
         dag.edges().len(),
         (built + analysed).as_nanos() as f64 / n as f64
     );
-    if let (Some((before, _)), Some((after, peak))) = (rss_before, rss_after) {
+    if let Some((after, peak)) = rss_after {
         println!(
             "resident memory after analysis {:.0} B/strand (of which the inputs and DAG); \
              peak {:.0} B/strand over the whole test",
             (after as f64 * 1024.0) / n as f64,
             (peak as f64 * 1024.0) / n as f64,
         );
-        let _ = before;
     }
     println!("{analysis}");
 }

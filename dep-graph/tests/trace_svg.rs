@@ -239,20 +239,16 @@ mod svg {
         assert_eq!(svg.matches("<text").count(), svg.matches("</text>").count());
     }
 
-    /// Analyses and renders `dag`; returns the SVG and the seconds
-    /// `svg_report` took.
-    fn render(dag: &Dag) -> (String, f64) {
-        let analysis = analyze(dag);
-        let started = Instant::now();
-        let svg = svg_report(dag, &analysis);
-        (svg, started.elapsed().as_secs_f64())
+    /// Analyses and renders `dag`.
+    fn render(dag: &Dag) -> String {
+        svg_report(dag, &analyze(dag))
     }
 
     #[test]
     fn sample_report_of_a_fork_join_tree() {
         // 4 workers, 3 × 2^7 - 2 = 382 strands of up to 200 µs.
         let dag = ForkJoin::dag(3, 4, 7, 200_000);
-        let (svg, _) = render(&dag);
+        let svg = render(&dag);
         check_document(&svg);
         // One bar per strand plus the path's.
         assert!(svg.matches("<rect").count() > dag.strands().len());
@@ -268,7 +264,7 @@ mod svg {
         // 3 × 2^13 - 2 = 24 574 strands (over the 20 000 of one bar each)
         // on 6 workers.
         let dag = ForkJoin::dag(11, 6, 13, 10_000);
-        let (svg, _) = render(&dag);
+        let svg = render(&dag);
         check_document(&svg);
         let rects = svg.matches("<rect").count();
         assert!(rects < dag.strands().len() / 2, "{rects} rectangles");
@@ -305,7 +301,7 @@ mod svg {
             end: 50_000,
         });
         let dag = Dag::new(workers, strands, vec![]).unwrap();
-        let (svg, _) = render(&dag);
+        let svg = render(&dag);
         check_document(&svg);
         let rects = svg.matches("<rect").count();
         assert!(rects >= 64 * 250, "{rects} rectangles");

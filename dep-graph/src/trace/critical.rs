@@ -82,7 +82,7 @@ impl CriticalPath {
 }
 
 /// The strand that ends last; ties go to the smallest id.
-pub(crate) fn last_strand(dag: &Dag) -> StrandId {
+fn last_strand(dag: &Dag) -> StrandId {
     let mut best = 0usize;
     for (i, s) in dag.strands().iter().enumerate() {
         if s.end > dag.strands()[best].end {
@@ -94,7 +94,7 @@ pub(crate) fn last_strand(dag: &Dag) -> StrandId {
 
 /// The edge from the predecessor of `id` that ended last; ties go to the
 /// smallest predecessor id, then to the first edge in input order.
-pub(crate) fn critical_edge(dag: &Dag, id: StrandId) -> Option<&Edge> {
+fn critical_edge(dag: &Dag, id: StrandId) -> Option<&Edge> {
     let mut best: Option<&Edge> = None;
     for edge in dag.predecessors(id) {
         let better = match best {
@@ -113,7 +113,7 @@ pub(crate) fn critical_edge(dag: &Dag, id: StrandId) -> Option<&Edge> {
 
 /// Traces the critical path back from the last strand; returns, in forward
 /// order, each strand with the kind of the edge into it.
-pub(crate) fn trace_back(dag: &Dag) -> Vec<(StrandId, Option<EdgeKind>)> {
+fn trace_back(dag: &Dag) -> Vec<(StrandId, Option<EdgeKind>)> {
     let mut backwards = Vec::new();
     let mut current = last_strand(dag);
     while let Some(edge) = critical_edge(dag, current) {
