@@ -59,13 +59,11 @@ const FINDING_SHARE: f64 = 5.0;
 /// breakdown and the nowork caused by critical-path scheduler delay.
 ///
 /// Runs in O(n log n) time for n strands and edges. Temporary memory beyond
-/// the [`Dag`]: 16 bytes per strand (ready times, and a sorted copy) plus the
+/// the [`Dag`]: 8 bytes per strand (ready times, sorted in place) plus the
 /// [`Timeline`](super::Timeline)'s 29 bytes per change of rate (at most three
 /// per strand).
 pub fn analyze(dag: &Dag) -> Analysis {
-    let ready = dag.ready_times();
-    let sweep = sweep(dag, &ready);
-    drop(ready);
+    let sweep = sweep(dag, dag.ready_times());
     let (critical_path, nowork_from_critical_scheduler_delay) = critical_path(dag, &sweep.timeline);
     let path_tasks = path_tasks(dag, &critical_path);
     Analysis {

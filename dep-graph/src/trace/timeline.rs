@@ -101,7 +101,7 @@ pub struct Timeline {
 impl Timeline {
     /// Sweeps the run once: O(n log n) for n strands.
     pub fn new(dag: &Dag) -> Timeline {
-        sweep(dag, &dag.ready_times()).timeline
+        sweep(dag, dag.ready_times()).timeline
     }
 
     /// The end of the run (ns).
@@ -307,10 +307,11 @@ impl<'a> EventMerge<'a> {
     }
 }
 
-/// Sweeps the run; `ready[s]` is strand `s`'s ready time.
-pub(crate) fn sweep(dag: &Dag, ready: &[u64]) -> Sweep {
+/// Sweeps the run; `ready[s]` is strand `s`'s ready time (the vector is
+/// sorted in place, as the merge's).
+pub(crate) fn sweep(dag: &Dag, ready: Vec<u64>) -> Sweep {
     let workers = dag.workers();
-    let mut merge = EventMerge::new(dag, ready.to_vec());
+    let mut merge = EventMerge::new(dag, ready);
     // Per worker, `F` (∫ delay / idle) when it last became idle.
     let mut idle_since_f = vec![0.0f64; workers as usize];
     let mut per_worker = vec![WorkerBreakdown::default(); workers as usize];
