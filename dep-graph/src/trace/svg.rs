@@ -310,7 +310,7 @@ fn gather(dag: &Dag, analysis: &Analysis, buckets: usize) -> Gathered {
         })
         .collect();
     let workers = dag.workers();
-    let mut down = Downsampler::new(dag.end_time(), buckets);
+    let mut down = Downsampler::new(analysis.elapsed, buckets);
     let mut pieces: Vec<Piece> = Vec::new();
     let (mut next_gap, mut gap_first_piece) = (0usize, 0usize);
     let mut previous: Option<ProfilePoint> = None;
@@ -600,10 +600,13 @@ struct Report<'a> {
     unit: Unit,
     binned: bool,
     gathered: Gathered,
+    scale: ProfileScale,
     timeline_legend: Vec<Entry>,
     profile_legend: Vec<Entry>,
     path_segments: Vec<(String, u64, RGBColor)>,
+    path_legend: Vec<Entry>,
     run_segments: Vec<(String, u64, RGBColor)>,
+    run_legend: Vec<Entry>,
     layout: Layout,
 }
 
@@ -612,6 +615,7 @@ impl<'a> Report<'a> {
         let end = analysis.elapsed;
         let binned = dag.strands().len() > STRAND_LIMIT;
         let gathered = gather(dag, analysis, PLOT_W as usize);
+        let scale = ProfileScale::of(&gathered.buckets, dag.workers());
         let strand_entry = if binned {
             entry(
                 "busy (strands merged per pixel column)",
@@ -636,10 +640,7 @@ impl<'a> Report<'a> {
         let profile_legend = vec![
             entry("running (mean per pixel)", RUNNING, Swatch::Line),
             entry(
-                if ProfileScale::of(&gathered.buckets, dag.workers())
-                    .ready_top
-                    .is_some()
-                {
+                if scale.ready_top.is_some() {
                     "ready, not started (mean per pixel; right axis)"
                 } else {
                     "ready, not started (mean per pixel)"
@@ -684,11 +685,13 @@ impl<'a> Report<'a> {
                 RUN_NOWORK,
             ),
         ];
+        let path_legend = segment_legend(&path_segments, path.length);
+        let run_legend = segment_legend(&run_segments, run.total());
         let lines = [
             legend_lines(&timeline_legend),
             legend_lines(&profile_legend),
-            legend_lines(&segment_legend(&path_segments, path.length)),
-            legend_lines(&segment_legend(&run_segments, run.total())),
+            legend_lines(&path_legend),
+            legend_lines(&run_legend),
         ];
         Report {
             dag,
@@ -697,10 +700,13 @@ impl<'a> Report<'a> {
             unit: unit_for(end),
             binned,
             gathered,
+            scale,
             timeline_legend,
             profile_legend,
             path_segments,
+            path_legend,
             run_segments,
+            run_legend,
             layout: Layout::new(dag.workers(), lines),
         }
     }
@@ -986,7 +992,7 @@ impl<'a> Report<'a> {
         draw_legend(root, &self.profile_legend, l.profile_legend)?;
         let buckets = &self.gathered.buckets;
         let workers = f64::from(self.dag.workers());
-        let scale = ProfileScale::of(buckets, self.dag.workers());
+        let scale = self.scale;
         let chart = self.time_chart(
             root,
             (l.profile_top, PROFILE_H),
@@ -1068,18 +1074,10 @@ impl<'a> Report<'a> {
             path_length,
             l.path_bar,
         )?;
-        draw_legend(
-            root,
-            &segment_legend(&self.path_segments, path_length),
-            l.path_legend,
-        )?;
+        draw_legend(root, &self.path_legend, l.path_legend)?;
         let total = a.run.total();
         draw_bar(root, "run", &self.run_segments, total, l.run_bar)?;
-        draw_legend(
-            root,
-            &segment_legend(&self.run_segments, total),
-            l.run_legend,
-        )?;
+        draw_legend(root, &self.run_legend, l.run_legend)?;
         let note = format!(
             "critical path = {} ({} strands); run = elapsed × workers; \
              nowork during critical-path scheduler delay: {:.1}% of the run ({:.1}% of all nowork)",
