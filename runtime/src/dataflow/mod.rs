@@ -237,8 +237,7 @@ impl<'df, 'env> Dataflow<'df, 'env> {
                 unsafe { task::execute(shared_addr as *const Shared, raw, body, None, queued) }
             };
             if on_a_worker && !shared.has_room() {
-                note_inlined();
-                crate::trace::inlined(|| run(false));
+                run_inlined(|| run(false));
             } else {
                 shared.note_queued();
                 let job = HeapJob::into_job_ref(move || {
@@ -259,10 +258,9 @@ impl<'df, 'env> Dataflow<'df, 'env> {
         // SAFETY: the handles are alive: the tokens borrowed them for this
         // call.
         if on_a_worker && !has_room && unsafe { raw.is_idle() } {
-            note_inlined();
             // SAFETY: idle, and this is the owner thread (`!Sync` scope)
             // submitting; see `run_unregistered`.
-            crate::trace::inlined(|| unsafe { task::run_unregistered(shared, raw, body) });
+            run_inlined(|| unsafe { task::run_unregistered(shared, raw, body) });
             return;
         }
         // SAFETY: the handles are alive (borrowed for this call); counted
@@ -286,10 +284,9 @@ impl<'df, 'env> Dataflow<'df, 'env> {
             if on_a_worker && !has_room {
                 // Lazy task creation: enough tasks are queued and this one is
                 // ready, so run it now as a plain call.
-                note_inlined();
                 // SAFETY: the graph handed the task out under `id`; the scope
                 // is alive (this frame borrows it).
-                crate::trace::inlined(|| unsafe { task.run(id) });
+                run_inlined(|| unsafe { task.run(id) });
             } else {
                 // SAFETY: as above.
                 push_or_inject(shared, unsafe { task.into_job(id) });
@@ -328,10 +325,12 @@ fn push_or_inject(shared: &Shared, job: JobRef) {
     });
 }
 
-/// Counts a task run at once at submission as an inlined spawn of this
-/// worker. On a worker only.
-fn note_inlined() {
+/// Runs `child`, a task run at once at submission, inline: counts it as an
+/// inlined spawn of this worker, then runs it in the running strand's
+/// inline time (`trace::inlined`). On a worker only.
+fn run_inlined<R>(child: impl FnOnce() -> R) -> R {
     on_worker(WorkerThread::note_inlined);
+    crate::trace::inlined(child)
 }
 
 impl fmt::Debug for Dataflow<'_, '_> {
