@@ -317,6 +317,8 @@ struct ThreadState {
     open_inlined_children: Cell<u32>,
     /// The open strand began when a suspended task resumed, and nothing
     /// else happened since: whatever woke the task ended before it began.
+    /// Read only while a strand is open; `begin_at` clears it, `resume`
+    /// sets it after its strand begins.
     just_resumed: Cell<bool>,
 }
 
@@ -401,9 +403,10 @@ impl ThreadState {
             return false;
         }
         self.epoch.set(tracer.epoch.load(Ordering::Relaxed) & 0xFF);
+        // No strand is open: `open` is set only while `locked`, and `unlock`
+        // clears both.
+        debug_assert_eq!(self.open.get(), 0);
         self.locked.set(true);
-        self.open.set(0);
-        self.just_resumed.set(false);
         true
     }
 
@@ -432,6 +435,8 @@ impl ThreadState {
         let strand = StrandRef::new(self.epoch.get(), self.worker.get(), index).0;
         self.open.set(strand);
         self.open_start.set(now);
+        // `resume` sets it again after its strand begins.
+        self.just_resumed.set(false);
         self.task.set(if task == 0 { strand } else { task });
         self.open_inlined.set(0);
         self.open_inlined_children.set(0);
@@ -478,8 +483,15 @@ impl ThreadState {
         let ended = self.end_at(now);
         let begun = self.begin_at(self.task.get(), now);
         self.edge(ended, begun, kind);
-        self.just_resumed.set(false);
         (ended, begun)
+    }
+
+    /// Begins the first strand of a new task at `now`, created by
+    /// `creator` (a create edge).
+    #[inline]
+    fn start_task(&self, creator: StrandRef, now: u64) {
+        let begun = self.begin_at(0, now);
+        self.edge(creator.0, begun, EdgeKind::Create);
     }
 }
 
@@ -492,9 +504,7 @@ pub(crate) fn task_start(creator: StrandRef) {
             return;
         }
         debug_assert_eq!(t.open.get(), 0, "a job started inside a strand");
-        let begun = t.begin_at(0, clock::now());
-        t.edge(creator.0, begun, EdgeKind::Create);
-        t.just_resumed.set(false);
+        t.start_task(creator, clock::now());
     });
 }
 
@@ -602,13 +612,15 @@ pub(crate) fn joined(from: StrandRef) {
         if t.open.get() == 0 || from.epoch() != t.epoch.get() {
             return;
         }
-        let current = if t.just_resumed.get() {
+        let current = if t.just_resumed.replace(false) {
+            // The strand that began at the wake-up goes on; something
+            // happened in it now, so a later wait's end begins a new one.
             t.open.get()
         } else {
+            // A new strand begins (`begin_at` clears the flag).
             t.split(EdgeKind::WaitContinue).1
         };
         t.edge(from.0, current, EdgeKind::End);
-        t.just_resumed.set(false);
     });
 }
 
@@ -628,9 +640,7 @@ pub(crate) fn run_nested<R>(creator: StrandRef, job: impl FnOnce() -> R) -> R {
         let ended = t.end_at(now);
         // The child is a task of its own, not an inline child of ours.
         let inline_depth = t.inline_depth.replace(0);
-        let begun = t.begin_at(0, now);
-        t.edge(creator.0, begun, EdgeKind::Create);
-        t.just_resumed.set(false);
+        t.start_task(creator, now);
         Some((ended, task, inline_depth))
     });
     let result = job();
@@ -652,7 +662,6 @@ pub(crate) fn run_nested<R>(creator: StrandRef, job: impl FnOnce() -> R) -> R {
                     t.edge(child_last, begun, EdgeKind::End);
                 }
             }
-            t.just_resumed.set(false);
         });
     }
     result
