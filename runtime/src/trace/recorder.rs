@@ -560,24 +560,21 @@ pub(crate) struct Paused {
 #[inline]
 pub(crate) fn suspend() -> Paused {
     THREAD.with(|t| {
-        let inline_depth = t.inline_depth.replace(0);
-        if !t.locked.get() {
-            return Paused {
-                strand: 0,
-                task: 0,
-                inline_depth,
-            };
-        }
-        let task = t.task.get();
-        // Ended with the suspended task's depth, so its inline time counts.
-        t.inline_depth.set(inline_depth);
-        let strand = t.end_at(clock::now());
-        t.inline_depth.set(0);
-        t.unlock();
+        let (strand, task) = if t.locked.get() {
+            let task = t.task.get();
+            // Ended with the suspended task's depth, so its inline time
+            // counts.
+            let strand = t.end_at(clock::now());
+            t.unlock();
+            (strand, task)
+        } else {
+            (0, 0)
+        };
         Paused {
             strand,
             task,
-            inline_depth,
+            // Saved with the task; the worker's next job starts at depth 0.
+            inline_depth: t.inline_depth.replace(0),
         }
     })
 }
