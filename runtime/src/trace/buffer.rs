@@ -92,13 +92,6 @@ impl<T: Copy> ChunkedVec<T> {
     pub(crate) fn allocated_bytes(&self) -> usize {
         self.chunks.len() * CHUNK_LEN * std::mem::size_of::<T>()
     }
-
-    /// Removes every record and frees the chunks.
-    pub(crate) fn clear(&mut self) {
-        self.chunks = Vec::new();
-        self.filled = 0;
-        self.len = 0;
-    }
 }
 
 #[cfg(test)]
@@ -115,8 +108,5 @@ mod tests {
         }
         assert_eq!(v.len(), 3 * CHUNK_LEN + 5);
         assert!(v.iter().copied().eq(0..(3 * CHUNK_LEN + 5) as u64));
-        v.clear();
-        assert_eq!(v.len(), 0);
-        assert_eq!(v.iter().count(), 0);
     }
 }

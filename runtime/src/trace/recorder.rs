@@ -231,7 +231,7 @@ impl Tracer {
         }
     }
 
-    /// Starts a session: empties and reserves every buffer, then records.
+    /// Starts a session: reserves every buffer, then records.
     /// Waits for jobs still running from an earlier session's end.
     pub(crate) fn start(&self) -> Result<(), StartError> {
         let mut session = self.session.lock();
@@ -243,15 +243,21 @@ impl Tracer {
         for slot in self.slots.iter() {
             // SAFETY: we hold the slot's lock (module documentation).
             let buffer = unsafe { &mut *slot.buffer.get() };
-            buffer.strands.clear();
-            buffer.edges.clear();
+            // Empty and unallocated: `new` built it so, `stop` left an
+            // empty one in its place, and workers append only under the
+            // lock while `active` (re-checked in `lock_slow`), which it is
+            // not between a `stop` and this `start`.
+            debug_assert!(
+                buffer.strands.allocated_bytes() == 0 && buffer.edges.allocated_bytes() == 0,
+                "a trace buffer outlived its session"
+            );
             buffer.strands.reserve(self.capacity);
             buffer.edges.reserve(2 * self.capacity);
         }
         self.epoch.fetch_add(1, Ordering::Relaxed);
         *session = Some(clock::Reading::take());
         self.active.store(true, Ordering::Relaxed);
-        // Releasing the locks publishes the epoch and the emptied buffers to
+        // Releasing the locks publishes the epoch and the reserved buffers to
         // each worker's next acquisition.
         self.unlock_all();
         Ok(())
