@@ -132,7 +132,7 @@ impl TaskGroup {
         F: FnOnce() + Send + 'static,
     {
         let job = self.deferred(f);
-        on_worker(|worker| worker.push(job.created_by(trace::fork())));
+        on_worker(|worker| worker.push_forked(job));
     }
 
     /// Runs `f` now. It finishes before `spawn` returns, while `self` keeps

@@ -866,6 +866,15 @@ impl WorkerThread {
         self.registry.wake_one_if_none_idle();
     }
 
+    /// Pushes `job`, a new job of the running task: pushing a new job is a
+    /// fork of the current strand (`trace::fork`), which becomes the job's
+    /// creator. [`push`](Self::push) is for jobs whose creator is set
+    /// already.
+    #[inline]
+    pub(crate) fn push_forked(&self, job: JobRef) {
+        self.push(job.created_by(trace::fork()));
+    }
+
     fn note_taken(&self) {
         self.local_len.set(self.local_len.get().saturating_sub(1));
     }
@@ -918,7 +927,7 @@ impl WorkerThread {
         bump(&self.counters().published_joins);
         // The join becomes a fork here, where its second half becomes
         // visible: the running strand is its creator.
-        self.push(job.created_by(trace::fork()));
+        self.push_forked(job);
         true
     }
 

@@ -175,7 +175,7 @@ impl<'scope> Scope<'scope> {
         F: FnOnce(&Scope<'scope>) + Send + 'scope,
     {
         let job = self.deferred(f);
-        on_worker(|worker| worker.push(job.created_by(trace::fork())));
+        on_worker(|worker| worker.push_forked(job));
     }
 
     /// Runs `f` now, as its spawner's inline child (lazy task creation or

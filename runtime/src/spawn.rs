@@ -250,7 +250,7 @@ where
         }
         true => on_worker(|worker| {
             let (shared, job) = deferred(&worker.registry_handle, f);
-            worker.push(job.created_by(trace::fork()));
+            worker.push_forked(job);
             HandleInner::Shared(shared)
         }),
     };

@@ -320,7 +320,7 @@ impl<'df, 'env> Dataflow<'df, 'env> {
 /// thread outside it.
 fn push_or_inject(shared: &Shared, job: JobRef) {
     WorkerThread::with_current(|worker| match worker {
-        Some(worker) => worker.push(job.created_by(crate::trace::fork())),
+        Some(worker) => worker.push_forked(job),
         None => shared.registry.inject(job),
     });
 }
