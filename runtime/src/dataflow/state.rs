@@ -119,14 +119,6 @@ pub(crate) struct Header {
 }
 
 impl Header {
-    /// Whether [`TaskRef::into_job`] queued the task (else its submitter
-    /// runs it inline, with [`TaskRef::run`]).
-    pub(crate) fn is_queued(&self) -> bool {
-        self.id.is_some()
-    }
-}
-
-impl Header {
     /// The header of a new task box of the scope `shared`, whose `run` runs
     /// and frees the box it heads.
     pub(crate) fn new(run: unsafe fn(NonNull<Header>, GraphTaskId), shared: &Shared) -> Header {
@@ -135,6 +127,12 @@ impl Header {
             shared,
             id: None,
         }
+    }
+
+    /// Whether [`TaskRef::into_job`] queued the task (else its submitter
+    /// runs it inline, with [`TaskRef::run`]).
+    pub(crate) fn is_queued(&self) -> bool {
+        self.id.is_some()
     }
 }
 
