@@ -112,8 +112,7 @@ impl Conversion {
     /// Nanoseconds from the session's start to `ticks` (0 before it).
     #[inline]
     pub(crate) fn nanos(&self, ticks: u64) -> u64 {
-        let elapsed = ticks.saturating_sub(self.start_ticks) as u128;
-        (elapsed * self.numerator / self.denominator) as u64
+        self.duration(ticks.saturating_sub(self.start_ticks))
     }
 }
 
