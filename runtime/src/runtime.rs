@@ -163,9 +163,10 @@ impl RuntimeBuilder {
     /// Whether [`Runtime::profile`] may record this runtime's runs (default:
     /// no). A runtime built without it runs exactly as an untraced one,
     /// apart from one thread-local check per task operation; with it, each
-    /// worker reserves a buffer for 16,384 strands and 32,768 edges (about
-    /// 2.4 MB; its pages touched) before each profiled run
-    /// ([`trace_capacity`](Self::trace_capacity)).
+    /// worker reserves room for 16,384 strands and 32,768 edges before each
+    /// profiled run ([`trace_capacity`](Self::trace_capacity)), in whole
+    /// chunks of 65,536 records: one chunk of 40-byte strands and one of
+    /// 24-byte edges, 4 MiB (about 4.2 MB), its pages touched.
     /// Requires the cargo feature `trace`.
     ///
     /// ```

@@ -4,9 +4,11 @@
 //! The scheduler and the public API call the hooks below at every task
 //! operation that is a real fork, wait or completion; inlined spawns (lazy
 //! task creation, latent joins that were never published, the inliner's
-//! plain calls) call none and are part of their parent's strand. With the
-//! cargo feature `trace` off, the hooks are empty and their values
-//! zero-sized (`off.rs`): no cost at all.
+//! plain calls) are none: they record no task or edge and are part of
+//! their parent's strand (children a spawner runs itself only pass through
+//! `inlined`, which times them; see below). With the cargo feature `trace`
+//! off, the hooks are empty and their values zero-sized (`off.rs`): no cost
+//! at all.
 //!
 //! Which construct records what (`P0` is the running strand that ends at a
 //! fork, `P1` the one that begins there):

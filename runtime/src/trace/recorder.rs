@@ -35,7 +35,7 @@
 //! is an empty inline function (`off.rs`). With it on and no session
 //! active, a hook costs a thread-local read and a branch; job starts and
 //! resumptions also load the tracer's `active` flag. During a session, a
-//! strand costs one clock read at each end and a 24-byte record, an edge a
+//! strand costs one clock read at each end and a 40-byte record, an edge a
 //! 24-byte record.
 
 use super::buffer::ChunkedVec;
