@@ -5,7 +5,7 @@
 //! durations differ by orders of magnitude.
 
 use prescient::{Inlining, Params, ParamsError, Runtime, SiteReport, MAX_INLINING_THRESHOLD};
-use prescient_tests::{runtime_with, watchdog};
+use prescient_tests::{fib_seq, runtime_with, watchdog};
 use std::hint::black_box;
 use std::time::Duration;
 
@@ -15,14 +15,6 @@ fn fib(n: u64) -> u64 {
     }
     let (a, b) = prescient::join(|| fib(black_box(n - 1)), || fib(black_box(n - 2)));
     a + b
-}
-
-fn fib_seq(n: u64) -> u64 {
-    if n < 2 {
-        n
-    } else {
-        fib_seq(n - 1) + fib_seq(n - 2)
-    }
 }
 
 /// Busy work of about `iterations` nanoseconds or more.

@@ -7,6 +7,7 @@
 
 use prescient::profile::{Analysis, EdgeKind, Strand};
 use prescient::{dataflow, DastMode, Event, Inlining, Params, ProfileError, Runtime, TaskGroup};
+use prescient_tests::fib_join as fib;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
@@ -61,14 +62,6 @@ fn path_strands(profile: &prescient::Profile<impl Sized>) -> Vec<(Strand, Option
 
 fn sleep_ms(ms: u64) {
     std::thread::sleep(Duration::from_millis(ms));
-}
-
-fn fib(n: u64) -> u64 {
-    if n < 2 {
-        return n;
-    }
-    let (a, b) = prescient::join(|| fib(n - 1), || fib(n - 2));
-    a + b
 }
 
 #[test]
