@@ -32,7 +32,8 @@
 //! follow the convention of every benchmark binary (`prescient_benches::cli`).
 
 use prescient::{Inlining, InliningReport, Params, Runtime};
-use prescient_benches::cf17::workloads;
+use prescient_benches::cf17::sweep::timed_runs;
+use prescient_benches::cf17::workloads::{self, expect_eq, timed};
 use prescient_benches::cf17::{Size, Timed, Workload};
 use prescient_benches::cli::{self, Parsed};
 use prescient_benches::inlining::{self as mixed, Mixed};
@@ -43,7 +44,7 @@ use std::fmt::Write as _;
 use std::hint::black_box;
 use std::num::NonZeroUsize;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The programs, in table order.
 const PROGRAMS: [&str; 6] = ["mixed", "fib", "nqueens", "health", "tree1k", "tree16m"];
@@ -205,23 +206,6 @@ fn is_fixed(policy: Inlining) -> bool {
     policy.short_name().starts_with("fixed-")
 }
 
-/// `run`'s result checked by `check` after the clock stopped.
-fn timed<T>(run: impl FnOnce() -> T, check: impl FnOnce(T) -> Result<(), String>) -> Timed {
-    let start = Instant::now();
-    let got = run();
-    let time = start.elapsed();
-    (time, check(got))
-}
-
-/// `Ok` if `got == expected`, else what `what` got wrong.
-fn expect_eq(what: &str, got: u64, expected: u64) -> Result<(), String> {
-    if got == expected {
-        Ok(())
-    } else {
-        Err(format!("{what}: got {got}, expected {expected}"))
-    }
-}
-
 /// The mixed workload, checked against its sequential result.
 fn mixed_workload(quick: bool) -> Workload {
     let m: Mixed = if quick { mixed::QUICK } else { mixed::FULL };
@@ -358,17 +342,12 @@ impl std::fmt::Display for Runner {
 /// # Panics
 /// If a run's result is wrong (`what` says which program, runner and
 /// thread count).
-fn repeat(mut run: impl FnMut() -> Timed, reps: usize, what: &str) -> Duration {
-    let mut ns = Vec::with_capacity(reps);
-    for rep in 0..=reps {
-        let (time, result) = run();
-        if let Err(e) = result {
-            panic!("wrong result: {what}: {e}");
-        }
-        if rep > 0 {
-            ns.push(time.as_nanos() as f64);
-        }
-    }
+fn repeat(run: impl FnMut() -> Timed, reps: usize, what: &str) -> Duration {
+    let ns: Vec<f64> = timed_runs(reps, run)
+        .unwrap_or_else(|e| panic!("wrong result: {what}: {e}"))
+        .iter()
+        .map(|time| time.as_nanos() as f64)
+        .collect();
     Duration::from_nanos(median(&ns) as u64)
 }
 

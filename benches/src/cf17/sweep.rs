@@ -448,8 +448,14 @@ fn best_and_median(times: &mut [Duration]) -> (f64, f64) {
 }
 
 /// Runs one workload `1 + reps` times with `run` and returns the timed runs
-/// (the first is the warm-up).
-fn timed_runs(reps: usize, mut run: impl FnMut() -> super::Timed) -> Result<Vec<Duration>, String> {
+/// (the first is the warm-up, checked but not returned).
+///
+/// # Errors
+/// The first run's check error, the warm-up's included; no run follows it.
+pub fn timed_runs(
+    reps: usize,
+    mut run: impl FnMut() -> super::Timed,
+) -> Result<Vec<Duration>, String> {
     let mut times = Vec::with_capacity(reps);
     for i in 0..=reps {
         let (time, checked) = run();

@@ -135,15 +135,19 @@ pub fn known_name(name: &str) -> Result<&'static str, String> {
 }
 
 /// Times `run` and checks its result with `check` after the clock stops.
-fn timed<T>(run: impl FnOnce() -> T, check: impl FnOnce(T) -> Result<(), String>) -> Timed {
+pub fn timed<T>(run: impl FnOnce() -> T, check: impl FnOnce(T) -> Result<(), String>) -> Timed {
     let start = Instant::now();
     let got = run();
     let time = start.elapsed();
     (time, check(got))
 }
 
-/// `Ok` when `got == expected`, else an error naming `what`.
-fn expect_eq<T: PartialEq + std::fmt::Debug>(
+/// `Ok` when `got == expected`, else an error naming `what`:
+/// `"{what}: got {got:?}, expected {expected:?}"`.
+///
+/// # Errors
+/// When `got != expected`.
+pub fn expect_eq<T: PartialEq + std::fmt::Debug>(
     what: &str,
     got: T,
     expected: T,
