@@ -27,7 +27,7 @@ use prescient::{Counters, Params, QueuePolicy, Runtime};
 use prescient_benches::annotated::{alignment, fib, nqueens};
 use prescient_benches::cli::{self, Parsed, THREADS_ENV};
 use prescient_benches::dataflow::runtime;
-use prescient_benches::suite::machine::Machine;
+use prescient_benches::suite::machine::{load_average, Machine};
 use prescient_benches::suite::report::{json_number, json_string};
 use std::fmt::Write as _;
 use std::hint::black_box;
@@ -576,10 +576,7 @@ fn main() {
     let (threads, reps) = (options.threads.clone(), options.reps);
     let machine = Machine::detect();
     // The machine may be shared: say how busy it was.
-    let load = std::fs::read_to_string("/proc/loadavg")
-        .ok()
-        .and_then(|l| l.split_whitespace().next().map(str::to_string))
-        .unwrap_or_else(|| "?".to_string());
+    let load = load_average();
     println!(
         "# Prescient annotated programs under runtime configurations ({} mode, best of {reps} \
          runs; thread counts {threads:?}; load average {load} at start)\n# {}\n",

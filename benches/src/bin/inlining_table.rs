@@ -38,7 +38,7 @@ use prescient_benches::cf17::{Size, Timed, Workload};
 use prescient_benches::cli::{self, Parsed};
 use prescient_benches::inlining::{self as mixed, Mixed};
 use prescient_benches::programs::tree;
-use prescient_benches::suite::machine::Machine;
+use prescient_benches::suite::machine::{load_average, Machine};
 use prescient_benches::suite::median;
 use std::fmt::Write as _;
 use std::hint::black_box;
@@ -580,10 +580,7 @@ fn main() {
         return;
     };
     let threads = options.threads.clone();
-    let load = std::fs::read_to_string("/proc/loadavg")
-        .ok()
-        .and_then(|l| l.split_whitespace().next().map(str::to_string))
-        .unwrap_or_else(|| "?".to_string());
+    let load = load_average();
     let names: Vec<String> = options.policies.iter().map(Inlining::short_name).collect();
     println!(
         "# Prescient task inlining per spawn site ({} mode; thread counts {threads:?}; load \

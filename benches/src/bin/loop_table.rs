@@ -17,6 +17,7 @@
 use prescient::{Counters, Params, QueuePolicy, Runtime};
 use prescient_benches::cli::{self, Parsed, THREADS_ENV};
 use prescient_benches::dataflow::{best_time, runtime};
+use prescient_benches::suite::machine::load_average;
 use rayon::prelude::*;
 use std::hint::black_box;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -164,10 +165,7 @@ fn main() {
         },
     ];
     // The machine may be shared: say how busy it was.
-    let load = std::fs::read_to_string("/proc/loadavg")
-        .ok()
-        .and_then(|l| l.split_whitespace().next().map(str::to_string))
-        .unwrap_or_else(|| "?".to_string());
+    let load = load_average();
     println!(
         "# Prescient range loop vs rayon ({} mode, best of {reps} runs; {available} hardware \
          threads; thread counts {threads:?}; load average {load} at start)\n",

@@ -58,6 +58,16 @@ impl Machine {
     }
 }
 
+/// The one-minute load average at the time of the call (the first field of
+/// `/proc/loadavg`), `?` if it cannot be read: the benchmark tables print it
+/// because the machine may be shared.
+pub fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|l| l.split_whitespace().next().map(str::to_string))
+        .unwrap_or_else(|| "?".to_string())
+}
+
 fn command_output(program: &str, args: &[&str]) -> Option<String> {
     let out = Command::new(program).args(args).output().ok()?;
     let text = String::from_utf8_lossy(&out.stdout).trim().to_string();
