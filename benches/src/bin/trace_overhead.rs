@@ -136,27 +136,22 @@ fn overhead_table(options: &Options) {
             let traced = build(threads, params, true);
             let n = options.fib;
             let check = |value: u64| assert_eq!(value, expected, "fib({n}) went wrong");
-            check(plain.run(|| fib_prescient(black_box(n))));
-            check(traced.run(|| fib_prescient(black_box(n))));
-            check(
-                traced
-                    .profile(|| fib_prescient(black_box(n)))
-                    .expect("profiling works")
-                    .into_result(),
-            );
+            // `Copy` (it holds only `n`): each run below gets its own copy.
+            let job = move || fib_prescient(black_box(n));
+            check(plain.run(job));
+            check(traced.run(job));
+            check(traced.profile(job).expect("profiling works").into_result());
             let (mut plain_ns, mut enabled_ns, mut profiled_ns) = (vec![], vec![], vec![]);
             let mut strands = 0;
             let mut bytes_per_strand = 0.0;
             for _ in 0..options.reps {
                 let start = Instant::now();
-                check(plain.run(|| fib_prescient(black_box(n))));
+                check(plain.run(job));
                 plain_ns.push(start.elapsed().as_nanos() as f64);
                 let start = Instant::now();
-                check(traced.run(|| fib_prescient(black_box(n))));
+                check(traced.run(job));
                 enabled_ns.push(start.elapsed().as_nanos() as f64);
-                let profile = traced
-                    .profile(|| fib_prescient(black_box(n)))
-                    .expect("profiling works");
+                let profile = traced.profile(job).expect("profiling works");
                 let stats = profile.stats();
                 profiled_ns.push(stats.run_ns as f64);
                 strands = stats.strands;
