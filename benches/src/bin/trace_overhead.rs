@@ -194,13 +194,14 @@ fn big_profile(options: &Options) {
         .trace_capacity(trace_capacity(n, threads))
         .build()
         .expect("a valid runtime");
+    let expected = fib_seq(n);
     // Warm-up (stacks mapped, pages touched), then the untraced time.
-    assert_eq!(runtime.run(|| fib_tasks(n)), fib_seq(n));
+    assert_eq!(runtime.run(|| fib_tasks(n)), expected);
     let start = Instant::now();
-    assert_eq!(runtime.run(|| fib_tasks(n)), fib_seq(n));
+    assert_eq!(runtime.run(|| fib_tasks(n)), expected);
     let untraced = start.elapsed().as_secs_f64();
     let profile = runtime.profile(|| fib_tasks(n)).expect("profiling works");
-    assert_eq!(*profile.result(), fib_seq(n));
+    assert_eq!(*profile.result(), expected);
     let stats = profile.stats();
     let dag: &Dag = profile.dag();
     let dag_bytes = std::mem::size_of_val(dag.strands()) + std::mem::size_of_val(dag.edges());
