@@ -19,12 +19,27 @@
 //! Every queue policy; two workers and sixteen (oversubscribing this 2-core
 //! machine).
 
-use prescient::{Event, Inlining, Params, QueuePolicy, Runtime};
+use prescient::{Event, Inlining, QueuePolicy, Runtime};
 use prescient_tests::{runtime_with, small_stack_runtime, watchdog, Config};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 const LIMIT: Duration = Duration::from_secs(30);
+
+/// [`small_stack_runtime`]'s runtime (`policy`, `capacity`, `workers`,
+/// 256 KiB task stacks) with the inliner off, `Inlining::Never`: these tests
+/// are about the scheduler's own publication rule.
+fn runtime_without_inliner(policy: QueuePolicy, capacity: usize, workers: usize) -> Runtime {
+    let config = Config {
+        policy,
+        capacity,
+        workers,
+    };
+    runtime_with(
+        workers,
+        config.params(256 << 10).with_inlining(Inlining::Never),
+    )
+}
 
 #[test]
 fn a_latent_half_reaches_an_idle_worker_on_request() {
@@ -37,15 +52,7 @@ fn a_latent_half_reaches_an_idle_worker_on_request() {
             // still waits in the deque, and a `DEF` thief takes the newer
             // one; the joiner then waits, and may run the outer half itself
             // meanwhile (legitimately, but not what this test is about).
-            let config = Config {
-                policy,
-                capacity: 16,
-                workers,
-            };
-            let rt = runtime_with(
-                workers,
-                config.params(256 << 10).with_inlining(Inlining::Never),
-            );
+            let rt = runtime_without_inliner(policy, 16, workers);
             watchdog(&what, LIMIT, || {
                 let before = rt.counters();
                 let ran_b = AtomicBool::new(false);
@@ -118,16 +125,7 @@ fn one_worker_records_at_most_eight_halves_and_publishes_none() {
             let what = format!("policy={policy} capacity={capacity}");
             // The scheduler's own rule, without the inliner (which would run
             // this chain's empty second halves as plain calls).
-            let rt = Runtime::builder()
-                .params(
-                    Params::DEFAULT
-                        .with_queue_policy(policy)
-                        .with_queue_capacity(capacity)
-                        .with_inlining(Inlining::Never),
-                )
-                .num_workers(1)
-                .build()
-                .unwrap();
+            let rt = runtime_without_inliner(policy, capacity, 1);
             let before = rt.counters();
             rt.run(|| chain(1000));
             let c = rt.counters().since(&before);
