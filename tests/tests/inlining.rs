@@ -200,11 +200,7 @@ fn a_site_with_tiny_static_effort_starts_inlined() {
     // Fewer executions than one window: the seed is all there is.
     assert_eq!(rt.run(|| analysed::pairs(3)), 3 + 4 + 2 + 3 + 1 + 2);
     let report = rt.inlining_report();
-    let site = report
-        .sites
-        .iter()
-        .find(|site| site.function == Some("pairs"))
-        .unwrap_or_else(|| panic!("{report}"));
+    let site = site_where(&rt, |site| site.function == Some("pairs"));
     assert!(site.static_effort.is_some());
     assert!(site.inlining, "{report}");
     assert_eq!(site.executions, 3);
@@ -215,20 +211,13 @@ fn a_site_with_tiny_static_effort_starts_inlined() {
 #[test]
 fn measurements_overturn_a_tiny_static_effort() {
     let rt = runtime(1, Inlining::Adaptive);
-    let name = |report: &prescient::InliningReport| {
-        report
-            .sites
-            .iter()
-            .find(|site| site.function == Some("hidden"))
-            .cloned()
-            .unwrap_or_else(|| panic!("{report}"))
-    };
+    let hidden = || site_where(&rt, |site| site.function == Some("hidden"));
     rt.run(|| analysed::hidden(10));
-    assert!(name(&rt.inlining_report()).inlining, "seeded inline");
+    assert!(hidden().inlining, "seeded inline");
     for _ in 0..40 {
         rt.run(|| analysed::hidden(300_000));
     }
-    let site = name(&rt.inlining_report());
+    let site = hidden();
     assert!(!site.inlining, "{site:?}");
     assert!(site.mode_changes >= 1, "{site:?}");
 }
