@@ -65,6 +65,8 @@ use crate::counters::{add, bump};
 use crate::params::Inlining;
 use calibrate::Calibration;
 use site::{LocalSite, SharedSite, INLINE_BIT};
+use std::cell::UnsafeCell;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::time::Instant;
 use table::SiteTable;
@@ -118,7 +120,26 @@ const CACHE_LEN: usize = 64;
 pub(crate) struct WorkerSites {
     table: SiteTable<LocalSite>,
     cache: [CacheEntry; CACHE_LEN],
+    /// The ids of the locations this worker has run, for a cache miss.
+    locations: LocationIds,
 }
+
+/// A worker's map from a site's `#[track_caller]` location (its address)
+/// to its id, or [`UNTRACKED`]: a cache miss of a location looks here
+/// before the process-wide directory (`sites::register`, a global mutex and
+/// a hash of the file name), so that two locations that evict each other
+/// from the cache do not take the directory's lock at every execution.
+/// Ids are never reused, and a full directory stays full, so an entry
+/// never goes stale. Only [`Inliner::slow_route`] touches it.
+struct LocationIds(UnsafeCell<HashMap<usize, u32>>);
+
+// SAFETY: the map is read and written only by `Inliner::slow_route`, which
+// only the worker owning the `WorkerSites` calls, on its own thread
+// (`WorkerThread::task_path_slow`, with its own sites); reports and samples
+// from other threads never touch it. So no two threads ever access it, and
+// no access overlaps another (`slow_route` does not reenter itself while it
+// holds the map).
+unsafe impl Sync for LocationIds {}
 
 #[derive(Default)]
 struct CacheEntry {
@@ -161,6 +182,28 @@ impl WorkerSites {
         WorkerSites {
             table: SiteTable::new(),
             cache: std::array::from_fn(|_| CacheEntry::default()),
+            locations: LocationIds(UnsafeCell::new(HashMap::new())),
+        }
+    }
+
+    /// The id of `site`, or [`UNTRACKED`], for a cache miss: a location is
+    /// looked up in the directory once per worker, then in
+    /// [`locations`](Self::locations); a static caches its id itself.
+    /// Called only by the worker owning `self` (see [`LocationIds`]).
+    fn id_of(&self, site: SiteKey) -> u32 {
+        let raw = |id: Option<SiteId>| id.map_or(UNTRACKED, |id| id.0);
+        match site {
+            SiteKey::Static(_) => raw(site.id()),
+            SiteKey::Location(_) => {
+                // SAFETY: only the owning worker calls this, from
+                // `slow_route` (see `LocationIds`), and the borrow ends
+                // before it returns; `site.id()`, called while it lasts,
+                // does not come back here.
+                let locations = unsafe { &mut *self.locations.0.get() };
+                *locations
+                    .entry(site.address())
+                    .or_insert_with(|| raw(site.id()))
+            }
         }
     }
 
@@ -237,7 +280,8 @@ impl Inliner {
     }
 
     /// The slow path of an execution of `site` on the worker owning `sites`
-    /// (after [`WorkerSites::fast_route`] said [`FastRoute::Slow`]): fills
+    /// (after [`WorkerSites::fast_route`] said [`FastRoute::Slow`]); only
+    /// that worker calls it, on its own thread (see [`LocationIds`]). Fills
     /// the cache on a miss, moves the pending counts to the table, picks up
     /// a new decision, and decides whether this execution is timed and, for
     /// an inlined site, whether it takes the scheduler's path because a
@@ -254,11 +298,9 @@ impl Inliner {
         let entry = &sites.cache[cache_slot(key)];
         if entry.key.load(Ordering::Relaxed) != key {
             sites.flush(entry);
-            let id = site.id();
+            let id = sites.id_of(site);
             entry.key.store(key, Ordering::Relaxed);
-            entry
-                .id
-                .store(id.map_or(UNTRACKED, |id| id.0), Ordering::Relaxed);
+            entry.id.store(id, Ordering::Relaxed);
             entry.word.store(0, Ordering::Relaxed);
             entry.pending.store(1, Ordering::Relaxed);
             entry.pending_scheduled.store(0, Ordering::Relaxed);
@@ -353,5 +395,60 @@ impl Inliner {
                     }
                 })
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::panic::Location;
+
+    #[track_caller]
+    fn here() -> &'static Location<'static> {
+        Location::caller()
+    }
+
+    #[test]
+    fn aliasing_locations_are_looked_up_once_per_worker() {
+        // 65 locations in 64 cache entries: two of them share an entry.
+        #[rustfmt::skip]
+        let locations = [
+            here(), here(), here(), here(), here(), here(), here(), here(), here(), here(),
+            here(), here(), here(), here(), here(), here(), here(), here(), here(), here(),
+            here(), here(), here(), here(), here(), here(), here(), here(), here(), here(),
+            here(), here(), here(), here(), here(), here(), here(), here(), here(), here(),
+            here(), here(), here(), here(), here(), here(), here(), here(), here(), here(),
+            here(), here(), here(), here(), here(), here(), here(), here(), here(), here(),
+            here(), here(), here(), here(), here(),
+        ];
+        let keys = locations.map(SiteKey::Location);
+        let (a, b) = keys
+            .iter()
+            .enumerate()
+            .find_map(|(i, a)| {
+                keys[i + 1..]
+                    .iter()
+                    .find(|b| cache_slot(b.address()) == cache_slot(a.address()))
+                    .map(|b| (*a, *b))
+            })
+            .unwrap();
+        assert_ne!(a.address(), b.address());
+        let inliner = Inliner::new(Inlining::Never);
+        let sites = WorkerSites::new();
+        let hungry = AtomicBool::new(false);
+        for _ in 0..4 {
+            for site in [a, b] {
+                // The other location holds the entry.
+                assert_eq!(sites.fast_route(site.address()), FastRoute::Slow);
+                let route = inliner.slow_route(&sites, site, &hungry);
+                assert_eq!(route.map(|(id, _)| id), site.id());
+            }
+        }
+        // SAFETY: this thread is the only one that uses `sites`.
+        let ids = unsafe { &*sites.locations.0.get() };
+        let raw = |site: SiteKey| site.id().map_or(UNTRACKED, |id| id.0);
+        assert_eq!(ids.len(), 2);
+        assert_eq!(ids.get(&a.address()), Some(&raw(a)));
+        assert_eq!(ids.get(&b.address()), Some(&raw(b)));
     }
 }

@@ -4,15 +4,16 @@
 //! A site is one place in the source that forks work: a `join`/`spawn` that
 //! `#[task_program]` rewrote (it passes its `SpawnSite` static, whose
 //! [`SiteSlot`] caches the id after the first call), or any other
-//! `join`/`spawn` call, identified by its `#[track_caller]` location (a
-//! worker caches location → id in a small direct-mapped table, see
-//! `LocationCache`). Both kinds are keyed by (file, line, column) in one
-//! directory, so a site has one id whichever way it is reached.
+//! `join`/`spawn` call, identified by its `#[track_caller]` location (each
+//! worker keeps a map location → id, `LocationIds` in `mod.rs`). Both kinds
+//! are keyed by (file, line, column) in one directory, so a site has one id
+//! whichever way it is reached.
 //!
 //! Ids are dense and never reused, so per-site state everywhere else is an
-//! array indexed by id (`table.rs`). Registration takes a mutex; it happens
-//! once per site per process (per worker and location for the cache), never
-//! on the hot path.
+//! array indexed by id (`table.rs`). The directory is behind a mutex, which
+//! only a site's first cache miss takes: once per process for a static (or
+//! once per thread that races to register it), once per worker for a
+//! location; never the hot path (`WorkerSites::fast_route`).
 
 use super::table::MAX_SITES;
 use std::collections::HashMap;
