@@ -19,7 +19,6 @@ use crate::trace::{self, AtomicStrandRef};
 use parking_lot::Mutex;
 use std::panic::{self, AssertUnwindSafe, Location};
 use std::sync::Arc;
-use std::time::Instant;
 
 struct GroupState {
     pending: CountLatch,
@@ -111,11 +110,7 @@ impl TaskGroup {
             Some(TaskPath::Deferred | TaskPath::Kept) => self.spawn_deferred(f),
             Some(TaskPath::Plain) => self.run_inline(f),
             Some(TaskPath::Timed(id, deferred)) => {
-                let timed = move || {
-                    let start = Instant::now();
-                    f();
-                    WorkerThread::record_site_sample_here(id, start);
-                };
+                let timed = move || WorkerThread::timed_sample(id, f);
                 if deferred {
                     self.spawn_deferred(timed);
                 } else {

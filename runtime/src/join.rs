@@ -25,7 +25,6 @@ use crate::registry::{on_worker, TaskPath, WorkerThread};
 use crate::runtime::Runtime;
 use crate::stack_job::StackJob;
 use std::panic::{self, AssertUnwindSafe, Location};
-use std::time::Instant;
 
 /// Runs `a` and `b`, potentially in parallel, and returns both results.
 ///
@@ -153,12 +152,7 @@ where
     RA: Send,
     RB: Send,
 {
-    let timed_b = move || {
-        let start = Instant::now();
-        let result = b();
-        WorkerThread::record_site_sample_here(id, start);
-        result
-    };
+    let timed_b = move || WorkerThread::timed_sample(id, b);
     if deferred {
         join_deferred(a, timed_b, true)
     } else {

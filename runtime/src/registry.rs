@@ -785,6 +785,18 @@ impl WorkerThread {
         });
     }
 
+    /// Runs `f` as a timed execution of site `id`: reads the clock before
+    /// it and, once it returns (not if it panics), records the sample on
+    /// the worker running this thread
+    /// ([`record_site_sample_here`](Self::record_site_sample_here)).
+    #[inline]
+    pub(crate) fn timed_sample<R>(id: SiteId, f: impl FnOnce() -> R) -> R {
+        let start = Instant::now();
+        let result = f();
+        WorkerThread::record_site_sample_here(id, start);
+        result
+    }
+
     /// Records a timed execution of site `id` that started at `start` and
     /// ran on this worker.
     pub(crate) fn record_site_sample(&self, id: SiteId, start: Instant) {

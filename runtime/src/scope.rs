@@ -37,7 +37,6 @@ use crate::trace::{self, AtomicStrandRef};
 use parking_lot::Mutex;
 use std::marker::PhantomData;
 use std::panic::{self, AssertUnwindSafe, Location};
-use std::time::Instant;
 
 /// A scope of tasks that may borrow data living longer than `'scope`.
 pub struct Scope<'scope> {
@@ -148,11 +147,8 @@ impl<'scope> Scope<'scope> {
             Some(TaskPath::Deferred | TaskPath::Kept) => self.spawn_deferred(f),
             Some(TaskPath::Plain) => self.run_inline(f),
             Some(TaskPath::Timed(id, deferred)) => {
-                let timed = move |scope: &Scope<'scope>| {
-                    let start = Instant::now();
-                    f(scope);
-                    WorkerThread::record_site_sample_here(id, start);
-                };
+                let timed =
+                    move |scope: &Scope<'scope>| WorkerThread::timed_sample(id, || f(scope));
                 if deferred {
                     self.spawn_deferred(timed);
                 } else {

@@ -28,7 +28,6 @@ use std::fmt;
 use std::panic::{self, AssertUnwindSafe, Location};
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
-use std::time::Instant;
 
 const RUNNING: u8 = 0;
 const DONE: u8 = 1;
@@ -223,12 +222,9 @@ where
         None => spawn_in(Runtime::global().registry(), f),
         Some(TaskPath::Deferred | TaskPath::Kept) => spawn_here(true, f),
         Some(TaskPath::Plain) => spawn_here(false, f),
-        Some(TaskPath::Timed(id, deferred)) => spawn_here(deferred, move || {
-            let start = Instant::now();
-            let result = f();
-            WorkerThread::record_site_sample_here(id, start);
-            result
-        }),
+        Some(TaskPath::Timed(id, deferred)) => {
+            spawn_here(deferred, move || WorkerThread::timed_sample(id, f))
+        }
     }
 }
 
