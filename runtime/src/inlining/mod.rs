@@ -73,29 +73,25 @@ use table::SiteTable;
 
 /// How one execution of a site runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Route {
-    /// As a plain call.
-    Inline,
-    /// Through the scheduler (which may still run it inline when the deque
-    /// is full).
-    Schedule,
-    /// As a plain call, timed.
-    TimedInline,
-    /// Through the scheduler, timed wherever it runs.
-    TimedSchedule,
+pub(crate) struct Route {
+    /// As a plain call; otherwise through the scheduler (which may still
+    /// run it inline when the deque is full).
+    inline: bool,
+    /// Timed (wherever it runs).
+    timed: bool,
 }
 
 impl Route {
     /// Whether the task is timed.
     #[inline(always)]
     pub(crate) fn timed(self) -> bool {
-        matches!(self, Route::TimedInline | Route::TimedSchedule)
+        self.timed
     }
 
     /// Whether the task runs as a plain call.
     #[inline(always)]
     pub(crate) fn inline(self) -> bool {
-        matches!(self, Route::Inline | Route::TimedInline)
+        self.inline
     }
 }
 
@@ -326,28 +322,15 @@ impl Inliner {
         let word = local.word.load(Ordering::Relaxed);
         entry.word.store(word, Ordering::Relaxed);
         let timed = local.visit_is_timed();
-        if word & INLINE_BIT != 0 {
-            if !hungry.load(Ordering::Relaxed) {
-                return Some((
-                    id,
-                    if timed {
-                        Route::TimedInline
-                    } else {
-                        Route::Inline
-                    },
-                ));
-            }
+        let mut inline = word & INLINE_BIT != 0;
+        if inline && hungry.load(Ordering::Relaxed) {
             local.note_hunger();
+            inline = false;
         }
-        bump(&local.scheduled);
-        Some((
-            id,
-            if timed {
-                Route::TimedSchedule
-            } else {
-                Route::Schedule
-            },
-        ))
+        if !inline {
+            bump(&local.scheduled);
+        }
+        Some((id, Route { inline, timed }))
     }
 
     /// Records a timed execution of site `id` that started at `start`, on
