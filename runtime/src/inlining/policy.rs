@@ -46,7 +46,7 @@ const SAMPLE_BUDGET: f64 = 64.0;
 /// The sampling period before a site has data: every 2^2-th execution.
 pub(crate) const FIRST_SAMPLE_SHIFT: u32 = 2;
 /// The longest sampling period: every 2^16-th execution.
-const MAX_SAMPLE_SHIFT: u32 = 16;
+pub(crate) const MAX_SAMPLE_SHIFT: u32 = 16;
 /// The longest hunger-check period: every 2^14-th execution.
 const MAX_CHECK_SHIFT: u32 = 14;
 /// One effort unit of the analyzer (one built-in operation) is taken as

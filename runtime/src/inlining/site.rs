@@ -274,7 +274,7 @@ impl SharedSite {
         let mut sample_shift = policy::sample_shift(typical_ns, calibration.clock_ns);
         if state.search.frozen {
             // Converged: watch the site less closely.
-            sample_shift = (sample_shift + 2).min(16);
+            sample_shift = (sample_shift + 2).min(policy::MAX_SAMPLE_SHIFT);
         }
         let check_shift = policy::check_shift(typical_ns, calibration.spawn_overhead_ns);
         self.publish(mode == Mode::Inline, sample_shift, check_shift);
