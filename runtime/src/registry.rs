@@ -662,7 +662,7 @@ impl WorkerThread {
     /// took something: re-read the real length on the cold path), bump the
     /// inlined counter (a plain load and store of an owner-written atomic).
     #[inline(always)]
-    pub(crate) fn reserve(&self) -> bool {
+    fn reserve(&self) -> bool {
         if self.has_room() {
             return true;
         }
@@ -804,7 +804,7 @@ impl WorkerThread {
             || self.info().signals.hungry.load(Ordering::Relaxed);
         self.registry
             .inliner
-            .record_sample(&self.info().sites, id, start, hungry);
+            .record_sample(self.sites(), id, start, hungry);
     }
 
     /// Whether a `join` may record its second half as latent: the worker
@@ -814,7 +814,7 @@ impl WorkerThread {
     /// `(a(), b())`, counted as an inlined spawn. Latent joins count against
     /// the capacity because they are tasks the worker can still hand out.
     #[inline(always)]
-    pub(crate) fn reserve_join(&self) -> bool {
+    fn reserve_join(&self) -> bool {
         let latent = self.latent.len();
         if latent < self.latent_limit && self.local_len.get() + latent < self.queue_capacity {
             return true;
