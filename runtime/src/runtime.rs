@@ -179,11 +179,8 @@ impl RuntimeBuilder {
     /// ```
     #[cfg(feature = "trace")]
     pub fn trace(mut self, enabled: bool) -> Self {
-        self.trace_capacity = match (enabled, self.trace_capacity) {
-            (false, _) => None,
-            (true, Some(capacity)) => Some(capacity),
-            (true, None) => Some(DEFAULT_TRACE_CAPACITY),
-        };
+        self.trace_capacity =
+            enabled.then(|| self.trace_capacity.unwrap_or(DEFAULT_TRACE_CAPACITY));
         self
     }
 

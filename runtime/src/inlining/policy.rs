@@ -15,6 +15,11 @@ pub const ADAPTIVE_START_THRESHOLD: u32 = 8;
 /// Algorithm 2's threshold stays within `MIN_THRESHOLD ..= MAX_THRESHOLD`.
 const MIN_THRESHOLD: u32 = 1;
 const MAX_THRESHOLD: u32 = 1024;
+/// Algorithm 2's hysteresis band around its threshold: a site inlines while
+/// its typical task is below `BAND_LOWER` × the threshold, spawns above
+/// `BAND_UPPER` × the threshold, and keeps its mode in between.
+const BAND_LOWER: f64 = 0.75;
+const BAND_UPPER: f64 = 1.25;
 /// Hungry thieves lower an inlined site's threshold only while the site's
 /// tasks average at least this many spawn overheads (≈ 2 µs with a 17 ns
 /// overhead; a steal, a wake-up and the joiner's wait cost about that):
@@ -100,7 +105,7 @@ impl SiteSearch {
         let threshold = ADAPTIVE_START_THRESHOLD as f64;
         let inline_below = match policy {
             Inlining::Baseline { lower, .. } => lower as f64,
-            _ => threshold * 0.75,
+            _ => threshold * BAND_LOWER,
         };
         let mode = match static_overheads {
             Some(cost) if cost < inline_below && policy != Inlining::Never => Mode::Inline,
@@ -151,8 +156,8 @@ impl SiteSearch {
                 band(
                     self.mode,
                     typical,
-                    self.threshold * 0.75,
-                    self.threshold * 1.25,
+                    self.threshold * BAND_LOWER,
+                    self.threshold * BAND_UPPER,
                 )
             }
         };
@@ -183,7 +188,7 @@ impl SiteSearch {
             Mode::Spawn
                 if !window.hungry
                     && self.threshold < MAX_THRESHOLD as f64
-                    && window.typical < MAX_THRESHOLD as f64 * 0.75 =>
+                    && window.typical < MAX_THRESHOLD as f64 * BAND_LOWER =>
             {
                 1
             }
