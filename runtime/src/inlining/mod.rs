@@ -64,8 +64,8 @@ pub(crate) use sites::{SiteDescriptor, SiteId, SiteKey, SiteSlot};
 use crate::counters::{add, bump};
 use crate::params::Inlining;
 use calibrate::Calibration;
+use parking_lot::Mutex;
 use site::{LocalSite, SharedSite, INLINE_BIT};
-use std::cell::UnsafeCell;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::time::Instant;
@@ -126,16 +126,11 @@ pub(crate) struct WorkerSites {
 /// a hash of the file name), so that two locations that evict each other
 /// from the cache do not take the directory's lock at every execution.
 /// Ids are never reused, and a full directory stays full, so an entry
-/// never goes stale. Only [`Inliner::slow_route`] touches it.
-struct LocationIds(UnsafeCell<HashMap<usize, u32>>);
-
-// SAFETY: the map is read and written only by `Inliner::slow_route`, which
-// only the worker owning the `WorkerSites` calls, on its own thread
-// (`WorkerThread::task_path_slow`, with its own sites); reports and samples
-// from other threads never touch it. So no two threads ever access it, and
-// no access overlaps another (`slow_route` does not reenter itself while it
-// holds the map).
-unsafe impl Sync for LocationIds {}
+/// never goes stale. Only [`Inliner::slow_route`] touches it, on the
+/// owning worker, so its lock is never contended: it costs one uncontended
+/// lock on a cache miss (the directory's lock and hash are what it saves),
+/// and keeps the map safe without an owner-only invariant to uphold.
+struct LocationIds(Mutex<HashMap<usize, u32>>);
 
 #[derive(Default)]
 struct CacheEntry {
@@ -178,25 +173,23 @@ impl WorkerSites {
         WorkerSites {
             table: SiteTable::new(),
             cache: std::array::from_fn(|_| CacheEntry::default()),
-            locations: LocationIds(UnsafeCell::new(HashMap::new())),
+            locations: LocationIds(Mutex::new(HashMap::new())),
         }
     }
 
     /// The id of `site`, or [`UNTRACKED`], for a cache miss: a location is
     /// looked up in the directory once per worker, then in
     /// [`locations`](Self::locations); a static caches its id itself.
-    /// Called only by the worker owning `self` (see [`LocationIds`]).
     fn id_of(&self, site: SiteKey) -> u32 {
         let raw = |id: Option<SiteId>| id.map_or(UNTRACKED, |id| id.0);
         match site {
             SiteKey::Static(_) => raw(site.id()),
             SiteKey::Location(_) => {
-                // SAFETY: only the owning worker calls this, from
-                // `slow_route` (see `LocationIds`), and the borrow ends
-                // before it returns; `site.id()`, called while it lasts,
-                // does not come back here.
-                let locations = unsafe { &mut *self.locations.0.get() };
-                *locations
+                // `site.id()`, called under the lock, never comes back here.
+                *self
+                    .locations
+                    .0
+                    .lock()
                     .entry(site.address())
                     .or_insert_with(|| raw(site.id()))
             }
@@ -427,8 +420,7 @@ mod tests {
                 assert_eq!(route.map(|(id, _)| id), site.id());
             }
         }
-        // SAFETY: this thread is the only one that uses `sites`.
-        let ids = unsafe { &*sites.locations.0.get() };
+        let ids = sites.locations.0.lock();
         let raw = |site: SiteKey| site.id().map_or(UNTRACKED, |id| id.0);
         assert_eq!(ids.len(), 2);
         assert_eq!(ids.get(&a.address()), Some(&raw(a)));
