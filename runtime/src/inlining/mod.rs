@@ -376,13 +376,8 @@ impl Inliner {
 
 #[cfg(test)]
 mod tests {
+    use super::sites::tests::here;
     use super::*;
-    use std::panic::Location;
-
-    #[track_caller]
-    fn here() -> &'static Location<'static> {
-        Location::caller()
-    }
 
     #[test]
     fn aliasing_locations_are_looked_up_once_per_worker() {

@@ -189,11 +189,12 @@ impl SiteKey {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
+    /// The location of the call to `here`: a fresh site per call.
     #[track_caller]
-    fn here() -> &'static Location<'static> {
+    pub(in crate::inlining) fn here() -> &'static Location<'static> {
         Location::caller()
     }
 
