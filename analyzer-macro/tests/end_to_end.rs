@@ -216,7 +216,7 @@ fn fib_is_recursive_and_tiny() {
     assert_eq!(cf17.queue_policy, QueuePolicy::DEF);
     assert_eq!(cf17.queue_capacity, 4);
     assert_eq!(cf17.dependency_buckets, 256_019);
-    assert_eq!(cf17.stack_size, a.stack_size);
+    assert_eq!(cf17.committed_stack_size, a.committed_stack_size);
     // Calibrated (`PARAMS`): effort 6 < 7667: fine or opaque tasks, BF/32;
     // buckets as CF'17.
     const P: Params = fib::PARAMS;
@@ -226,13 +226,13 @@ fn fib_is_recursive_and_tiny() {
     assert_eq!(P.queue_policy, QueuePolicy::InsertBackStealFront);
     assert_eq!(P.queue_capacity, 32);
     assert_eq!(P.dependency_buckets, 256_019);
-    assert!(P.stack_size.is_power_of_two());
-    assert_eq!(P.stack_size, a.stack_size);
+    assert_eq!(P.stack_size, prescient::DEFAULT_STACK_SIZE);
+    assert_eq!(P.committed_stack_size, a.committed_stack_size);
     assert_eq!(P.pinning, Params::DEFAULT.pinning);
-    // `fib(n - 1)`: a recursion depth the analysis cannot bound, so the
-    // conservative size (the runtime's default) rather than a guess.
+    // `fib(n - 1)`: a recursion depth the analysis cannot bound, so no
+    // commitment rather than a guess (the reserve is the limit).
     assert!(a.stack_estimate >= 64 * JOIN_FRAME_BYTES as u64, "{a}");
-    assert_eq!(P.stack_size, prescient::MAX_STACK_SIZE, "{a}");
+    assert_eq!(P.committed_stack_size, 0, "{a}");
     assert_eq!(fib::run(20), 6765);
     assert_eq!(fib::fib(15), 610, "outside a runtime too");
 }
@@ -373,7 +373,7 @@ fn dataflow_tasks_are_sites() {
 #[test]
 fn foreign_joins_and_spawns_are_not_sites() {
     assert_eq!(foreign::ANALYSIS.sites.len(), 0);
-    assert_eq!(foreign::PARAMS.stack_size, 16 * 1024);
+    assert_eq!(foreign::PARAMS.committed_stack_size, 16 * 1024);
     assert_eq!(foreign::run(), 8);
 }
 

@@ -10,6 +10,9 @@
 //!   peak RSS is its own, and the parent prints one table and writes JSON.
 //! * [`dataflow`] holds the dataflow benchmark programs, behind the
 //!   `dataflow_table` binary and the `dataflow` criterion bench.
+//! * [`stack_memory`] measures what task stacks cost in memory (the
+//!   `stack_memory` binary): suspended tasks, the pool after a deep phase,
+//!   the same work on OS threads.
 //! * [`cli`] is the command-line convention of every benchmark: the shared
 //!   flags (`--quick`, `--threads LIST`, `--help`), the one thread-list
 //!   parser and the `PRESCIENT_BENCH_THREADS` fallback.
@@ -26,4 +29,5 @@ pub mod cli;
 pub mod dataflow;
 pub mod inlining;
 pub mod programs;
+pub mod stack_memory;
 pub mod suite;

@@ -116,6 +116,10 @@ define_counters! {
     /// Stacks mapped beyond a worker's live-stack cap because nothing else
     /// could progress.
     cumulative stacks_beyond_cap,
+    /// Times a pooled stack was trimmed back to its commitment
+    /// (`Params::committed_stack_size`) after a task went deeper, or before
+    /// its worker parked.
+    cumulative stack_trims,
     /// Latent joins whose second half a worker published to its deque: at a
     /// thief's request, or before its task suspended (the other joins ran
     /// both halves without touching the deque). Also counted in `spawns`.

@@ -1,6 +1,7 @@
 //! Stack switching, isolated behind a small safe-to-use API: a [`Fiber`] is a
-//! corosensei coroutine on a `stack_size` stack with a guard page, whose body
-//! runs one job after another. The worker's main loop resumes a fiber with a
+//! corosensei coroutine on a [`TaskStack`] (the `stack_size` reserve, the
+//! runtime's headroom and a guard page; see `stack.rs`), whose body runs one
+//! job after another. The worker's main loop resumes a fiber with a
 //! job; the fiber answers [`FiberYield::Done`] when the job finished, or
 //! [`FiberYield::Wait`] when a task on it must wait (see
 //! `registry::WorkerThread::wait_until`).
@@ -19,11 +20,14 @@
 //!   root aborts with a message: unwinding on would end the worker's main
 //!   loop and strand its suspended tasks, a silent hang.
 //! * Stack overflow hits the guard page below `limit`; `overflow.rs` turns it
-//!   into an abort that names the stack size.
+//!   into an abort that names the stack reserve.
+//! * Between jobs a fiber is idle: its only frames are the body loop's, at
+//!   the top of the stack, within the smallest commitment, so the worker may
+//!   trim the stack below its commitment ([`Fiber::recycle`]).
 
 use crate::job::JobRef;
 use crate::overflow;
-use corosensei::stack::DefaultStack;
+use crate::stack::{StackRegion, TaskStack};
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 use std::any::Any;
 use std::cell::Cell;
@@ -87,7 +91,7 @@ pub(crate) trait WaitTarget {
     fn register_fiber(&self, fiber: FiberPtr) -> bool;
 }
 
-type FiberCoroutine = Coroutine<FiberInput, FiberYield, (), DefaultStack>;
+type FiberCoroutine = Coroutine<FiberInput, FiberYield, (), TaskStack>;
 
 /// A stack plus the coroutine running on it.
 pub(crate) struct Fiber {
@@ -95,13 +99,14 @@ pub(crate) struct Fiber {
     /// The fiber's yielder, valid while the coroutine body runs (it lives on
     /// the fiber's own stack). Null until the first `Run`.
     yielder: *const Yielder<FiberInput, FiberYield>,
-    /// The guard page range of this fiber's stack (for `overflow.rs`).
-    guard: (usize, usize),
-    /// Usable bytes of the stack, named in the overflow message.
-    stack_size: usize,
-    /// Whether `stack_size` is the `#[task_program]` estimate (the overflow
-    /// message then says the estimate was too small).
-    stack_size_analysed: bool,
+    /// Where this fiber's stack lies (the coroutine owns the stack itself):
+    /// its guard page for `overflow.rs`, its commitment for trimming.
+    stack: StackRegion,
+    /// The stack ran a job since it was last trimmed (or made).
+    used_since_trim: bool,
+    /// The coroutine is between jobs (not started, or answered `Done`): no
+    /// task frame is on the stack, so it may be trimmed.
+    idle: bool,
     /// The resume inbox of the worker this fiber is tied to; whoever makes
     /// the fiber ready pushes it there (see [`FiberPtr::make_ready`]).
     home: Arc<dyn FiberHome>,
@@ -157,17 +162,19 @@ impl FiberPtr {
 }
 
 impl Fiber {
-    /// Maps a new stack (`stack_size` usable bytes plus a guard page) and
-    /// prepares a coroutine on it. Costs a few microseconds: pooled by workers.
-    /// `stack_size_analysed`: the size is the `#[task_program]` estimate.
+    /// Maps a new stack (a `reserve` of usable bytes, the runtime's headroom
+    /// and a guard page; `committed` bytes pre-faulted, see `stack.rs`) and
+    /// prepares a coroutine on it. Costs a few microseconds plus the
+    /// commitment's page faults: pooled by workers.
     pub(crate) fn new(
-        stack_size: usize,
-        stack_size_analysed: bool,
+        reserve: usize,
+        committed: usize,
         home: Arc<dyn FiberHome>,
     ) -> io::Result<Box<Fiber>> {
-        let stack = DefaultStack::new(stack_size)?;
-        let guard = overflow::guard_range(&stack);
-        let coroutine = FiberCoroutine::with_stack(stack, |yielder, mut input| loop {
+        let stack = TaskStack::new(reserve, committed)?;
+        let region = stack.region();
+        let stack_base = region.base();
+        let coroutine = FiberCoroutine::with_stack(stack, move |yielder, mut input| loop {
             match input {
                 FiberInput::Run(job) => {
                     let me = current_fiber();
@@ -181,6 +188,15 @@ impl Fiber {
                     unsafe { job.execute() };
                     crate::trace::task_end();
                     std::mem::forget(escape);
+                    // The idle fiber's frames must lie within the smallest
+                    // commitment, or a trim would discard them (module
+                    // assumptions): checked where they are deepest.
+                    let idle_frame = 0u8;
+                    let idle_depth = stack_base - std::ptr::addr_of!(idle_frame) as usize;
+                    debug_assert!(
+                        idle_depth < crate::params::MIN_STACK_SIZE,
+                        "a fiber's idle frames are deeper than the smallest commitment"
+                    );
                     input = yielder.suspend(FiberYield::Done);
                 }
                 FiberInput::Resume => unreachable!("resumed an idle fiber"),
@@ -190,9 +206,9 @@ impl Fiber {
         Ok(Box::new(Fiber {
             coroutine,
             yielder: std::ptr::null(),
-            guard,
-            stack_size,
-            stack_size_analysed,
+            stack: region,
+            used_since_trim: false,
+            idle: true,
             home,
             task_locals: std::ptr::null(),
         }))
@@ -203,19 +219,54 @@ impl Fiber {
     pub(crate) fn resume(self: &mut Box<Self>, input: FiberInput) -> Option<FiberYield> {
         let me: *mut Fiber = &mut **self;
         let previous = CURRENT_FIBER.with(|c| c.replace(me));
-        overflow::set_current_task_stack(
-            self.guard.0,
-            self.guard.1,
-            self.stack_size,
-            self.stack_size_analysed,
-        );
+        let (guard_start, guard_end) = self.stack.guard_range();
+        overflow::set_current_task_stack(guard_start, guard_end, self.stack.reserve());
+        self.idle = false;
         let out = self.coroutine.resume(input);
         overflow::clear_current_task_stack();
         CURRENT_FIBER.with(|c| c.set(previous));
+        self.idle = matches!(out, CoroutineResult::Yield(FiberYield::Done));
         match out {
             CoroutineResult::Yield(out) => Some(out),
             CoroutineResult::Return(()) => None,
         }
+    }
+}
+
+impl Fiber {
+    /// Called when the fiber finished a job and goes back to the pool: if the
+    /// job went below the stack's commitment (its canary changed), returns
+    /// those pages to the kernel now. Returns whether it trimmed.
+    pub(crate) fn recycle(&mut self) -> bool {
+        if !self.idle {
+            return false;
+        }
+        self.used_since_trim = true;
+        // SAFETY: the fiber is idle between jobs (checked): its stack is
+        // mapped (the coroutine owns it) and its only frames are the body
+        // loop's, at the top, within the commitment (module assumptions).
+        unsafe {
+            if self.stack.went_past_commitment() {
+                self.stack.trim();
+                self.used_since_trim = false;
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Trims the idle fiber's stack back to its commitment if it ran a job
+    /// since the last trim, whether or not its canary saw the job go deep
+    /// (a frame can span the canary without writing it). One system call;
+    /// workers call it before they park. Returns whether it trimmed.
+    pub(crate) fn trim_if_used(&mut self) -> bool {
+        if !self.idle || !self.used_since_trim || self.stack.committed() == 0 {
+            return false;
+        }
+        self.used_since_trim = false;
+        // SAFETY: idle between jobs (checked), as in `recycle`.
+        unsafe { self.stack.trim() };
+        true
     }
 }
 
@@ -252,5 +303,67 @@ impl Drop for AbortOnUnwind {
             self.0
         ));
         std::process::abort();
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use crate::job::HeapJob;
+
+    /// A home nobody is sent to: these fibers never wait.
+    struct NoHome;
+
+    impl FiberHome for NoHome {
+        fn push_ready(&self, _: FiberPtr) {
+            unreachable!("a test fiber never waits")
+        }
+    }
+
+    /// Recursion with 256-byte frames, `depth` levels.
+    #[inline(never)]
+    fn recurse(depth: u32) -> u32 {
+        let frame = std::hint::black_box([depth as u8; 256]);
+        if depth == 0 {
+            return 0;
+        }
+        recurse(depth - 1) + u32::from(std::hint::black_box(frame)[1] & 1)
+    }
+
+    fn run(fiber: &mut Box<Fiber>, depth: u32) {
+        let job = HeapJob::into_job_ref(move || {
+            std::hint::black_box(recurse(depth));
+        });
+        assert!(matches!(
+            fiber.resume(FiberInput::Run(job)),
+            Some(FiberYield::Done)
+        ));
+    }
+
+    #[test]
+    fn a_job_below_the_commitment_is_trimmed_when_it_ends_and_a_shallow_one_is_not() {
+        let mut fiber = Fiber::new(8 << 20, 32 << 10, Arc::new(NoHome)).unwrap();
+        // Nothing ran yet: nothing to trim.
+        assert!(!fiber.recycle() || fiber.stack.committed() == 0);
+        // Over 256 KiB deep: the canary below the commitment is overwritten.
+        run(&mut fiber, 2048);
+        assert!(fiber.recycle(), "the canary saw the deep job");
+        assert!(!fiber.trim_if_used(), "already trimmed");
+        // A shallow job leaves the canary alone: no trim at its end, one
+        // before parking.
+        run(&mut fiber, 4);
+        assert!(!fiber.recycle());
+        assert!(fiber.trim_if_used());
+        assert!(!fiber.trim_if_used());
+        assert!(fiber.resume(FiberInput::Exit).is_none());
+    }
+
+    #[test]
+    fn a_stack_without_commitment_is_never_trimmed() {
+        let mut fiber = Fiber::new(8 << 20, 0, Arc::new(NoHome)).unwrap();
+        run(&mut fiber, 2048);
+        assert!(!fiber.recycle());
+        assert!(!fiber.trim_if_used());
+        assert!(fiber.resume(FiberInput::Exit).is_none());
     }
 }

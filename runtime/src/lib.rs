@@ -119,11 +119,12 @@
 //! ```
 
 // Module layers, lowest first (ARCHITECTURE.md has each module's imports):
-// 1. `params`, `sync`, `spin_lock`, `overflow`, `topology`, `trace` (the
+// 1. `params`, `sync`, `spin_lock`, `stack` (task stacks: reserve,
+//    commitment, trimming; `params`), `overflow` (`stack`), `topology`, `trace` (the
 //    profiler's recording hooks; empty without the `trace` feature), `job`
 //    (`trace`), `counters`, `latent` (`job`) — no runtime state;
 // 2. `deque` (uses `job`, `spin_lock`), `fiber` (stack switching; `job`,
-//    `overflow`), `dast` (the DAST manager's request queues, push policies
+//    `overflow`, `stack`), `dast` (the DAST manager's request queues, push policies
 //    and manager loop; `job`, `params`, `sync`);
 // 3. `sleep` (parking and resume inboxes; `fiber`), `inlining` (the
 //    adaptive inliner: site ids, per-site statistics and decisions,
@@ -172,6 +173,7 @@ mod scope;
 mod sleep;
 mod spawn;
 mod spin_lock;
+mod stack;
 mod stack_job;
 mod sync;
 mod task_local;
@@ -189,8 +191,9 @@ pub use group::TaskGroup;
 pub use inlining::{InliningReport, SiteReport, ADAPTIVE_START_THRESHOLD, HEARTBEAT_OVERHEADS};
 pub use join::join;
 pub use params::{
-    DastMode, Inlining, Params, ParamsError, Pinning, QueuePolicy, MAX_DEPENDENCY_BUCKETS,
-    MAX_INLINING_THRESHOLD, MAX_QUEUE_CAPACITY, MAX_STACK_SIZE, MIN_STACK_SIZE,
+    DastMode, Inlining, Params, ParamsError, Pinning, QueuePolicy, DEFAULT_STACK_SIZE,
+    MAX_DEPENDENCY_BUCKETS, MAX_INLINING_THRESHOLD, MAX_QUEUE_CAPACITY, MAX_STACK_SIZE,
+    MIN_STACK_SIZE, RUNTIME_STACK_HEADROOM,
 };
 /// The static analyzer: put it on an inline module of task code to get that
 /// program's [`Params`] as `PARAMS` (and the analysis behind them as

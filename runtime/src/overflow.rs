@@ -1,11 +1,11 @@
 //! Task stack overflow detection.
 //!
 //! Every started task runs on a corosensei coroutine whose stack is a
-//! [`DefaultStack`]: one `mmap` with a `PROT_NONE` guard page at its lowest
-//! page (`stack.limit()` is the start of the guard, the usable stack is
-//! `[limit + page_size, base)`). A task that recurses past its `stack_size`
-//! touches the guard page and the kernel raises `SIGSEGV` (`SIGBUS` on some
-//! platforms).
+//! `TaskStack` (`stack.rs`): one `mmap` with a `PROT_NONE` guard page at its
+//! lowest page (`stack.limit()` is the start of the guard, the usable stack
+//! is `[limit + page_size, base)`: the reserve `Params::stack_size` plus the
+//! runtime's headroom). A task that recurses past it touches the guard page
+//! and the kernel raises `SIGSEGV` (`SIGBUS` on some platforms).
 //!
 //! **Why std cannot report it.** std's own `SIGSEGV` handler only knows the
 //! guard page of each *thread* stack. A fault in a coroutine guard page is, for
@@ -36,8 +36,8 @@
 //!   alternate signal stack, because the faulting stack has no room left;
 //!   without one the kernel kills the process with a plain `SIGSEGV`;
 //! * right before every switch into a task stack (`Coroutine::resume`):
-//!   [`set_current_task_stack`] with that stack's [`guard_range`] and the
-//!   configured stack size; right after the switch back out (the resume
+//!   [`set_current_task_stack`] with that stack's guard page and its
+//!   reserve; right after the switch back out (the resume
 //!   returned, whether the task yielded or finished):
 //!   [`clear_current_task_stack`]. Each is a few plain thread-local stores
 //!   and a compiler fence (no instruction).
@@ -47,10 +47,10 @@ use core::ffi::{c_int, c_void};
 use core::marker::PhantomData;
 use core::mem::{self, MaybeUninit};
 use core::ptr;
-use core::sync::atomic::{compiler_fence, AtomicBool, AtomicUsize, Ordering};
+use core::sync::atomic::{compiler_fence, AtomicBool, Ordering};
 use std::sync::Once;
 
-use corosensei::stack::{DefaultStack, Stack};
+use crate::stack::page_size;
 
 /// The signals a guard-page hit raises: `SIGSEGV` on Linux, `SIGBUS` on some
 /// BSDs and macOS.
@@ -63,22 +63,15 @@ const FAULT_SIGNALS: [c_int; 2] = [libc::SIGSEGV, libc::SIGBUS];
 const ALT_STACK_SIZE: usize = 64 * 1024;
 
 const MSG_PREFIX: &[u8] = b"prescient: task stack overflow: a task overflowed its ";
-const MSG_SUFFIX: &[u8] = b"-byte stack (Params::stack_size); increase stack_size \
-or use the #[task_program] analyzer's PARAMS\n";
-/// The suffix when the size was the `#[task_program]` estimate
-/// (`Params::stack_size_is_analysed`): suggesting the analyzer would be wrong.
-const MSG_SUFFIX_ANALYSED: &[u8] = b"-byte stack, the size `#[task_program]` estimated \
-for this program: the estimate was too small; set stack_size explicitly \
-(`#[task_program(stack_size = ...)]` or `Params::with_stack_size`)\n";
+/// The message names the reserve and how to raise it. It never blames the
+/// `#[task_program]` estimate: that decides only what is pre-faulted.
+const MSG_SUFFIX: &[u8] = b"-byte stack reserve (Params::stack_size); raise it with \
+`#[task_program(stack_size = ...)]` or `Params::with_stack_size`, up to 1 GiB \
+(untouched reserve costs no memory)
+";
 /// Decimal digits of `usize::MAX` on 64-bit targets.
 const MAX_DIGITS: usize = 20;
-const MSG_CAPACITY: usize = MSG_PREFIX.len()
-    + MAX_DIGITS
-    + if MSG_SUFFIX.len() > MSG_SUFFIX_ANALYSED.len() {
-        MSG_SUFFIX.len()
-    } else {
-        MSG_SUFFIX_ANALYSED.len()
-    };
+const MSG_CAPACITY: usize = MSG_PREFIX.len() + MAX_DIGITS + MSG_SUFFIX.len();
 
 type SigInfoHandler = extern "C" fn(c_int, *mut libc::siginfo_t, *mut c_void);
 type PlainHandler = extern "C" fn(c_int);
@@ -86,24 +79,21 @@ type PlainHandler = extern "C" fn(c_int);
 /// The task stack currently running on a thread, as recorded by
 /// [`set_current_task_stack`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct TaskStack {
-    /// First byte of the guard page (`DefaultStack::limit()`).
+struct RunningStack {
+    /// First byte of the guard page (the stack's `limit()`).
     guard_start: usize,
     /// One past the last byte of the guard page (the lowest usable byte).
     guard_end: usize,
-    /// The configured stack size, for the message.
-    stack_size: usize,
-    /// Whether `stack_size` is the `#[task_program]` estimate, for the message.
-    analysed: bool,
+    /// The configured reserve, for the message.
+    reserve: usize,
 }
 
-impl TaskStack {
+impl RunningStack {
     /// "No task stack is running": an empty range that contains no address.
     const NONE: Self = Self {
         guard_start: 0,
         guard_end: 0,
-        stack_size: 0,
-        analysed: false,
+        reserve: 0,
     };
 
     /// Whether a fault at `addr` is this stack overflowing.
@@ -131,27 +121,20 @@ thread_local! {
     /// `const` initialisation of a type without `Drop` makes this a plain
     /// `#[thread_local]` static: no lazy registration, no destructor state,
     /// so reading it from the signal handler is async-signal-safe.
-    static CURRENT_TASK_STACK: Cell<TaskStack> = const { Cell::new(TaskStack::NONE) };
+    static CURRENT_TASK_STACK: Cell<RunningStack> = const { Cell::new(RunningStack::NONE) };
 }
 
 /// Records that the coroutine stack whose guard page is
-/// `[guard_start, guard_end)` and whose configured size is `stack_size` is
-/// about to run on this thread (`analysed`: the size is the `#[task_program]`
-/// estimate). Call right before every switch into a task stack; it is a few
-/// thread-local stores.
+/// `[guard_start, guard_end)` and whose reserve (`Params::stack_size`) is
+/// `reserve` is about to run on this thread. Call right before every switch
+/// into a task stack; it is a few thread-local stores.
 #[inline]
-pub(crate) fn set_current_task_stack(
-    guard_start: usize,
-    guard_end: usize,
-    stack_size: usize,
-    analysed: bool,
-) {
+pub(crate) fn set_current_task_stack(guard_start: usize, guard_end: usize, reserve: usize) {
     debug_assert!(guard_start < guard_end, "empty guard range");
-    CURRENT_TASK_STACK.set(TaskStack {
+    CURRENT_TASK_STACK.set(RunningStack {
         guard_start,
         guard_end,
-        stack_size,
-        analysed,
+        reserve,
     });
     // The record must be in memory before any instruction that may fault on
     // the task stack. A signal handler runs on this same thread, so a
@@ -163,32 +146,8 @@ pub(crate) fn set_current_task_stack(
 /// every switch back out of a task stack.
 #[inline]
 pub(crate) fn clear_current_task_stack() {
-    CURRENT_TASK_STACK.set(TaskStack::NONE);
+    CURRENT_TASK_STACK.set(RunningStack::NONE);
     compiler_fence(Ordering::SeqCst);
-}
-
-/// The guard page `[start, end)` of a corosensei [`DefaultStack`], for
-/// [`set_current_task_stack`]. Compute it once per stack (when the pool
-/// creates it), not on every switch.
-pub(crate) fn guard_range(stack: &DefaultStack) -> (usize, usize) {
-    let start = stack.limit().get();
-    (start, start + page_size())
-}
-
-fn page_size() -> usize {
-    static PAGE_SIZE: AtomicUsize = AtomicUsize::new(0);
-    let cached = PAGE_SIZE.load(Ordering::Relaxed);
-    if cached != 0 {
-        return cached;
-    }
-    // SAFETY: `sysconf` has no preconditions; `_SC_PAGESIZE` is a valid name.
-    let raw = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    let page = usize::try_from(raw)
-        .ok()
-        .filter(|p| p.is_power_of_two())
-        .unwrap_or(4096);
-    PAGE_SIZE.store(page, Ordering::Relaxed);
-    page
 }
 
 /// The actions that were installed for [`FAULT_SIGNALS`] before ours, read by
@@ -292,17 +251,17 @@ extern "C" fn handle_fault(signum: c_int, info: *mut libc::siginfo_t, context: *
     if code > 0 {
         let task = CURRENT_TASK_STACK
             .try_with(Cell::get)
-            .unwrap_or(TaskStack::NONE);
+            .unwrap_or(RunningStack::NONE);
         if task.contains_fault(addr) {
-            report_overflow_and_abort(task.stack_size, task.analysed);
+            report_overflow_and_abort(task.reserve);
         }
     }
     chain_to_previous(signum, info, context, code);
 }
 
-fn report_overflow_and_abort(stack_size: usize, analysed: bool) -> ! {
+fn report_overflow_and_abort(reserve: usize) -> ! {
     let mut message = [0u8; MSG_CAPACITY];
-    let len = overflow_message(stack_size, analysed, &mut message);
+    let len = overflow_message(reserve, &mut message);
     write_stderr(&message[..len]);
     // SAFETY: `abort` has no preconditions and is async-signal-safe.
     unsafe { libc::abort() }
@@ -396,18 +355,13 @@ fn format_decimal(mut n: usize, buf: &mut [u8; MAX_DIGITS]) -> &[u8] {
     &buf[start..]
 }
 
-/// Writes the overflow message for `stack_size` (the analyzer's estimate if
-/// `analysed`) into `out`; returns its length.
-fn overflow_message(stack_size: usize, analysed: bool, out: &mut [u8; MSG_CAPACITY]) -> usize {
+/// Writes the overflow message for a stack of `reserve` bytes into `out`;
+/// returns its length.
+fn overflow_message(reserve: usize, out: &mut [u8; MSG_CAPACITY]) -> usize {
     let mut digits = [0u8; MAX_DIGITS];
-    let digits = format_decimal(stack_size, &mut digits);
-    let suffix = if analysed {
-        MSG_SUFFIX_ANALYSED
-    } else {
-        MSG_SUFFIX
-    };
+    let digits = format_decimal(reserve, &mut digits);
     let mut len = 0;
-    for part in [MSG_PREFIX, digits, suffix] {
+    for part in [MSG_PREFIX, digits, MSG_SUFFIX] {
         out[len..len + part.len()].copy_from_slice(part);
         len += part.len();
     }
@@ -567,6 +521,7 @@ impl Drop for AltStackGuard {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::stack::TaskStack;
     use corosensei::{Coroutine, Yielder};
     use std::os::unix::process::ExitStatusExt;
     use std::process::{Command, Output};
@@ -589,46 +544,27 @@ mod tests {
     }
 
     #[test]
-    fn message_names_the_stack_size() {
+    fn message_names_the_reserve_and_how_to_raise_it() {
         let mut out = [0u8; MSG_CAPACITY];
-        let len = overflow_message(65536, false, &mut out);
+        let len = overflow_message(65536, &mut out);
         assert_eq!(
             std::str::from_utf8(&out[..len]).unwrap(),
             "prescient: task stack overflow: a task overflowed its 65536-byte stack \
-             (Params::stack_size); increase stack_size or use the #[task_program] \
-             analyzer's PARAMS\n"
+             reserve (Params::stack_size); raise it with `#[task_program(stack_size = ...)]` \
+             or `Params::with_stack_size`, up to 1 GiB (untouched reserve costs no memory)\n"
         );
-        let len = overflow_message(usize::MAX, false, &mut out);
+        let len = overflow_message(usize::MAX, &mut out);
         assert!(len <= MSG_CAPACITY);
-        assert!(out[..len].ends_with(b"PARAMS\n"));
-    }
-
-    #[test]
-    fn message_says_an_analysed_size_was_too_small() {
-        let mut out = [0u8; MSG_CAPACITY];
-        let len = overflow_message(65536, true, &mut out);
-        let text = std::str::from_utf8(&out[..len]).unwrap();
-        assert_eq!(
-            text,
-            "prescient: task stack overflow: a task overflowed its 65536-byte stack, \
-             the size `#[task_program]` estimated for this program: the estimate was \
-             too small; set stack_size explicitly (`#[task_program(stack_size = ...)]` \
-             or `Params::with_stack_size`)\n"
-        );
-        assert!(!text.contains("use the #[task_program] analyzer's PARAMS"));
-        let len = overflow_message(usize::MAX, true, &mut out);
-        assert!(len <= MSG_CAPACITY);
-        assert!(out[..len].ends_with(b"with_stack_size`)\n"));
+        assert!(out[..len].ends_with(b"costs no memory)\n"));
     }
 
     #[test]
     fn guard_range_with_one_page_of_slack_below() {
         let page = 4096;
-        let task = TaskStack {
+        let task = RunningStack {
             guard_start: 0x10_0000,
             guard_end: 0x10_0000 + page,
-            stack_size: TASK_STACK,
-            analysed: false,
+            reserve: TASK_STACK,
         };
         assert!(task.contains_fault(0x10_0000));
         assert!(task.contains_fault(0x10_0000 + page - 1));
@@ -644,36 +580,26 @@ mod tests {
         );
         assert!(!task.contains_fault(0));
         for addr in [0, 1, 4096, usize::MAX] {
-            assert!(!TaskStack::NONE.contains_fault(addr));
+            assert!(!RunningStack::NONE.contains_fault(addr));
         }
     }
 
     #[test]
     fn set_and_clear_are_thread_local() {
-        set_current_task_stack(0x2000, 0x3000, 1234, true);
+        set_current_task_stack(0x2000, 0x3000, 1234);
         assert_eq!(
             CURRENT_TASK_STACK.get(),
-            TaskStack {
+            RunningStack {
                 guard_start: 0x2000,
                 guard_end: 0x3000,
-                stack_size: 1234,
-                analysed: true,
+                reserve: 1234,
             }
         );
-        std::thread::spawn(|| assert_eq!(CURRENT_TASK_STACK.get(), TaskStack::NONE))
+        std::thread::spawn(|| assert_eq!(CURRENT_TASK_STACK.get(), RunningStack::NONE))
             .join()
             .unwrap();
         clear_current_task_stack();
-        assert_eq!(CURRENT_TASK_STACK.get(), TaskStack::NONE);
-    }
-
-    #[test]
-    fn guard_range_is_the_lowest_page_of_a_default_stack() {
-        let stack = DefaultStack::new(TASK_STACK).unwrap();
-        let (start, end) = guard_range(&stack);
-        assert_eq!(start, stack.limit().get());
-        assert_eq!(end - start, page_size());
-        assert!(stack.base().get() - end >= TASK_STACK);
+        assert_eq!(CURRENT_TASK_STACK.get(), RunningStack::NONE);
     }
 
     #[test]
@@ -840,10 +766,10 @@ mod tests {
         if is_child_for(NAME) {
             install_handler();
             let _alt = ensure_alt_stack();
-            let stack = DefaultStack::new(TASK_STACK).unwrap();
-            let (start, end) = guard_range(&stack);
+            let stack = TaskStack::new(TASK_STACK, 0).unwrap();
+            let (start, end) = stack.region().guard_range();
             let mut task = Coroutine::with_stack(stack, |_: &Yielder<(), ()>, ()| recurse(0));
-            set_current_task_stack(start, end, TASK_STACK, false);
+            set_current_task_stack(start, end, TASK_STACK);
             let result = task.resume(());
             clear_current_task_stack();
             std::hint::black_box(result.as_return());
@@ -853,7 +779,7 @@ mod tests {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.signal(), Some(libc::SIGABRT), "{out:?}");
         assert!(stderr.contains("task stack overflow"), "{stderr}");
-        assert!(stderr.contains("65536-byte"), "{stderr}");
+        assert!(stderr.contains("65536-byte stack reserve"), "{stderr}");
         assert!(stderr.contains("Params::stack_size"), "{stderr}");
     }
 
@@ -864,9 +790,9 @@ mod tests {
             install_handler();
             let _alt = ensure_alt_stack();
             // A task stack is registered, but the fault is elsewhere.
-            let stack = DefaultStack::new(TASK_STACK).unwrap();
-            let (start, end) = guard_range(&stack);
-            set_current_task_stack(start, end, TASK_STACK, false);
+            let stack = TaskStack::new(TASK_STACK, 0).unwrap();
+            let (start, end) = stack.region().guard_range();
+            set_current_task_stack(start, end, TASK_STACK);
             let page = unregistered_protected_page();
             // SAFETY: deliberately faults: the page is `PROT_NONE`.
             unsafe { ptr::write_volatile(page, 1) };
@@ -885,9 +811,9 @@ mod tests {
             install_handler();
             let _alt = ensure_alt_stack();
             // The task switched out: its guard is no longer this thread's.
-            let stack = DefaultStack::new(TASK_STACK).unwrap();
-            let (start, end) = guard_range(&stack);
-            set_current_task_stack(start, end, TASK_STACK, false);
+            let stack = TaskStack::new(TASK_STACK, 0).unwrap();
+            let (start, end) = stack.region().guard_range();
+            set_current_task_stack(start, end, TASK_STACK);
             clear_current_task_stack();
             // SAFETY: deliberately faults: `start` is the guard page.
             unsafe { ptr::write_volatile(start as *mut u8, 1) };
@@ -949,9 +875,9 @@ mod tests {
             install_handler();
             // Thread-local: a task stack recorded here does not leak into
             // the overflowing thread.
-            let stack = DefaultStack::new(TASK_STACK).unwrap();
-            let (start, end) = guard_range(&stack);
-            set_current_task_stack(start, end, TASK_STACK, false);
+            let stack = TaskStack::new(TASK_STACK, 0).unwrap();
+            let (start, end) = stack.region().guard_range();
+            set_current_task_stack(start, end, TASK_STACK);
             let result = std::thread::Builder::new()
                 .stack_size(256 * 1024)
                 .spawn(|| recurse(0))

@@ -151,10 +151,24 @@ impl fmt::Display for DastMode {
     }
 }
 
-/// The smallest task stack size accepted: 16 KiB.
+/// The smallest task stack reserve accepted: 16 KiB.
 pub const MIN_STACK_SIZE: usize = 16 * 1024;
-/// The largest task stack size accepted: 8 MiB.
-pub const MAX_STACK_SIZE: usize = 8 * 1024 * 1024;
+/// The largest task stack reserve accepted: 1 GiB. A reserve is mapped
+/// without commit charge, so a large one costs address space, not memory,
+/// until a task goes that deep.
+pub const MAX_STACK_SIZE: usize = 1 << 30;
+/// The default task stack reserve: 8 MiB, a main thread's.
+pub const DEFAULT_STACK_SIZE: usize = 8 * 1024 * 1024;
+/// Stack the runtime keeps below every task's reserve for its own paths:
+/// catching a panic and formatting its backtrace (`RUST_BACKTRACE=1`: std's
+/// backtrace printer, the deepest of them, fit in 24 KiB in our tests, so
+/// this leaves more than twice that), submitting a dataflow task under DAST,
+/// and the profiler's hooks (`tests/stack_reserve.rs` runs each at the
+/// bottom of the smallest reserve). Task code gets the whole `stack_size`, and a panic
+/// at its very bottom still reaches its joiner. Mapped like the reserve: it
+/// costs nothing until used. A user's own panic hook runs in this budget
+/// too; one that needs more needs a larger `stack_size`.
+pub const RUNTIME_STACK_HEADROOM: usize = 64 * 1024;
 /// The largest deque capacity accepted: 2^16.
 pub const MAX_QUEUE_CAPACITY: usize = 1 << 16;
 /// The most dependency-table buckets accepted: 2^24 (16,777,216). The table
@@ -186,9 +200,20 @@ pub struct Params {
     /// How many tasks a worker's deque holds before a spawn runs inline as a
     /// plain call (lazy task creation). `1 ..= 2^16`.
     pub queue_capacity: usize,
-    /// Bytes of each task stack (a guard page comes on top). A power of two in
-    /// `16 KiB ..= 8 MiB`.
+    /// The task stack *reserve*: how deep a task may go, a hard limit like a
+    /// thread's stack size. A power of two in `16 KiB ..= 1 GiB`; 8 MiB by
+    /// default. Each stack maps it without commit charge (untouched pages
+    /// cost nothing), plus [`RUNTIME_STACK_HEADROOM`] and a guard page; a task
+    /// that goes deeper aborts the process with a message naming this size.
     pub stack_size: usize,
+    /// The task stack *commitment*: the bytes at the top of each stack that
+    /// are pre-faulted when the stack is made, and that a recycled stack is
+    /// trimmed back to when a task went deeper. Never a limit: a task may use
+    /// the whole reserve. `0` (the default, and what `#[task_program]` gives
+    /// a recursion it cannot bound) pre-faults nothing and never trims: a
+    /// stack keeps what it touched, as a thread's does. A nonzero value is
+    /// used as at least [`MIN_STACK_SIZE`] and at most the reserve.
+    pub committed_stack_size: usize,
     /// Buckets of the dataflow region hash table. `>= 1`.
     pub dependency_buckets: usize,
     /// How workers are pinned to processing units.
@@ -198,11 +223,6 @@ pub struct Params {
     /// Whether spawn sites inline their tasks by measured duration (see
     /// [`Inlining`]).
     pub inlining: Inlining,
-    /// Whether `stack_size` is the `#[task_program]` analyzer's estimate (set
-    /// by [`decide`](crate::analysis::decide), cleared by
-    /// [`with_stack_size`](Self::with_stack_size)), so that an overflow
-    /// report can say the estimate was too small.
-    stack_size_analysed: bool,
 }
 
 /// Whether and how spawn sites run their tasks inline instead of through the
@@ -351,7 +371,7 @@ pub enum ParamsError {
     QueueCapacityTooLarge(usize),
     /// `stack_size` is not a power of two.
     StackSizeNotPowerOfTwo(usize),
-    /// `stack_size` is outside `MIN_STACK_SIZE ..= MAX_STACK_SIZE`.
+    /// `stack_size` is outside `MIN_STACK_SIZE ..= MAX_STACK_SIZE` (16 KiB ..= 1 GiB).
     StackSizeOutOfRange(usize),
     /// `dependency_buckets` is zero.
     ZeroDependencyBuckets,
@@ -378,7 +398,7 @@ impl ParamsError {
                 "invalid Params: stack_size must be a power of two"
             }
             ParamsError::StackSizeOutOfRange(_) => {
-                "invalid Params: stack_size must be between 16 KiB and 8 MiB"
+                "invalid Params: stack_size must be between 16 KiB and 1 GiB"
             }
             ParamsError::ZeroDependencyBuckets => {
                 "invalid Params: dependency_buckets must be at least 1"
@@ -419,17 +439,18 @@ impl fmt::Display for ParamsError {
 impl std::error::Error for ParamsError {}
 
 impl Params {
-    /// Insieme's defaults: `DEF`, capacity 16, 8 MiB stacks, 97 buckets, no
-    /// pinning; the adaptive DAST manager and adaptive inlining.
+    /// Insieme's defaults: `DEF`, capacity 16, 97 buckets, no pinning; 8 MiB
+    /// stack reserves with no commitment; the adaptive DAST manager and
+    /// adaptive inlining.
     pub const DEFAULT: Params = Params {
         queue_policy: QueuePolicy::DEF,
         queue_capacity: 16,
-        stack_size: MAX_STACK_SIZE,
+        stack_size: DEFAULT_STACK_SIZE,
+        committed_stack_size: 0,
         dependency_buckets: 97,
         pinning: Pinning::None,
         dast: DastMode::Adaptive,
         inlining: Inlining::Adaptive,
-        stack_size_analysed: false,
     };
 
     /// Returns these parameters with `queue_policy` replaced.
@@ -444,28 +465,34 @@ impl Params {
         self
     }
 
-    /// Returns these parameters with `stack_size` replaced.
+    /// Returns these parameters with `stack_size`, the stack reserve,
+    /// replaced. The commitment is kept (and used as at most the reserve).
     pub const fn with_stack_size(mut self, stack_size: usize) -> Params {
         self.stack_size = stack_size;
-        self.stack_size_analysed = false;
         self
     }
 
-    /// Returns these parameters with `stack_size` replaced by a size the
-    /// `#[task_program]` analysis estimated; a task overflowing it is reported
-    /// as the estimate being too small. Used by
-    /// [`decide`](crate::analysis::decide).
-    pub const fn with_analysed_stack_size(mut self, stack_size: usize) -> Params {
-        self.stack_size = stack_size;
-        self.stack_size_analysed = true;
+    /// Returns these parameters with `committed_stack_size`, the stack
+    /// commitment, replaced; [`decide`](crate::analysis::decide) sets it to
+    /// the `#[task_program]` estimate.
+    pub const fn with_committed_stack_size(mut self, committed_stack_size: usize) -> Params {
+        self.committed_stack_size = committed_stack_size;
         self
     }
 
-    /// Whether `stack_size` is the `#[task_program]` analyzer's estimate
-    /// (set by [`with_analysed_stack_size`](Self::with_analysed_stack_size),
-    /// cleared by [`with_stack_size`](Self::with_stack_size)).
-    pub const fn stack_size_is_analysed(&self) -> bool {
-        self.stack_size_analysed
+    /// The commitment a stack gets: 0, or `committed_stack_size` within
+    /// [`MIN_STACK_SIZE`] ..= `stack_size`.
+    pub(crate) const fn effective_committed_stack_size(&self) -> usize {
+        let committed = self.committed_stack_size;
+        if committed == 0 {
+            0
+        } else if committed < MIN_STACK_SIZE {
+            MIN_STACK_SIZE
+        } else if committed > self.stack_size {
+            self.stack_size
+        } else {
+            committed
+        }
     }
 
     /// Returns these parameters with `dependency_buckets` replaced.
@@ -598,10 +625,12 @@ mod tests {
             Err(ParamsError::StackSizeOutOfRange(8192))
         );
         assert_eq!(
-            p.with_stack_size(16 << 20).validate(),
-            Err(ParamsError::StackSizeOutOfRange(16 << 20))
+            p.with_stack_size(2 << 30).validate(),
+            Err(ParamsError::StackSizeOutOfRange(2 << 30))
         );
         assert_eq!(p.with_stack_size(16 << 10).validate(), Ok(()));
+        assert_eq!(p.with_stack_size(256 << 20).validate(), Ok(()));
+        assert_eq!(p.with_stack_size(1 << 30).validate(), Ok(()));
         assert_eq!(
             p.with_dependency_buckets(0).validate(),
             Err(ParamsError::ZeroDependencyBuckets)
@@ -612,6 +641,30 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("100000"));
+    }
+
+    #[test]
+    fn the_commitment_is_clamped_to_the_reserve_and_the_minimum() {
+        let p = Params::DEFAULT;
+        assert_eq!(p.committed_stack_size, 0);
+        assert_eq!(p.effective_committed_stack_size(), 0);
+        assert_eq!(
+            p.with_committed_stack_size(1)
+                .effective_committed_stack_size(),
+            MIN_STACK_SIZE
+        );
+        assert_eq!(
+            p.with_committed_stack_size(100_000)
+                .effective_committed_stack_size(),
+            100_000
+        );
+        let small = p
+            .with_committed_stack_size(1 << 20)
+            .with_stack_size(64 << 10);
+        assert_eq!(small.committed_stack_size, 1 << 20);
+        assert_eq!(small.effective_committed_stack_size(), 64 << 10);
+        // Any commitment is valid: it is a memory policy, never a limit.
+        assert_eq!(p.with_committed_stack_size(usize::MAX).validate(), Ok(()));
     }
 
     #[test]

@@ -10,7 +10,8 @@
 //!
 //! # Where task code runs
 //! A worker's *main* stack runs only [`WorkerThread::main_loop`]. Every job
-//! runs on a fiber (a coroutine with a pooled `stack_size` stack): the loop
+//! runs on a fiber (a coroutine with a pooled stack: the `stack_size`
+//! reserve, with the analysed commitment pre-faulted; `stack.rs`): the loop
 //! resumes a fiber with the job, and the fiber answers `Done` or `Wait`. A
 //! waiting task's fiber stays suspended, registered as the waiter of what it
 //! waits for; when that is set the waker pushes the fiber to this worker's
@@ -47,6 +48,14 @@
 //! child back and runs it inline (its own child: that is the sequential order,
 //! not helping). Nothing unrelated is ever run nested on a waiting task's
 //! stack, so no wait depends on a task buried beneath it.
+//!
+//! # Trimming pooled stacks
+//! A fiber that finished a job goes back to the pool; if its job went below
+//! the stack's commitment (the canary under it changed, `stack.rs`) the
+//! stack is trimmed back to it first, and before the worker parks it trims
+//! every pooled stack used since its last park (a frame can span the canary
+//! without writing it). Both are `madvise` calls on this worker's own idle
+//! stacks: no other worker is involved, and a shallow job pays one load.
 
 use crate::counters::{add, bump, WorkerCounters};
 use crate::dast::{Dast, ErasedRequest, PushPolicy, ReadySink, Route};
@@ -567,6 +576,9 @@ pub(crate) struct WorkerThread {
     /// suspended, and the pool must not copy fibers around.
     #[allow(clippy::vec_box)]
     fiber_pool: RefCell<Vec<Box<Fiber>>>,
+    /// The shortest the pool was since the last pre-park trim: the fibers
+    /// below it have not run since, so that trim visits only those above.
+    pool_low_water: Cell<usize>,
     /// Stacks mapped by this worker (pooled, running or suspended).
     stacks: Cell<usize>,
     /// Fibers suspended in a wait.
@@ -1142,13 +1154,18 @@ impl WorkerThread {
     }
 
     fn take_fiber(&self) -> Box<Fiber> {
-        if let Some(fiber) = self.fiber_pool.borrow_mut().pop() {
+        let mut pool = self.fiber_pool.borrow_mut();
+        if let Some(fiber) = pool.pop() {
+            self.pool_low_water
+                .set(self.pool_low_water.get().min(pool.len()));
             return fiber;
         }
-        let stack_size = self.registry.params.stack_size;
+        drop(pool);
+        let params = &self.registry.params;
+        let stack_size = params.stack_size;
         match Fiber::new(
             stack_size,
-            self.registry.params.stack_size_is_analysed(),
+            params.effective_committed_stack_size(),
             self.wake.clone(),
         ) {
             Ok(fiber) => {
@@ -1192,7 +1209,12 @@ impl WorkerThread {
             "a fiber switched out with latent joins"
         );
         match yielded {
-            Some(FiberYield::Done) => self.fiber_pool.borrow_mut().push(fiber),
+            Some(FiberYield::Done) => {
+                if fiber.recycle() {
+                    bump(&self.counters().stack_trims);
+                }
+                self.fiber_pool.borrow_mut().push(fiber);
+            }
             Some(FiberYield::Wait { target }) => {
                 bump(&self.counters().suspensions);
                 let suspended = self.suspended.get() + 1;
@@ -1269,6 +1291,7 @@ impl WorkerThread {
     /// nothing found (see `sleep.rs`). Returns `true`: the caller looks for
     /// work again and comes back to `idle` if there is none.
     fn park(&self) -> bool {
+        self.trim_pooled_stacks();
         // Not "until terminate is set": a terminating runtime with a suspended
         // task (waiting for an event set later) must not spin its workers
         // while it waits.
@@ -1282,6 +1305,26 @@ impl WorkerThread {
             PARK_TIMEOUT_MIN
         });
         true
+    }
+
+    /// Before parking: trims every pooled stack that ran a job since its
+    /// last trim back to its commitment (see `stack.rs`: the canary check at
+    /// each job's end can miss a frame that spans it). One `madvise` per such
+    /// stack, only when the worker is about to sleep, so what a deep phase
+    /// leaves in the pool is returned when the phase ends. It visits only the
+    /// pool above its low-water mark: a fiber runs only after it is popped,
+    /// and returns on top, so those below have not run since the last trim.
+    fn trim_pooled_stacks(&self) {
+        let mut trimmed = 0;
+        let mut pool = self.fiber_pool.borrow_mut();
+        let low_water = self.pool_low_water.get().min(pool.len());
+        for fiber in pool[low_water..].iter_mut() {
+            trimmed += u64::from(fiber.trim_if_used());
+        }
+        self.pool_low_water.set(pool.len());
+        if trimmed != 0 {
+            add(&self.counters().stack_trims, trimmed);
+        }
     }
 
     fn has_work(&self) -> bool {
@@ -1516,6 +1559,7 @@ pub(crate) fn worker_main(
         wake: info.wake.clone(),
         park_timeout: Cell::new(PARK_TIMEOUT_MIN),
         fiber_pool: RefCell::new(Vec::new()),
+        pool_low_water: Cell::new(0),
         stacks: Cell::new(0),
         suspended: Cell::new(0),
         rng: Cell::new(0x9E37_79B9_7F4A_7C15 ^ ((index as u64 + 1) << 17)),

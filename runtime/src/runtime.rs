@@ -262,6 +262,17 @@ impl RuntimeBuilder {
     }
 }
 
+/// Calls `f` in a frame of its own. [`Runtime::run`] calls a closure directly
+/// when it is already on one of its workers; inlined there, a closure with a
+/// large local (a task's 2 MiB buffer) would make `run`'s own frame that
+/// large, reserved and probed in every call — also from a plain thread with a
+/// small stack whose closure then runs on a task stack — and that thread
+/// would overflow before the closure ever runs.
+#[inline(never)]
+fn call_here<R>(f: impl FnOnce() -> R) -> R {
+    f()
+}
+
 /// The worker count from `PRESCIENT_WORKERS`, else the hardware threads. An
 /// unusable value is ignored with a warning (once): rayon silently ignores
 /// such a `RAYON_NUM_THREADS`, which hides the typo.
@@ -326,7 +337,7 @@ impl Runtime {
         R: Send,
     {
         if self.registry.is_current() {
-            return f();
+            return call_here(f);
         }
         let job = StackJob::new(f);
         self.registry.inject(job.as_job_ref());

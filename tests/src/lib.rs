@@ -569,9 +569,10 @@ pub fn assert_parked(prefix: &str, n: usize, what: &str) {
 }
 
 /// A runtime built from an annotated program's `PARAMS` on `workers`
-/// workers, checked to run on the stack size its `ANALYSIS` aggregated (a
-/// task that overflowed it would abort the test process with the runtime's
-/// overflow message).
+/// workers, checked to commit the stack its `ANALYSIS` aggregated (the
+/// reserve, how deep a task may go, is `PARAMS.stack_size`; a task that went
+/// past it would abort the test process with the runtime's overflow
+/// message).
 pub fn analysed_runtime(
     params: Params,
     analysis: &prescient::analysis::ProgramAnalysis,
@@ -585,17 +586,17 @@ pub fn analysed_runtime(
     assert_eq!(rt.num_workers(), workers);
     assert_eq!(rt.params(), params);
     assert_eq!(
-        rt.params().stack_size,
-        analysis.stack_size,
-        "{}: the runtime runs on the analysed stack size",
+        rt.params().committed_stack_size,
+        analysis.committed_stack_size,
+        "{}: the runtime commits the analysed stack",
         analysis.module
     );
     rt
 }
 
 /// The aggregation invariants every annotated program satisfies: the stack
-/// size is the largest context estimate rounded up to a power of two (and
-/// clamped), `PARAMS` is what the default (calibrated) decision trees give
+/// commitment is the largest context estimate rounded up to 4 KiB pages
+/// (none when unbounded), the reserve the default, `PARAMS` is what the default (calibrated) decision trees give
 /// for `ANALYSIS`, and both CF'17's and the calibrated trees follow their
 /// rules.
 pub fn check_aggregation(name: &str, params: Params, a: &prescient::analysis::ProgramAnalysis) {
@@ -605,17 +606,23 @@ pub fn check_aggregation(name: &str, params: Params, a: &prescient::analysis::Pr
         a.stack_estimate, largest,
         "{name}: stack is the maximum\n{a}"
     );
-    assert_eq!(a.stack_size, analysis::stack_size(largest), "{name}\n{a}");
-    assert!(a.stack_size.is_power_of_two(), "{name}\n{a}");
-    // An estimate beyond the largest stack (a conservative fallback plus
-    // the frames above it) is clamped to it.
-    assert!(
-        a.stack_size as u64 >= a.stack_estimate.min(prescient::MAX_STACK_SIZE as u64),
+    assert_eq!(
+        a.committed_stack_size,
+        analysis::committed_stack_size(largest),
         "{name}\n{a}"
     );
+    if largest >= analysis::UNBOUNDED_STACK_ESTIMATE {
+        assert_eq!(a.committed_stack_size, 0, "{name}\n{a}");
+    } else {
+        assert_eq!(a.committed_stack_size % 4096, 0, "{name}\n{a}");
+        assert!(
+            a.committed_stack_size as u64 >= a.stack_estimate,
+            "{name}\n{a}"
+        );
+    }
     assert_eq!(
-        params.stack_size, a.stack_size,
-        "{name}: PARAMS.stack_size\n{a}"
+        params.committed_stack_size, a.committed_stack_size,
+        "{name}: PARAMS.committed_stack_size\n{a}"
     );
     assert_eq!(
         params,
@@ -640,7 +647,11 @@ pub fn check_aggregation(name: &str, params: Params, a: &prescient::analysis::Pr
         analysis::cf17::dependency_buckets(a.rho),
         "{name}\n{a}"
     );
-    assert_eq!(cf17.stack_size, a.stack_size, "{name}\n{a}");
+    assert_eq!(
+        cf17.committed_stack_size, a.committed_stack_size,
+        "{name}\n{a}"
+    );
+    assert_eq!(cf17.stack_size, params.stack_size, "{name}\n{a}");
     // The calibrated trees (`PARAMS`), rule by rule.
     use analysis::calibrated;
     assert_eq!(

@@ -1,8 +1,9 @@
 //! Programs that overflowed the stack `#[task_program]` estimated for them
-//! (the issue "the analysed stack size must never be too small"), each run
-//! under its own `PARAMS` — on the analysed stack size — at the depth that
-//! used to overflow. A task overflowing its stack aborts this process with
-//! the runtime's overflow message, so a regression fails loudly.
+//! when the estimate was the stack's size, each run under its own `PARAMS`
+//! — now with the estimate as the stack's commitment and the default 8 MiB
+//! reserve — at the depth that used to overflow. A task overflowing its
+//! stack aborts this process with the runtime's overflow message, so a
+//! regression fails loudly.
 //!
 //! Also here: the analysis-level fixes that change `PARAMS`/`ANALYSIS` of
 //! real programs — `#[cfg]`-gated items, task closures stored in variables,
@@ -24,8 +25,12 @@ fn runtime(params: Params, analysis: &ProgramAnalysis) -> Runtime {
         .num_workers(2)
         .build()
         .expect("the analysed parameters are valid");
-    assert_eq!(rt.params().stack_size, analysis.stack_size, "{analysis}");
-    assert!(rt.params().stack_size_is_analysed());
+    assert_eq!(
+        rt.params().committed_stack_size,
+        analysis.committed_stack_size,
+        "{analysis}"
+    );
+    assert_eq!(rt.params().stack_size, prescient::DEFAULT_STACK_SIZE);
     rt
 }
 
@@ -277,7 +282,7 @@ mod halving {
 #[test]
 fn halving_recursion_keeps_a_small_analysed_stack() {
     use halving::*;
-    assert_ne!(ANALYSIS.stack_size, prescient::MAX_STACK_SIZE, "{ANALYSIS}");
+    assert_ne!(ANALYSIS.committed_stack_size, 0, "{ANALYSIS}");
     assert_eq!(
         on_analysed_stack(PARAMS, &ANALYSIS, || levels(u64::MAX)),
         63

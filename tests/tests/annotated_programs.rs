@@ -23,15 +23,16 @@
 //! pair of `prot.100.aa`; and all of `prot.100.aa` (in the debug profile only
 //! with `--ignored`, it takes about a minute there).
 //!
-//! Every run uses the stack size the analysis aggregated (`PARAMS.stack_size
-//! == ANALYSIS.stack_size`); a task that overflowed it would abort this
+//! Every run commits the stack the analysis aggregated
+//! (`PARAMS.committed_stack_size == ANALYSIS.committed_stack_size`) on the
+//! default 8 MiB reserve; a task that overflowed the reserve would abort this
 //! process with the runtime's overflow message. Run under both the debug and
 //! the release test profile: the analysed stack includes the runtime's
 //! per-join frame cost, which differs between them.
 
 use prescient::__private::JOIN_FRAME_BYTES;
 use prescient::analysis::{self, SiteKind, Trees};
-use prescient::{Params, QueuePolicy, MAX_STACK_SIZE};
+use prescient::{Params, QueuePolicy};
 use prescient_benches::annotated::{
     alignment, delannoy, fft, fib, floorplan, health, knapsack, nqueens, sort, sparselu, strassen,
     uts, PROGRAMS,
@@ -72,7 +73,7 @@ fn fib_is_recursive_with_tiny_tasks() {
     assert_eq!(P.dependency_buckets, 256_019);
     // `fib(n - 1)`: an unbounded recursion depth, the conservative size.
     assert!(a.stack_estimate >= 64 * JOIN_FRAME_BYTES as u64, "{a}");
-    assert_eq!(a.stack_size, MAX_STACK_SIZE, "{a}");
+    assert_eq!(a.committed_stack_size, 0, "{a}");
     check_aggregation("fib", P, &a);
 }
 
@@ -281,7 +282,8 @@ fn alignment_runs_under_its_params() {
 fn alignment_longest_pair_fits_the_analysed_stack() {
     // The deepest `diff` recursion of the repository's inputs: the two
     // longest sequences of prot.100.aa, aligned in a task (every job a worker
-    // starts runs on a runtime stack of `PARAMS.stack_size` bytes).
+    // starts runs on a runtime stack of `PARAMS.stack_size` bytes, with the
+    // analysed commitment).
     let mut seqs = alignment::read_sequences(alignment::PROT_100).expect("prot.100.aa");
     seqs.sort_by_key(|s| std::cmp::Reverse(s.len()));
     let (a, b) = (&seqs[0], &seqs[1]);

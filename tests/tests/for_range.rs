@@ -297,7 +297,7 @@ fn an_annotated_range_loop_is_loop_parallelism() {
         a.stack_estimate >= 129 * JOIN_FRAME_BYTES as u64,
         "{report}"
     );
-    assert_eq!(P.stack_size, a.stack_size);
+    assert_eq!(P.committed_stack_size, a.committed_stack_size);
 
     // It runs, on the analysed stack size, from 1 to 16 workers; 2^16
     // indices at grain 1 split 16 levels deep.

@@ -53,12 +53,12 @@ fn each_invalid_field_is_a_build_error() {
         (
             p.with_stack_size(MIN_STACK_SIZE / 2),
             ParamsError::StackSizeOutOfRange(8192),
-            "between 16 KiB and 8 MiB",
+            "between 16 KiB and 1 GiB",
         ),
         (
             p.with_stack_size(MAX_STACK_SIZE * 2),
-            ParamsError::StackSizeOutOfRange(16 << 20),
-            "(got 16777216)",
+            ParamsError::StackSizeOutOfRange(2 << 30),
+            "(got 2147483648)",
         ),
         (
             p.with_dependency_buckets(0),
@@ -197,7 +197,9 @@ fn defaults_and_policy_names() {
     assert_eq!(Params::default(), Params::DEFAULT);
     assert_eq!(Params::DEFAULT.queue_policy, QueuePolicy::DEF);
     assert_eq!(Params::DEFAULT.queue_capacity, 16);
-    assert_eq!(Params::DEFAULT.stack_size, MAX_STACK_SIZE);
+    assert_eq!(Params::DEFAULT.stack_size, prescient::DEFAULT_STACK_SIZE);
+    assert_eq!(Params::DEFAULT.stack_size, 8 << 20);
+    assert_eq!(Params::DEFAULT.committed_stack_size, 0);
     let names: Vec<String> = QueuePolicy::ALL.iter().map(ToString::to_string).collect();
     assert_eq!(names, ["DEF", "PF", "BF", "FF"]);
     assert_eq!(QueuePolicy::PF, QueuePolicy::InsertFrontStealBack);

@@ -15,6 +15,6 @@ mod m {
 }
 
 fn main() {
-    assert!(m::PARAMS.stack_size >= 16 * 1024);
+    assert!(m::PARAMS.committed_stack_size >= 16 * 1024);
     let _ = m::f;
 }

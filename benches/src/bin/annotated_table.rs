@@ -514,10 +514,11 @@ fn json(
                 let _ = write!(
                     out,
                     "\"params\": {{\"queue_policy\": {}, \"queue_capacity\": {}, \
-                     \"stack_size\": {}, \"dependency_buckets\": {}}}, ",
+                     \"stack_size\": {}, \"committed_stack_size\": {}, \"dependency_buckets\": {}}}, ",
                     json_string(&p.queue_policy.to_string()),
                     p.queue_capacity,
                     p.stack_size,
+                    p.committed_stack_size,
                     p.dependency_buckets
                 );
             }
@@ -593,10 +594,10 @@ fn main() {
                 _ => alignment::PARAMS,
             };
             format!(
-                "{name} {}/{} ({} KiB stacks)",
+                "{name} {}/{} ({} KiB committed stacks)",
                 p.queue_policy,
                 p.queue_capacity,
-                p.stack_size / 1024
+                p.committed_stack_size / 1024
             )
         })
         .collect();

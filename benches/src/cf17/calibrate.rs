@@ -35,7 +35,7 @@ use std::fmt::Write as _;
 
 use prescient::analysis::{ContextAnalysis, ProgramAnalysis, Trees};
 
-use super::sweep::{Config, ProgramSweep, StackChoice};
+use super::sweep::{analysed_stack, Config, ProgramSweep, StackChoice};
 
 /// Configurations whose loss is within this of the least count as tied.
 pub const TIE_TOLERANCE: f64 = 0.01;
@@ -340,7 +340,7 @@ pub fn synthetic_analysis(features: Features, stack: u64) -> ProgramAnalysis {
 /// The grid configuration the runtime's `trees` choose for `sweep`'s program.
 pub fn runtime_choice(sweep: &ProgramSweep, trees: Trees) -> Option<Config> {
     let analysis = crate::annotated::find(&sweep.program).ok()?.analysis;
-    Config::of(analysis.params_with(trees), analysis.stack_size)
+    Config::of(analysis.params_with(trees), analysed_stack(&analysis))
 }
 
 /// One program's row of the validation table.
@@ -728,8 +728,11 @@ mod tests {
                 "{features:?}\n{}",
                 tree.render()
             );
-            let stack = want.stack.bytes(analysis.stack_size);
-            assert_eq!(got.stack_size, stack, "{features:?}");
+            let want_params = want.params(analysed_stack(&analysis));
+            assert_eq!(
+                got.committed_stack_size, want_params.committed_stack_size,
+                "{features:?}"
+            );
             assert_eq!(
                 got.dependency_buckets,
                 prescient::analysis::cf17::dependency_buckets(features.rho)

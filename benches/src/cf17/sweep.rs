@@ -1,6 +1,6 @@
 //! The parameter sweep behind the calibrated decision trees: every CF'17
 //! program under every queue policy × queue capacity × dependency buckets ×
-//! stack size, at each thread count, stored as JSON with the host described.
+//! stack commitment, at each thread count, stored as JSON with the host described.
 //!
 //! `cargo run --release -p prescient-benches --bin cf17 -- --sweep [--threads
 //! LIST] [--reps N] [--only PROGRAMS] [--size test|quick|paper] [--out DIR]`
@@ -8,9 +8,10 @@
 //! The grid ([`Config::all`]) is the one the decision trees choose from:
 //! the four [`QueuePolicy`]s × [`CAPACITIES`] × [`BUCKETS`] × the two
 //! [`StackChoice`]s, every other field [`Params::DEFAULT`]'s — 192
-//! configurations. A program whose analysed stack *is* 8 MiB runs the 96 of
-//! one stack size only (the two choices are the same parameters). The
-//! default configuration (`DEF`, capacity 16, 97 buckets, 8 MiB) and CF'17's
+//! configurations. A program whose analysis commits no stack (an unbounded
+//! recursion) runs the 96 of one stack choice only (the two choices are the
+//! same parameters). The default configuration (`DEF`, capacity 16, 97
+//! buckets, no commitment) and CF'17's
 //! choices are all points of the grid, so the sweep alone says how every
 //! tree, fixed configuration and the default fare.
 //!
@@ -36,7 +37,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use prescient::analysis::ProgramAnalysis;
-use prescient::{Params, QueuePolicy, Runtime, MAX_STACK_SIZE};
+use prescient::{Params, QueuePolicy, Runtime, DEFAULT_STACK_SIZE};
 
 use super::{workloads, Size, Workload};
 use crate::annotated;
@@ -60,13 +61,28 @@ const POINT_PREFIX: &str = "POINT";
 /// The prefix of a child's line with the sequential time and the input.
 const SEQ_PREFIX: &str = "SEQ";
 
-/// Which stack size a configuration uses.
+/// Which stack commitment a configuration uses (every configuration has the
+/// default 8 MiB stack reserve).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum StackChoice {
-    /// The size the program's analysis estimated ([`ProgramAnalysis::stack_size`]).
+    /// The commitment the program's analysis chose
+    /// ([`ProgramAnalysis::committed_stack_size`]): pre-faulted, and what a
+    /// recycled stack is trimmed back to.
     Analysed,
-    /// [`MAX_STACK_SIZE`], 8 MiB: the default's.
+    /// The default's: no commitment (recorded as 8 MiB, the reserve, in the
+    /// JSON files, whose `stack_bytes` names the point).
     Max,
+}
+
+/// A program's analysed stack in the sweep's terms: its commitment, or
+/// [`DEFAULT_STACK_SIZE`] when the analysis committed none (the analysed
+/// choice is then the default's, as in the files recorded when the estimate
+/// was the stack's size and an unbounded one was 8 MiB).
+pub fn analysed_stack(analysis: &ProgramAnalysis) -> usize {
+    match analysis.committed_stack_size {
+        0 => DEFAULT_STACK_SIZE,
+        committed => committed,
+    }
 }
 
 impl StackChoice {
@@ -81,11 +97,12 @@ impl StackChoice {
         }
     }
 
-    /// The stack size in bytes for a program whose analysis chose `analysed`.
+    /// The point's stack bytes for a program whose analysed stack is
+    /// `analysed` ([`analysed_stack`]): the commitment, or 8 MiB for none.
     pub const fn bytes(self, analysed: usize) -> usize {
         match self {
             StackChoice::Analysed => analysed,
-            StackChoice::Max => MAX_STACK_SIZE,
+            StackChoice::Max => DEFAULT_STACK_SIZE,
         }
     }
 }
@@ -143,7 +160,7 @@ impl Config {
             policy: params.queue_policy,
             capacity: params.queue_capacity,
             buckets: params.dependency_buckets,
-            stack: if params.stack_size == analysed {
+            stack: if params.committed_stack_size != 0 && params.committed_stack_size == analysed {
                 StackChoice::Analysed
             } else {
                 StackChoice::Max
@@ -151,16 +168,18 @@ impl Config {
         })
     }
 
-    /// The runtime parameters of this point for a program whose analysis
-    /// chose the stack size `analysed`.
+    /// The runtime parameters of this point for a program whose analysed
+    /// stack is `analysed` ([`analysed_stack`]).
     pub const fn params(&self, analysed: usize) -> Params {
         let base = Params::DEFAULT
             .with_queue_policy(self.policy)
             .with_queue_capacity(self.capacity)
             .with_dependency_buckets(self.buckets);
         match self.stack {
-            StackChoice::Analysed => base.with_analysed_stack_size(analysed),
-            StackChoice::Max => base.with_stack_size(MAX_STACK_SIZE),
+            StackChoice::Analysed if analysed != DEFAULT_STACK_SIZE => {
+                base.with_committed_stack_size(analysed)
+            }
+            StackChoice::Analysed | StackChoice::Max => base,
         }
     }
 }
@@ -417,7 +436,7 @@ pub fn read_dir(dir: &Path) -> Result<Vec<ProgramSweep>, String> {
 pub fn distinct_configs(analysed_stack: usize) -> Vec<Config> {
     Config::all()
         .into_iter()
-        .filter(|c| c.stack == StackChoice::Max || analysed_stack != MAX_STACK_SIZE)
+        .filter(|c| c.stack == StackChoice::Max || analysed_stack != DEFAULT_STACK_SIZE)
         .collect()
 }
 
@@ -425,7 +444,7 @@ pub fn distinct_configs(analysed_stack: usize) -> Vec<Config> {
 /// [`StackChoice::Analysed`] points when the analysed stack is 8 MiB, in a
 /// fixed shuffled order.
 pub fn child_order(analysis: &ProgramAnalysis) -> Vec<Config> {
-    let mut grid = distinct_configs(analysis.stack_size);
+    let mut grid = distinct_configs(analysed_stack(analysis));
     // A fixed Fisher–Yates shuffle (splitmix64 from a constant seed).
     let mut state: u64 = 0x5eed_cf17;
     for i in (1..grid.len()).rev() {
@@ -506,7 +525,8 @@ fn child(program: &str, threads: usize, reps: usize, size: Size) -> Result<(), S
     let (seq_best, _) = best_and_median(&mut timed_runs(reps, || (work.seq)())?);
     println!("{SEQ_PREFIX} best_s={seq_best} input={}", work.input);
     for config in child_order(&annotated.analysis) {
-        let params = config.params(annotated.analysis.stack_size);
+        let analysed = analysed_stack(&annotated.analysis);
+        let params = config.params(analysed);
         let runtime = Runtime::builder()
             .params(params)
             .num_workers(threads)
@@ -522,7 +542,7 @@ fn child(program: &str, threads: usize, reps: usize, size: Size) -> Result<(), S
             config.policy,
             config.capacity,
             config.buckets,
-            config.stack.bytes(annotated.analysis.stack_size),
+            config.stack.bytes(analysed),
         );
     }
     Ok(())
@@ -689,7 +709,7 @@ fn sweep_program(
         rho: analysis.rho,
         lambda: analysis.lambda,
         effort: analysis.effort,
-        stack_size: analysis.stack_size,
+        stack_size: analysed_stack(&analysis),
         seq_s: f64::INFINITY,
         points: Vec::new(),
     };
@@ -734,7 +754,7 @@ pub fn summary(sweep: &ProgramSweep) -> String {
     let cf17 = annotated::find(&sweep.program).ok().and_then(|p| {
         Config::of(
             prescient::analysis::decide_with(&p.analysis, prescient::analysis::Trees::Cf17),
-            p.analysis.stack_size,
+            analysed_stack(&p.analysis),
         )
     });
     let _ = writeln!(
@@ -783,7 +803,7 @@ mod tests {
     fn a_program_with_an_8_mib_analysed_stack_measures_half_the_grid() {
         let fib = annotated::find("fib").unwrap();
         let order = child_order(&fib.analysis);
-        if fib.analysis.stack_size == MAX_STACK_SIZE {
+        if analysed_stack(&fib.analysis) == DEFAULT_STACK_SIZE {
             assert_eq!(order.len(), 96);
         }
         let mut sorted = order.clone();
@@ -802,14 +822,14 @@ mod tests {
             rho: 2,
             lambda: 0,
             effort: 7,
-            stack_size: MAX_STACK_SIZE,
+            stack_size: DEFAULT_STACK_SIZE,
             seq_s: 0.5,
             points: vec![Point {
                 threads: 2,
                 policy: QueuePolicy::PF,
                 capacity: 4,
                 buckets: 97,
-                stack_bytes: MAX_STACK_SIZE,
+                stack_bytes: DEFAULT_STACK_SIZE,
                 best_s: 0.25,
                 median_s: 0.5,
             }],

@@ -5,7 +5,9 @@
 //! - queue policy = `PF` if ρ > 5 or 1M < e ≤ 1T, else `DEF`;
 //! - queue capacity = 128 if ρ = 0 and λ > 0; else 8 if 1M < e ≤ 1T; else 4;
 //! - dependency buckets = 256019 if ρ > 0, else 97;
-//! - stack size = the aggregated estimate.
+//! - stack size = the aggregated estimate. Here it becomes the stack
+//!   *commitment* (`Params::committed_stack_size`), never a limit: the
+//!   reserve stays `Params::stack_size` (8 MiB unless set).
 //!
 //! Selected by [`Trees::Cf17`](super::Trees::Cf17). Effort is counted in units
 //! of one built-in operation, so the paper's 1M / 1T thresholds apply
@@ -76,7 +78,7 @@ pub const fn decide(analysis: &ProgramAnalysis) -> Params {
             analysis.effort,
         ))
         .with_dependency_buckets(dependency_buckets(analysis.rho))
-        .with_analysed_stack_size(analysis.stack_size)
+        .with_committed_stack_size(analysis.committed_stack_size)
 }
 
 #[cfg(test)]

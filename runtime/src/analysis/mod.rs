@@ -9,8 +9,9 @@
 //! rest at compile time:
 //!
 //! * **aggregation** (§3.3, [`ProgramAnalysis::new`]): ρ and λ by minimum over the
-//!   contexts, effort by mean, stack by maximum, rounded up to a power of two and
-//!   clamped to [`MIN_STACK_SIZE`] ..= [`MAX_STACK_SIZE`];
+//!   contexts, effort by mean, stack by maximum, rounded up to whole 4 KiB
+//!   pages, at least [`MIN_STACK_SIZE`]: the stack *commitment*
+//!   ([`committed_stack_size`]), never a limit;
 //! * **decision trees** ([`decide_with`]), two sets selected by [`Trees`]:
 //!   - [`Trees::Cf17`] ([`cf17`]): the paper's §3.3.4 trees exactly, derived by
 //!     its authors on the Insieme runtime;
@@ -18,8 +19,10 @@
 //!     the same features, thresholds derived from a parameter sweep of the
 //!     CF'17 programs on this runtime.
 //!
-//!   Both decide queue policy, queue capacity, dependency buckets and stack
-//!   size; every other field stays at [`Params::DEFAULT`].
+//!   Both decide queue policy, queue capacity, dependency buckets and the
+//!   committed stack; every other field stays at [`Params::DEFAULT`] (the
+//!   stack *reserve*, `stack_size`, included: 8 MiB unless the attribute
+//!   sets it).
 //!
 //! Effort is counted in units of one built-in operation (the macro documents its
 //! cost table), so the paper's 1M / 1T thresholds apply unchanged. All arithmetic
@@ -33,7 +36,7 @@
 //! and the `const fn` helpers of its expressions — lives in `emitted.rs`,
 //! reachable as `prescient::__private`.
 
-use crate::params::{Params, MAX_STACK_SIZE, MIN_STACK_SIZE};
+use crate::params::{Params, DEFAULT_STACK_SIZE, MIN_STACK_SIZE};
 use core::fmt;
 
 pub mod calibrated;
@@ -185,9 +188,10 @@ pub struct ProgramAnalysis {
     pub effort: u64,
     /// The largest context stack estimate, in bytes, before rounding.
     pub stack_estimate: u64,
-    /// The stack size chosen: `stack_estimate` rounded up to a power of two and
-    /// clamped to [`MIN_STACK_SIZE`] ..= [`MAX_STACK_SIZE`].
-    pub stack_size: usize,
+    /// The stack commitment chosen ([`committed_stack_size`] of
+    /// `stack_estimate`): pre-faulted per stack and what a recycled stack is
+    /// trimmed back to; 0 when the estimate is unbounded.
+    pub committed_stack_size: usize,
 }
 
 impl ProgramAnalysis {
@@ -230,7 +234,7 @@ impl ProgramAnalysis {
             lambda,
             effort,
             stack_estimate,
-            stack_size: stack_size(stack_estimate),
+            committed_stack_size: committed_stack_size(stack_estimate),
         }
     }
 
@@ -245,17 +249,32 @@ impl ProgramAnalysis {
     }
 }
 
-/// The stack size for an estimate in bytes: rounded up to a power of two and
-/// clamped to [`MIN_STACK_SIZE`] ..= [`MAX_STACK_SIZE`].
-pub const fn stack_size(estimate: u64) -> usize {
+/// A stack estimate of at least this many bytes (8 MiB, the default
+/// reserve) is treated as unbounded: it is what `#[task_program]` answers for
+/// a recursion whose depth it cannot bound, and pre-faulting that much for
+/// every stack would cost more memory than any task is likely to touch.
+pub const UNBOUNDED_STACK_ESTIMATE: u64 = DEFAULT_STACK_SIZE as u64;
+
+/// The granularity of a commitment: a 4 KiB page (the runtime rounds up to
+/// its host's page size when it maps a stack).
+pub const COMMITMENT_GRANULE: u64 = 4096;
+
+/// The stack commitment for an estimate in bytes
+/// ([`Params::committed_stack_size`]): rounded up to whole 4 KiB pages, at
+/// least [`MIN_STACK_SIZE`]; 0 (no commitment: nothing pre-faulted, nothing
+/// trimmed) from [`UNBOUNDED_STACK_ESTIMATE`] up. Not a power of two: every
+/// committed page is pre-faulted in every stack, so rounding further would
+/// cost memory for nothing. The commitment is a memory policy, never a
+/// limit: how deep a task may go is the reserve, `Params::stack_size`.
+pub const fn committed_stack_size(estimate: u64) -> usize {
     if estimate <= MIN_STACK_SIZE as u64 {
         return MIN_STACK_SIZE;
     }
-    if estimate >= MAX_STACK_SIZE as u64 {
-        return MAX_STACK_SIZE;
+    if estimate >= UNBOUNDED_STACK_ESTIMATE {
+        return 0;
     }
-    // Within (16 KiB, 8 MiB): no overflow, and a power of two ≤ 8 MiB.
-    estimate.next_power_of_two() as usize
+    // Within (16 KiB, 8 MiB): no overflow.
+    estimate.next_multiple_of(COMMITMENT_GRANULE) as usize
 }
 
 /// Which decision trees turn an analysis into [`Params`].
@@ -312,17 +331,23 @@ impl fmt::Display for ProgramAnalysis {
             self.contexts.len(),
             self.sites.len()
         )?;
-        writeln!(
+        write!(
             f,
-            "  aggregated: rho = {}, lambda = {}, effort = {}, stack = {} B -> {} B",
-            self.rho, self.lambda, self.effort, self.stack_estimate, self.stack_size
+            "  aggregated: rho = {}, lambda = {}, effort = {}, stack = {} B -> ",
+            self.rho, self.lambda, self.effort, self.stack_estimate
         )?;
+        if self.committed_stack_size == 0 {
+            writeln!(f, "no commitment (unbounded)")?;
+        } else {
+            writeln!(f, "{} B committed", self.committed_stack_size)?;
+        }
         // The default trees' choice (`PARAMS`) first, then the other set's.
         for trees in [Trees::DEFAULT, other] {
             let params = self.params_with(trees);
             writeln!(
                 f,
-                "  params ({} trees): queue policy {}, queue capacity {}, dependency buckets {}, stack size {}",
+                "  params ({} trees): queue policy {}, queue capacity {}, dependency buckets {}, \
+                 stack reserve {}, committed stack {}",
                 match trees {
                     Trees::Cf17 => "CF'17",
                     Trees::Calibrated => "calibrated",
@@ -330,7 +355,8 @@ impl fmt::Display for ProgramAnalysis {
                 params.queue_policy,
                 params.queue_capacity,
                 params.dependency_buckets,
-                params.stack_size
+                params.stack_size,
+                params.committed_stack_size
             )?;
         }
         for c in self.contexts {
@@ -372,15 +398,15 @@ mod tests {
     }
 
     #[test]
-    fn stack_size_rounds_and_clamps() {
-        assert_eq!(stack_size(0), 16 * 1024);
-        assert_eq!(stack_size(16 * 1024), 16 * 1024);
-        assert_eq!(stack_size(16 * 1024 + 1), 32 * 1024);
-        assert_eq!(stack_size(100_000), 128 * 1024);
-        assert_eq!(stack_size(8 << 20), 8 << 20);
-        assert_eq!(stack_size((8 << 20) - 1), 8 << 20);
-        assert_eq!(stack_size((8 << 20) + 1), 8 << 20);
-        assert_eq!(stack_size(u64::MAX), 8 << 20);
+    fn committed_stack_size_rounds_and_gives_up_on_unbounded() {
+        assert_eq!(committed_stack_size(0), 16 * 1024);
+        assert_eq!(committed_stack_size(16 * 1024), 16 * 1024);
+        assert_eq!(committed_stack_size(16 * 1024 + 1), 20 * 1024);
+        assert_eq!(committed_stack_size(100_000), 100 * 1024);
+        assert_eq!(committed_stack_size((8 << 20) - 1), 8 << 20);
+        assert_eq!(committed_stack_size(8 << 20), 0);
+        assert_eq!(committed_stack_size((8 << 20) + 1), 0);
+        assert_eq!(committed_stack_size(u64::MAX), 0);
     }
 
     #[test]
@@ -389,10 +415,10 @@ mod tests {
         const A: ProgramAnalysis = ProgramAnalysis::new("m", CONTEXTS, &[]);
         assert_eq!((A.rho, A.lambda, A.effort), (2, 1, 20));
         assert_eq!(A.stack_estimate, 40_000);
-        assert_eq!(A.stack_size, 64 * 1024);
+        assert_eq!(A.committed_stack_size, 40 * 1024);
         const EMPTY: ProgramAnalysis = ProgramAnalysis::new("m", &[], &[]);
         assert_eq!((EMPTY.rho, EMPTY.lambda, EMPTY.effort), (0, 0, 0));
-        assert_eq!(EMPTY.stack_size, MIN_STACK_SIZE);
+        assert_eq!(EMPTY.committed_stack_size, MIN_STACK_SIZE);
         assert_eq!(EMPTY.params().validate(), Ok(()));
     }
 
@@ -404,7 +430,8 @@ mod tests {
         assert_eq!(P.queue_policy, QueuePolicy::DEF);
         assert_eq!(P.queue_capacity, 4);
         assert_eq!(P.dependency_buckets, 256_019);
-        assert_eq!(P.stack_size, 32 * 1024);
+        assert_eq!(P.committed_stack_size, 32 * 1024);
+        assert_eq!(P.stack_size, DEFAULT_STACK_SIZE);
         assert_eq!(P.pinning, Params::DEFAULT.pinning);
         // A loop of coarse tasks.
         const LOOP: ProgramAnalysis =
@@ -413,24 +440,29 @@ mod tests {
         assert_eq!(p.queue_policy, QueuePolicy::PF);
         assert_eq!(p.queue_capacity, 128);
         assert_eq!(p.dependency_buckets, 97);
-        assert_eq!(p.stack_size, 16 * 1024);
+        assert_eq!(p.committed_stack_size, 16 * 1024);
         // Deep recursion picks PF.
         const DEEP: ProgramAnalysis = ProgramAnalysis::new("r", &[ctx(6, 0, 1, 1)], &[]);
         assert_eq!(DEEP.params_with(Trees::Cf17).queue_policy, QueuePolicy::PF);
     }
 
     #[test]
-    fn decided_stack_sizes_are_marked_as_analysed() {
+    fn the_estimate_is_a_commitment_and_the_reserve_stays() {
         const FIB: ProgramAnalysis = ProgramAnalysis::new("fib", &[ctx(2, 0, 12, 30_000)], &[]);
         const P: Params = decide(&FIB).checked();
-        assert!(P.stack_size_is_analysed());
-        assert!(!Params::DEFAULT.stack_size_is_analysed());
-        // An explicit size (the attribute's `stack_size = …` override) is not.
-        let explicit = P.with_stack_size(64 * 1024);
-        assert!(!explicit.stack_size_is_analysed());
-        assert_eq!(explicit.stack_size, 64 * 1024);
-        // Other overrides keep the analysed size and its mark.
-        assert!(P.with_queue_capacity(8).stack_size_is_analysed());
+        assert_eq!(P.committed_stack_size, 32 * 1024);
+        assert_eq!(P.stack_size, DEFAULT_STACK_SIZE);
+        assert_eq!(Params::DEFAULT.committed_stack_size, 0);
+        // The attribute's `stack_size = …` override sets the reserve and
+        // keeps the commitment.
+        let explicit = P.with_stack_size(256 << 20);
+        assert_eq!(explicit.stack_size, 256 << 20);
+        assert_eq!(explicit.committed_stack_size, 32 * 1024);
+        // An unbounded recursion commits nothing.
+        const DEEP: ProgramAnalysis =
+            ProgramAnalysis::new("deep", &[ctx(2, 0, 12, UNBOUNDED_STACK_ESTIMATE)], &[]);
+        assert_eq!(decide(&DEEP).committed_stack_size, 0);
+        assert!(DEEP.to_string().contains("no commitment (unbounded)"));
     }
 
     #[test]
@@ -461,10 +493,10 @@ mod tests {
         // Calibrated: effort 12 < 7667: fine or opaque tasks, BF/32; ρ = 2 > 0:
         // 256019 buckets; 30000 B -> 32 KiB.
         let calibrated = "  params (calibrated trees): queue policy BF, queue capacity 32, \
-                          dependency buckets 256019, stack size 32768\n";
+                          dependency buckets 256019, stack reserve 8388608, committed stack 32768\n";
         // CF'17: ρ = 2 ≤ 5 and effort ≤ 1M: DEF; capacity 4 (effort ≤ 1M).
         let cf17 = "  params (CF'17 trees): queue policy DEF, queue capacity 4, \
-                    dependency buckets 256019, stack size 32768\n";
+                    dependency buckets 256019, stack reserve 8388608, committed stack 32768\n";
         let (at_calibrated, at_cf17) = (text.find(calibrated), text.find(cf17));
         assert!(at_calibrated.is_some(), "{text}");
         assert!(at_cf17.is_some(), "{text}");

@@ -175,16 +175,20 @@ pub fn cf17_params(program: &AnnotatedProgram) -> Params {
 }
 
 /// Parameters as short text for tables and JSON:
-/// `DEF/16 stack=256KiB buckets=97` (policy/capacity, task stack size,
-/// dataflow buckets; the pinning too when it is not `None`).
+/// `DEF/16 stack=8192KiB+256KiB buckets=97` (policy/capacity, task stack
+/// reserve and, when there is one, commitment; dataflow buckets; the pinning
+/// too when it is not `None`).
 pub fn params_text(p: &Params) -> String {
     let mut text = format!(
-        "{}/{} stack={}KiB buckets={}",
+        "{}/{} stack={}KiB",
         p.queue_policy,
         p.queue_capacity,
-        p.stack_size / 1024,
-        p.dependency_buckets
+        p.stack_size / 1024
     );
+    if p.committed_stack_size != 0 {
+        text += &format!("+{}KiB", p.committed_stack_size / 1024);
+    }
+    text += &format!(" buckets={}", p.dependency_buckets);
     if p.pinning != prescient::Pinning::None {
         text += &format!(" pinning={:?}", p.pinning);
     }
