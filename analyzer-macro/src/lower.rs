@@ -191,7 +191,7 @@ pub fn build_with(module: &syn::ItemMod, krate: Option<&syn::Path>) -> syn::Resu
             "#[task_program] needs an inline module with a body: `mod name { ... }`",
         ));
     };
-    let (mut scope, sources, prescient_uses) = ModuleScope::collect(items, krate)?;
+    let (mut scope, sources) = ModuleScope::collect(items, krate)?;
     scope.returns = sources.iter().map(return_type).collect();
     let mut sites = Vec::new();
     let mut functions = Vec::new();
@@ -208,7 +208,6 @@ pub fn build_with(module: &syn::ItemMod, krate: Option<&syn::Path>) -> syn::Resu
         module: module.ident.to_string(),
         functions,
         sites,
-        prescient_uses,
     })
 }
 
@@ -2174,7 +2173,6 @@ pub(crate) mod tests {
             ]
         );
         assert!(p.sites.iter().all(|s| s.rewrite.is_some()));
-        assert_eq!(p.prescient_uses, vec![0]);
     }
 
     #[test]
@@ -2514,7 +2512,6 @@ pub(crate) mod tests {
         let krate: syn::Path = syn::parse_str("rt").unwrap();
         let p = build_with(&module, Some(&krate)).unwrap();
         assert_eq!(p.sites.len(), 3);
-        assert_eq!(p.prescient_uses, vec![0]);
         assert_eq!(
             program("mod m { use rt::join; fn f() { join(|| 1, || 2); } }")
                 .sites
@@ -2575,7 +2572,6 @@ pub(crate) mod tests {
                 "for_range_at"
             ]
         );
-        assert_eq!(p.prescient_uses, vec![0]);
         // A glob import brings both in; a local or another import shadows.
         let p = program(
             "mod m {

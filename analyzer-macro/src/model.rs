@@ -30,10 +30,6 @@ pub struct Program {
     pub functions: Vec<Function>,
     /// Spawn sites, in source (pre-)order; the index is the site's number.
     pub sites: Vec<Site>,
-    /// Indices (into the module's items) of `use` items that import `join`,
-    /// `spawn`, `for_range` or `for_range_chunked` from `prescient` (or
-    /// glob-import it): rewriting the calls may leave them unused.
-    pub prescient_uses: Vec<usize>,
 }
 
 /// One function of the module.

@@ -91,17 +91,14 @@ pub(crate) enum Resolved {
 
 impl ModuleScope {
     /// Collects the names of a module's items. Returns them with the module's
-    /// functions in source order (a function's index is its [`FnId`]) and the
-    /// indices of the `use` items that import `join`, `spawn`, `for_range` or
-    /// `for_range_chunked` from `prescient` or glob-import it
-    /// (`Program::prescient_uses`).
+    /// functions in source order (a function's index is its [`FnId`]).
     ///
     /// Fails on an item the macro would emit (`PARAMS`, `ANALYSIS`) already
     /// defined by the module.
     pub(crate) fn collect<'a>(
         items: &'a [syn::Item],
         krate: Option<&syn::Path>,
-    ) -> syn::Result<(ModuleScope, Vec<FnSource<'a>>, Vec<usize>)> {
+    ) -> syn::Result<(ModuleScope, Vec<FnSource<'a>>)> {
         let mut errors: Option<syn::Error> = None;
         let mut scope = ModuleScope::default();
         let mut sources: Vec<FnSource<'_>> = Vec::new();
@@ -219,21 +216,16 @@ impl ModuleScope {
                 _ => {}
             }
         }
-        let mut prescient_uses = Vec::new();
-        for (index, item) in items.iter().enumerate() {
+        for item in items {
             if cfg_gated(item_attrs(item)) {
                 continue;
             }
             if let syn::Item::Use(u) = item {
-                let mut feeds_spawn = false;
                 let leading = u.leading_colon.is_some();
-                collect_use(&u.tree, &[], leading, &mut scope.imports, &mut feeds_spawn);
-                if feeds_spawn {
-                    prescient_uses.push(index);
-                }
+                collect_use(&u.tree, &[], leading, &mut scope.imports);
             }
         }
-        Ok((scope, sources, prescient_uses))
+        Ok((scope, sources))
     }
 
     /// What a path denotes at module level, by its segments (at least one; a
@@ -424,22 +416,14 @@ fn collect_aliases(tree: &syn::UseTree, prefix: &[String], imports: &mut Imports
     }
 }
 
-/// Records what a `use` tree imports; `feeds_spawn` is set when it imports
-/// a function whose calls the macro rewrites (`join`, `spawn`, `for_range`,
-/// `for_range_chunked`) from `prescient` or glob-imports `prescient`.
-fn collect_use(
-    tree: &syn::UseTree,
-    prefix: &[String],
-    leading_colon: bool,
-    imports: &mut Imports,
-    feeds_spawn: &mut bool,
-) {
+/// Records what a `use` tree imports.
+fn collect_use(tree: &syn::UseTree, prefix: &[String], leading_colon: bool, imports: &mut Imports) {
     let from_prescient = |path: &[String], imports: &Imports| match path.first() {
         Some(first) if leading_colon => first == "prescient",
         Some(first) => imports.crate_aliases.contains(first),
         None => false,
     };
-    let mut record = |name: String, full: Vec<String>, imports: &mut Imports| {
+    let record = |name: String, full: Vec<String>, imports: &mut Imports| {
         if name == "_" {
             return;
         }
@@ -447,14 +431,7 @@ fn collect_use(
             return; // `use prescient;` / `use prescient as p;`: an alias, already known.
         }
         if from_prescient(&full, imports) {
-            let inner = full[1..].to_vec();
-            if matches!(
-                inner.last().map(String::as_str),
-                Some("join" | "spawn" | "for_range" | "for_range_chunked")
-            ) {
-                *feeds_spawn = true;
-            }
-            imports.names.insert(name, inner);
+            imports.names.insert(name, full[1..].to_vec());
         } else {
             imports.others.insert(name);
         }
@@ -463,7 +440,7 @@ fn collect_use(
         syn::UseTree::Path(p) => {
             let mut prefix = prefix.to_vec();
             prefix.push(p.ident.to_string());
-            collect_use(&p.tree, &prefix, leading_colon, imports, feeds_spawn);
+            collect_use(&p.tree, &prefix, leading_colon, imports);
         }
         syn::UseTree::Name(n) => {
             if n.ident == "self" {
@@ -486,12 +463,11 @@ fn collect_use(
         syn::UseTree::Glob(_) => {
             if prefix.len() == 1 && from_prescient(prefix, imports) {
                 imports.glob = true;
-                *feeds_spawn = true;
             }
         }
         syn::UseTree::Group(g) => {
             for t in &g.items {
-                collect_use(t, prefix, leading_colon, imports, feeds_spawn);
+                collect_use(t, prefix, leading_colon, imports);
             }
         }
     }
@@ -528,7 +504,7 @@ mod tests {
                 static S: u8 = 0;
             }",
         );
-        let Ok((scope, sources, uses)) = ModuleScope::collect(items(&m), None) else {
+        let Ok((scope, sources)) = ModuleScope::collect(items(&m), None) else {
             panic!("the module collects");
         };
         let names: Vec<&str> = sources.iter().map(|s| s.name.as_str()).collect();
@@ -541,7 +517,6 @@ mod tests {
         assert!(!scope.fns.contains_key("w") && scope.items.contains("w"));
         assert!(scope.consts.contains("N") && !scope.consts.contains("S"));
         assert_eq!(scope.value_types.len(), 2);
-        assert!(uses.is_empty());
     }
 
     #[test]
@@ -559,7 +534,7 @@ mod tests {
                 fn dataflow() {}
             }",
         );
-        let Ok((scope, _, uses)) = ModuleScope::collect(items(&m), None) else {
+        let Ok((scope, _)) = ModuleScope::collect(items(&m), None) else {
             panic!("the module collects");
         };
         let prescient = |s: &str| Resolved::Prescient(path(s));
@@ -581,14 +556,13 @@ mod tests {
         assert_eq!(scope.resolve(&path("scope")), Resolved::Unknown);
         assert_eq!(scope.resolve(&path("dataflow")), Resolved::Unknown);
         assert_eq!(scope.resolve(&path("thread::spawn")), Resolved::Unknown);
-        assert_eq!(uses, [0, 3, 5]);
     }
 
     #[test]
     fn the_crate_argument_names_prescient_unless_an_item_does() {
         let krate: syn::Path = syn::parse_str("rt").expect("a path");
         let m = module("mod m { use rt::join; }");
-        let Ok((scope, _, uses)) = ModuleScope::collect(items(&m), Some(&krate)) else {
+        let Ok((scope, _)) = ModuleScope::collect(items(&m), Some(&krate)) else {
             panic!("the module collects");
         };
         assert_eq!(scope.krate.as_deref(), Some("rt"));
@@ -596,9 +570,8 @@ mod tests {
             scope.resolve(&path("join")),
             Resolved::Prescient(path("join"))
         );
-        assert_eq!(uses, [0]);
         let m = module("mod m { mod rt {} mod prescient {} }");
-        let Ok((scope, _, _)) = ModuleScope::collect(items(&m), Some(&krate)) else {
+        let Ok((scope, _)) = ModuleScope::collect(items(&m), Some(&krate)) else {
             panic!("the module collects");
         };
         assert_eq!(scope.resolve(&path("rt::join")), Resolved::Unknown);
