@@ -158,7 +158,8 @@ impl VisitMut for Rewriter {
         } else {
             // `join` or `self::join`: through an import of the module.
             let imported = func.path.leading_colon.is_none()
-                && (segments.len() == 1 || (segments.len() == 2 && first.as_deref() == Some("self")));
+                && (segments.len() == 1
+                    || (segments.len() == 2 && first.as_deref() == Some("self")));
             if imported {
                 let ident = last.ident.clone();
                 if !self.imported.iter().any(|(i, n)| *i == ident && *n == name) {
@@ -458,7 +459,10 @@ mod tests {
             "{out}"
         );
         // Every emitted item is used.
-        assert!(out.contains("const _ : () = { let _ = (& ANALYSIS , & PARAMS) ;"), "{out}");
+        assert!(
+            out.contains("const _ : () = { let _ = (& ANALYSIS , & PARAMS) ;"),
+            "{out}"
+        );
         assert!(out.contains("static __PRESCIENT_SITE_2 : :: prescient :: __private :: SpawnSite"));
         assert!(out.contains("pub const PARAMS : :: prescient :: Params"));
     }
@@ -476,7 +480,10 @@ mod tests {
         );
         assert!(out.contains("rayon :: join (| | 1 , | | 2)"), "{out}");
         assert!(out.contains("SiteKind :: ScopeSpawn"));
-        assert!(!out.contains("const _ : fn ()"), "no import to keep used: {out}");
+        assert!(
+            !out.contains("const _ : fn ()"),
+            "no import to keep used: {out}"
+        );
     }
 
     #[test]

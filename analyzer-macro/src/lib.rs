@@ -172,11 +172,15 @@
 //! # A renamed dependency
 //!
 //! The emitted code names the runtime `::prescient`. With a renamed
-//! dependency (`rt = { package = "prescient", … }`) give its path, as serde's
-//! `#[serde(crate = "…")]`: `#[task_program(crate = rt)]` or
-//! `#[task_program(crate = "rt")]`. A one-segment path is then also
-//! recognised as the crate in the module's paths and `use`s
-//! (`use rt::join;`).
+//! dependency (`rt = { package = "prescient", … }` in `[dependencies]`,
+//! `[dev-dependencies]`, a `[target.'…'.dependencies]` table, or inherited
+//! with `workspace = true`) it names `::rt`: the macro reads the name from
+//! the crate's `Cargo.toml` (`CARGO_MANIFEST_DIR`), as proc-macro crates
+//! commonly do, and the module's paths and `use`s may then say `rt`
+//! (`use rt::join;`). `#[task_program(crate = rt)]` or
+//! `#[task_program(crate = "rt")]` (as serde's `#[serde(crate = "…")]`) names
+//! the crate explicitly and wins over the manifest; a one-segment path is also
+//! recognised as the crate in the module's paths and `use`s.
 //!
 //! # Errors
 //!
@@ -199,6 +203,7 @@ mod contexts;
 mod effort;
 mod emit;
 mod lower;
+mod manifest;
 mod model;
 mod module_scope;
 mod stack;
@@ -239,7 +244,14 @@ pub fn task_program(
 
 /// The expansion, on `proc_macro2` tokens.
 fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
-    let (overrides, mut errors) = args::parse(args);
+    let (mut overrides, mut errors) = args::parse(args);
+    if overrides.krate.is_none() {
+        // A renamed dependency (`rt = { package = "prescient", … }`): the
+        // name the user's manifest gives the crate.
+        overrides.krate = manifest::renamed_crate_here()
+            .and_then(|name| syn::parse_str::<syn::Ident>(&name).ok())
+            .map(|name| syn::parse_quote!(::#name));
+    }
     let fail = |e: syn::Error, errors: &mut Option<syn::Error>| match errors {
         Some(all) => all.combine(e),
         None => *errors = Some(e),
