@@ -101,7 +101,7 @@ fn tokens(text: &str) -> Option<Vec<Token>> {
                             | '\''
                     )
                     // A dot separates bare keys; inside a number it is part of it.
-                    && !(chars[i] == '.' && !chars[start].is_ascii_digit())
+                    && (chars[i] != '.' || chars[start].is_ascii_digit())
                 {
                     i += 1;
                 }
