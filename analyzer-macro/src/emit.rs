@@ -8,6 +8,7 @@
 //! const __PRESCIENT_EFFORT_i / __PRESCIENT_STACK_i: u64  // per function, when not a literal
 //! static __PRESCIENT_SITE_k: SpawnSite       // one per spawn site; its address is the id
 //! const __PRESCIENT_SITES, __PRESCIENT_CONTEXT_SITES_c, __PRESCIENT_CONTEXTS  // tables
+//! const __PRESCIENT_CONTEXT_UNSEEN_c: [Unseen; n] // per context, what it could not see
 //! pub const ANALYSIS: ProgramAnalysis        // raw analysis + const fn aggregation
 //! pub const PARAMS: Params                   // decide(&ANALYSIS) (decide_with with `trees`), overrides, checked
 //! ```
@@ -27,7 +28,7 @@
 
 use crate::analysis::ProgramResult;
 use crate::args::Overrides;
-use crate::model::{CallKey, Program, SiteKind};
+use crate::model::{CallKey, Program, SiteKind, UnseenKind};
 use crate::sym::{Bound, BoundOp, Sym};
 use proc_macro2::{Literal, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
@@ -85,6 +86,19 @@ pub fn sym_tokens(sym: &Sym, krate: &TokenStream) -> TokenStream {
         Sym::JoinFrame => quote!((#krate::__private::JOIN_FRAME_BYTES as u64)),
         Sym::FnEffort(f) => effort_const(*f).into_token_stream(),
         Sym::FnStack(f) => stack_const(*f).into_token_stream(),
+    }
+}
+
+/// The `prescient::analysis::UnseenKind` variant of a kind.
+fn unseen_kind(kind: UnseenKind) -> &'static str {
+    match kind {
+        UnseenKind::Call => "Call",
+        UnseenKind::MethodCall => "MethodCall",
+        UnseenKind::MethodByName => "MethodByName",
+        UnseenKind::IndirectCall => "IndirectCall",
+        UnseenKind::Macro => "Macro",
+        UnseenKind::UnknownSize => "UnknownSize",
+        UnseenKind::UnknownTrip => "UnknownTrip",
     }
 }
 
@@ -346,9 +360,30 @@ pub fn analysis_items(
         let lambda = Literal::u32_suffixed(c.lambda);
         let effort = sym_tokens(&c.effort, &krate);
         let stack = sym_tokens(&c.stack, &krate);
-        contexts.push(
-            quote!(#pa::ContextAnalysis::new(#function, #rho, #lambda, #effort, #stack, &#table)),
-        );
+        let mut context =
+            quote!(#pa::ContextAnalysis::new(#function, #rho, #lambda, #effort, #stack, &#table));
+        if !c.unseen.is_empty() {
+            // What the analysis could not see, per kind, with the first one's
+            // location (as a site's: spanned `file!()`, `line!()`).
+            let table = format_ident!("__PRESCIENT_CONTEXT_UNSEEN_{}", k);
+            let n = c.unseen.len();
+            let entries = c.unseen.iter().map(|u| {
+                let kind = format_ident!("{}", unseen_kind(u.kind));
+                let count = Literal::u32_suffixed(u.count);
+                let first = &u.first;
+                let span = u.span;
+                let file = quote_spanned!(span=> ::core::file!());
+                let line = quote_spanned!(span=> ::core::line!());
+                let column = quote_spanned!(span=> ::core::column!());
+                quote!(#pa::Unseen::new(#pa::UnseenKind::#kind, #count, #first, #file, #line, #column))
+            });
+            out.extend(quote! {
+                #[doc(hidden)]
+                const #table: [#pa::Unseen; #n] = [#(#entries),*];
+            });
+            context = quote!(#context.with_unseen(&#table));
+        }
+        contexts.push(context);
     }
     let n_contexts = result.contexts.len();
     let doc = format!(
