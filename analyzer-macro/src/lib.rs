@@ -217,7 +217,8 @@
 //! * **Invisible**, and estimated (conservatively in recursion), and listed
 //!   per context in the report: the expansion of other macros and arguments
 //!   that do not parse as expressions, items nested in function bodies or
-//!   inner modules, calls (or recursion) through other modules, through
+//!   inner modules or made by a macro invoked at module level, calls (or
+//!   recursion) through other modules, through
 //!   trait objects (except by method name) and through function values made
 //!   outside the module; scope values stored in structs, returned from
 //!   functions or passed as parameters without a `prescient` type written.

@@ -388,6 +388,8 @@ struct FnBuilder<'a> {
     /// Levels of local macro expansion being typed (`expr_type`, which
     /// does not lower).
     type_depth: std::cell::Cell<u32>,
+    /// Local macro expansions made so far (lowered or typed).
+    expansions: std::cell::Cell<u32>,
     /// The index of the module item that defines the function (a module
     /// macro is in scope from its definition on).
     item: usize,
@@ -483,6 +485,7 @@ impl<'a> FnBuilder<'a> {
             local_macros: Vec::new(),
             macro_depth: 0,
             type_depth: std::cell::Cell::new(0),
+            expansions: std::cell::Cell::new(0),
             item: src.item,
             self_ty: src.self_ty.cloned(),
         }

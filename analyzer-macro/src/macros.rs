@@ -32,6 +32,11 @@ use syn::parse::{ParseStream, Parser};
 /// needs to follow); rustc's own limit is 128.
 pub const MAX_EXPANSION_DEPTH: u32 = 32;
 
+/// Expansions one function's lowering makes at most (a macro whose
+/// expansion invokes itself twice doubles with each level): beyond it,
+/// invocations are treated as any macro.
+pub const MAX_EXPANSIONS: u32 = 1024;
+
 /// A parsed `macro_rules!` definition: its rules, in order.
 #[derive(Clone, Debug)]
 pub struct MacroDef {

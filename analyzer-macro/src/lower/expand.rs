@@ -20,12 +20,13 @@
 //! effort like any site. The same holds for sites in a macro's arguments.
 //!
 //! An invocation that matches no rule as this expander matches them, whose
-//! expansion does not parse, or that is nested deeper than
-//! [`MAX_EXPANSION_DEPTH`] is treated as any macro, with the names of module
+//! expansion does not parse, that is nested deeper than
+//! [`MAX_EXPANSION_DEPTH`] or beyond the function's [`MAX_EXPANSIONS`] is
+//! treated as any macro, with the names of module
 //! functions in the macro's rule bodies taken as possible calls too.
 
 use super::{seq, FnBuilder};
-use crate::macros::{MacroDef, MAX_EXPANSION_DEPTH};
+use crate::macros::{MacroDef, MAX_EXPANSIONS, MAX_EXPANSION_DEPTH};
 use crate::model::Node;
 use std::rc::Rc;
 
@@ -58,7 +59,7 @@ impl FnBuilder<'_> {
     pub(super) fn expansion_type(&self, mac: &syn::Macro) -> Option<syn::Type> {
         let def = self.local_macro(&mac.path)?;
         let depth = self.macro_depth + self.type_depth.get();
-        if depth >= MAX_EXPANSION_DEPTH {
+        if depth >= MAX_EXPANSION_DEPTH || !self.count_expansion() {
             return None;
         }
         let e = syn::parse2::<syn::Expr>(def.expand(&mac.tokens)?).ok()?;
@@ -66,6 +67,14 @@ impl FnBuilder<'_> {
         let ty = self.expr_type(&e);
         self.type_depth.set(self.type_depth.get() - 1);
         ty
+    }
+
+    /// Counts one more expansion; false when the function's budget
+    /// ([`MAX_EXPANSIONS`]) is spent.
+    fn count_expansion(&self) -> bool {
+        let n = self.expansions.get();
+        self.expansions.set(n.saturating_add(1));
+        n < MAX_EXPANSIONS
     }
 
     /// Records a `macro_rules!` definition of a block (in scope until the
@@ -84,7 +93,7 @@ impl FnBuilder<'_> {
     /// `statement`: the invocation is a statement.
     pub(super) fn expand_macro(&mut self, mac: &syn::Macro, statement: bool) -> Option<Node> {
         let def = self.local_macro(&mac.path)?;
-        if self.macro_depth >= MAX_EXPANSION_DEPTH {
+        if self.macro_depth >= MAX_EXPANSION_DEPTH || !self.count_expansion() {
             return None;
         }
         let tokens = def.expand(&mac.tokens)?;
@@ -215,5 +224,13 @@ mod tests {
             pub fn f() { forever!(); }
         }";
         assert_eq!(program(src).functions.len(), 1);
+        // One that doubles with each level stops at the budget.
+        let src = "mod m {
+            macro_rules! twice { ($($t:tt)*) => { twice!($($t)* x); twice!($($t)* y); }; }
+            pub fn f() { twice!(); }
+        }";
+        let started = std::time::Instant::now();
+        assert_eq!(program(src).functions.len(), 1);
+        assert!(started.elapsed() < std::time::Duration::from_secs(30));
     }
 }
