@@ -1439,7 +1439,30 @@ impl<'a> FnBuilder<'a> {
                             span: a.span(),
                         });
                     }
-                    other => parts.push(self.expr(other)),
+                    // A module function passed to the loop (`.map(walk)`):
+                    // called once per element, by the iterator, not through
+                    // a value of the module.
+                    other => {
+                        let function = match other {
+                            syn::Expr::Path(p) => self.resolve_path(&p.path, p.qself.is_some()),
+                            _ => Resolved::Unknown,
+                        };
+                        let Resolved::Module(id) = function else {
+                            parts.push(self.expr(other));
+                            continue;
+                        };
+                        parts.push(Node::Loop {
+                            kind: LoopKind::IterClosure,
+                            trip: trip.clone(),
+                            body: Box::new(Node::Call {
+                                callee: Callee::Module(id),
+                                args: Box::new(Node::Ops(0)),
+                                span: a.span(),
+                                halves: None,
+                            }),
+                            span: a.span(),
+                        });
+                    }
                 }
             }
             return seq(parts);

@@ -303,6 +303,22 @@ mod tests {
     }
 
     #[test]
+    fn functions_given_to_iterator_loops_run_in_the_loop() {
+        let src = "mod m {
+            use prescient::spawn;
+            fn go(i: u64) { spawn(move || i); }
+            pub fn run(v: Vec<u64>) { v.into_iter().for_each(go); }
+            pub fn indirect(f: fn(u64)) { spawn(move || f(1)); }
+        }";
+        let p = program(src);
+        let g = call_graph(&p);
+        // `run` reaches `go`'s spawn through a call in a loop.
+        assert_eq!(crate::structure::lambda(&p, &g, 1), 1);
+        // `go` was not made a value of the module: nothing for `f(1)`.
+        assert!(g.edges[2].is_empty());
+    }
+
+    #[test]
     fn tasks_passed_as_values() {
         let src = "mod m {
             use prescient::{scope, spawn};
