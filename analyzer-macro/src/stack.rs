@@ -40,11 +40,15 @@
 //!
 //! A function's **stack** is its frame plus the largest stack of what it calls
 //! (module functions, tasks run inline, and [`INVISIBLE_CALL_STACK_BYTES`] for
-//! calls and macros the analysis cannot see).
+//! calls and macros the analysis cannot see; a call it can only narrow down
+//! — by method name, or through a value — costs that and the largest stack
+//! of its candidates).
 //!
 //! A **recursive component** (direct or mutual recursion, including recursion
 //! through method calls on values, macros' arguments and trait default
-//! methods, which the model over-approximates by method name) repeats its
+//! methods, which the model over-approximates by method name, through calls
+//! of function pointers and closure values, and through the module's own
+//! macros, whose expansions are analysed as code) repeats its
 //! frames as deep as the recursion goes. The macro has no termination
 //! analysis, so it only trusts a depth it can bound: a function calling only
 //! itself, every such call passing one of its own non-`mut` integer
@@ -56,7 +60,8 @@
 //! Every other recursive component gets [`CONSERVATIVE_STACK_BYTES`]: a
 //! decrementing recursion (`fib(n - 1)`), mutual recursion, or a recursive
 //! component with any unknown-size local, any call the macro cannot see
-//! (method calls on values, calls inside macros, paths outside the module) —
+//! (method calls on values, calls inside macros, paths outside the module,
+//! calls through values) —
 //! because any of these multiplied by an unknown depth, or an unseen callee
 //! recursing back, can need any amount of stack. A fixed φ overflowed here on
 //! small frames recursing 400 (debug) to 10,000 (release) levels deep.
