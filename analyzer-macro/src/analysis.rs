@@ -1,12 +1,13 @@
 //! Runs the analyses over a program model: task contexts (Alg. 1), parallel
 //! structure ρ/λ (Alg. 2), effort (Alg. 3) and stack size (Alg. 4), per
-//! context. Aggregation and the decision trees are `const fn`s of
+//! context, and what each context's analysis could not see (`unseen`). Aggregation and the decision trees are `const fn`s of
 //! `prescient::analysis`, evaluated by rustc on what `emit` writes.
 
 use crate::contexts::task_contexts;
 use crate::model::{FnId, Program, SiteId};
 use crate::structure::{call_graph, lambda, rho, sites_in_loops};
 use crate::sym::Sym;
+use crate::unseen::{context_unseen, UnseenSummary};
 use crate::{effort, stack};
 
 /// The analysis of one task context.
@@ -24,6 +25,8 @@ pub struct ContextResult {
     pub effort: Sym,
     /// Stack estimate of its function.
     pub stack: Sym,
+    /// What the analysis could not see in it and what it reaches, per kind.
+    pub unseen: Vec<UnseenSummary>,
 }
 
 /// The analysis of one spawn site.
@@ -65,6 +68,7 @@ pub fn analyse(program: &Program) -> ProgramResult {
                 Sym::Lit(v) => Sym::Lit(*v),
                 _ => Sym::FnStack(c.function),
             },
+            unseen: context_unseen(program, &graph, c.function),
             sites: c.sites,
         })
         .collect();

@@ -6,7 +6,7 @@
 //! |---|---|
 //! | `queue_policy` | `DEF`, `PF`, `BF`, `FF` or a `QueuePolicy` variant name |
 //! | `queue_capacity` | `1 ..= 65536` |
-//! | `stack_size` | a power of two in `16384 ..= 8388608` |
+//! | `stack_size` | the reserve of every task stack (a hard limit, like a thread's; 8 MiB when absent): a power of two in `16384 ..= 1073741824` (16 KiB ..= 1 GiB) |
 //! | `dependency_buckets` | `>= 1` |
 //! | `trees` | the decision trees `PARAMS` start from: `calibrated` (the default) or `cf17` (also `Calibrated`, `Cf17`) |
 //! | `crate` | the path of the `prescient` crate: `crate = rt`, `crate = "rt"` |
@@ -31,6 +31,14 @@ pub const ARGUMENTS: &[&str] = &[
     "trees",
     "crate",
 ];
+
+/// The smallest `stack_size` the attribute accepts (16 KiB), as
+/// `prescient::Params` does.
+pub const MIN_STACK_SIZE: u128 = 16 * 1024;
+/// The largest `stack_size` the attribute accepts (1 GiB), as
+/// `prescient::Params` does: the reserve is address space mapped without
+/// commit charge, so a large one costs no memory until it is used.
+pub const MAX_STACK_SIZE: u128 = 1 << 30;
 
 /// A queue policy override: the `prescient::QueuePolicy` item to use.
 #[derive(Clone, Debug)]
@@ -163,8 +171,8 @@ pub fn parse(tokens: TokenStream) -> (Overrides, Option<syn::Error>) {
             "stack_size" => match integer(&arg.value, &name, |v| {
                 if !v.is_power_of_two() {
                     Err("must be a power of two")
-                } else if !(16 * 1024..=8 * 1024 * 1024).contains(&v) {
-                    Err("must be between 16384 (16 KiB) and 8388608 (8 MiB)")
+                } else if !(MIN_STACK_SIZE..=MAX_STACK_SIZE).contains(&v) {
+                    Err("must be between 16384 (16 KiB) and 1073741824 (1 GiB)")
                 } else {
                     Ok(())
                 }
@@ -331,6 +339,10 @@ mod tests {
             "InsertFrontStealFront"
         );
         assert!(ok("stack_size = 64 * 1024").stack_size.is_some());
+        // The reserve's whole range: 16 KiB ..= 1 GiB, powers of two.
+        for v in ["16384", "8388608", "16777216", "1073741824"] {
+            assert!(ok(&format!("stack_size = {v}")).stack_size.is_some(), "{v}");
+        }
     }
 
     #[test]
@@ -379,6 +391,8 @@ mod tests {
         assert!(err("stack_size = 65536, stack_size = 65536").contains("more than once"));
         assert!(err("stack_size = 1000").contains("power of two"));
         assert!(err("stack_size = 8192").contains("between"));
+        assert!(err("stack_size = 8192").contains("1073741824 (1 GiB)"));
+        assert!(err("stack_size = 2147483648").contains("between"));
         assert!(err("queue_capacity = 0").contains("1 ..= 65536"));
         assert!(err("dependency_buckets = \"x\"").contains("expects an integer"));
         assert!(err("queue_policy = LIFO").contains("expected a queue policy"));

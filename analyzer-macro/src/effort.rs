@@ -13,6 +13,8 @@
 //! | call of anything invisible (other crates, `std`, methods outside the module, closures held in variables, trait objects, function pointers) | [`CALL_OVERHEAD`] + [`INVISIBLE_CALL`] + arguments |
 //! | macro invocation (its expansion is invisible) | [`MACRO_INVOCATION`] + its arguments where they parse as expressions |
 //! | method call on a value whose name a module method has (possibly that method) | as an invisible call |
+//! | call through a function pointer or a closure held in a value (possibly an escaping module function) | as an invisible call |
+//! | invocation of a `macro_rules!` macro of the module | the code it expands to |
 //! | spawn construct | [`SPAWN_OVERHEAD`] + the effort of its task bodies |
 //! | range loop `for_range(r, g, body)` | `r` + `g` + a loop of trip count × (spawn construct of `body` + [`LOOP_ITERATION`]); for `for_range_chunked` the trip count is the number of chunks, ⌈len / g⌉ when both are literal (else the default) |
 //! | `if` / `match` | condition + the most expensive branch |
@@ -82,7 +84,9 @@ pub fn node_effort(graph: &CallGraph, f: FnId, node: &Node, efforts: &[Option<Sy
             let callee = match callee {
                 Callee::Module(g) if graph.is_recursive_call(f, *g) => Sym::Lit(0),
                 Callee::Module(g) => callee_effort(*g, efforts),
-                Callee::External | Callee::Maybe(_) => Sym::Lit(INVISIBLE_CALL),
+                Callee::External | Callee::Maybe(_) | Callee::Indirect { .. } => {
+                    Sym::Lit(INVISIBLE_CALL)
+                }
             };
             sym::sum([go(args), Sym::Lit(CALL_OVERHEAD), callee])
         }
@@ -91,7 +95,7 @@ pub fn node_effort(graph: &CallGraph, f: FnId, node: &Node, efforts: &[Option<Sy
                 .into_iter()
                 .chain(tasks.iter().map(go)),
         ),
-        Node::Decl { .. } => Sym::Lit(0),
+        Node::Decl { .. } | Node::Unseen { .. } => Sym::Lit(0),
         Node::Macro { inner, .. } => sym::sum([Sym::Lit(MACRO_INVOCATION), go(inner)]),
     }
 }

@@ -8,6 +8,7 @@
 //! const __PRESCIENT_EFFORT_i / __PRESCIENT_STACK_i: u64  // per function, when not a literal
 //! static __PRESCIENT_SITE_k: SpawnSite       // one per spawn site; its address is the id
 //! const __PRESCIENT_SITES, __PRESCIENT_CONTEXT_SITES_c, __PRESCIENT_CONTEXTS  // tables
+//! const __PRESCIENT_CONTEXT_UNSEEN_c: [Unseen; n] // per context, what it could not see
 //! pub const ANALYSIS: ProgramAnalysis        // raw analysis + const fn aggregation
 //! pub const PARAMS: Params                   // decide(&ANALYSIS) (decide_with with `trees`), overrides, checked
 //! ```
@@ -18,12 +19,16 @@
 //! `for_range_chunked(r, g, f)` calls `for_range_at(&SITE, r, g, f)` /
 //! `for_range_chunked_at(&SITE, r, g, f)`; scope and group `spawn(f)`
 //! method calls become `__spawn_at(&SITE, f)` on the same receiver; dataflow
-//! tasks are recorded as sites but left unchanged. The `use` items
-//! that imported the rewritten names get `#[allow(unused_imports)]`.
+//! tasks are recorded as sites but left unchanged. A call through a path
+//! keeps its crate segment (`p::join` → `p::__private::join_at`); a `use`
+//! whose imported name a rewritten call no longer names is used once more
+//! by an anonymous `const` (see [`rewrite_sites`]). The emitted code carries
+//! no `#[allow(...)]`, so a module's `#![forbid(unused_imports)]` or
+//! `#![forbid(dead_code)]` holds.
 
 use crate::analysis::ProgramResult;
 use crate::args::Overrides;
-use crate::model::{CallKey, Program, SiteKind};
+use crate::model::{CallKey, Program, SiteKind, UnseenKind};
 use crate::sym::{Bound, BoundOp, Sym};
 use proc_macro2::{Literal, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
@@ -84,6 +89,19 @@ pub fn sym_tokens(sym: &Sym, krate: &TokenStream) -> TokenStream {
     }
 }
 
+/// The `prescient::analysis::UnseenKind` variant of a kind.
+fn unseen_kind(kind: UnseenKind) -> &'static str {
+    match kind {
+        UnseenKind::Call => "Call",
+        UnseenKind::MethodCall => "MethodCall",
+        UnseenKind::MethodByName => "MethodByName",
+        UnseenKind::IndirectCall => "IndirectCall",
+        UnseenKind::Macro => "Macro",
+        UnseenKind::UnknownSize => "UnknownSize",
+        UnseenKind::UnknownTrip => "UnknownTrip",
+    }
+}
+
 /// A loop bound as an `i128` `const` expression.
 fn bound_tokens(b: &Bound) -> TokenStream {
     match b {
@@ -106,8 +124,11 @@ fn bound_tokens(b: &Bound) -> TokenStream {
 struct Rewriter {
     /// Per call to rewrite: its site and the `__private` function it becomes.
     calls: HashMap<CallKey, (usize, &'static str)>,
-    rewritten: usize,
     krate: TokenStream,
+    /// The imported names whose calls were rewritten (`join` of
+    /// `use prescient::join`), with the `__private` function they became:
+    /// their `use` items must stay used.
+    imported: Vec<(syn::Ident, &'static str)>,
 }
 
 impl VisitMut for Rewriter {
@@ -121,7 +142,6 @@ impl VisitMut for Rewriter {
             let span = call.method.span();
             call.method = syn::Ident::new(name, span);
             prepend_site(&mut call.args, site, span);
-            self.rewritten += 1;
             return;
         }
         let syn::Expr::Call(call) = e else {
@@ -138,13 +158,34 @@ impl VisitMut for Rewriter {
         };
         let span = last.ident.span();
         let generics = last.arguments.clone();
-        let name = syn::Ident::new(name, span);
-        let krate = &self.krate;
-        let path: syn::Path = syn::parse_quote_spanned!(span=> #krate::__private::#name #generics);
+        let at = syn::Ident::new(name, span);
+        let segments = &func.path.segments;
+        let first = segments.first().map(|s| s.ident.to_string());
+        let relative = matches!(first.as_deref(), Some("self" | "super" | "crate" | "Self"));
+        let path: syn::Path = if segments.len() == 2 && !relative {
+            // `prescient::join`, `p::join`, `::rt::join`: the first segment
+            // names the crate (the lowering recognised the call only so);
+            // keeping it keeps a `use prescient as p` used.
+            let mut path = func.path.clone();
+            path.segments.pop();
+            syn::parse_quote_spanned!(span=> #path __private::#at #generics)
+        } else {
+            // `join` or `self::join`: through an import of the module.
+            let imported = func.path.leading_colon.is_none()
+                && (segments.len() == 1
+                    || (segments.len() == 2 && first.as_deref() == Some("self")));
+            if imported {
+                let ident = last.ident.clone();
+                if !self.imported.iter().any(|(i, n)| *i == ident && *n == name) {
+                    self.imported.push((ident, name));
+                }
+            }
+            let krate = &self.krate;
+            syn::parse_quote_spanned!(span=> #krate::__private::#at #generics)
+        };
         func.path = path;
         func.qself = None;
         prepend_site(&mut call.args, site, span);
-        self.rewritten += 1;
     }
 }
 
@@ -169,9 +210,20 @@ fn strip_mut(e: &mut syn::Expr) -> &mut syn::Expr {
     }
 }
 
-/// Passes site ids: rewrites the module's `join`/`spawn`/`for_range` calls (the module
-/// must be the one the program was built from, unchanged since).
-pub fn rewrite_sites(module: &mut syn::ItemMod, program: &Program, krate: TokenStream) {
+/// Passes site ids: rewrites the module's `join`/`spawn`/`for_range` calls
+/// (the module must be the one the program was built from, unchanged since).
+///
+/// A call through an imported name (`join(a, b)` after
+/// `use prescient::join`) becomes a call of `__private::join_at`, which would
+/// leave the import unused. Rather than `#[allow(unused_imports)]` on it
+/// (which a module's `#![forbid(unused_imports)]` rejects), the returned items
+/// use each such name once more, in a closure that is never called:
+/// `const _: fn() = || { let _ = join(|| (), || ()); };`.
+pub fn rewrite_sites(
+    module: &mut syn::ItemMod,
+    program: &Program,
+    krate: TokenStream,
+) -> TokenStream {
     let calls = program
         .sites
         .iter()
@@ -180,21 +232,31 @@ pub fn rewrite_sites(module: &mut syn::ItemMod, program: &Program, krate: TokenS
         .collect();
     let mut rewriter = Rewriter {
         calls,
-        rewritten: 0,
         krate,
+        imported: Vec::new(),
     };
     let Some((_, items)) = &mut module.content else {
-        return;
+        return TokenStream::new();
     };
     for item in items.iter_mut() {
         rewriter.visit_item_mut(item);
     }
-    if rewriter.rewritten > 0 {
-        for &i in &program.prescient_uses {
-            if let Some(syn::Item::Use(u)) = items.get_mut(i) {
-                u.attrs.push(syn::parse_quote!(#[allow(unused_imports)]));
-            }
-        }
+    let uses = rewriter.imported.iter().map(|(name, at)| {
+        // Arguments that satisfy the function's bounds with nothing inferred
+        // from the program.
+        let args = match *at {
+            "join_at" => quote!(|| (), || ()),
+            "spawn_at" => quote!(|| ()),
+            _ => quote!(0..0, 1, |_| ()),
+        };
+        quote!(let _ = #name(#args);)
+    });
+    if rewriter.imported.is_empty() {
+        return TokenStream::new();
+    }
+    quote! {
+        #[doc(hidden)]
+        const _: fn() = || { #(#uses)* };
     }
 }
 
@@ -208,6 +270,10 @@ pub fn analysis_items(
     let pa = quote!(#krate::analysis);
     let private = quote!(#krate::__private);
     let mut out = TokenStream::new();
+    // Every emitted item is used from one anonymous `const`, so that none
+    // needs `#[allow(dead_code)]` (which a module's `#![forbid(dead_code)]`
+    // or `#![forbid(unused)]` rejects) when the program does not use it.
+    let mut anchored: Vec<syn::Ident> = Vec::new();
 
     // Per-function effort and stack constants that are referenced symbolically.
     for (f, e) in result.function_efforts.iter().enumerate() {
@@ -216,9 +282,9 @@ pub fn analysis_items(
             let value = sym_tokens(e, &krate);
             out.extend(quote! {
                 #[doc(hidden)]
-                #[allow(dead_code)]
                 const #name: u64 = #value;
             });
+            anchored.push(name);
         }
     }
     for (f, s) in result.function_stacks.iter().enumerate() {
@@ -227,9 +293,9 @@ pub fn analysis_items(
             let value = sym_tokens(s, &krate);
             out.extend(quote! {
                 #[doc(hidden)]
-                #[allow(dead_code)]
                 const #name: u64 = #value;
             });
+            anchored.push(name);
         }
     }
 
@@ -294,9 +360,30 @@ pub fn analysis_items(
         let lambda = Literal::u32_suffixed(c.lambda);
         let effort = sym_tokens(&c.effort, &krate);
         let stack = sym_tokens(&c.stack, &krate);
-        contexts.push(
-            quote!(#pa::ContextAnalysis::new(#function, #rho, #lambda, #effort, #stack, &#table)),
-        );
+        let mut context =
+            quote!(#pa::ContextAnalysis::new(#function, #rho, #lambda, #effort, #stack, &#table));
+        if !c.unseen.is_empty() {
+            // What the analysis could not see, per kind, with the first one's
+            // location (as a site's: spanned `file!()`, `line!()`).
+            let table = format_ident!("__PRESCIENT_CONTEXT_UNSEEN_{}", k);
+            let n = c.unseen.len();
+            let entries = c.unseen.iter().map(|u| {
+                let kind = format_ident!("{}", unseen_kind(u.kind));
+                let count = Literal::u32_suffixed(u.count);
+                let first = &u.first;
+                let span = u.span;
+                let file = quote_spanned!(span=> ::core::file!());
+                let line = quote_spanned!(span=> ::core::line!());
+                let column = quote_spanned!(span=> ::core::column!());
+                quote!(#pa::Unseen::new(#pa::UnseenKind::#kind, #count, #first, #file, #line, #column))
+            });
+            out.extend(quote! {
+                #[doc(hidden)]
+                const #table: [#pa::Unseen; #n] = [#(#entries),*];
+            });
+            context = quote!(#context.with_unseen(&#table));
+        }
+        contexts.push(context);
     }
     let n_contexts = result.contexts.len();
     let doc = format!(
@@ -310,7 +397,6 @@ pub fn analysis_items(
         /// stack per task context and aggregated, and the spawn-site table (the
         /// site statics, whose addresses are the site ids). `Display` prints it
         /// as a report.
-        #[allow(dead_code)]
         pub const ANALYSIS: #pa::ProgramAnalysis =
             #pa::ProgramAnalysis::new(::core::module_path!(), &__PRESCIENT_CONTEXTS, &__PRESCIENT_SITES);
     });
@@ -342,8 +428,12 @@ pub fn analysis_items(
         /// analysis and the decision trees (calibrated on this runtime unless
         /// `trees = cf17`), with the attribute's overrides. Pass them to the
         /// runtime with `prescient::Runtime::builder().params(PARAMS)`.
-        #[allow(dead_code)]
         pub const PARAMS: #krate::Params = #params.checked();
+        #[doc(hidden)]
+        const _: () = {
+            let _ = (&ANALYSIS, &PARAMS);
+            #(let _ = #anchored;)*
+        };
     });
     out
 }
@@ -355,8 +445,8 @@ pub fn module(
     result: &ProgramResult,
     overrides: &Overrides,
 ) -> TokenStream {
-    rewrite_sites(&mut module, program, overrides.crate_path());
-    let items = analysis_items(program, result, overrides);
+    let mut items = rewrite_sites(&mut module, program, overrides.crate_path());
+    items.extend(analysis_items(program, result, overrides));
     if let Some((_, content)) = &mut module.content {
         content.push(syn::Item::Verbatim(items));
     }
@@ -383,17 +473,29 @@ mod tests {
                 fn f() { join(|| spawn(|| 1), || 2); prescient::spawn::<_, u8>(|| 3); }
             }",
         );
-        assert!(
-            out.contains("# [allow (unused_imports)] use prescient"),
-            "{out}"
-        );
+        assert!(!out.contains("allow"), "no lint is allowed: {out}");
         assert!(out.contains(
             ":: prescient :: __private :: join_at (& self :: __PRESCIENT_SITE_0 , | | :: prescient :: __private :: spawn_at (& self :: __PRESCIENT_SITE_1 , | | 1) , | | 2)"
         ), "{out}");
+        // A path keeps its crate segment.
         assert!(
             out.contains(
-                ":: prescient :: __private :: spawn_at :: < _ , u8 > (& self :: __PRESCIENT_SITE_2 , | | 3)"
+                "= prescient :: __private :: spawn_at :: < _ , u8 > (& self :: __PRESCIENT_SITE_2 , | | 3)"
+            ) || out.contains(
+                "; prescient :: __private :: spawn_at :: < _ , u8 > (& self :: __PRESCIENT_SITE_2 , | | 3)"
             ),
+            "{out}"
+        );
+        // The imports the rewritten calls no longer name stay used.
+        assert!(
+            out.contains(
+                "const _ : fn () = || { let _ = spawn (|| ()) ; let _ = join (|| () , || ()) ; } ;"
+            ),
+            "{out}"
+        );
+        // Every emitted item is used.
+        assert!(
+            out.contains("const _ : () = { let _ = (& ANALYSIS , & PARAMS) ;"),
             "{out}"
         );
         assert!(out.contains("static __PRESCIENT_SITE_2 : :: prescient :: __private :: SpawnSite"));
@@ -413,7 +515,10 @@ mod tests {
         );
         assert!(out.contains("rayon :: join (| | 1 , | | 2)"), "{out}");
         assert!(out.contains("SiteKind :: ScopeSpawn"));
-        assert!(!out.contains("allow (unused_imports)"));
+        assert!(
+            !out.contains("const _ : fn ()"),
+            "no import to keep used: {out}"
+        );
     }
 
     #[test]

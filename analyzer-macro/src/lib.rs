@@ -30,15 +30,25 @@
 //! # What is emitted
 //!
 //! * `pub const PARAMS: prescient::Params` — the decision trees applied to the
-//!   analysis (the calibrated trees unless `trees = cf17`; queue policy, queue capacity, dependency buckets, stack size;
-//!   every other field `Params::DEFAULT`'s), with the attribute's overrides,
+//!   analysis (the calibrated trees unless `trees = cf17`; queue policy,
+//!   queue capacity, dependency buckets, and the committed stack: the
+//!   analysed stack estimate, which every task stack pre-faults and a
+//!   recycled stack is trimmed back to — never a limit; the limit is the
+//!   reserve, `Params::stack_size`, 8 MiB unless `stack_size = …` says
+//!   otherwise; every other field `Params::DEFAULT`'s), with the attribute's overrides,
 //!   validated at compile time. Pass it to the runtime builder:
 //!   `prescient::Runtime::builder().params(my_mod::PARAMS).build()`. Each
 //!   annotated module has its own.
 //! * `pub const ANALYSIS: prescient::analysis::ProgramAnalysis` — ρ, λ, effort
 //!   and stack per task context and aggregated, and the spawn-site table
 //!   (`ANALYSIS.sites`: site number, enclosing function, kind, location,
-//!   per-site static effort); its `Display` is a human-readable report.
+//!   per-site static effort); its `Display` is a human-readable report,
+//!   which also says, per context, what the analysis could not see
+//!   (`ContextAnalysis::unseen`: calls into other modules and crates,
+//!   method calls it matched by name only or not at all, calls through
+//!   function pointers and closures, macros it did not expand, locals of
+//!   unwritten size, loops without a visible trip count — each a count and
+//!   the first one's location), where its estimates stand in for the code.
 //! * One hidden `static` of type `prescient::__private::SpawnSite` per spawn
 //!   site: a site's id is the address of its static, unique across every
 //!   annotated module of a program. `ANALYSIS.sites` refers to the `SiteInfo`
@@ -52,16 +62,22 @@
 //!   task-group `spawn(f)` calls become `__spawn_at(&SITE, f)`, a hidden
 //!   method of the same receiver. Dataflow tasks are recorded as sites and
 //!   left unchanged.
-//!   The user's code is otherwise unchanged; `use` items whose rewritten
-//!   names became unused get `#[allow(unused_imports)]`.
+//!   A rewritten call through a path keeps the path's crate segment
+//!   (`p::join(…)` → `p::__private::join_at(…)`); an imported name that no
+//!   rewritten call names any more (`join` of `use prescient::join`) is used
+//!   once more by a hidden anonymous `const`, and every emitted item is used
+//!   from another, so the expansion needs no `#[allow(…)]`: a module's
+//!   `#![forbid(unused_imports)]`, `#![forbid(dead_code)]` or
+//!   `#![forbid(unused)]` holds. The user's code is otherwise unchanged.
 //!
 //! The macro emits the *raw* analysis: effort and stack contain `const` terms —
 //! `core::mem::size_of::<T>()` for types written in the code, module-level
 //! `const` loop bounds, the runtime's per-join frame cost — that rustc
 //! evaluates; `prescient::analysis` aggregates (ρ, λ by minimum over contexts,
-//! effort by mean, stack by maximum rounded up to a power of two and clamped to
-//! 16 KiB ..= 8 MiB) and decides, in `const fn`s, with one of two sets of
-//! decision trees, `prescient::analysis::Trees`:
+//! effort by mean, stack by maximum rounded up to a power of two, at least
+//! 16 KiB and at most the reserve: the committed stack) and decides, in
+//! `const fn`s, with one of two sets of decision trees,
+//! `prescient::analysis::Trees`:
 //!
 //! * **calibrated** (`Trees::Calibrated`, the default): the same features and
 //!   decisions, with trees derived on this runtime from a parameter sweep of
@@ -73,10 +89,11 @@
 //!   * queue policy = `PF` if ρ > 5 or 1M < e ≤ 1T, else `DEF`;
 //!   * queue capacity = 128 if ρ = 0 and λ > 0; else 8 if 1M < e ≤ 1T; else 4;
 //!   * dependency buckets = 256019 if ρ > 0, else 97;
-//!   * stack size = the aggregated estimate.
+//!   * committed stack = the aggregated estimate (the reserve stays
+//!     `Params::stack_size`).
 //!
-//! Both decide queue policy, queue capacity, dependency buckets and stack
-//! size; the attribute's overrides apply on top of either.
+//! Both decide queue policy, queue capacity, dependency buckets and the
+//! committed stack; the attribute's overrides apply on top of either.
 //!
 //! # Arguments
 //!
@@ -86,9 +103,11 @@
 //! `#[task_program(stack_size = 65536)]`, `queue_capacity = 8`,
 //! `queue_policy = PF` (`DEF`, `PF`, `BF`, `FF` or a `QueuePolicy` variant),
 //! `dependency_buckets = 97`. Integer literals are validated by the macro;
-//! other `const` expressions by `Params::checked` at compile time. An explicit
-//! `stack_size` is not the analyzer's estimate: an overflow of it is reported
-//! as such. `crate = rt` names a renamed dependency (below).
+//! other `const` expressions by `Params::checked` at compile time.
+//! `stack_size = …` sets the reserve of every task stack — the hard limit,
+//! like a thread's, mapped without commit charge: a power of two in
+//! 16 KiB ..= 1 GiB (8 MiB without it); the analysed estimate stays what is
+//! committed. `crate = rt` names a renamed dependency (below).
 //!
 //! # What the analysis sees
 //!
@@ -126,8 +145,10 @@
 //!   `const` bound (`0..N`) that no generic, const parameter or local binding
 //!   could shadow, else 100. A site's effort is that of its task bodies; a
 //!   context's is the mean over its sites. Arithmetic saturates.
-//! * **Stack** (Alg. 4), never smaller than what the program needs: per
-//!   frame, the sum of the declarations and temporaries — `size_of::<T>()`
+//! * **Stack** (Alg. 4), the committed stack — what each task stack
+//!   pre-faults and a recycled one keeps; a wrong estimate costs page faults
+//!   or memory, never a crash, since the reserve (`stack_size`) is the
+//!   limit: per frame, the sum of the declarations and temporaries — `size_of::<T>()`
 //!   where `T` is written, or follows from the initializer (`[x; LEN]` from
 //!   `x`'s type and `LEN`, a module function's return type, `join`'s results,
 //!   literals, casts), and resolves at module level (no generic or const
@@ -142,9 +163,10 @@
 //!   halved (`f(n / 2)`: at most bits + 1 levels). Any other recursion
 //!   (`fib(n - 1)`, mutual recursion), and any recursion with a local of
 //!   unknown size or a call the macro cannot see (method calls on values,
-//!   macros, paths outside the module), gets the conservative 8 MiB (the
-//!   runtime's default). Outside recursion, unknown pieces get generous
-//!   estimates. The rules and their reasons are in the `stack` module.
+//!   macros, paths outside the module, calls through values), gets the
+//!   conservative 8 MiB (the default reserve). Outside recursion, unknown
+//!   pieces get generous estimates. The rules and their reasons are in the
+//!   `stack` module.
 //! * **`#[cfg]`**: the attribute sees the module before cfg stripping, so
 //!   cfg-gated items (functions, `impl` and trait methods, `use`s, `const`s),
 //!   statements, parameters, `match` arms and struct-literal fields are not
@@ -153,30 +175,66 @@
 //!   (a `#[cfg(test)]` helper in a test build) is not covered by the estimate.
 //!   Attributes on other expressions (array elements, call arguments) are not
 //!   looked at.
-//! * **Seen through**: recursion through a method call on a value (`l.sum()`
-//!   may be any module method named `sum`), through a trait's default method,
-//!   and through the arguments of a macro when they parse as expressions
-//!   (`vec![join(…)]`: the `join` is a site, not rewritten); a task closure
-//!   stored in a `let` and passed to a spawn construct later
-//!   (`let l = move || fib(n - 1); join(l, r)`); a scope value under another
-//!   name (`let s2 = s;`, `let s2 = &s;`).
-//! * **Invisible**, and estimated (conservatively in recursion) rather than
-//!   reported: the expansion of macros and arguments that do not parse as
-//!   expressions, items nested in function bodies or inner modules, calls (or
-//!   recursion) through other modules, trait objects and function pointers;
-//!   task closures kept in anything but a plain `let` (a struct field, a
-//!   `Vec`, a parameter, an `if`/`match` result) or passed to a function that
-//!   spawns them; scope values stored in structs, returned from functions or
-//!   passed as parameters without a `prescient` type written.
+//! * **The module's own macros**: an invocation of a `macro_rules!` macro the
+//!   module defines (at module level before the invoking item, or in an
+//!   enclosing block before the invocation) is expanded — its rules matched
+//!   as rustc matches them, fragments parsed with syn — and analysed as the
+//!   code it expands to: a `join` and a recursive call in its body are a
+//!   site and a call of the invoking function. Such sites are counted for ρ,
+//!   λ and effort but not rewritten to pass their id (the body's tokens
+//!   serve every invocation), so they run without the adaptive inliner's
+//!   per-site statistics; an invocation that cannot be expanded is treated
+//!   as any other macro, with the module functions its rules name taken as
+//!   possible calls.
+//! * **Method calls on values**: `l.sum()` may be any module method named
+//!   `sum` — unless the receiver's type is visibly not the module's: a
+//!   literal, array, range, tuple or closure, `vec![…]`, a binding or field
+//!   whose written type (or initializer) is a primitive, a slice, an array,
+//!   a tuple, a function pointer or a standard container, string, `Option`
+//!   or `Result` (through references, `Box`, `Rc`, `Arc`), the result of an
+//!   iterator source or adaptor or another method with a standard result
+//!   the module does not define (`x.iter()`, `….map(f)`, `v.len()`), a
+//!   standard constructor (`Vec::new()`). On such a receiver only a trait's
+//!   default method or a method of a trait the module implements for a type
+//!   not its own (`impl Ext for Vec<u64>`) can be called; so
+//!   `row.iter().sum()` in `Matrix::sum` is not a recursion, while
+//!   `self.sum()`, `node.sum()` and `self.left.sum()` still may be.
+//! * **Calls through values**: a call through a function pointer, a closure
+//!   held in a variable, field or parameter, or a task passed as a value
+//!   (`(v.visit)(x)`, `(self.f)(x)`, `callbacks[i](x)`, `f(x)` with
+//!   `f: fn(u64)`, `spawn(task)`) may run every module function that the
+//!   module lets escape into a value — named as a value (`visit: walk`,
+//!   `let f: fn(u64) = walk;`, `apply(walk, x)`, a `static` table) or called
+//!   by a closure that becomes a value (`apply(|x| walk(x), n)`,
+//!   `Box::new(move |x| walk(x))`) — so recursion through it counts for ρ
+//!   where a spawn is on the cycle (in the closure too). A `let` closure
+//!   called again after a construct took its body runs its own callees.
+//! * **Seen through** as well: a trait's default method, the arguments of any
+//!   macro when they parse as expressions (`vec![join(…)]`: the `join` is a
+//!   site, not rewritten); a task closure stored in a `let` and passed to a
+//!   spawn construct later (`let l = move || fib(n - 1); join(l, r)`); a
+//!   scope value under another name (`let s2 = s;`, `let s2 = &s;`).
+//! * **Invisible**, and estimated (conservatively in recursion), and listed
+//!   per context in the report: the expansion of other macros and arguments
+//!   that do not parse as expressions, items nested in function bodies or
+//!   inner modules or made by a macro invoked at module level, calls (or
+//!   recursion) through other modules, through
+//!   trait objects (except by method name) and through function values made
+//!   outside the module; scope values stored in structs, returned from
+//!   functions or passed as parameters without a `prescient` type written.
 //!
 //! # A renamed dependency
 //!
 //! The emitted code names the runtime `::prescient`. With a renamed
-//! dependency (`rt = { package = "prescient", … }`) give its path, as serde's
-//! `#[serde(crate = "…")]`: `#[task_program(crate = rt)]` or
-//! `#[task_program(crate = "rt")]`. A one-segment path is then also
-//! recognised as the crate in the module's paths and `use`s
-//! (`use rt::join;`).
+//! dependency (`rt = { package = "prescient", … }` in `[dependencies]`,
+//! `[dev-dependencies]`, a `[target.'…'.dependencies]` table, or inherited
+//! with `workspace = true`) it names `::rt`: the macro reads the name from
+//! the crate's `Cargo.toml` (`CARGO_MANIFEST_DIR`), as proc-macro crates
+//! commonly do, and the module's paths and `use`s may then say `rt`
+//! (`use rt::join;`). `#[task_program(crate = rt)]` or
+//! `#[task_program(crate = "rt")]` (as serde's `#[serde(crate = "…")]`) names
+//! the crate explicitly and wins over the manifest; a one-segment path is also
+//! recognised as the crate in the module's paths and `use`s.
 //!
 //! # Errors
 //!
@@ -187,10 +245,13 @@
 
 #![deny(missing_docs)]
 
-// The pipeline: `args` parses the attribute's arguments; `module_scope`
-// collects the module's names and `lower` builds the program `model` from the
-// syn AST; `analysis` runs the analyses over the model (`contexts`,
-// `structure`, `effort`, `stack`, on the symbolic terms of `sym`); `emit`
+// The pipeline: `args` parses the attribute's arguments (`manifest` reads a
+// renamed dependency's name from the crate's Cargo.toml); `module_scope`
+// collects the module's names (and its `macro_rules!` macros, parsed by
+// `macros`) and `lower` builds the program `model` from the syn AST (with
+// `types` telling which types are visibly not the module's); `analysis` runs
+// the analyses over the model (`contexts`, `structure`, `effort`, `stack`,
+// on the symbolic terms of `sym`, and `unseen` for the report); `emit`
 // writes `PARAMS`, `ANALYSIS` and the site statics into the module and
 // rewrites its `join`/`spawn`/`for_range` calls.
 mod analysis;
@@ -199,11 +260,15 @@ mod contexts;
 mod effort;
 mod emit;
 mod lower;
+mod macros;
+mod manifest;
 mod model;
 mod module_scope;
 mod stack;
 mod structure;
 mod sym;
+mod types;
+mod unseen;
 
 use proc_macro2::TokenStream;
 use quote::{quote, ToTokens};
@@ -227,7 +292,7 @@ use quote::{quote, ToTokens};
 /// arguments override single parameters on top of them and keep the rest:
 /// `#[task_program(stack_size = 65536, queue_capacity = 8, queue_policy = PF,
 /// dependency_buckets = 97)]`; `crate = path` names a renamed `prescient`
-/// dependency. A misspelt or malformed argument, or the attribute on anything
+/// dependency (otherwise read from the crate's `Cargo.toml`). A misspelt or malformed argument, or the attribute on anything
 /// but an inline module, is a compile error pointing at it.
 #[proc_macro_attribute]
 pub fn task_program(
@@ -239,7 +304,14 @@ pub fn task_program(
 
 /// The expansion, on `proc_macro2` tokens.
 fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
-    let (overrides, mut errors) = args::parse(args);
+    let (mut overrides, mut errors) = args::parse(args);
+    if overrides.krate.is_none() {
+        // A renamed dependency (`rt = { package = "prescient", … }`): the
+        // name the user's manifest gives the crate.
+        overrides.krate = manifest::renamed_crate_here()
+            .and_then(|name| syn::parse_str::<syn::Ident>(&name).ok())
+            .map(|name| syn::parse_quote!(::#name));
+    }
     let fail = |e: syn::Error, errors: &mut Option<syn::Error>| match errors {
         Some(all) => all.combine(e),
         None => *errors = Some(e),

@@ -36,12 +36,23 @@
 //!
 //! * **Possible calls**: a method call on a value (`l.sum()`) or a
 //!   `Type::method` path the module does not define is [`Callee::Maybe`] any
-//!   module method of that name (trait default methods included), so
-//!   recursion through it is in the call graph; so is an identifier naming a
-//!   module function in a macro's tokens that do not parse as expressions.
-//! * **Macro arguments** that parse as comma-separated expressions (or
-//!   `expr; expr`) are modelled like code; spawns there are sites, not
-//!   rewritten.
+//!   module method of that name (trait default methods included) that can
+//!   take the receiver — on a receiver whose type is visibly not the
+//!   module's, only methods of traits the module implements for types not
+//!   its own (`receivers`) — so recursion through it is in the call graph;
+//!   so is an identifier naming a module function in a macro's tokens that
+//!   do not parse as expressions.
+//! * **Calls through values** (function pointers, closures in variables,
+//!   fields or parameters, tasks passed as values) are [`Callee::Indirect`]:
+//!   every module function that escapes into a value (`values`).
+//! * **The module's `macro_rules!` macros** are expanded at their
+//!   invocations and lowered as the code they expand to (`expand`).
+//! * **Macro arguments** of other macros that parse as comma-separated
+//!   expressions (or `expr; expr`) are modelled like code; spawns there are
+//!   sites, not rewritten.
+//! * **What is not seen** is marked for the report: [`Node::Unseen`] next to
+//!   each invisible, by-name or indirect call (unknown sizes, trip counts and
+//!   macros are read from their own nodes).
 //! * **Stored task closures**: `let l = move || …;` keeps the closure's body
 //!   aside; a spawn construct (or a call `l()`) that takes `l` gets it as its
 //!   task, otherwise it counts at the end of its block.
@@ -49,23 +60,30 @@
 //!   fields are skipped ([`cfg_gated`]).
 //! * **Sizes** of declarations and temporaries: see `stack`.
 //!
-//! Invisible to the model, and estimated instead: the expansion of macros,
-//! items nested in bodies or in inner modules, calls through trait objects,
-//! function pointers, and closures held anywhere but a plain `let`.
+//! Invisible to the model, and estimated instead: the expansion of other
+//! macros, items nested in bodies or in inner modules, calls through trait
+//! objects (but by method name), and calls of values made outside the
+//! module.
 
+use crate::macros::MacroDef;
 use crate::model::{
     seq, CallKey, Callee, FnId, Function, LoopKind, Node, Program, Site, SiteId, SiteKind, Size,
-    Trip,
+    Target, Trip, UnseenKind,
 };
 use crate::module_scope::{cfg_gated, item_names, FnSource, ModuleScope, Resolved};
 use crate::stack;
 use crate::sym::{self as symb, Bound, BoundOp, Sym};
 use proc_macro2::Span;
 use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
+
+mod expand;
+mod receivers;
+mod values;
 
 /// `prescient` types whose values are scope values (their `spawn`/`task`
 /// methods are spawn sites).
@@ -191,12 +209,13 @@ pub fn build_with(module: &syn::ItemMod, krate: Option<&syn::Path>) -> syn::Resu
             "#[task_program] needs an inline module with a body: `mod name { ... }`",
         ));
     };
-    let (mut scope, sources, prescient_uses) = ModuleScope::collect(items, krate)?;
+    let (mut scope, sources) = ModuleScope::collect(items, krate)?;
     scope.returns = sources.iter().map(return_type).collect();
     let mut sites = Vec::new();
     let mut functions = Vec::new();
+    let mut escaping = Vec::new();
     for (id, src) in sources.iter().enumerate() {
-        let mut b = FnBuilder::new(&scope, id, src, &mut sites);
+        let mut b = FnBuilder::new(&scope, id, src, &mut sites, &mut escaping);
         let body = b.function(src.sig, src.block);
         functions.push(Function {
             name: src.name.clone(),
@@ -204,11 +223,16 @@ pub fn build_with(module: &syn::ItemMod, krate: Option<&syn::Path>) -> syn::Resu
             body,
         });
     }
+    // Calls through values reach whatever escaped into a value anywhere in
+    // the module, which is known only now.
+    let escaping = values::escaping_set(&escaping, &scope.address_taken);
+    for f in &mut functions {
+        values::fill_indirect(&mut f.body, &escaping);
+    }
     Ok(Program {
         module: module.ident.to_string(),
         functions,
         sites,
-        prescient_uses,
     })
 }
 
@@ -306,6 +330,24 @@ struct Entry {
     ty: Option<syn::Type>,
     /// An upper bound of its size.
     size: Size,
+    /// Its type is visibly not the module's (see `receivers`).
+    foreign: bool,
+    /// The module struct its written type names (`x: &Node`), whose field
+    /// types are known.
+    owner: Option<String>,
+}
+
+impl Entry {
+    /// A binding of which nothing but its size is known.
+    fn plain(binding: Binding, size: Size) -> Entry {
+        Entry {
+            binding,
+            ty: None,
+            size,
+            foreign: false,
+            owner: None,
+        }
+    }
 }
 
 /// Builds the body of one function, with a lexical environment.
@@ -330,6 +372,29 @@ struct FnBuilder<'a> {
     bound_init: usize,
     /// The same, for a `let` initializer that is a call: the call's address.
     bound_call: usize,
+    /// Module functions that escape into values anywhere in the module —
+    /// named as values, or called by closures held in values — with whether
+    /// a closure calls them in a task or a loop: what a call through a
+    /// value may reach (see `values`). Shared by every function's builder.
+    escaping: &'a mut Vec<Target>,
+    /// Per closure kept aside (`closures`), the module functions its body
+    /// calls, and whether it calls through a value itself.
+    closure_targets: Vec<(Vec<Target>, bool)>,
+    /// `macro_rules!` macros defined in the body's blocks so far, innermost
+    /// last.
+    local_macros: Vec<(String, Rc<MacroDef>)>,
+    /// Levels of local macro expansion being lowered.
+    macro_depth: u32,
+    /// Levels of local macro expansion being typed (`expr_type`, which
+    /// does not lower).
+    type_depth: std::cell::Cell<u32>,
+    /// Local macro expansions made so far (lowered or typed).
+    expansions: std::cell::Cell<u32>,
+    /// The index of the module item that defines the function (a module
+    /// macro is in scope from its definition on).
+    item: usize,
+    /// The `impl`'s self type, for the receiver `self`.
+    self_ty: Option<syn::Type>,
 }
 
 /// The bit width of a primitive integer type.
@@ -385,6 +450,7 @@ impl<'a> FnBuilder<'a> {
         fn_id: FnId,
         src: &FnSource<'_>,
         sites: &'a mut Vec<Site>,
+        escaping: &'a mut Vec<Target>,
     ) -> Self {
         let (generics, lifetimes) = generic_names(src);
         let params = src
@@ -414,6 +480,14 @@ impl<'a> FnBuilder<'a> {
             in_macro: false,
             bound_init: 0,
             bound_call: 0,
+            escaping,
+            closure_targets: Vec::new(),
+            local_macros: Vec::new(),
+            macro_depth: 0,
+            type_depth: std::cell::Cell::new(0),
+            expansions: std::cell::Cell::new(0),
+            item: src.item,
+            self_ty: src.self_ty.cloned(),
         }
     }
 
@@ -432,14 +506,7 @@ impl<'a> FnBuilder<'a> {
             Binding::Scope(_) => Size::Known(Sym::Lit(stack::REFERENCE_BYTES)),
             _ => Size::unknown(),
         };
-        self.bind_entry(
-            name,
-            Entry {
-                binding: b,
-                ty: None,
-                size,
-            },
-        );
+        self.bind_entry(name, Entry::plain(b, size));
     }
 
     fn bind_entry(&mut self, name: String, entry: Entry) {
@@ -464,12 +531,22 @@ impl<'a> FnBuilder<'a> {
                         size: size.clone(),
                         span: r.self_token.span,
                     });
+                    // `self` of a trait impl for a foreign type (`impl Ext
+                    // for Vec<u64>`) is foreign; in a trait, any type.
+                    let foreign = self
+                        .self_ty
+                        .as_ref()
+                        .is_some_and(|t| self.type_is_foreign(t));
+                    let owner = self
+                        .impl_type
+                        .clone()
+                        .filter(|t| self.self_ty.is_some() && self.module.types.contains(t));
                     self.bind_entry(
                         "self".to_string(),
                         Entry {
-                            binding: Binding::Local,
-                            ty: None,
-                            size,
+                            foreign,
+                            owner,
+                            ..Entry::plain(Binding::Local, size)
                         },
                     );
                 }
@@ -508,6 +585,8 @@ impl<'a> FnBuilder<'a> {
         }
         let names = pat_idents(pat);
         let single = names.len() == 1;
+        let foreign = single && self.type_is_foreign(ty);
+        let owner = if single { self.module_struct(ty) } else { None };
         for n in names {
             let b = match kind {
                 Some(k) if single => Binding::Scope(k),
@@ -517,6 +596,8 @@ impl<'a> FnBuilder<'a> {
                 binding: b,
                 ty: if single { exact.clone() } else { None },
                 size: if single { size.clone() } else { size.part() },
+                foreign,
+                owner: owner.clone(),
             };
             self.bind_entry(n, entry);
         }
@@ -568,12 +649,13 @@ impl<'a> FnBuilder<'a> {
         };
         if names.len() == 1 {
             let name = names.into_iter().next().unwrap_or_default();
+            let foreign = init.is_some_and(|e| self.foreign_value(e));
             self.bind_entry(
                 name,
                 Entry {
-                    binding,
                     ty,
-                    size: size.clone(),
+                    foreign,
+                    ..Entry::plain(binding, size.clone())
                 },
             );
             return Node::Decl {
@@ -594,23 +676,22 @@ impl<'a> FnBuilder<'a> {
         if let (Some(elems), syn::Pat::Tuple(pt)) = (&elems, strip_pat(pat)) {
             for (p, t) in pt.elems.iter().zip(elems) {
                 match p {
-                    syn::Pat::Ident(pi) if pi.subpat.is_none() => self.bind_entry(
-                        pi.ident.to_string(),
-                        Entry {
-                            binding,
-                            ty: Some(t.clone()),
-                            size: Size::of_type(t.clone()),
-                        },
-                    ),
+                    syn::Pat::Ident(pi) if pi.subpat.is_none() => {
+                        let foreign = self.type_is_foreign(t);
+                        self.bind_entry(
+                            pi.ident.to_string(),
+                            Entry {
+                                ty: Some(t.clone()),
+                                foreign,
+                                ..Entry::plain(binding, Size::of_type(t.clone()))
+                            },
+                        )
+                    }
                     p => {
                         for n in pat_idents(p) {
                             self.bind_entry(
                                 n,
-                                Entry {
-                                    binding,
-                                    ty: None,
-                                    size: Size::of_type(t.clone()).part(),
-                                },
+                                Entry::plain(binding, Size::of_type(t.clone()).part()),
                             );
                         }
                     }
@@ -618,14 +699,7 @@ impl<'a> FnBuilder<'a> {
             }
         } else {
             for n in names {
-                self.bind_entry(
-                    n,
-                    Entry {
-                        binding,
-                        ty: None,
-                        size: size.part(),
-                    },
-                );
+                self.bind_entry(n, Entry::plain(binding, size.part()));
             }
         }
         if init.is_none() {
@@ -649,14 +723,7 @@ impl<'a> FnBuilder<'a> {
                 size: size.clone(),
                 span: pat.span(),
             });
-            self.bind_entry(
-                n,
-                Entry {
-                    binding: Binding::Local,
-                    ty: None,
-                    size,
-                },
-            );
+            self.bind_entry(n, Entry::plain(Binding::Local, size));
         }
         seq(decls)
     }
@@ -664,6 +731,7 @@ impl<'a> FnBuilder<'a> {
     fn block(&mut self, block: &syn::Block) -> Node {
         self.env.push(HashMap::new());
         let first_closure = self.closures.len();
+        let macros = self.local_macros.len();
         for stmt in &block.stmts {
             if let syn::Stmt::Item(item) = stmt {
                 for name in item_names(item) {
@@ -673,8 +741,14 @@ impl<'a> FnBuilder<'a> {
         }
         let mut parts = Vec::new();
         for stmt in &block.stmts {
+            if let syn::Stmt::Item(syn::Item::Macro(m)) = stmt {
+                if !cfg_gated(&m.attrs) {
+                    self.define_macro(m);
+                }
+            }
             parts.push(self.stmt(stmt));
         }
+        self.local_macros.truncate(macros);
         // Closures bound here that no spawn construct took: counted once
         // where they were written, as any closure.
         for k in first_closure..self.closures.len() {
@@ -702,14 +776,14 @@ impl<'a> FnBuilder<'a> {
                     if pi.subpat.is_none() {
                         let size = self.closure_size(c);
                         let body = self.closure(c, Binding::Local);
+                        self.closure_targets.push(values::targets_of(&body));
                         self.closures.push(Some(body));
                         let k = self.closures.len() - 1;
                         self.bind_entry(
                             pi.ident.to_string(),
                             Entry {
-                                binding: Binding::Closure(k),
-                                ty: None,
-                                size: size.clone(),
+                                foreign: true,
+                                ..Entry::plain(Binding::Closure(k), size.clone())
                             },
                         );
                         return Node::Decl {
@@ -755,7 +829,7 @@ impl<'a> FnBuilder<'a> {
             syn::Stmt::Expr(e, _) if cfg_gated(expr_attrs(e)) => Node::Ops(0),
             syn::Stmt::Expr(e, _) => self.expr(e),
             syn::Stmt::Macro(m) if cfg_gated(&m.attrs) => Node::Ops(0),
-            syn::Stmt::Macro(m) => self.macro_node(&m.mac),
+            syn::Stmt::Macro(m) => self.macro_node(&m.mac, true),
         }
     }
 
@@ -775,7 +849,7 @@ impl<'a> FnBuilder<'a> {
             E::Async(a) => self.block(&a.block),
             E::Await(a) => {
                 let base = self.expr(&a.base);
-                external_call(base, e.span())
+                self.invisible(UnseenKind::Call, ".await".to_string(), base, e.span())
             }
             E::Binary(b) => {
                 let parts = [self.expr(&b.left), self.expr(&b.right), Node::Ops(1)];
@@ -785,7 +859,12 @@ impl<'a> FnBuilder<'a> {
             E::Break(b) => self.exprs(b.expr.as_deref()),
             E::Call(call) => self.call(call),
             E::Cast(c) => seq([self.expr(&c.expr), Node::Ops(1)]),
-            E::Closure(c) => self.closure(c, Binding::Local),
+            E::Closure(c) => {
+                // A closure value: a call through a value may run it.
+                let body = self.closure(c, Binding::Local);
+                self.escape_closure(&body);
+                body
+            }
             E::Const(_) | E::Continue(_) | E::Infer(_) | E::Lit(_) => Node::Ops(0),
             E::Field(f) => self.expr(&f.base),
             E::ForLoop(f) => {
@@ -837,7 +916,7 @@ impl<'a> FnBuilder<'a> {
                     span: e.span(),
                 }
             }
-            E::Macro(m) => self.macro_node(&m.mac),
+            E::Macro(m) => self.macro_node(&m.mac, false),
             E::Match(m) => {
                 let scrutinee = self.expr(&m.expr);
                 let matched = self.expr_size(&m.expr);
@@ -864,12 +943,29 @@ impl<'a> FnBuilder<'a> {
             E::MethodCall(m) => self.method_call(m, false),
             E::Paren(p) => self.expr(&p.expr),
             E::Path(p) => match self.resolve_path(&p.path, p.qself.is_some()) {
-                Resolved::Module(id) => Node::Call {
-                    callee: Callee::Module(id),
-                    args: Box::new(Node::Ops(0)),
-                    span: e.span(),
-                    halves: None,
-                },
+                Resolved::Module(id) => {
+                    // A module function as a value: a call through a value
+                    // may reach it.
+                    self.escape(&[Target {
+                        function: id,
+                        in_spawn: false,
+                        in_loop: false,
+                    }]);
+                    Node::Call {
+                        callee: Callee::Module(id),
+                        args: Box::new(Node::Ops(0)),
+                        span: e.span(),
+                        halves: None,
+                    }
+                }
+                Resolved::Local => {
+                    // A closure kept aside, used as a value.
+                    if let Some(k) = self.closure_binding(e) {
+                        let (targets, _) = self.closure_targets[k].clone();
+                        self.escape(&targets);
+                    }
+                    Node::Ops(0)
+                }
                 _ => Node::Ops(0),
             },
             E::Range(r) => self.exprs(r.start.as_deref().into_iter().chain(r.end.as_deref())),
@@ -970,6 +1066,11 @@ impl<'a> FnBuilder<'a> {
         if let Some(body) = self.take_closure(arg) {
             return body;
         }
+        // A closure kept aside whose body an earlier construct took: it runs
+        // its callees again.
+        if let Some(k) = self.closure_binding(arg) {
+            return self.indirect_call(compact(arg), Node::Ops(0), arg.span(), Some(k));
+        }
         match strip(arg) {
             syn::Expr::Closure(c) => self.closure(c, params),
             syn::Expr::Path(p) => match self.resolve_path(&p.path, p.qself.is_some()) {
@@ -979,13 +1080,24 @@ impl<'a> FnBuilder<'a> {
                     span: arg.span(),
                     halves: None,
                 },
-                _ => external_call(Node::Ops(0), arg.span()),
+                // A task held in a variable or parameter.
+                Resolved::Local => self.indirect_call(compact(arg), Node::Ops(0), arg.span(), None),
+                Resolved::Prescient(_) | Resolved::Unknown => {
+                    self.invisible(UnseenKind::Call, compact(arg), Node::Ops(0), arg.span())
+                }
             },
+            // A task made by an expression (`self.task`, `make()`).
             other => {
                 let value = self.expr(other);
-                external_call(value, arg.span())
+                self.indirect_call(compact(other), value, arg.span(), None)
             }
         }
+    }
+
+    /// A call of something invisible (`what`, as written), after `args`,
+    /// with its note for the report.
+    fn invisible(&self, kind: UnseenKind, what: String, args: Node, span: Span) -> Node {
+        seq([Node::Unseen { kind, what, span }, external_call(args, span)])
     }
 
     fn new_site(
@@ -1011,9 +1123,16 @@ impl<'a> FnBuilder<'a> {
             return seq([self.exprs(&call.args), body]);
         }
         let syn::Expr::Path(p) = strip(&call.func) else {
+            // A closure called where it is written: its body runs here.
+            if let syn::Expr::Closure(c) = strip(&call.func) {
+                let args = self.exprs(&call.args);
+                let body = self.closure(c, Binding::Local);
+                return seq([args, body]);
+            }
+            // A call through a value: `(v.visit)(x)`, `callbacks[i](x)`.
             let func = self.expr(&call.func);
             let args = self.exprs(&call.args);
-            return external_call(seq([func, args]), span);
+            return self.indirect_call(compact(&call.func), seq([func, args]), span, None);
         };
         match self.resolve_path(&p.path, p.qself.is_some()) {
             Resolved::Module(id) => {
@@ -1076,7 +1195,7 @@ impl<'a> FnBuilder<'a> {
                     .collect();
                 external_call(seq(args), span)
             }
-            Resolved::Local | Resolved::Unknown => {
+            resolved @ (Resolved::Local | Resolved::Unknown) => {
                 let args = self.exprs(&call.args);
                 // A tuple struct or enum variant (`Some(x)`, `Big(buf)`) by
                 // naming convention: a value, not a call.
@@ -1084,21 +1203,39 @@ impl<'a> FnBuilder<'a> {
                     // Its size is not known: a variant's enum may be larger.
                     return seq([args, self.temporary_of(call, Size::unknown())]);
                 }
+                // A local (a parameter `f: fn(u64)`, a closure kept aside
+                // whose body was taken): a call through a value.
+                if resolved == Resolved::Local && self.lookup_first(&p.path) != Some(Binding::Item)
+                {
+                    let k = self.closure_binding(&call.func);
+                    return self.indirect_call(compact(&p.path), args, span, k);
+                }
                 // `Type::method(..)` not found on that type: possibly any
-                // module method of that name (a trait's default method).
+                // module method of that name (a trait's default method) that
+                // can take the type.
                 if p.path.segments.len() >= 2 && self.lookup_first(&p.path).is_none() {
                     if let Some(last) = p.path.segments.last() {
-                        if let Some(c) = self.module.method_names.get(&last.ident.to_string()) {
-                            return Node::Call {
-                                callee: Callee::Maybe(c.clone()),
-                                args: Box::new(args),
-                                span,
-                                halves: None,
-                            };
+                        let foreign = self.foreign_type_path(&p.path);
+                        if let callee @ Callee::Maybe(_) =
+                            self.possible_method(&last.ident.to_string(), foreign)
+                        {
+                            return seq([
+                                Node::Unseen {
+                                    kind: UnseenKind::MethodByName,
+                                    what: compact(&p.path),
+                                    span,
+                                },
+                                Node::Call {
+                                    callee,
+                                    args: Box::new(args),
+                                    span,
+                                    halves: None,
+                                },
+                            ]);
                         }
                     }
                 }
-                external_call(args, span)
+                self.invisible(UnseenKind::Call, compact(&p.path), args, span)
             }
         }
     }
@@ -1268,7 +1405,10 @@ impl<'a> FnBuilder<'a> {
                         {
                             tasks.push(self.task(a, Binding::Local))
                         }
-                        other => args.push(self.expr(other)),
+                        // A dataflow task's other arguments are its data;
+                        // a scope or group spawn's argument is its task.
+                        other if kind == ScopeKind::Dataflow => args.push(self.expr(other)),
+                        _ => tasks.push(self.task(a, Binding::Local)),
                     }
                 }
                 return Node::Spawn {
@@ -1299,7 +1439,30 @@ impl<'a> FnBuilder<'a> {
                             span: a.span(),
                         });
                     }
-                    other => parts.push(self.expr(other)),
+                    // A module function passed to the loop (`.map(walk)`):
+                    // called once per element, by the iterator, not through
+                    // a value of the module.
+                    other => {
+                        let function = match other {
+                            syn::Expr::Path(p) => self.resolve_path(&p.path, p.qself.is_some()),
+                            _ => Resolved::Unknown,
+                        };
+                        let Resolved::Module(id) = function else {
+                            parts.push(self.expr(other));
+                            continue;
+                        };
+                        parts.push(Node::Loop {
+                            kind: LoopKind::IterClosure,
+                            trip: trip.clone(),
+                            body: Box::new(Node::Call {
+                                callee: Callee::Module(id),
+                                args: Box::new(Node::Ops(0)),
+                                span: a.span(),
+                                halves: None,
+                            }),
+                            span: a.span(),
+                        });
+                    }
                 }
             }
             return seq(parts);
@@ -1327,16 +1490,31 @@ impl<'a> FnBuilder<'a> {
         }
         let args: Vec<Node> = m.args.iter().map(|a| self.expr(a)).collect();
         // A method call on a value (`l.sum()`): the model has no types, so it
-        // may be any module method of that name, or something invisible.
-        if let Some(candidates) = self.module.method_names.get(&name) {
-            return Node::Call {
-                callee: Callee::Maybe(candidates.clone()),
-                args: Box::new(seq([receiver, seq(args)])),
+        // may be any module method of that name that can take the receiver
+        // (see `receivers`), or something invisible.
+        let foreign = self.foreign_value(&m.receiver);
+        let what = format!(".{name}()");
+        match self.possible_method(&name, foreign) {
+            callee @ Callee::Maybe(_) => seq([
+                Node::Unseen {
+                    kind: UnseenKind::MethodByName,
+                    what,
+                    span,
+                },
+                Node::Call {
+                    callee,
+                    args: Box::new(seq([receiver, seq(args)])),
+                    span,
+                    halves: None,
+                },
+            ]),
+            _ => self.invisible(
+                UnseenKind::MethodCall,
+                what,
+                seq([receiver, seq(args)]),
                 span,
-                halves: None,
-            };
+            ),
         }
-        external_call(seq([receiver, seq(args)]), span)
     }
 
     /// The receiver chain of a spawn method: its method calls are part of the
@@ -1692,6 +1870,7 @@ impl<'a> FnBuilder<'a> {
                 syn::Stmt::Expr(e, None) => self.expr_type(e),
                 _ => None,
             },
+            E::Macro(m) => self.expansion_type(&m.mac),
             _ => None,
         }
     }
@@ -1808,7 +1987,14 @@ impl<'a> FnBuilder<'a> {
     /// parse as expressions (`vec![join(..)]`, `assert!(f(x))`,
     /// `println!("{}", g())`) are modelled like any code; in arguments that do
     /// not, every identifier naming a module function may be a call of it.
-    fn macro_node(&mut self, mac: &syn::Macro) -> Node {
+    ///
+    /// An invocation of a `macro_rules!` macro of the module is lowered as
+    /// its expansion instead (`expand`); `statement`: the invocation is a
+    /// statement.
+    fn macro_node(&mut self, mac: &syn::Macro, statement: bool) -> Node {
+        if let Some(node) = self.expand_macro(mac, statement) {
+            return node;
+        }
         let span = mac.span();
         let parsed = mac
             .parse_body_with(Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated)
@@ -1834,8 +2020,19 @@ impl<'a> FnBuilder<'a> {
                 seq(calls)
             }
         };
+        // A module macro that could not be expanded: the functions its rules
+        // name may be called too.
+        let inner = match self.local_macro(&mac.path) {
+            Some(def) => {
+                let mut calls = Vec::new();
+                self.token_calls(def.body_tokens(), span, &mut calls);
+                seq([inner, seq(calls)])
+            }
+            None => inner,
+        };
         Node::Macro {
             span,
+            name: macro_name(mac),
             inner: Box::new(inner),
         }
     }
@@ -2046,12 +2243,44 @@ fn expr_attrs(e: &syn::Expr) -> &[syn::Attribute] {
     }
 }
 
+/// A macro's name as written, `name!` (`path::name!`).
+fn macro_name(mac: &syn::Macro) -> String {
+    let path: Vec<String> = mac
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    format!("{}!", path.join("::"))
+}
+
 /// Strips parentheses from a pattern.
 fn strip_pat(mut p: &syn::Pat) -> &syn::Pat {
     while let syn::Pat::Paren(inner) = p {
         p = &inner.pat;
     }
     p
+}
+
+/// Tokens as text for the report, without the spaces token printing puts
+/// between punctuation (`(v.visit)`, `other::f`), at most 48 characters.
+fn compact(tokens: &impl quote::ToTokens) -> String {
+    let text = tokens.to_token_stream().to_string();
+    let mut out = String::new();
+    let chars: Vec<char> = text.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        if c == ' ' {
+            let word = |c: Option<&char>| c.is_some_and(|c| c.is_alphanumeric() || *c == '_');
+            if !(word(out.chars().last().as_ref()) && word(chars.get(i + 1))) {
+                continue;
+            }
+        }
+        out.push(c);
+    }
+    if out.chars().count() > 48 {
+        out = out.chars().take(47).collect::<String>() + "…";
+    }
+    out
 }
 
 /// A call of something invisible, after `args`.
@@ -2174,7 +2403,6 @@ pub(crate) mod tests {
             ]
         );
         assert!(p.sites.iter().all(|s| s.rewrite.is_some()));
-        assert_eq!(p.prescient_uses, vec![0]);
     }
 
     #[test]
@@ -2301,9 +2529,18 @@ pub(crate) mod tests {
                 callees.push(callee.clone());
             }
         });
+        // `d()` of the local `d`: a call through a value, and no module
+        // function escapes into one here.
         assert_eq!(
             callees,
-            vec![Callee::Module(3), Callee::Module(3), Callee::External]
+            vec![
+                Callee::Module(3),
+                Callee::Module(3),
+                Callee::Indirect {
+                    targets: vec![],
+                    values: true
+                }
+            ]
         );
     }
 
@@ -2514,7 +2751,6 @@ pub(crate) mod tests {
         let krate: syn::Path = syn::parse_str("rt").unwrap();
         let p = build_with(&module, Some(&krate)).unwrap();
         assert_eq!(p.sites.len(), 3);
-        assert_eq!(p.prescient_uses, vec![0]);
         assert_eq!(
             program("mod m { use rt::join; fn f() { join(|| 1, || 2); } }")
                 .sites
@@ -2575,7 +2811,6 @@ pub(crate) mod tests {
                 "for_range_at"
             ]
         );
-        assert_eq!(p.prescient_uses, vec![0]);
         // A glob import brings both in; a local or another import shadows.
         let p = program(
             "mod m {

@@ -30,10 +30,6 @@ pub struct Program {
     pub functions: Vec<Function>,
     /// Spawn sites, in source (pre-)order; the index is the site's number.
     pub sites: Vec<Site>,
-    /// Indices (into the module's items) of `use` items that import `join`,
-    /// `spawn`, `for_range` or `for_range_chunked` from `prescient` (or
-    /// glob-import it): rewriting the calls may leave them unused.
-    pub prescient_uses: Vec<usize>,
 }
 
 /// One function of the module.
@@ -160,6 +156,19 @@ pub enum Trip {
     Unknown,
 }
 
+/// A module function a call through a value may reach first, and whether
+/// that happens inside a task or a loop of what the value runs (a closure
+/// that spawns its call: `in_spawn`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Target {
+    /// The function.
+    pub function: FnId,
+    /// Reached inside a task body of the value (a closure's spawn).
+    pub in_spawn: bool,
+    /// Reached inside a loop of the value.
+    pub in_loop: bool,
+}
+
 /// The target of a call.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Callee {
@@ -170,8 +179,65 @@ pub enum Callee {
     /// (`l.sum()`), or a module function named inside a macro that does not
     /// parse as expressions.
     Maybe(Vec<FnId>),
+    /// A call through a value — a function pointer, a closure held in a
+    /// variable, a field or a parameter (`(v.visit)(x)`, `f(x)` with
+    /// `f: fn(u64)`): possibly any of `targets`, possibly something
+    /// invisible. The lowering leaves `targets` empty with `values` set
+    /// where the value is unknown; [`Program`]'s builder then fills in
+    /// every function the module lets escape into a value (see
+    /// `lower`'s *Calls through values*).
+    Indirect {
+        /// What the call may reach.
+        targets: Vec<Target>,
+        /// Whether `targets` stands for every escaping function (filled in
+        /// after lowering), rather than one known closure's callees.
+        values: bool,
+    },
     /// Anything the model cannot see.
     External,
+}
+
+impl Callee {
+    /// The module functions a call may reach first, with whether it reaches
+    /// them inside a task or a loop of a closure it runs.
+    pub fn targets(&self) -> Vec<Target> {
+        let plain = |function| Target {
+            function,
+            in_spawn: false,
+            in_loop: false,
+        };
+        match self {
+            Callee::Module(g) => vec![plain(*g)],
+            Callee::Maybe(candidates) => candidates.iter().copied().map(plain).collect(),
+            Callee::Indirect { targets, .. } => targets.clone(),
+            Callee::External => Vec::new(),
+        }
+    }
+}
+
+/// A part of a body the analysis cannot see into (or size, or count), for
+/// the report: what `prescient::analysis::UnseenKind` lists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum UnseenKind {
+    /// A call of a function outside the module (`other::f(x)`, `std::…`).
+    Call,
+    /// A method call the module does not define, or on a value of a type
+    /// that is visibly not the module's (`v.len()`, `row.iter().sum()`).
+    MethodCall,
+    /// A method call matched to the module's methods by name only.
+    MethodByName,
+    /// A call through a function pointer, a closure held in a value, or a
+    /// task passed as a value.
+    IndirectCall,
+    /// A macro invocation not expanded (its arguments are modelled when they
+    /// parse as expressions).
+    Macro,
+    /// A local or temporary whose size is not written (a generic `T`, the
+    /// result of a method chain).
+    UnknownSize,
+    /// A loop whose trip count is not visible (the documented default
+    /// applies).
+    UnknownTrip,
 }
 
 /// The size of a declaration (or a temporary).
@@ -239,13 +305,27 @@ pub enum Node {
     },
     /// A macro invocation: invisible as a whole; what it expands to is not
     /// known, but its arguments, when they parse as expressions, are modelled
-    /// (calls and spawns written in them are seen).
+    /// (calls and spawns written in them are seen). A `macro_rules!` macro of
+    /// the module is expanded instead, and lowered as the code it expands to.
     Macro {
         /// The invocation.
-        #[allow(dead_code)] // kept for diagnostics
         span: Span,
+        /// The macro's name, `name!`.
+        name: String,
         /// The arguments, as far as they parse.
         inner: Box<Node>,
+    },
+    /// Something the analysis cannot see, for the report: what is invisible
+    /// of a call (its callee), as written. Costs nothing; the node next to it
+    /// carries the estimate. Unknown sizes, trip counts and macros are read
+    /// from their own nodes.
+    Unseen {
+        /// What cannot be seen.
+        kind: UnseenKind,
+        /// The callee as written (`other::f`, `.len()`).
+        what: String,
+        /// Where.
+        span: Span,
     },
 }
 
@@ -300,7 +380,7 @@ impl Node {
                     t.walk(inner, f);
                 }
             }
-            Node::Ops(_) | Node::Decl { .. } => {}
+            Node::Ops(_) | Node::Decl { .. } | Node::Unseen { .. } => {}
         }
     }
 }

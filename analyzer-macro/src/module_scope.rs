@@ -16,9 +16,12 @@
 //! Items gated on `#[cfg]` ([`cfg_gated`]) are not collected, but their names
 //! still shadow: the attribute sees the module before cfg stripping.
 
+use crate::macros::MacroDef;
 use crate::model::FnId;
 use proc_macro2::Span;
 use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+use syn::visit::Visit;
 
 /// Free functions of `prescient` (and scope types) that a glob import
 /// `use prescient::*` is taken to bring in.
@@ -51,6 +54,23 @@ pub(crate) struct ModuleScope {
     pub(crate) returns: Vec<Option<syn::Type>>,
     /// The one-segment `crate = …` path, another absolute name of `prescient`.
     pub(crate) krate: Option<String>,
+    /// The module's structs, enums and unions: its own nominal types.
+    pub(crate) types: HashSet<String>,
+    /// `(type, field)` → the field's written type, for the module's structs
+    /// (tuple fields by index, `"0"`).
+    pub(crate) fields: HashMap<(String, String), syn::Type>,
+    /// The methods that may be called on a value of a type that is not the
+    /// module's (trait default methods, and methods of trait impls for types
+    /// that are not the module's: `impl Ext for Vec<u64>`, `impl<T> Ext for
+    /// T`); inherent methods and trait impls for the module's types are not.
+    pub(crate) foreign_receivers: HashSet<FnId>,
+    /// The `macro_rules!` macros the module defines, by name, with the index
+    /// of the defining item (textual scope: a use sees the definitions before
+    /// it).
+    pub(crate) macros: HashMap<String, Vec<(usize, Rc<MacroDef>)>>,
+    /// Module functions named as values outside any function body (in a
+    /// `const` or `static`: `static TABLE: [fn(u64); 1] = [walk];`).
+    pub(crate) address_taken: Vec<FnId>,
 }
 
 /// What the module imports.
@@ -62,8 +82,8 @@ struct Imports {
     names: HashMap<String, Vec<String>>,
     /// `use prescient::*`.
     glob: bool,
-    /// Names imported from anywhere else.
-    others: HashSet<String>,
+    /// Names imported from anywhere else, with the path they come from.
+    others: HashMap<String, Vec<String>>,
 }
 
 /// A function of the module: its syntax, which the lowering reads.
@@ -74,6 +94,11 @@ pub(crate) struct FnSource<'a> {
     pub(crate) block: &'a syn::Block,
     pub(crate) impl_generics: Option<&'a syn::Generics>,
     pub(crate) impl_type: Option<String>,
+    /// The `impl`'s self type as written (none in a trait, where `Self` is
+    /// any implementor).
+    pub(crate) self_ty: Option<&'a syn::Type>,
+    /// The index of the module item that defines the function.
+    pub(crate) item: usize,
 }
 
 /// What a path in value position denotes.
@@ -91,22 +116,22 @@ pub(crate) enum Resolved {
 
 impl ModuleScope {
     /// Collects the names of a module's items. Returns them with the module's
-    /// functions in source order (a function's index is its [`FnId`]) and the
-    /// indices of the `use` items that import `join`, `spawn`, `for_range` or
-    /// `for_range_chunked` from `prescient` or glob-import it
-    /// (`Program::prescient_uses`).
+    /// functions in source order (a function's index is its [`FnId`]).
     ///
     /// Fails on an item the macro would emit (`PARAMS`, `ANALYSIS`) already
     /// defined by the module.
     pub(crate) fn collect<'a>(
         items: &'a [syn::Item],
         krate: Option<&syn::Path>,
-    ) -> syn::Result<(ModuleScope, Vec<FnSource<'a>>, Vec<usize>)> {
+    ) -> syn::Result<(ModuleScope, Vec<FnSource<'a>>)> {
         let mut errors: Option<syn::Error> = None;
         let mut scope = ModuleScope::default();
         let mut sources: Vec<FnSource<'_>> = Vec::new();
+        // Methods of trait impls, with the impl's self type: whether they
+        // take foreign receivers is known once every type is.
+        let mut trait_impl_methods: Vec<(FnId, &syn::Type)> = Vec::new();
 
-        for item in items {
+        for (index, item) in items.iter().enumerate() {
             if cfg_gated(item_attrs(item)) {
                 // Compiled out in some configuration: its names may shadow, but
                 // nothing in it is analysed.
@@ -138,6 +163,8 @@ impl ModuleScope {
                         block: &f.block,
                         impl_generics: None,
                         impl_type: None,
+                        self_ty: None,
+                        item: index,
                     });
                 }
                 syn::Item::Impl(imp) => {
@@ -145,13 +172,17 @@ impl ModuleScope {
                     for it in &imp.items {
                         if let syn::ImplItem::Fn(f) = it {
                             if !cfg_gated(&f.attrs) {
+                                if imp.trait_.is_some() {
+                                    trait_impl_methods.push((sources.len(), &imp.self_ty));
+                                }
                                 add_method(
                                     &mut scope,
                                     &mut sources,
                                     &ty_name,
                                     &f.sig,
                                     &f.block,
-                                    &imp.generics,
+                                    (&imp.generics, Some(&imp.self_ty)),
+                                    index,
                                 );
                             }
                         }
@@ -164,13 +195,16 @@ impl ModuleScope {
                     for it in &tr.items {
                         if let syn::TraitItem::Fn(f) = it {
                             if let (Some(block), false) = (&f.default, cfg_gated(&f.attrs)) {
+                                // Any implementor's method, of any type.
+                                scope.foreign_receivers.insert(sources.len());
                                 add_method(
                                     &mut scope,
                                     &mut sources,
                                     &tr_name,
                                     &f.sig,
                                     block,
-                                    &tr.generics,
+                                    (&tr.generics, None),
+                                    index,
                                 );
                             }
                         }
@@ -187,12 +221,70 @@ impl ModuleScope {
                         .value_types
                         .insert(st.ident.to_string(), (*st.ty).clone());
                 }
+                syn::Item::Struct(st) => {
+                    scope.types.insert(st.ident.to_string());
+                    for (k, field) in st.fields.iter().enumerate() {
+                        let name = match &field.ident {
+                            Some(i) => i.to_string(),
+                            None => k.to_string(),
+                        };
+                        scope
+                            .fields
+                            .insert((st.ident.to_string(), name), field.ty.clone());
+                    }
+                }
+                syn::Item::Enum(e) => {
+                    scope.types.insert(e.ident.to_string());
+                }
+                syn::Item::Union(u) => {
+                    scope.types.insert(u.ident.to_string());
+                }
+                syn::Item::Macro(m) if m.mac.path.is_ident("macro_rules") => {
+                    if let (Some(name), Some(def)) =
+                        (&m.ident, MacroDef::parse(m.mac.tokens.clone()))
+                    {
+                        scope
+                            .macros
+                            .entry(name.to_string())
+                            .or_default()
+                            .push((index, Rc::new(def)));
+                    }
+                }
                 _ => {}
             }
         }
         if let Some(e) = errors {
             return Err(e);
         }
+        for (id, self_ty) in trait_impl_methods {
+            if !scope.is_module_type(self_ty) {
+                scope.foreign_receivers.insert(id);
+            }
+        }
+        // Functions named as values in `const`s and `static`s (of the module
+        // or its impls): a call through a value may reach them.
+        let mut taken = NamedFunctions {
+            scope: &scope,
+            found: Vec::new(),
+        };
+        for item in items {
+            if cfg_gated(item_attrs(item)) {
+                continue;
+            }
+            match item {
+                syn::Item::Const(c) => taken.visit_expr(&c.expr),
+                syn::Item::Static(s) => taken.visit_expr(&s.expr),
+                syn::Item::Impl(imp) => {
+                    for it in &imp.items {
+                        if let syn::ImplItem::Const(c) = it {
+                            taken.visit_expr(&c.expr);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        scope.address_taken = taken.found;
 
         // Imports: crate aliases first (`use prescient as p;` may be used by
         // `use p::join;` in any order), then everything else.
@@ -219,21 +311,16 @@ impl ModuleScope {
                 _ => {}
             }
         }
-        let mut prescient_uses = Vec::new();
-        for (index, item) in items.iter().enumerate() {
+        for item in items {
             if cfg_gated(item_attrs(item)) {
                 continue;
             }
             if let syn::Item::Use(u) = item {
-                let mut feeds_spawn = false;
                 let leading = u.leading_colon.is_some();
-                collect_use(&u.tree, &[], leading, &mut scope.imports, &mut feeds_spawn);
-                if feeds_spawn {
-                    prescient_uses.push(index);
-                }
+                collect_use(&u.tree, &[], leading, &mut scope.imports);
             }
         }
-        Ok((scope, sources, prescient_uses))
+        Ok((scope, sources))
     }
 
     /// What a path denotes at module level, by its segments (at least one; a
@@ -259,7 +346,7 @@ impl ModuleScope {
             full.extend(segs[1..].iter().cloned());
             return Resolved::Prescient(full);
         }
-        if self.items.contains(first) || self.imports.others.contains(first) {
+        if self.items.contains(first) || self.imports.others.contains_key(first) {
             return Resolved::Unknown;
         }
         if self.imports.glob && PRESCIENT_GLOB_NAMES.contains(&first.as_str()) {
@@ -269,16 +356,68 @@ impl ModuleScope {
     }
 }
 
+impl ModuleScope {
+    /// Whether `name`, a type's name written alone, means the standard
+    /// library's type of that name here: imported from `std`, `core` or
+    /// `alloc`, or (`prelude`) in the prelude and neither defined nor
+    /// imported by the module. The caller checks the body's bindings and
+    /// generics.
+    pub(crate) fn is_std_name(&self, name: &str, prelude: bool) -> bool {
+        if let Some(path) = self.imports.others.get(name) {
+            return path
+                .first()
+                .is_some_and(|c| matches!(c.as_str(), "std" | "core" | "alloc"));
+        }
+        prelude && !self.items.contains(name)
+    }
+
+    /// Whether a type is one of the module's own (a struct, enum or union it
+    /// defines), possibly behind references or `Box`/`Rc`/`Arc`: a method
+    /// of a trait impl for it takes only such receivers.
+    pub(crate) fn is_module_type(&self, ty: &syn::Type) -> bool {
+        match ty {
+            syn::Type::Reference(r) => self.is_module_type(&r.elem),
+            syn::Type::Paren(p) => self.is_module_type(&p.elem),
+            syn::Type::Group(g) => self.is_module_type(&g.elem),
+            syn::Type::Path(p) if p.qself.is_none() => {
+                let segs = &p.path.segments;
+                let Some(last) = segs.last() else {
+                    return false;
+                };
+                let local = p.path.leading_colon.is_none()
+                    && (segs.len() == 1 || (segs.len() == 2 && segs[0].ident == "self"));
+                let name = last.ident.to_string();
+                if local && self.types.contains(&name) {
+                    return true;
+                }
+                if ["Box", "Rc", "Arc"].contains(&name.as_str())
+                    && self.is_std_name(&name, name == "Box")
+                {
+                    if let syn::PathArguments::AngleBracketed(a) = &last.arguments {
+                        if let Some(syn::GenericArgument::Type(inner)) = a.args.first() {
+                            return self.is_module_type(inner);
+                        }
+                    }
+                }
+                false
+            }
+            _ => false,
+        }
+    }
+}
+
 /// Registers a method of `owner` (an impl's type or a trait with a default
 /// body) as a function of the module, findable by `(owner, name)` and, for
-/// calls on values of unknown type, by its name alone.
+/// calls on values of unknown type, by its name alone. `generics`: the
+/// impl's or trait's generics, and the impl's self type.
 fn add_method<'a>(
     scope: &mut ModuleScope,
     sources: &mut Vec<FnSource<'a>>,
     owner: &str,
     sig: &'a syn::Signature,
     block: &'a syn::Block,
-    generics: &'a syn::Generics,
+    (generics, self_ty): (&'a syn::Generics, Option<&'a syn::Type>),
+    item: usize,
 ) {
     let method = sig.ident.to_string();
     let id = sources.len();
@@ -298,7 +437,39 @@ fn add_method<'a>(
         block,
         impl_generics: Some(generics),
         impl_type: Some(owner.to_owned()),
+        self_ty,
+        item,
     });
+}
+
+/// Module functions named by paths in expressions outside function bodies.
+struct NamedFunctions<'s> {
+    scope: &'s ModuleScope,
+    found: Vec<FnId>,
+}
+
+impl<'ast> Visit<'ast> for NamedFunctions<'_> {
+    fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
+        if p.qself.is_none() {
+            let mut segs: Vec<String> = p
+                .path
+                .segments
+                .iter()
+                .map(|s| s.ident.to_string())
+                .collect();
+            if segs.first().is_some_and(|s| s == "self") && segs.len() > 1 {
+                segs.remove(0);
+            }
+            if p.path.leading_colon.is_none() && !segs.is_empty() {
+                if let Resolved::Module(id) = self.scope.resolve(&segs) {
+                    if !self.found.contains(&id) {
+                        self.found.push(id);
+                    }
+                }
+            }
+        }
+        syn::visit::visit_expr_path(self, p);
+    }
 }
 
 /// Whether attributes gate their item on a `#[cfg(...)]`. Attribute macros see
@@ -424,22 +595,14 @@ fn collect_aliases(tree: &syn::UseTree, prefix: &[String], imports: &mut Imports
     }
 }
 
-/// Records what a `use` tree imports; `feeds_spawn` is set when it imports
-/// a function whose calls the macro rewrites (`join`, `spawn`, `for_range`,
-/// `for_range_chunked`) from `prescient` or glob-imports `prescient`.
-fn collect_use(
-    tree: &syn::UseTree,
-    prefix: &[String],
-    leading_colon: bool,
-    imports: &mut Imports,
-    feeds_spawn: &mut bool,
-) {
+/// Records what a `use` tree imports.
+fn collect_use(tree: &syn::UseTree, prefix: &[String], leading_colon: bool, imports: &mut Imports) {
     let from_prescient = |path: &[String], imports: &Imports| match path.first() {
         Some(first) if leading_colon => first == "prescient",
         Some(first) => imports.crate_aliases.contains(first),
         None => false,
     };
-    let mut record = |name: String, full: Vec<String>, imports: &mut Imports| {
+    let record = |name: String, full: Vec<String>, imports: &mut Imports| {
         if name == "_" {
             return;
         }
@@ -447,23 +610,16 @@ fn collect_use(
             return; // `use prescient;` / `use prescient as p;`: an alias, already known.
         }
         if from_prescient(&full, imports) {
-            let inner = full[1..].to_vec();
-            if matches!(
-                inner.last().map(String::as_str),
-                Some("join" | "spawn" | "for_range" | "for_range_chunked")
-            ) {
-                *feeds_spawn = true;
-            }
-            imports.names.insert(name, inner);
+            imports.names.insert(name, full[1..].to_vec());
         } else {
-            imports.others.insert(name);
+            imports.others.insert(name, full);
         }
     };
     match tree {
         syn::UseTree::Path(p) => {
             let mut prefix = prefix.to_vec();
             prefix.push(p.ident.to_string());
-            collect_use(&p.tree, &prefix, leading_colon, imports, feeds_spawn);
+            collect_use(&p.tree, &prefix, leading_colon, imports);
         }
         syn::UseTree::Name(n) => {
             if n.ident == "self" {
@@ -486,12 +642,11 @@ fn collect_use(
         syn::UseTree::Glob(_) => {
             if prefix.len() == 1 && from_prescient(prefix, imports) {
                 imports.glob = true;
-                *feeds_spawn = true;
             }
         }
         syn::UseTree::Group(g) => {
             for t in &g.items {
-                collect_use(t, prefix, leading_colon, imports, feeds_spawn);
+                collect_use(t, prefix, leading_colon, imports);
             }
         }
     }
@@ -528,7 +683,7 @@ mod tests {
                 static S: u8 = 0;
             }",
         );
-        let Ok((scope, sources, uses)) = ModuleScope::collect(items(&m), None) else {
+        let Ok((scope, sources)) = ModuleScope::collect(items(&m), None) else {
             panic!("the module collects");
         };
         let names: Vec<&str> = sources.iter().map(|s| s.name.as_str()).collect();
@@ -541,7 +696,6 @@ mod tests {
         assert!(!scope.fns.contains_key("w") && scope.items.contains("w"));
         assert!(scope.consts.contains("N") && !scope.consts.contains("S"));
         assert_eq!(scope.value_types.len(), 2);
-        assert!(uses.is_empty());
     }
 
     #[test]
@@ -559,7 +713,7 @@ mod tests {
                 fn dataflow() {}
             }",
         );
-        let Ok((scope, _, uses)) = ModuleScope::collect(items(&m), None) else {
+        let Ok((scope, _)) = ModuleScope::collect(items(&m), None) else {
             panic!("the module collects");
         };
         let prescient = |s: &str| Resolved::Prescient(path(s));
@@ -581,14 +735,13 @@ mod tests {
         assert_eq!(scope.resolve(&path("scope")), Resolved::Unknown);
         assert_eq!(scope.resolve(&path("dataflow")), Resolved::Unknown);
         assert_eq!(scope.resolve(&path("thread::spawn")), Resolved::Unknown);
-        assert_eq!(uses, [0, 3, 5]);
     }
 
     #[test]
     fn the_crate_argument_names_prescient_unless_an_item_does() {
         let krate: syn::Path = syn::parse_str("rt").expect("a path");
         let m = module("mod m { use rt::join; }");
-        let Ok((scope, _, uses)) = ModuleScope::collect(items(&m), Some(&krate)) else {
+        let Ok((scope, _)) = ModuleScope::collect(items(&m), Some(&krate)) else {
             panic!("the module collects");
         };
         assert_eq!(scope.krate.as_deref(), Some("rt"));
@@ -596,9 +749,8 @@ mod tests {
             scope.resolve(&path("join")),
             Resolved::Prescient(path("join"))
         );
-        assert_eq!(uses, [0]);
         let m = module("mod m { mod rt {} mod prescient {} }");
-        let Ok((scope, _, _)) = ModuleScope::collect(items(&m), Some(&krate)) else {
+        let Ok((scope, _)) = ModuleScope::collect(items(&m), Some(&krate)) else {
             panic!("the module collects");
         };
         assert_eq!(scope.resolve(&path("rt::join")), Resolved::Unknown);

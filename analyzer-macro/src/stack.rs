@@ -1,9 +1,13 @@
 //! Stack size (CF'17 Alg. 4): how many bytes of stack a task context needs.
 //!
-//! The estimate must never be smaller than what the program needs: a task
-//! that overflows its analysed stack aborts the process. Where the macro
-//! cannot bound the need, it falls back to [`CONSERVATIVE_STACK_BYTES`] (the
-//! runtime's 8 MiB default) rather than guess.
+//! The estimate is the *committed* stack: what every task stack pre-faults
+//! when it is made and what a recycled stack is trimmed back to. It is never
+//! a limit — each task stack reserves `Params::stack_size` (8 MiB unless the
+//! attribute's `stack_size = …` says otherwise), a hard limit like a
+//! thread's — so an estimate that is too small costs page faults and one
+//! that is too large costs memory, never a crash. The rules below still aim
+//! at an upper bound: where the macro cannot bound the need, it falls back
+//! to [`CONSERVATIVE_STACK_BYTES`] (the default reserve) rather than guess.
 //!
 //! # Frames
 //!
@@ -36,11 +40,15 @@
 //!
 //! A function's **stack** is its frame plus the largest stack of what it calls
 //! (module functions, tasks run inline, and [`INVISIBLE_CALL_STACK_BYTES`] for
-//! calls and macros the analysis cannot see).
+//! calls and macros the analysis cannot see; a call it can only narrow down
+//! — by method name, or through a value — costs that and the largest stack
+//! of its candidates).
 //!
 //! A **recursive component** (direct or mutual recursion, including recursion
 //! through method calls on values, macros' arguments and trait default
-//! methods, which the model over-approximates by method name) repeats its
+//! methods, which the model over-approximates by method name, through calls
+//! of function pointers and closure values, and through the module's own
+//! macros, whose expansions are analysed as code) repeats its
 //! frames as deep as the recursion goes. The macro has no termination
 //! analysis, so it only trusts a depth it can bound: a function calling only
 //! itself, every such call passing one of its own non-`mut` integer
@@ -52,7 +60,8 @@
 //! Every other recursive component gets [`CONSERVATIVE_STACK_BYTES`]: a
 //! decrementing recursion (`fib(n - 1)`), mutual recursion, or a recursive
 //! component with any unknown-size local, any call the macro cannot see
-//! (method calls on values, calls inside macros, paths outside the module) —
+//! (method calls on values, calls inside macros, paths outside the module,
+//! calls through values) —
 //! because any of these multiplied by an unknown depth, or an unseen callee
 //! recursing back, can need any amount of stack. A fixed φ overflowed here on
 //! small frames recursing 400 (debug) to 10,000 (release) levels deep.
@@ -62,16 +71,16 @@
 //! [`UNRESOLVED_ELEMENT_BYTES`] per element of an array of unknown element
 //! type, the conservative size for an array of unknown length.
 //!
-//! The aggregation (maximum over contexts, rounded up to a power of two,
-//! clamped to 16 KiB ..= 8 MiB) is done by `prescient::analysis`.
+//! The aggregation (maximum over contexts, rounded up to a power of two, at
+//! least 16 KiB and at most the reserve) is done by `prescient::analysis`.
 
 use crate::model::{Callee, FnId, Node, Program, Size, WalkCtx};
 use crate::structure::CallGraph;
 use crate::sym::{self, Sym};
 use std::collections::HashMap;
 
-/// The conservative stack size: the runtime's default (and largest) task
-/// stack, 8 MiB. Where the analysis cannot bound a recursive context's stack,
+/// The conservative stack size: the runtime's default task stack reserve,
+/// 8 MiB. Where the analysis cannot bound a recursive context's stack,
 /// the program gets what it would get without the analyzer.
 pub const CONSERVATIVE_STACK_BYTES: u64 = 8 * 1024 * 1024;
 /// Return address, saved registers and alignment of one frame.
@@ -132,6 +141,10 @@ pub fn unbounded(program: &Program, members: &[FnId]) -> Option<&'static str> {
                         callee: Callee::Maybe(_),
                         ..
                     } => Some("a method call on a value"),
+                    Node::Call {
+                        callee: Callee::Indirect { .. },
+                        ..
+                    } => Some("a call through a function pointer or closure value"),
                     Node::Macro { .. } => Some("a macro invocation"),
                     Node::Call {
                         callee: Callee::Module(g),
@@ -198,13 +211,13 @@ fn callees_stack(program: &Program, members: &[FnId], stacks: &[Option<Sym>]) ->
                     ..
                 } if !members.contains(g) => terms.push(stack_of(*g)),
                 Node::Call {
-                    callee: Callee::Maybe(candidates),
+                    callee: callee @ (Callee::Maybe(_) | Callee::Indirect { .. }),
                     ..
                 } => {
                     terms.push(Sym::Lit(INVISIBLE_CALL_STACK_BYTES));
-                    for &g in candidates {
-                        if !members.contains(&g) {
-                            terms.push(stack_of(g));
+                    for t in callee.targets() {
+                        if !members.contains(&t.function) {
+                            terms.push(stack_of(t.function));
                         }
                     }
                 }

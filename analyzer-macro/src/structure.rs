@@ -15,10 +15,14 @@
 //!   counts even when written outside any other loop, and so do the sites its
 //!   body reaches.
 //!
-//! Recursion through other modules, trait objects or function pointers is
-//! invisible.
+//! Calls the lowering could not resolve are edges to every module function
+//! they may reach: a method call on a value to the module's methods of that
+//! name, a call through a function pointer or closure value to every
+//! function the module lets escape into a value (`Callee::Indirect`).
+//! Recursion through other modules, or through values made outside the
+//! module, is invisible.
 
-use crate::model::{Callee, FnId, Node, Program, SiteId, WalkCtx};
+use crate::model::{FnId, Node, Program, SiteId, WalkCtx};
 use proc_macro2::Span;
 use std::collections::HashSet;
 
@@ -73,18 +77,15 @@ pub fn call_graph(program: &Program) -> CallGraph {
                     return;
                 };
                 // A possible call (a method call on a value, a name in a
-                // macro) is an edge to each candidate: recursion through it
-                // is seen.
-                let callees = match callee {
-                    Callee::Module(g) => std::slice::from_ref(g),
-                    Callee::Maybe(candidates) => candidates.as_slice(),
-                    Callee::External => &[],
-                };
-                for &callee in callees {
+                // macro, a call through a value) is an edge to each
+                // candidate: recursion through it is seen. A closure run
+                // through a value that spawns its call puts the edge in a
+                // task.
+                for t in callee.targets() {
                     out.push(CallEdge {
-                        callee,
-                        in_spawn: ctx.in_spawn,
-                        in_loop: ctx.in_loop,
+                        callee: t.function,
+                        in_spawn: ctx.in_spawn || t.in_spawn,
+                        in_loop: ctx.in_loop || t.in_loop,
                         span: *span,
                     });
                 }

@@ -197,6 +197,86 @@ pub mod flow {
     }
 }
 
+/// Spawns and recursion written in the module's own `macro_rules!` macros.
+#[task_program]
+pub mod macros {
+    use prescient::join;
+
+    macro_rules! both {
+        ($a:expr, $b:expr) => {
+            join(|| $a, || $b)
+        };
+    }
+
+    macro_rules! halves {
+        ($f:ident, $n:expr) => {{
+            let (a, b) = both!($f($n / 2), $f($n / 2));
+            a + b
+        }};
+    }
+
+    pub fn sum(n: u64) -> u64 {
+        if n < 2 {
+            return n;
+        }
+        halves!(sum, n)
+    }
+
+    pub fn fib(n: u64) -> u64 {
+        if n < 2 {
+            return n;
+        }
+        let (a, b) = both!(fib(n - 1), fib(n - 2));
+        a + b
+    }
+}
+
+/// Recursion through a function pointer held in a struct.
+#[task_program]
+pub mod pointers {
+    use prescient::join;
+
+    pub struct Visitor {
+        pub visit: fn(&Visitor, u64) -> u64,
+    }
+
+    pub fn walk(v: &Visitor, n: u64) -> u64 {
+        if n < 2 {
+            return 1;
+        }
+        let (a, b) = join(|| (v.visit)(v, n - 1), || (v.visit)(v, n - 2));
+        a + b
+    }
+
+    pub fn run(n: u64) -> u64 {
+        let v = Visitor { visit: walk };
+        walk(&v, n)
+    }
+}
+
+/// A loop of spawns whose tasks call a standard method of the same name as
+/// the module's own.
+#[task_program]
+pub mod rows {
+    use prescient::scope;
+
+    pub struct Matrix {
+        pub rows: Vec<Vec<u64>>,
+    }
+
+    impl Matrix {
+        pub fn sum(&self) -> u64 {
+            let mut sums = vec![0u64; self.rows.len()];
+            scope(|s| {
+                for (row, out) in self.rows.iter().zip(sums.iter_mut()) {
+                    s.spawn(move |_| *out = row.iter().sum());
+                }
+            });
+            sums.into_iter().sum()
+        }
+    }
+}
+
 #[rustfmt::skip]
 #[task_program]
 pub mod located {
@@ -408,4 +488,70 @@ fn analysis_prints_a_report() {
     assert!(text.contains("context fib: rho = 2, lambda = 0"), "{text}");
     assert!(text.contains("site #0 join in fib at"), "{text}");
     assert!(text.contains("dependency buckets 256019"), "{text}");
+}
+
+#[test]
+fn local_macros_are_expanded_where_they_are_used() {
+    assert_eq!(macros::sum(8), 8);
+    assert_eq!(macros::fib(10), 55);
+    let a = &macros::ANALYSIS;
+    // One site per invocation, in the function that invokes the macro.
+    let functions: Vec<&str> = a.sites.iter().map(|s| s.function).collect();
+    assert_eq!(functions, ["sum", "fib"]);
+    assert!(a.sites.iter().all(|s| s.kind == SiteKind::Join));
+    let rho: Vec<(&str, u32)> = a.contexts.iter().map(|c| (c.function, c.rho)).collect();
+    assert_eq!(rho, [("sum", 2), ("fib", 2)]);
+    // `sum` halves its parameter inside the expansion: a bounded recursion.
+    assert!(a.contexts[0].stack < a.contexts[1].stack, "{a}");
+}
+
+#[test]
+fn recursion_through_function_pointers_is_seen() {
+    assert_eq!(pointers::run(10), 89);
+    let a = &pointers::ANALYSIS;
+    assert_eq!((a.contexts[0].function, a.contexts[0].rho), ("walk", 2));
+    assert_eq!(a.rho, 2);
+}
+
+#[test]
+fn standard_methods_of_module_names_are_not_recursion() {
+    let m = rows::Matrix {
+        rows: vec![vec![1, 2], vec![3]],
+    };
+    assert_eq!(m.sum(), 6);
+    let a = &rows::ANALYSIS;
+    assert_eq!((a.rho, a.lambda), (0, 1));
+    // A loop program's parameters: CF'17's capacity 128.
+    assert_eq!(a.params_with(Trees::Cf17).queue_capacity, 128);
+}
+
+#[test]
+fn the_report_says_what_the_analysis_could_not_see() {
+    use prescient::analysis::UnseenKind;
+    let c = &pointers::ANALYSIS.contexts[0];
+    let kinds: Vec<UnseenKind> = c.unseen.iter().map(|u| u.kind).collect();
+    // The join's results: what a call through a value returns.
+    assert_eq!(kinds, [UnseenKind::IndirectCall, UnseenKind::UnknownSize]);
+    let u = c.unseen[0];
+    assert_eq!((u.count, u.first), (2, "(v.visit)"));
+    assert!(u.file.ends_with("end_to_end.rs") && u.line > 0, "{u}");
+    let text = pointers::ANALYSIS.to_string();
+    let line = format!(
+        "    not seen: 2 calls through function pointers or closures in values, first `(v.visit)` at {}:{}:{}\n",
+        u.file, u.line, u.column
+    );
+    assert!(text.contains(&line), "{text}");
+    // `rows`: the standard methods, the vec! macro, the `for` over a
+    // slice's iterator.
+    let text = rows::ANALYSIS.to_string();
+    for part in [
+        "not seen: ",
+        "method calls the module does not define, first `.len()`",
+        "macro invocations not expanded, first `vec!`",
+        "loops without a visible trip count, first `for`",
+    ] {
+        assert!(text.contains(part), "{part}: {text}");
+    }
+    // fib sees everything it runs.
+    assert!(!fib::ANALYSIS.to_string().contains("not seen"));
 }

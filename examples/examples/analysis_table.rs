@@ -17,14 +17,19 @@ use prescient::analysis::{ProgramAnalysis, Trees};
 use prescient::Params;
 use prescient_benches::annotated::PROGRAMS;
 
-/// The chosen parameters in one cell: `policy/capacity/buckets/stack`.
+/// The chosen parameters in one cell: `policy/capacity/buckets/committed
+/// stack` (`-` for no commitment).
 fn choice(p: &Params) -> String {
+    let committed = match p.committed_stack_size {
+        0 => "-".to_string(),
+        bytes => human_bytes(bytes),
+    };
     format!(
         "{}/{}/{}/{}",
         p.queue_policy.short_name(),
         p.queue_capacity,
         p.dependency_buckets,
-        human_bytes(p.stack_size),
+        committed,
     )
 }
 
@@ -90,9 +95,13 @@ fn main() {
     println!();
     println!("ρ, λ: minimum over the task contexts; effort: their mean, in built-in operations;");
     println!(
-        "stack B: the largest context estimate, rounded up to a power of two as the stack size."
+        "stack B: the largest context estimate; rounded up to 4 KiB pages it is the committed"
     );
-    println!("Each choice reads policy/capacity/buckets/stack size.");
+    println!(
+        "stack (pre-faulted, kept by a recycled stack), none (-) from 8 MiB up (unbounded);"
+    );
+    println!("the reserve, the limit, is Params::stack_size (8 MiB) in every row.");
+    println!("Each choice reads policy/capacity/buckets/committed stack.");
     println!("CF'17 trees (§3.3.4): policy PF if ρ > 5 or 1M < effort <= 1T, else DEF;");
     println!("capacity 128 if ρ = 0 and λ > 0, else 8 if 1M < effort <= 1T, else 4;");
     println!("buckets 256019 if ρ > 0, else 97; stack the estimate.");

@@ -144,10 +144,15 @@ pub struct ContextAnalysis {
     pub stack: u64,
     /// The context's spawn sites.
     pub sites: &'static [&'static SiteInfo],
+    /// What the analysis could not see in the context's function and the
+    /// module functions it reaches, one entry per kind: where its effort and
+    /// stack are documented estimates rather than what the code says.
+    pub unseen: &'static [Unseen],
 }
 
 impl ContextAnalysis {
-    /// A context's analysis, as the macro emits it.
+    /// A context's analysis, as the macro emits it (nothing unseen; see
+    /// [`with_unseen`](Self::with_unseen)).
     pub const fn new(
         function: &'static str,
         rho: u32,
@@ -163,7 +168,114 @@ impl ContextAnalysis {
             effort,
             stack,
             sites,
+            unseen: &[],
         }
+    }
+
+    /// The same analysis, with what it could not see.
+    pub const fn with_unseen(self, unseen: &'static [Unseen]) -> ContextAnalysis {
+        ContextAnalysis { unseen, ..self }
+    }
+}
+
+/// A kind of code the analysis cannot see into, size or count, whose
+/// effort or stack it estimates instead (the macro's documentation gives
+/// each estimate). More kinds may be added: match with a wildcard arm.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum UnseenKind {
+    /// Calls of functions outside the module (other modules, other crates,
+    /// `std`).
+    Call,
+    /// Method calls the module does not define, or on values whose type is
+    /// visibly not the module's (`v.len()`, `row.iter().sum()`).
+    MethodCall,
+    /// Method calls matched to the module's methods by name only: the
+    /// analysis follows every module method of that name.
+    MethodByName,
+    /// Calls through function pointers, closures or tasks held in values:
+    /// the analysis follows every module function that escapes into a value.
+    IndirectCall,
+    /// Macro invocations it did not expand (the module's own `macro_rules!`
+    /// macros are expanded).
+    Macro,
+    /// Locals and temporaries whose size is not written (a generic `T`, the
+    /// result of a method chain).
+    UnknownSize,
+    /// Loops whose trip count it could not read (`while`, `loop`, a bound
+    /// that is not a literal or a module `const`).
+    UnknownTrip,
+}
+
+impl UnseenKind {
+    /// What the kind is, in the plural, for the report.
+    pub const fn describe(self) -> &'static str {
+        match self {
+            UnseenKind::Call => "calls of functions outside the module",
+            UnseenKind::MethodCall => "method calls the module does not define",
+            UnseenKind::MethodByName => "method calls matched to module methods by name only",
+            UnseenKind::IndirectCall => "calls through function pointers or closures in values",
+            UnseenKind::Macro => "macro invocations not expanded",
+            UnseenKind::UnknownSize => "locals of unwritten size",
+            UnseenKind::UnknownTrip => "loops without a visible trip count",
+        }
+    }
+}
+
+impl fmt::Display for UnseenKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.describe())
+    }
+}
+
+/// How much of one [`UnseenKind`] a context's analysis met, and the first
+/// one in source order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct Unseen {
+    /// The kind.
+    pub kind: UnseenKind,
+    /// How many the context's function and what it reaches hold.
+    pub count: u32,
+    /// The first one as written (`other::f`, `.len()`, `println!`, `for`),
+    /// or empty.
+    pub first: &'static str,
+    /// Source file of the first one.
+    pub file: &'static str,
+    /// Its line (1-based).
+    pub line: u32,
+    /// Its column (1-based).
+    pub column: u32,
+}
+
+impl Unseen {
+    /// An entry, as the macro emits it.
+    pub const fn new(
+        kind: UnseenKind,
+        count: u32,
+        first: &'static str,
+        file: &'static str,
+        line: u32,
+        column: u32,
+    ) -> Unseen {
+        Unseen {
+            kind,
+            count,
+            first,
+            file,
+            line,
+            column,
+        }
+    }
+}
+
+impl fmt::Display for Unseen {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}, first ", self.count, self.kind)?;
+        if !self.first.is_empty() {
+            write!(f, "`{}` ", self.first)?;
+        }
+        write!(f, "at {}:{}:{}", self.file, self.line, self.column)
     }
 }
 
@@ -369,6 +481,9 @@ impl fmt::Display for ProgramAnalysis {
                 write!(f, " #{}", s.index)?;
             }
             writeln!(f)?;
+            for u in c.unseen {
+                writeln!(f, "    not seen: {u}")?;
+            }
         }
         for s in self.sites {
             writeln!(
@@ -504,10 +619,45 @@ mod tests {
             at_calibrated < at_cf17,
             "the default trees' line comes first:\n{text}"
         );
+        assert!(!text.contains("not seen"), "{text}");
         assert_eq!(SITE.function, "fib");
         assert_eq!(
             SITE.to_string(),
             "demo::fib::fib#0 (join) at src/lib.rs:7:9"
+        );
+    }
+
+    #[test]
+    fn display_reports_what_the_analysis_could_not_see() {
+        const UNSEEN: [Unseen; 3] = [
+            Unseen::new(UnseenKind::Call, 3, "other::f", "src/lib.rs", 12, 5),
+            Unseen::new(
+                UnseenKind::IndirectCall,
+                1,
+                "(v.visit)",
+                "src/lib.rs",
+                14,
+                9,
+            ),
+            Unseen::new(UnseenKind::UnknownSize, 2, "", "src/lib.rs", 9, 13),
+        ];
+        const CONTEXTS: [ContextAnalysis; 2] = [
+            ContextAnalysis::new("walk", 1, 0, 40, 30_000, &[]).with_unseen(&UNSEEN),
+            ContextAnalysis::new("leaf", 0, 0, 1, 100, &[]),
+        ];
+        const A: ProgramAnalysis = ProgramAnalysis::new("demo", &CONTEXTS, &[]);
+        assert_eq!(A.contexts[0].unseen.len(), 3);
+        assert!(A.contexts[1].unseen.is_empty());
+        let text = A.to_string();
+        let walk = "  context walk: rho = 1, lambda = 0, effort = 40, stack = 30000 B, sites\n\
+                    \x20   not seen: 3 calls of functions outside the module, first `other::f` at src/lib.rs:12:5\n\
+                    \x20   not seen: 1 calls through function pointers or closures in values, first `(v.visit)` at src/lib.rs:14:9\n\
+                    \x20   not seen: 2 locals of unwritten size, first at src/lib.rs:9:13\n\
+                    \x20 context leaf:";
+        assert!(text.contains(walk), "{text}");
+        assert_eq!(
+            UnseenKind::Macro.to_string(),
+            "macro invocations not expanded"
         );
     }
 }
