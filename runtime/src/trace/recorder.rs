@@ -212,7 +212,7 @@ pub(crate) struct WorkerBuffer {
     pub(crate) strands: ChunkedVec<StrandRecord>,
     pub(crate) edges: ChunkedVec<EdgeRecord>,
     /// The blocks of ids its strands have, in the order taken: strand `i`
-    /// has id [`id_of`](Self::id_of)`(i)`.
+    /// has id `blocks[i >> BLOCK_SHIFT] << BLOCK_SHIFT | i & OFFSET_MASK`.
     pub(crate) blocks: Vec<u64>,
     /// Strands below this index have ids in `blocks`.
     ids_until: usize,
