@@ -205,6 +205,8 @@ pub use prescient_macros::task_program;
 #[cfg(feature = "trace")]
 pub use profile::{InlineOnPath, Profile, ProfileError, ProfileFiles};
 pub use range::{for_range, for_range_chunked};
+#[cfg(feature = "trace")]
+pub use runtime::MAX_TRACE_CAPACITY;
 pub use runtime::{
     current_worker_index, num_workers, BuildError, Runtime, RuntimeBuilder, MAX_WORKERS,
 };

@@ -13,7 +13,7 @@ pub use prescient_graph::trace::{
 };
 
 use crate::runtime::Runtime;
-use crate::trace::{self, Assembled, StartError};
+use crate::trace::{self, AssembleError, Assembled, StartError};
 use prescient_graph::trace::{analyze, chrome_trace, parallelism_profile, svg_report};
 use std::fmt;
 use std::io;
@@ -35,6 +35,16 @@ pub enum ProfileError {
     /// The recording did not form a valid DAG (a bug in the recorder; the
     /// error says which check failed).
     InvalidTrace(TraceError),
+    /// The run recorded more strands or edges than a [`Dag`] can number:
+    /// its ids are `u32`, so it holds at most 2^32 − 2 of each (about
+    /// 330 GB of recording). The counts are those recorded. Profile a
+    /// smaller run, e.g. a smaller input of the same program.
+    TraceTooLarge {
+        /// Strands recorded.
+        strands: usize,
+        /// Edges recorded.
+        edges: usize,
+    },
 }
 
 impl fmt::Display for ProfileError {
@@ -51,6 +61,12 @@ impl fmt::Display for ProfileError {
             ProfileError::InvalidTrace(error) => {
                 write!(f, "the recorded trace is invalid: {error}")
             }
+            ProfileError::TraceTooLarge { strands, edges } => write!(
+                f,
+                "the run recorded {strands} strands and {edges} edges; a profile holds at most \
+                 {} of each: profile a smaller run",
+                trace::MAX_DAG_LEN
+            ),
         }
     }
 }
@@ -321,7 +337,9 @@ impl Runtime {
     /// [`ProfileError::NotTracing`] if the runtime was built without
     /// [`RuntimeBuilder::trace`](crate::RuntimeBuilder::trace),
     /// [`ProfileError::Busy`] while another profile of it records,
-    /// [`ProfileError::OnWorker`] from a task of this runtime.
+    /// [`ProfileError::OnWorker`] from a task of this runtime,
+    /// [`ProfileError::TraceTooLarge`] if the run recorded more than a
+    /// [`Dag`] holds, [`ProfileError::InvalidTrace`] on a recorder bug.
     pub fn profile<R, F>(&self, f: F) -> Result<Profile<R>, ProfileError>
     where
         F: FnOnce() -> R + Send,
@@ -353,7 +371,12 @@ impl Runtime {
             mut stats,
             inlined_ns,
             inlined_children,
-        } = trace::assemble(recording).map_err(ProfileError::InvalidTrace)?;
+        } = trace::assemble(recording).map_err(|error| match error {
+            AssembleError::TooLarge { strands, edges } => {
+                ProfileError::TraceTooLarge { strands, edges }
+            }
+            AssembleError::Invalid(error) => ProfileError::InvalidTrace(error),
+        })?;
         let analysing = Instant::now();
         let analysis = analyze(&dag);
         stats.run_ns = run_ns;

@@ -24,6 +24,24 @@ pub const MAX_WORKERS: usize = 4096;
 #[cfg(feature = "trace")]
 const DEFAULT_TRACE_CAPACITY: usize = 1 << 14;
 
+/// The most strands [`RuntimeBuilder::trace_capacity`] reserves per worker:
+/// 2^24 (16,777,216). A larger value is a
+/// [`BuildError::TraceCapacityTooLarge`], not a profile that faults in
+/// memory until the OOM killer comes.
+///
+/// The reservation is allocated and its pages touched before every
+/// profiled run, for each worker: at 40 bytes a strand and room for two
+/// 24-byte edges per strand, the maximum is 1.375 GiB (1.48 GB) per
+/// worker, 22 GiB on 16 workers — the most a profile on a large host
+/// plausibly wants up front, while 2^40 (a typo's worth) would be 88 TiB.
+/// It bounds only what is reserved, not what is recorded: a run that
+/// records more than it reserved goes on, its buffers growing by chunks of
+/// 65,536 records as they fill. And with 256 workers the reservations
+/// alone reach the 2^32 − 2 strands one profile can hold
+/// ([`ProfileError::TraceTooLarge`](crate::ProfileError::TraceTooLarge)).
+#[cfg(feature = "trace")]
+pub const MAX_TRACE_CAPACITY: usize = 1 << 24;
+
 /// A pool of worker threads running stackful tasks.
 ///
 /// ```
@@ -52,6 +70,10 @@ pub enum BuildError {
     TooManyWorkers(usize),
     /// `max_live_stacks(0)` was requested.
     ZeroStackCap,
+    /// [`RuntimeBuilder::trace_capacity`] asked for more than
+    /// [`MAX_TRACE_CAPACITY`] strands per worker.
+    #[cfg(feature = "trace")]
+    TraceCapacityTooLarge(usize),
     /// A worker thread could not be spawned.
     Spawn(std::io::Error),
 }
@@ -65,6 +87,12 @@ impl fmt::Display for BuildError {
                 write!(f, "a runtime has at most {MAX_WORKERS} workers (got {n})")
             }
             BuildError::ZeroStackCap => f.write_str("max_live_stacks must be at least 1"),
+            #[cfg(feature = "trace")]
+            BuildError::TraceCapacityTooLarge(strands) => write!(
+                f,
+                "trace_capacity reserves at most {MAX_TRACE_CAPACITY} strands per worker \
+                 (got {strands}); a run may record more than it reserves"
+            ),
             BuildError::Spawn(error) => write!(f, "could not spawn a worker thread: {error}"),
         }
     }
@@ -78,6 +106,8 @@ impl std::error::Error for BuildError {
             BuildError::ZeroWorkers | BuildError::TooManyWorkers(_) | BuildError::ZeroStackCap => {
                 None
             }
+            #[cfg(feature = "trace")]
+            BuildError::TraceCapacityTooLarge(_) => None,
         }
     }
 }
@@ -189,6 +219,11 @@ impl RuntimeBuilder {
     /// profiled run, so that a run of that size allocates nothing while it
     /// records. Longer runs still record everything: a worker then
     /// allocates one more chunk of 65,536 records when it fills one.
+    ///
+    /// At most [`MAX_TRACE_CAPACITY`]: [`build`](Self::build) fails with
+    /// [`BuildError::TraceCapacityTooLarge`] above it. `0` is valid: nothing
+    /// is reserved, and every chunk is allocated (and its pages faulted in)
+    /// while the run records, which shows in the recorded times.
     #[cfg(feature = "trace")]
     pub fn trace_capacity(mut self, strands: usize) -> Self {
         self.trace_capacity = Some(strands);
@@ -209,6 +244,10 @@ impl RuntimeBuilder {
             Some(cap) => cap,
             None => (16384 / num_workers).clamp(16, 1024),
         };
+        #[cfg(feature = "trace")]
+        if let Some(strands) = self.trace_capacity.filter(|&s| s > MAX_TRACE_CAPACITY) {
+            return Err(BuildError::TraceCapacityTooLarge(strands));
+        }
         crate::overflow::install_handler();
         let pus = match self.params.pinning {
             crate::params::Pinning::None => vec![None; num_workers],

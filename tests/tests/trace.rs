@@ -6,7 +6,10 @@
 //! scheduler did, and the analysis finds the path the program forces.
 
 use prescient::profile::{Analysis, EdgeKind, Strand};
-use prescient::{dataflow, DastMode, Event, Inlining, Params, ProfileError, Runtime, TaskGroup};
+use prescient::{
+    dataflow, BuildError, DastMode, Event, Inlining, Params, ProfileError, Runtime, TaskGroup,
+    MAX_TRACE_CAPACITY,
+};
 use prescient_tests::fib_join as fib;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -327,6 +330,45 @@ fn misuse_is_an_error() {
     first.join().unwrap().unwrap();
     assert!(runtime.profile(|| ()).is_ok());
     assert!(ProfileError::NotTracing.to_string().contains("trace(true)"));
+}
+
+#[test]
+fn the_trace_capacity_is_bounded() {
+    let build = |strands| {
+        Runtime::builder()
+            .num_workers(1)
+            .trace_capacity(strands)
+            .build()
+    };
+    // Built only: profiling would reserve 1.4 GiB.
+    assert!(build(MAX_TRACE_CAPACITY).is_ok());
+    for strands in [MAX_TRACE_CAPACITY + 1, usize::MAX / 2 + 1, usize::MAX] {
+        match build(strands) {
+            Err(BuildError::TraceCapacityTooLarge(got)) => assert_eq!(got, strands),
+            other => panic!("trace_capacity({strands}): {other:?}"),
+        }
+    }
+    let message = BuildError::TraceCapacityTooLarge(usize::MAX).to_string();
+    assert!(
+        message.contains(&MAX_TRACE_CAPACITY.to_string())
+            && message.contains(&usize::MAX.to_string()),
+        "{message}"
+    );
+    // Turning tracing off drops the capacity with it.
+    assert!(Runtime::builder()
+        .num_workers(1)
+        .trace_capacity(usize::MAX)
+        .trace(false)
+        .build()
+        .is_ok());
+    // Nothing reserved: the buffers grow as the run records. One strand
+    // (the profiled job) and no edge take one chunk of 65,536 strands of
+    // 40 bytes and no chunk of edges.
+    let unreserved = build(0).unwrap();
+    let profile = unreserved.profile(|| 1 + 1).unwrap();
+    assert_eq!(*profile.result(), 2);
+    assert_eq!(profile.stats().strands, 1);
+    assert_eq!(profile.stats().buffer_bytes, 65_536 * 40);
 }
 
 #[test]

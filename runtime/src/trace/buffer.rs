@@ -43,7 +43,9 @@ impl<T: Copy> ChunkedVec<T> {
     /// Makes sure that `additional` more records fit without an allocation
     /// or a page fault.
     pub(crate) fn reserve(&mut self, additional: usize) {
-        let wanted = (self.len + additional).div_ceil(CHUNK_LEN);
+        // Saturating: an overflow would panic in `Tracer::start`, which
+        // holds every worker's lock.
+        let wanted = self.len.saturating_add(additional).div_ceil(CHUNK_LEN);
         while self.chunks.len() < wanted {
             let mut chunk = Vec::with_capacity(CHUNK_LEN);
             // Touch every page now: zeroed bytes in the spare capacity,

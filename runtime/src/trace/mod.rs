@@ -54,7 +54,7 @@ mod recorder;
 #[cfg(feature = "trace")]
 pub use collect::TraceStats;
 #[cfg(feature = "trace")]
-pub(crate) use collect::{assemble, Assembled};
+pub(crate) use collect::{assemble, AssembleError, Assembled, MAX_DAG_LEN};
 #[cfg(feature = "trace")]
 pub(crate) use recorder::{
     fork, inlined, install, joined, resume, run_nested, suspend, task_end, task_finish, task_start,

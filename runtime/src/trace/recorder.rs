@@ -13,11 +13,47 @@
 //! begins: it is appended when it ends, and nothing else is appended to
 //! the strand list in between.
 //!
-//! A strand is named by a [`StrandRef`]: the session's epoch, the worker
-//! and the index, packed in a `u64` (0 is "none"). Jobs carry the strand
-//! that created them (`JobRef::creator`), completions carry the strand that
-//! finished the task, so edges are recorded by the worker that runs their
-//! target and need no shared state.
+//! A strand is named by a [`StrandRef`], a `u64` id unique for the life of
+//! the process (0 is "none"). Jobs carry the strand that created them
+//! (`JobRef::creator`), completions carry the strand that finished the
+//! task, so edges are recorded by the worker that runs their target and
+//! need no shared state.
+//!
+//! # Strand ids
+//! Objects keep strand references across sessions: an `Event` its setter's
+//! strand for ever, a `TaskGroup` its last finisher until the next wait, a
+//! `TaskHandle` its task's last strand, a task suspended across sessions
+//! its paused strand (`Paused`), a queued job its creator. So an id must
+//! never be handed out twice while the process lives, or an old reference
+//! passes for a strand of the current session (a bogus edge, or a cycle).
+//!
+//! Ids come in blocks of [`BLOCK_LEN`] from one process-wide counter,
+//! [`NEXT_BLOCK`], which only grows. A worker's buffer lists the blocks it
+//! took, in order; the strand at index `i` of the buffer has id
+//! `blocks[i / BLOCK_LEN] * BLOCK_LEN + i % BLOCK_LEN`. A worker takes a
+//! block (one `fetch_add`, in a cold path) when its first strand of a
+//! session begins and every [`BLOCK_LEN`] strands after; the hot path is
+//! an add to the buffer's index and a compare. Block 0 is never handed out,
+//! so no strand has id 0.
+//!
+//! Which session a reference belongs to:
+//! * at record time, [`Tracer::start`] reads the counter with every
+//!   worker's lock held and keeps it as the session's *floor* (as an id).
+//!   Every block of an earlier session of this runtime was taken under a
+//!   worker's lock while that session was active, and `stop` took every
+//!   lock after it ended, so all of them lie below the floor; the hooks
+//!   record an edge, continue a resumed task or split at a wait only from
+//!   a strand at or above it.
+//! * a reference from another runtime's session that runs at the same time
+//!   may lie above the floor (its blocks interleave with ours), so it
+//!   passes that check. The collector (`collect.rs`) maps only the blocks
+//!   of this session's buffers; it finds none for such a reference and
+//!   drops the edge (counted in `TraceStats::dropped_edges`).
+//!
+//! The counter yields 2^52 blocks: at least one per worker per session and
+//! one per 4096 strands, so even one new block every 10 ns, process-wide,
+//! would last 1.4 years. Should it ever run out, the process aborts rather
+//! than hand out an id twice.
 //!
 //! # Who may write a buffer
 //! Worker `w` appends to buffer `w` only while it holds `slots[w].lock`.
@@ -36,7 +72,9 @@
 //! active, a hook costs a thread-local read and a branch; job starts and
 //! resumptions also load the tracer's `active` flag. During a session, a
 //! strand costs one clock read at each end and a 40-byte record, an edge a
-//! 24-byte record.
+//! 24-byte record; every 4096th strand of a worker takes a block of ids
+//! (an atomic add on a process-wide counter) and 8 bytes in the buffer's
+//! block list.
 
 use super::buffer::ChunkedVec;
 use super::clock;
@@ -46,15 +84,53 @@ use prescient_graph::trace::EdgeKind;
 use std::cell::{Cell, UnsafeCell};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-const INDEX_BITS: u32 = 40;
-const WORKER_BITS: u32 = 16;
-const EPOCH_SHIFT: u32 = INDEX_BITS + WORKER_BITS;
-const INDEX_MASK: u64 = (1 << INDEX_BITS) - 1;
-const WORKER_MASK: u64 = (1 << WORKER_BITS) - 1;
+/// Strand ids per block: a power of two, so that an id splits into block
+/// and offset by a shift and a mask. Larger blocks mean fewer atomic adds on
+/// the shared counter and a smaller table in the collector; smaller ones
+/// fewer ids left unused at a session's end. Neither matters at 4096.
+pub(crate) const BLOCK_SHIFT: u32 = 12;
+pub(crate) const BLOCK_LEN: usize = 1 << BLOCK_SHIFT;
+const OFFSET_MASK: u64 = (1 << BLOCK_SHIFT) - 1;
+/// The largest block whose ids fit in a `u64`.
+const MAX_BLOCK: u64 = u64::MAX >> BLOCK_SHIFT;
 
-/// A recorded strand: epoch (8 bits), worker + 1 (16 bits) and index in the
-/// worker's buffer (40 bits); 0 is "none". Carried by jobs (their
-/// creator), completions (the task's last strand) and waits.
+/// The next block of strand ids, for every tracer of the process (module
+/// documentation). It starts at 1 so that no strand has id 0 ("none").
+static NEXT_BLOCK: AtomicU64 = AtomicU64::new(1);
+
+/// Takes a block of ids that no strand of the process had or will have.
+#[cold]
+#[inline(never)]
+fn take_block() -> u64 {
+    // Relaxed: uniqueness needs only the counter's modification order; the
+    // floor argument (module documentation) is ordered by the slot locks.
+    let block = NEXT_BLOCK.fetch_add(1, Ordering::Relaxed);
+    if block > MAX_BLOCK {
+        // Unreachable in practice (module documentation); wrapping would
+        // hand out ids of live references again.
+        crate::job::report(format_args!(
+            "the profiler's strand ids are exhausted ({MAX_BLOCK} blocks of {BLOCK_LEN}); aborting"
+        ));
+        std::process::abort();
+    }
+    block
+}
+
+/// The block of a raw strand id.
+#[inline]
+pub(crate) fn block_of(raw: u64) -> u64 {
+    raw >> BLOCK_SHIFT
+}
+
+/// The offset of a raw strand id in its block.
+#[inline]
+pub(crate) fn offset_in_block(raw: u64) -> u64 {
+    raw & OFFSET_MASK
+}
+
+/// A recorded strand: an id unique for the life of the process (module
+/// documentation); 0 is "none". Carried by jobs (their creator),
+/// completions (the task's last strand) and waits.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 pub(crate) struct StrandRef(u64);
 
@@ -62,34 +138,13 @@ impl StrandRef {
     /// No strand: nothing was recorded.
     pub(crate) const NONE: StrandRef = StrandRef(0);
 
-    fn new(epoch: u64, worker: usize, index: usize) -> StrandRef {
-        StrandRef(
-            ((epoch & 0xFF) << EPOCH_SHIFT)
-                | (((worker as u64 + 1) & WORKER_MASK) << INDEX_BITS)
-                | (index as u64 & INDEX_MASK),
-        )
-    }
-
-    pub(crate) fn from_raw(raw: u64) -> StrandRef {
-        StrandRef(raw)
+    #[cfg(test)]
+    pub(crate) fn raw(self) -> u64 {
+        self.0
     }
 
     pub(crate) fn is_none(self) -> bool {
         self.0 == 0
-    }
-
-    pub(crate) fn epoch(self) -> u64 {
-        self.0 >> EPOCH_SHIFT
-    }
-
-    /// The worker that recorded it (`None` for [`NONE`](Self::NONE)).
-    pub(crate) fn worker(self) -> Option<usize> {
-        let field = (self.0 >> INDEX_BITS) & WORKER_MASK;
-        (field != 0).then(|| field as usize - 1)
-    }
-
-    pub(crate) fn index(self) -> usize {
-        (self.0 & INDEX_MASK) as usize
     }
 }
 
@@ -156,6 +211,55 @@ pub(crate) struct EdgeRecord {
 pub(crate) struct WorkerBuffer {
     pub(crate) strands: ChunkedVec<StrandRecord>,
     pub(crate) edges: ChunkedVec<EdgeRecord>,
+    /// The blocks of ids its strands have, in the order taken: strand `i`
+    /// has id `blocks[i >> BLOCK_SHIFT] << BLOCK_SHIFT | i & OFFSET_MASK`.
+    pub(crate) blocks: Vec<u64>,
+    /// Strands below this index have ids in `blocks`.
+    ids_until: usize,
+    /// Id minus index for the strands of the last block.
+    id_delta: u64,
+}
+
+impl WorkerBuffer {
+    const fn new() -> WorkerBuffer {
+        WorkerBuffer {
+            strands: ChunkedVec::new(),
+            edges: ChunkedVec::new(),
+            blocks: Vec::new(),
+            ids_until: 0,
+            id_delta: 0,
+        }
+    }
+
+    /// The id of the strand appended next, taking a block if it needs one.
+    #[inline]
+    fn next_id(&mut self) -> u64 {
+        let index = self.strands.len();
+        if index >= self.ids_until {
+            self.grow_ids(index);
+        }
+        index as u64 + self.id_delta
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn grow_ids(&mut self, index: usize) {
+        let block = index >> BLOCK_SHIFT;
+        while self.blocks.len() <= block {
+            self.blocks.push(take_block());
+        }
+        self.ids_until = (block + 1) << BLOCK_SHIFT;
+        // Blocks are taken in increasing order from 1, so `blocks[block]`
+        // is above `block`: no underflow, and no id is 0.
+        self.id_delta = (self.blocks[block] - block as u64) << BLOCK_SHIFT;
+    }
+
+    /// The id of the strand at `index` (which has begun: its block is
+    /// taken).
+    #[cfg(test)]
+    pub(crate) fn id_of(&self, index: usize) -> u64 {
+        (self.blocks[index >> BLOCK_SHIFT] << BLOCK_SHIFT) | (index as u64 & OFFSET_MASK)
+    }
 }
 
 struct WorkerSlot {
@@ -169,8 +273,9 @@ struct WorkerSlot {
 /// recording, and the session's clock readings. `Send` by its fields.
 pub(crate) struct Tracer {
     active: AtomicBool,
-    /// The current session's number (its low 8 bits tag its strands).
-    epoch: AtomicU64,
+    /// The current session's floor: ids below it belong to earlier sessions
+    /// (module documentation). Written by `start` under every slot lock.
+    floor: AtomicU64,
     slots: Box<[WorkerSlot]>,
     /// Strands reserved per worker before each session.
     capacity: usize,
@@ -184,7 +289,6 @@ unsafe impl Sync for Tracer {}
 
 /// What [`Tracer::stop`] hands over: every worker's buffer and the clock.
 pub(crate) struct Recording {
-    pub(crate) epoch: u64,
     pub(crate) buffers: Vec<WorkerBuffer>,
     pub(crate) conversion: clock::Conversion,
 }
@@ -203,15 +307,12 @@ impl Tracer {
         let slots = (0..workers)
             .map(|_| WorkerSlot {
                 lock: RawMutex::INIT,
-                buffer: UnsafeCell::new(WorkerBuffer {
-                    strands: ChunkedVec::new(),
-                    edges: ChunkedVec::new(),
-                }),
+                buffer: UnsafeCell::new(WorkerBuffer::new()),
             })
             .collect();
         Tracer {
             active: AtomicBool::new(false),
-            epoch: AtomicU64::new(0),
+            floor: AtomicU64::new(u64::MAX),
             slots,
             capacity,
             session: Mutex::new(None),
@@ -248,16 +349,27 @@ impl Tracer {
             // lock while `active` (re-checked in `lock_slow`), which it is
             // not between a `stop` and this `start`.
             debug_assert!(
-                buffer.strands.allocated_bytes() == 0 && buffer.edges.allocated_bytes() == 0,
+                buffer.strands.allocated_bytes() == 0
+                    && buffer.edges.allocated_bytes() == 0
+                    && buffer.blocks.is_empty(),
                 "a trace buffer outlived its session"
             );
             buffer.strands.reserve(self.capacity);
-            buffer.edges.reserve(2 * self.capacity);
+            // Saturating: the builder bounds the capacity, but an overflow
+            // here would panic with every lock held.
+            buffer.edges.reserve(self.capacity.saturating_mul(2));
         }
-        self.epoch.fetch_add(1, Ordering::Relaxed);
+        // Every block an earlier session of this runtime took was taken
+        // under a slot lock while it was active, so before its `stop` took
+        // these locks: below this reading. (Saturating: past the last block
+        // no id is handed out anyway, `take_block`.)
+        let floor = NEXT_BLOCK
+            .load(Ordering::Relaxed)
+            .saturating_mul(BLOCK_LEN as u64);
+        self.floor.store(floor, Ordering::Relaxed);
         *session = Some(clock::Reading::take());
         self.active.store(true, Ordering::Relaxed);
-        // Releasing the locks publishes the epoch and the reserved buffers to
+        // Releasing the locks publishes the floor and the reserved buffers to
         // each worker's next acquisition.
         self.unlock_all();
         Ok(())
@@ -278,18 +390,11 @@ impl Tracer {
             .map(|slot| {
                 // SAFETY: we hold the slot's lock.
                 let buffer = unsafe { &mut *slot.buffer.get() };
-                std::mem::replace(
-                    buffer,
-                    WorkerBuffer {
-                        strands: ChunkedVec::new(),
-                        edges: ChunkedVec::new(),
-                    },
-                )
+                std::mem::replace(buffer, WorkerBuffer::new())
             })
             .collect();
         self.unlock_all();
         Some(Recording {
-            epoch: self.epoch.load(Ordering::Relaxed) & 0xFF,
             buffers,
             conversion: clock::Conversion::between(start, end),
         })
@@ -303,7 +408,8 @@ struct ThreadState {
     worker: Cell<usize>,
     /// This thread holds its slot's lock.
     locked: Cell<bool>,
-    epoch: Cell<u64>,
+    /// The session's floor (`Tracer::floor`), read when the lock is taken.
+    floor: Cell<u64>,
     /// The open strand (raw `StrandRef`), 0 if none.
     open: Cell<u64>,
     open_start: Cell<u64>,
@@ -334,7 +440,7 @@ thread_local! {
             tracer: Cell::new(std::ptr::null()),
             worker: Cell::new(0),
             locked: Cell::new(false),
-            epoch: Cell::new(0),
+            floor: Cell::new(u64::MAX),
             open: Cell::new(0),
             open_start: Cell::new(0),
             task: Cell::new(0),
@@ -408,7 +514,7 @@ impl ThreadState {
             unsafe { slot.lock.unlock() };
             return false;
         }
-        self.epoch.set(tracer.epoch.load(Ordering::Relaxed) & 0xFF);
+        self.floor.set(tracer.floor.load(Ordering::Relaxed));
         // No strand is open: `open` is set only while `locked`, and `unlock`
         // clears both.
         debug_assert_eq!(self.open.get(), 0);
@@ -437,8 +543,7 @@ impl ThreadState {
     /// `now`; returns its raw reference.
     #[inline]
     fn begin_at(&self, task: u64, now: u64) -> u64 {
-        let index = self.buffer().strands.len();
-        let strand = StrandRef::new(self.epoch.get(), self.worker.get(), index).0;
+        let strand = self.buffer().next_id();
         self.open.set(strand);
         self.open_start.set(now);
         // `resume` sets it again after its strand begins.
@@ -474,9 +579,13 @@ impl ThreadState {
         strand
     }
 
+    /// Records an edge unless `from` is none or of an earlier session
+    /// (below the floor, which is above 0). `to` is a strand this session
+    /// began.
     #[inline]
     fn edge(&self, from: u64, to: u64, kind: EdgeKind) {
-        if from != 0 && to != 0 && StrandRef(from).epoch() == self.epoch.get() {
+        debug_assert_ne!(to, 0);
+        if from >= self.floor.get() {
             self.buffer().edges.push(EdgeRecord { from, to, kind });
         }
     }
@@ -594,7 +703,8 @@ pub(crate) fn resume(paused: Paused) {
         if !t.try_lock() {
             return;
         }
-        let same_session = paused.strand != 0 && StrandRef(paused.strand).epoch() == t.epoch.get();
+        // The floor is above 0, so a task that did not record is a new one.
+        let same_session = paused.strand >= t.floor.get();
         let task = if same_session { paused.task } else { 0 };
         let begun = t.begin_at(task, clock::now());
         t.edge(paused.strand, begun, EdgeKind::WaitContinue);
@@ -612,7 +722,10 @@ pub(crate) fn joined(from: StrandRef) {
         return;
     }
     THREAD.with(|t| {
-        if t.open.get() == 0 || from.epoch() != t.epoch.get() {
+        // A strand of an earlier session: no edge (nor a strand split for
+        // it). One of another runtime's session passes, and the collector
+        // drops its edge.
+        if t.open.get() == 0 || from.0 < t.floor.get() {
             return;
         }
         let current = if t.just_resumed.replace(false) {
