@@ -74,8 +74,9 @@
 //! `core::mem::size_of::<T>()` for types written in the code, module-level
 //! `const` loop bounds, the runtime's per-join frame cost — that rustc
 //! evaluates; `prescient::analysis` aggregates (ρ, λ by minimum over contexts,
-//! effort by mean, stack by maximum rounded up to a power of two, at least
-//! 16 KiB and at most the reserve: the committed stack) and decides, in
+//! effort by mean, stack by maximum rounded up to 4 KiB pages, at least
+//! 16 KiB: the committed stack; an estimate of 8 MiB or more commits
+//! nothing) and decides, in
 //! `const fn`s, with one of two sets of decision trees,
 //! `prescient::analysis::Trees`:
 //!
@@ -164,7 +165,8 @@
 //!   (`fib(n - 1)`, mutual recursion), and any recursion with a local of
 //!   unknown size or a call the macro cannot see (method calls on values,
 //!   macros, paths outside the module, calls through values), gets the
-//!   conservative 8 MiB (the default reserve). Outside recursion, unknown
+//!   conservative 8 MiB, which the runtime reads as unbounded: no stack is
+//!   committed, and the reserve is the limit. Outside recursion, unknown
 //!   pieces get generous estimates. The rules and their reasons are in the
 //!   `stack` module.
 //! * **`#[cfg]`**: the attribute sees the module before cfg stripping, so

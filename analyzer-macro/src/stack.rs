@@ -7,7 +7,9 @@
 //! thread's — so an estimate that is too small costs page faults and one
 //! that is too large costs memory, never a crash. The rules below still aim
 //! at an upper bound: where the macro cannot bound the need, it falls back
-//! to [`CONSERVATIVE_STACK_BYTES`] (the default reserve) rather than guess.
+//! to [`CONSERVATIVE_STACK_BYTES`] (the default reserve) rather than guess,
+//! which the runtime reads as "unbounded" and commits nothing for (a stack
+//! then keeps what it touched, as a thread's does).
 //!
 //! # Frames
 //!
@@ -71,8 +73,9 @@
 //! [`UNRESOLVED_ELEMENT_BYTES`] per element of an array of unknown element
 //! type, the conservative size for an array of unknown length.
 //!
-//! The aggregation (maximum over contexts, rounded up to a power of two, at
-//! least 16 KiB and at most the reserve) is done by `prescient::analysis`.
+//! The aggregation (maximum over contexts, rounded up to 4 KiB pages, at
+//! least 16 KiB; nothing committed from 8 MiB up) is done by
+//! `prescient::analysis`.
 
 use crate::model::{Callee, FnId, Node, Program, Size, WalkCtx};
 use crate::structure::CallGraph;
