@@ -252,18 +252,29 @@ pub fn lambda(program: &Program, graph: &CallGraph, context: FnId) -> u32 {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::lower::tests::program;
 
-    fn rho_lambda(src: &str, function: &str) -> (u32, u32) {
+    /// The id of the function named `name`.
+    pub(crate) fn function_named(p: &Program, name: &str) -> FnId {
+        p.functions
+            .iter()
+            .position(|f| f.name == name)
+            .expect("function exists")
+    }
+
+    /// The module `src`'s model, call graph and the id of `function`.
+    pub(crate) fn analysed(src: &str, function: &str) -> (Program, CallGraph, FnId) {
         let p = program(src);
         let g = call_graph(&p);
-        let f = p
-            .functions
-            .iter()
-            .position(|f| f.name == function)
-            .expect("function exists");
+        let f = function_named(&p, function);
+        (p, g, f)
+    }
+
+    /// ρ and λ of `function` in the module `src`.
+    pub(crate) fn rho_lambda(src: &str, function: &str) -> (u32, u32) {
+        let (p, g, f) = analysed(src, function);
         (rho(&g, f), lambda(&p, &g, f))
     }
 

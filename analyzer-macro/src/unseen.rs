@@ -95,17 +95,10 @@ pub fn context_unseen(program: &Program, graph: &CallGraph, context: FnId) -> Ve
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lower::tests::program;
-    use crate::structure::call_graph;
+    use crate::structure::tests::analysed;
 
     fn unseen(src: &str, function: &str) -> Vec<(UnseenKind, u32, String)> {
-        let p = program(src);
-        let g = call_graph(&p);
-        let f = p
-            .functions
-            .iter()
-            .position(|f| f.name == function)
-            .expect("function exists");
+        let (p, g, f) = analysed(src, function);
         context_unseen(&p, &g, f)
             .into_iter()
             .map(|s| (s.kind, s.count, s.first))

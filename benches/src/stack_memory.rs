@@ -39,7 +39,7 @@ pub mod waiting {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     /// One level per bit of `levels` (it halves: 33 levels of a `u32` at
-    /// most), each with a 448-byte local; at the bottom, [`arrive`].
+    /// most), each with a 448-byte local; at the bottom, `arrive`.
     pub fn dive(
         levels: u32,
         top: usize,

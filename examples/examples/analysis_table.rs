@@ -97,9 +97,7 @@ fn main() {
     println!(
         "stack B: the largest context estimate; rounded up to 4 KiB pages it is the committed"
     );
-    println!(
-        "stack (pre-faulted, kept by a recycled stack), none (-) from 8 MiB up (unbounded);"
-    );
+    println!("stack (pre-faulted, kept by a recycled stack), none (-) from 8 MiB up (unbounded);");
     println!("the reserve, the limit, is Params::stack_size (8 MiB) in every row.");
     println!("Each choice reads policy/capacity/buckets/committed stack.");
     println!("CF'17 trees (§3.3.4): policy PF if ρ > 5 or 1M < effort <= 1T, else DEF;");

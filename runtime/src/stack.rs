@@ -313,8 +313,9 @@ impl Drop for TaskStack {
 
 // SAFETY: `base` is the end of the mapping and `low` its start, both page
 // aligned (so aligned to `STACK_ALIGNMENT`); the lowest page is a guard page
-// (`PROT_NONE`, made in `map` before the stack is handed out), and the
-// usable part is at least `RUNTIME_STACK_HEADROOM` (64 KiB), above
+// (`PROT_NONE`, made in `map` before the stack is handed out; elsewhere
+// corosensei's `DefaultStack` made both, and its bounds are forwarded), and
+// the usable part is at least `RUNTIME_STACK_HEADROOM` (64 KiB), above
 // corosensei's minimum.
 unsafe impl Stack for TaskStack {
     #[inline]
@@ -325,6 +326,19 @@ unsafe impl Stack for TaskStack {
     #[inline]
     fn limit(&self) -> StackPointer {
         StackPointer::new(self.region.low).expect("a mapped stack is not at address 0")
+    }
+
+    // Windows keeps the stack's bounds in the thread environment block:
+    // corosensei's own stack, which this one wraps there, knows them.
+    #[cfg(windows)]
+    fn teb_fields(&self) -> corosensei::stack::StackTebFields {
+        self.inner.teb_fields()
+    }
+
+    #[cfg(windows)]
+    fn update_teb_fields(&mut self, stack_limit: usize, guaranteed_stack_bytes: usize) {
+        self.inner
+            .update_teb_fields(stack_limit, guaranteed_stack_bytes)
     }
 }
 

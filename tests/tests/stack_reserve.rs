@@ -13,7 +13,7 @@
 //!   manager, and a profiled run, each at the bottom of a 16 KiB reserve
 //!   (child processes: an overflow aborts).
 
-use prescient::{Counters, DastMode, Params, Runtime, MIN_STACK_SIZE};
+use prescient::{DastMode, Params, Runtime, MIN_STACK_SIZE};
 use prescient_tests::watchdog;
 use std::mem::MaybeUninit;
 use std::process::Command;
@@ -139,18 +139,25 @@ fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
     }
 }
 
+/// The commitment of the trimming tests.
+const COMMITTED: usize = 32 << 10;
+
+/// A one-worker runtime whose stacks commit [`COMMITTED`] bytes.
+fn committing_runtime() -> Runtime {
+    Runtime::builder()
+        .params(Params::DEFAULT.with_committed_stack_size(COMMITTED))
+        .num_workers(1)
+        .build()
+        .unwrap()
+}
+
 /// A task goes 1 MiB deep on a stack that commits 32 KiB: no overflow, and
 /// its stack goes back to 32 KiB plus one page (at the job's end, as the
 /// canary below the commitment was overwritten — `fiber.rs`'s unit tests
 /// check that path alone — or at the latest before the worker parks).
 #[test]
 fn a_deep_task_runs_past_its_commitment_and_is_trimmed_when_it_ends() {
-    const COMMITTED: usize = 32 << 10;
-    let rt = Runtime::builder()
-        .params(Params::DEFAULT.with_committed_stack_size(COMMITTED))
-        .num_workers(1)
-        .build()
-        .unwrap();
+    let rt = committing_runtime();
     let before = rt.counters();
     let (sum, address) = rt.run(|| {
         let top = stack_address();
@@ -175,14 +182,8 @@ fn a_deep_task_runs_past_its_commitment_and_is_trimmed_when_it_ends() {
 /// before it parks.
 #[test]
 fn a_stack_whose_canary_survived_is_trimmed_before_its_worker_parks() {
-    const COMMITTED: usize = 32 << 10;
-    let rt = Runtime::builder()
-        .params(Params::DEFAULT.with_committed_stack_size(COMMITTED))
-        .num_workers(1)
-        .build()
-        .unwrap();
-    let counters = |rt: &Runtime| -> Counters { rt.counters() };
-    let before = counters(&rt);
+    let rt = committing_runtime();
+    let before = rt.counters();
     let address = rt.run(|| {
         let top = stack_address();
         // 256 KiB that nobody writes, around the canary (32 KiB below the
@@ -198,7 +199,7 @@ fn a_stack_whose_canary_survived_is_trimmed_before_its_worker_parks() {
     wait_for("the worker trims its pooled stack", || {
         resident_pages_of_mapping(address).0 == COMMITTED / page() + 1
     });
-    let delta = counters(&rt).since(&before);
+    let delta = rt.counters().since(&before);
     assert!(delta.stack_trims >= 1, "{delta:?}");
 }
 

@@ -64,7 +64,7 @@ mod halves_one_ends_on_another {
         if depth == 0 {
             return here;
         }
-        if depth % 32 == 0 {
+        if depth.is_multiple_of(32) {
             let (a, b) = join(|| walk(span / 2, depth - 1), || here);
             a + b
         } else {

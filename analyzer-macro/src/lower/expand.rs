@@ -126,18 +126,7 @@ impl FnBuilder<'_> {
 mod tests {
     use crate::lower::tests::program;
     use crate::model::{Node, SiteKind, WalkCtx};
-    use crate::structure::{call_graph, lambda, rho};
-
-    fn rho_lambda(src: &str, function: &str) -> (u32, u32) {
-        let p = program(src);
-        let g = call_graph(&p);
-        let f = p
-            .functions
-            .iter()
-            .position(|f| f.name == function)
-            .expect("function exists");
-        (rho(&g, f), lambda(&p, &g, f))
-    }
+    use crate::structure::tests::{analysed, rho_lambda};
 
     #[test]
     fn spawns_and_recursion_in_a_local_macro_are_seen_at_its_use() {
@@ -215,9 +204,8 @@ mod tests {
             macro_rules! odd { (only $x:ident) => { walk($x) }; }
             pub fn walk(n: u64) { odd!(1 + 2); }
         }";
-        let p = program(src);
-        let g = call_graph(&p);
-        assert!(g.is_recursive_call(0, 0));
+        let (_, g, walk) = analysed(src, "walk");
+        assert!(g.is_recursive_call(walk, walk));
         // A macro that recurses without end stops at the depth limit.
         let src = "mod m {
             macro_rules! forever { ($($t:tt)*) => { forever!($($t)* x) }; }

@@ -210,18 +210,7 @@ fn type_of_prefix(path: &syn::Path) -> syn::Type {
 mod tests {
     use crate::lower::tests::program;
     use crate::model::{Callee, Node, WalkCtx};
-    use crate::structure::{call_graph, lambda, rho};
-
-    fn rho_lambda(src: &str, function: &str) -> (u32, u32) {
-        let p = program(src);
-        let g = call_graph(&p);
-        let f = p
-            .functions
-            .iter()
-            .position(|f| f.name == function)
-            .expect("function exists");
-        (rho(&g, f), lambda(&p, &g, f))
-    }
+    use crate::structure::tests::rho_lambda;
 
     /// The callees of the method calls named `name` in function `f`.
     fn callees(src: &str, f: &str) -> Vec<Callee> {

@@ -193,17 +193,11 @@ impl FnBuilder<'_> {
 
 #[cfg(test)]
 mod tests {
-    use crate::lower::tests::program;
-    use crate::structure::{call_graph, rho};
+    use crate::structure::rho;
+    use crate::structure::tests::analysed;
 
     fn rho_of(src: &str, function: &str) -> u32 {
-        let p = program(src);
-        let g = call_graph(&p);
-        let f = p
-            .functions
-            .iter()
-            .position(|f| f.name == function)
-            .expect("function exists");
+        let (_, g, f) = analysed(src, function);
         rho(&g, f)
     }
 
@@ -310,12 +304,12 @@ mod tests {
             pub fn run(v: Vec<u64>) { v.into_iter().for_each(go); }
             pub fn indirect(f: fn(u64)) { spawn(move || f(1)); }
         }";
-        let p = program(src);
-        let g = call_graph(&p);
+        let (p, g, run) = analysed(src, "run");
         // `run` reaches `go`'s spawn through a call in a loop.
-        assert_eq!(crate::structure::lambda(&p, &g, 1), 1);
+        assert_eq!(crate::structure::lambda(&p, &g, run), 1);
         // `go` was not made a value of the module: nothing for `f(1)`.
-        assert!(g.edges[2].is_empty());
+        let indirect = crate::structure::tests::function_named(&p, "indirect");
+        assert!(g.edges[indirect].is_empty());
     }
 
     #[test]

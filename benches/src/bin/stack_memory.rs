@@ -148,10 +148,14 @@ fn main() {
                             );
                         }
                         _ => {
+                            // The child's own last word (earlier lines may be
+                            // panics of threads it could not finish starting).
+                            let stderr = String::from_utf8_lossy(&output.stderr);
+                            let why = stderr.lines().rfind(|l| !l.trim().is_empty());
                             println!(
-                            "| {phase} | {tasks} | {workers_cell} | {config} | failed: {} | | | |",
-                            String::from_utf8_lossy(&output.stderr).trim().replace('\n', " ")
-                        )
+                                "| {phase} | {tasks} | {workers_cell} | {config} | failed: {} | | | |",
+                                why.unwrap_or("no message").trim()
+                            );
                         }
                     }
                 }

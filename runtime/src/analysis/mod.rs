@@ -308,7 +308,7 @@ pub struct ProgramAnalysis {
 
 impl ProgramAnalysis {
     /// Aggregates the contexts (CF'17 §3.3): ρ and λ by minimum, effort by
-    /// mean, stack by maximum (see [`stack_size`]).
+    /// mean, stack by maximum (see [`committed_stack_size`]).
     pub const fn new(
         module: &'static str,
         contexts: &'static [ContextAnalysis],
