@@ -214,7 +214,7 @@ mod loom_models {
     fn loom_fiber_woken_from_outside_reaches_home_and_outlives_no_runtime() {
         loom::model(|| {
             let home = new_home();
-            let fiber = Fiber::new(16 << 10, false, home.clone()).expect("map a fiber stack");
+            let fiber = Fiber::new(16 << 10, 0, home.clone()).expect("map a fiber stack");
             let fiber = FiberPtr(Box::into_raw(fiber));
             let latch = std::sync::Arc::new(Latch::new());
             // The registration the worker's main loop makes after the switch.
@@ -247,7 +247,7 @@ mod loom_models {
             let fibers: Vec<FiberPtr> = (0..2)
                 .map(|_| {
                     FiberPtr(Box::into_raw(
-                        Fiber::new(16 << 10, false, home.clone()).unwrap(),
+                        Fiber::new(16 << 10, 0, home.clone()).unwrap(),
                     ))
                 })
                 .collect();
