@@ -1042,21 +1042,8 @@ impl<'a> FnBuilder<'a> {
     /// The closure bound to a local the expression names (`l`, `&l`), if
     /// its body has not been taken yet: takes it.
     fn take_closure(&mut self, e: &syn::Expr) -> Option<Node> {
-        let mut e = strip(e);
-        while let syn::Expr::Reference(r) = e {
-            e = strip(&r.expr);
-        }
-        let syn::Expr::Path(p) = e else {
-            return None;
-        };
-        if p.qself.is_some() {
-            return None;
-        }
-        let name = p.path.get_ident()?.to_string();
-        match self.lookup(&name)? {
-            Binding::Closure(k) => self.closures.get_mut(k)?.take(),
-            _ => None,
-        }
+        let k = self.closure_binding(e)?;
+        self.closures.get_mut(k)?.take()
     }
 
     /// The body of a task passed to a spawn construct: a closure (written
@@ -1097,7 +1084,7 @@ impl<'a> FnBuilder<'a> {
     /// A call of something invisible (`what`, as written), after `args`,
     /// with its note for the report.
     fn invisible(&self, kind: UnseenKind, what: String, args: Node, span: Span) -> Node {
-        seq([Node::Unseen { kind, what, span }, external_call(args, span)])
+        noted_call(kind, what, Callee::External, args, span)
     }
 
     fn new_site(
@@ -1219,19 +1206,13 @@ impl<'a> FnBuilder<'a> {
                         if let callee @ Callee::Maybe(_) =
                             self.possible_method(&last.ident.to_string(), foreign)
                         {
-                            return seq([
-                                Node::Unseen {
-                                    kind: UnseenKind::MethodByName,
-                                    what: compact(&p.path),
-                                    span,
-                                },
-                                Node::Call {
-                                    callee,
-                                    args: Box::new(args),
-                                    span,
-                                    halves: None,
-                                },
-                            ]);
+                            return noted_call(
+                                UnseenKind::MethodByName,
+                                compact(&p.path),
+                                callee,
+                                args,
+                                span,
+                            );
                         }
                     }
                 }
@@ -1495,19 +1476,13 @@ impl<'a> FnBuilder<'a> {
         let foreign = self.foreign_value(&m.receiver);
         let what = format!(".{name}()");
         match self.possible_method(&name, foreign) {
-            callee @ Callee::Maybe(_) => seq([
-                Node::Unseen {
-                    kind: UnseenKind::MethodByName,
-                    what,
-                    span,
-                },
-                Node::Call {
-                    callee,
-                    args: Box::new(seq([receiver, seq(args)])),
-                    span,
-                    halves: None,
-                },
-            ]),
+            callee @ Callee::Maybe(_) => noted_call(
+                UnseenKind::MethodByName,
+                what,
+                callee,
+                seq([receiver, seq(args)]),
+                span,
+            ),
             _ => self.invisible(
                 UnseenKind::MethodCall,
                 what,
@@ -2284,6 +2259,21 @@ fn compact(tokens: &impl quote::ToTokens) -> String {
 }
 
 /// A call of something invisible, after `args`.
+/// A call to `callee` after `args` that the analysis sees only in part:
+/// the call, preceded by its note for the report (`kind`, `what` as
+/// written).
+fn noted_call(kind: UnseenKind, what: String, callee: Callee, args: Node, span: Span) -> Node {
+    seq([
+        Node::Unseen { kind, what, span },
+        Node::Call {
+            callee,
+            args: Box::new(args),
+            span,
+            halves: None,
+        },
+    ])
+}
+
 fn external_call(args: Node, span: Span) -> Node {
     Node::Call {
         callee: Callee::External,

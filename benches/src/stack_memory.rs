@@ -69,9 +69,10 @@ pub mod waiting {
         gate.wait();
     }
 
-    /// The address of a local of the caller's frame, as a task's top.
+    /// The address of a local of the caller's frame, as a task's (or a
+    /// thread's) top.
     #[inline(always)]
-    fn top_of_task() -> usize {
+    pub fn top_of_task() -> usize {
         let marker = 0u8;
         std::hint::black_box(std::ptr::addr_of!(marker)) as usize
     }
@@ -252,8 +253,7 @@ pub fn measure(
                     prescient::scope(|s| {
                         for _ in 0..tasks {
                             s.spawn(|_| {
-                                let marker = 0u8;
-                                let top = std::hint::black_box(std::ptr::addr_of!(marker)) as usize;
+                                let top = waiting::top_of_task();
                                 std::hint::black_box(plunge(top, deep, &|| {
                                     ready.fetch_add(1, Ordering::Release);
                                     gate.wait();
@@ -293,13 +293,12 @@ fn measure_threads(phase: &str, tasks: usize, deep: usize) -> Result<Measurement
     let ready = Arc::new(AtomicUsize::new(0));
     let used = Arc::new(AtomicUsize::new(0));
     let baseline = resident_bytes();
+    let deep_phase = phase != "suspended";
     let mut threads = Vec::with_capacity(tasks);
     for i in 0..tasks {
         let (gate, after, ready, used) = (gate.clone(), after.clone(), ready.clone(), used.clone());
-        let deep_phase = phase != "suspended";
         let spawned = std::thread::Builder::new().spawn(move || {
-            let marker = 0u8;
-            let top = std::hint::black_box(std::ptr::addr_of!(marker)) as usize;
+            let top = waiting::top_of_task();
             if deep_phase {
                 std::hint::black_box(plunge(top, deep, &|| {
                     ready.fetch_add(1, Ordering::Release);
@@ -310,8 +309,7 @@ fn measure_threads(phase: &str, tasks: usize, deep: usize) -> Result<Measurement
                 // The same frames as a task's dive, waiting on the barrier
                 // instead of an event.
                 let at_bottom = || {
-                    let here = 0u8;
-                    let here = std::hint::black_box(std::ptr::addr_of!(here)) as usize;
+                    let here = waiting::top_of_task();
                     used.fetch_add(top.saturating_sub(here), Ordering::Relaxed);
                     ready.fetch_add(1, Ordering::Release);
                     gate.wait();
@@ -323,7 +321,9 @@ fn measure_threads(phase: &str, tasks: usize, deep: usize) -> Result<Measurement
         match spawned {
             Ok(thread) => threads.push(thread),
             Err(error) => {
-                // Release the ones started, then report.
+                // The child exits with this error, and the threads it
+                // started end with it (they wait on barriers that never
+                // fill).
                 return Err(format!("thread {i} of {tasks} could not start: {error}"));
             }
         }

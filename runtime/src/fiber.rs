@@ -235,9 +235,7 @@ impl Fiber {
             CoroutineResult::Return(()) => None,
         }
     }
-}
 
-impl Fiber {
     /// Called when the fiber finished a job and goes back to the pool: if the
     /// job went below the stack's commitment (its canary changed), returns
     /// those pages to the kernel now. Returns whether it trimmed.
@@ -249,14 +247,8 @@ impl Fiber {
         // SAFETY: the fiber is idle between jobs (checked): its stack is
         // mapped (the coroutine owns it) and its only frames are the body
         // loop's, at the top, within the commitment (module assumptions).
-        unsafe {
-            if self.stack.went_past_commitment() {
-                self.stack.trim();
-                self.used_since_trim = false;
-                return true;
-            }
-        }
-        false
+        let went_deep = unsafe { self.stack.went_past_commitment() };
+        went_deep && self.trim()
     }
 
     /// Trims the idle fiber's stack back to its commitment if it ran a job
@@ -264,13 +256,18 @@ impl Fiber {
     /// (a frame can span the canary without writing it). One system call;
     /// workers call it before they park. Returns whether it trimmed.
     pub(crate) fn trim_if_used(&mut self) -> bool {
-        if !self.idle || !self.used_since_trim || self.stack.committed() == 0 {
+        self.used_since_trim && self.trim()
+    }
+
+    /// Trims the idle fiber's stack back to its commitment (nothing without
+    /// one, or while a job is on it). Returns whether it trimmed.
+    fn trim(&mut self) -> bool {
+        if !self.idle {
             return false;
         }
         self.used_since_trim = false;
         // SAFETY: idle between jobs (checked), as in `recycle`.
-        unsafe { self.stack.trim() };
-        true
+        unsafe { self.stack.trim() }
     }
 }
 
@@ -348,7 +345,7 @@ mod tests {
     fn a_job_below_the_commitment_is_trimmed_when_it_ends_and_a_shallow_one_is_not() {
         let mut fiber = Fiber::new(8 << 20, 32 << 10, Arc::new(NoHome)).unwrap();
         // Nothing ran yet: nothing to trim.
-        assert!(!fiber.recycle() || fiber.stack.committed() == 0);
+        assert!(!fiber.trim_if_used());
         // Over 256 KiB deep: the canary below the commitment is overwritten.
         run(&mut fiber, 2048);
         assert!(fiber.recycle(), "the canary saw the deep job");

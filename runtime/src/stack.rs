@@ -109,11 +109,6 @@ impl StackRegion {
         self.reserve
     }
 
-    /// Committed bytes at the top of the stack (0: none).
-    pub(crate) fn committed(&self) -> usize {
-        self.committed
-    }
-
     /// The usable range `[low, base)`: headroom and reserve.
     fn usable(&self) -> (usize, usize) {
         (self.low + self.page, self.base)
@@ -159,16 +154,16 @@ impl StackRegion {
 
     /// Returns every page below the canary page to the kernel and rewrites
     /// the canary: the stack keeps its commitment plus one page. Nothing for
-    /// a stack without a commitment.
+    /// a stack without a commitment. Returns whether it trimmed.
     ///
     /// # Safety
     /// The stack is mapped, and no live frame lies below its commitment: its
     /// coroutine is idle between jobs (the idle loop's frames are at the top,
     /// within the smallest commitment, `MIN_STACK_SIZE`), not running and not
     /// suspended inside a task.
-    pub(crate) unsafe fn trim(&self) {
+    pub(crate) unsafe fn trim(&self) -> bool {
         let Some(canary) = self.canary() else {
-            return;
+            return false;
         };
         let canary_page = canary & !(self.page - 1);
         let (usable_low, _) = self.usable();
@@ -177,6 +172,7 @@ impl StackRegion {
         }
         // SAFETY: forwarded contract.
         unsafe { self.write_canary() };
+        true
     }
 }
 
@@ -407,7 +403,7 @@ mod tests {
             region.base - region.low,
             (8 << 20) + RUNTIME_STACK_HEADROOM + page
         );
-        assert_eq!(region.committed(), 64 * 1024);
+        assert_eq!(region.committed, 64 * 1024);
         let (usable_low, base) = region.usable();
         // The commitment plus the canary page.
         assert_eq!(
@@ -436,7 +432,7 @@ mod tests {
         // SAFETY: no task runs on it.
         assert!(unsafe { region.went_past_commitment() });
         // SAFETY: no task runs on it.
-        unsafe { region.trim() };
+        assert!(unsafe { region.trim() });
         assert_eq!(
             resident_pages(usable_low, base - usable_low),
             32 * 1024 / page + 1
@@ -457,7 +453,7 @@ mod tests {
         // SAFETY: no task runs on it.
         unsafe {
             assert!(!region.went_past_commitment());
-            region.trim();
+            assert!(!region.trim());
         }
         assert_eq!(resident_pages(usable_low, base - usable_low), 1);
     }
@@ -468,7 +464,7 @@ mod tests {
         let stack = TaskStack::new(16 * 1024, 1 << 30).unwrap();
         let region = stack.region();
         let (usable_low, base) = region.usable();
-        assert_eq!(region.committed(), base - usable_low);
+        assert_eq!(region.committed, base - usable_low);
         assert_eq!(
             resident_pages(usable_low, base - usable_low),
             (base - usable_low) / page

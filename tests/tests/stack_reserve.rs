@@ -115,9 +115,7 @@ fn resident_pages_of_mapping(address: usize) -> (usize, usize, usize) {
         })
         .next()
         .expect("the stack's mapping");
-    // SAFETY: `sysconf` has no preconditions.
-    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as usize;
-    let mut vec = vec![0u8; (high - low) / page];
+    let mut vec = vec![0u8; (high - low) / page()];
     // SAFETY: `[low, high)` is a mapping of this process, page aligned;
     // `vec` has one byte per page.
     let rc = unsafe { libc::mincore(low as *mut libc::c_void, high - low, vec.as_mut_ptr()) };

@@ -156,19 +156,7 @@ impl FnBuilder<'_> {
                 values: true,
             },
         };
-        super::seq([
-            Node::Unseen {
-                kind: UnseenKind::IndirectCall,
-                what,
-                span,
-            },
-            Node::Call {
-                callee,
-                args: Box::new(args),
-                span,
-                halves: None,
-            },
-        ])
+        super::noted_call(UnseenKind::IndirectCall, what, callee, args, span)
     }
 
     /// The closure kept aside that an expression names (`l`, `&l`), taken
