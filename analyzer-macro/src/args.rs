@@ -1,10 +1,10 @@
 //! The attribute's arguments: the decision trees `PARAMS` start from and
 //! overrides of single parameters,
-//! `#[task_program(trees = cf17, stack_size = 65536, queue_policy = PF)]`.
+//! `#[task_program(trees = cf17, stack_size = 65536, queue_policy = InsertFrontStealBack)]`.
 //!
 //! | argument | value |
 //! |---|---|
-//! | `queue_policy` | `DEF`, `PF`, `BF`, `FF` or a `QueuePolicy` variant name |
+//! | `queue_policy` | a `QueuePolicy` variant name |
 //! | `queue_capacity` | `1 ..= 65536` |
 //! | `stack_size` | the reserve of every task stack (a hard limit, like a thread's; 8 MiB when absent): a power of two in `16384 ..= 1073741824` (16 KiB ..= 1 GiB) |
 //! | `dependency_buckets` | `>= 1` |
@@ -43,7 +43,7 @@ pub const MAX_STACK_SIZE: u128 = 1 << 30;
 /// A queue policy override: the `prescient::QueuePolicy` item to use.
 #[derive(Clone, Debug)]
 pub struct PolicyOverride {
-    /// `DEF`, `PF`, or a variant name of `QueuePolicy`.
+    /// A variant name of `QueuePolicy`.
     pub item: &'static str,
     /// The value as written.
     pub span: Span,
@@ -245,16 +245,15 @@ fn policy(value: &syn::Expr) -> syn::Result<PolicyOverride> {
         _ => None,
     };
     let item = match name.as_deref() {
-        Some("DEF") => "DEF",
-        Some("PF") => "PF",
-        Some("BF") | Some("InsertBackStealFront") => "InsertBackStealFront",
-        Some("FF") | Some("InsertFrontStealFront") => "InsertFrontStealFront",
         Some("InsertBackStealBack") => "InsertBackStealBack",
         Some("InsertFrontStealBack") => "InsertFrontStealBack",
+        Some("InsertBackStealFront") => "InsertBackStealFront",
+        Some("InsertFrontStealFront") => "InsertFrontStealFront",
         _ => {
             return Err(syn::Error::new(
                 value.span(),
-                "expected a queue policy: `DEF`, `PF`, `BF`, `FF` or a `QueuePolicy` variant",
+                "expected a queue policy, a `QueuePolicy` variant: `InsertBackStealBack`, \
+                 `InsertFrontStealBack`, `InsertBackStealFront` or `InsertFrontStealFront`",
             ))
         }
     };
@@ -328,14 +327,17 @@ mod tests {
     fn accepts_each_override() {
         assert!(ok("").stack_size.is_none());
         let o = ok(
-            "stack_size = 65536, queue_capacity = 8, queue_policy = PF, dependency_buckets = 97,",
+            "stack_size = 65536, queue_capacity = 8, queue_policy = InsertFrontStealBack, dependency_buckets = 97,",
         );
         assert!(
             o.stack_size.is_some() && o.queue_capacity.is_some() && o.dependency_buckets.is_some()
         );
-        assert_eq!(o.queue_policy.unwrap().item, "PF");
+        assert_eq!(o.queue_policy.unwrap().item, "InsertFrontStealBack");
         assert_eq!(
-            ok("queue_policy = FF").queue_policy.unwrap().item,
+            ok("queue_policy = InsertFrontStealFront")
+                .queue_policy
+                .unwrap()
+                .item,
             "InsertFrontStealFront"
         );
         assert!(ok("stack_size = 64 * 1024").stack_size.is_some());

@@ -10,7 +10,7 @@
 //! const __PRESCIENT_SITES, __PRESCIENT_CONTEXT_SITES_c, __PRESCIENT_CONTEXTS  // tables
 //! const __PRESCIENT_CONTEXT_UNSEEN_c: [Unseen; n] // per context, what it could not see
 //! pub const ANALYSIS: ProgramAnalysis        // raw analysis + const fn aggregation
-//! pub const PARAMS: Params                   // decide(&ANALYSIS) (decide_with with `trees`), overrides, checked
+//! pub const PARAMS: Params                   // ANALYSIS.params(trees), overrides, checked
 //! ```
 //!
 //! Recognised `join(a, b)` calls become
@@ -405,9 +405,9 @@ pub fn analysis_items(
     let mut params = match &overrides.trees {
         Some(t) => {
             let item = syn::Ident::new(t.item, t.span);
-            quote_spanned!(t.span=> #pa::decide_with(&ANALYSIS, #pa::Trees::#item))
+            quote_spanned!(t.span=> ANALYSIS.params(#pa::Trees::#item))
         }
-        None => quote!(#pa::decide(&ANALYSIS)),
+        None => quote!(ANALYSIS.params(#pa::Trees::DEFAULT)),
     };
     if let Some(p) = &overrides.queue_policy {
         let item = syn::Ident::new(p.item, p.span);
@@ -564,18 +564,18 @@ mod tests {
         };
         let out = expand_with(quote!());
         assert!(
-            out.contains("PARAMS : :: prescient :: Params = :: prescient :: analysis :: decide (& ANALYSIS) . checked ()"),
+            out.contains("PARAMS : :: prescient :: Params = ANALYSIS . params (:: prescient :: analysis :: Trees :: DEFAULT) . checked ()"),
             "{out}"
         );
         assert!(out.contains("calibrated on this runtime unless"), "{out}");
         let out = expand_with(quote!(trees = cf17, queue_capacity = 8));
         assert!(
-            out.contains("PARAMS : :: prescient :: Params = :: prescient :: analysis :: decide_with (& ANALYSIS , :: prescient :: analysis :: Trees :: Cf17) . with_queue_capacity (8) . checked ()"),
+            out.contains("PARAMS : :: prescient :: Params = ANALYSIS . params (:: prescient :: analysis :: Trees :: Cf17) . with_queue_capacity (8) . checked ()"),
             "{out}"
         );
         let out = expand_with(quote!(crate = rt, trees = Calibrated));
         assert!(
-            out.contains("PARAMS : rt :: Params = rt :: analysis :: decide_with (& ANALYSIS , rt :: analysis :: Trees :: Calibrated) . checked ()"),
+            out.contains("PARAMS : rt :: Params = ANALYSIS . params (rt :: analysis :: Trees :: Calibrated) . checked ()"),
             "{out}"
         );
     }

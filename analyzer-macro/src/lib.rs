@@ -102,7 +102,7 @@
 //! the decision trees `PARAMS` start from (calibrated when absent). Each other
 //! argument overrides one parameter, on top of the trees' choice:
 //! `#[task_program(stack_size = 65536)]`, `queue_capacity = 8`,
-//! `queue_policy = PF` (`DEF`, `PF`, `BF`, `FF` or a `QueuePolicy` variant),
+//! `queue_policy = InsertFrontStealBack` (a `QueuePolicy` variant name),
 //! `dependency_buckets = 97`. Integer literals are validated by the macro;
 //! other `const` expressions by `Params::checked` at compile time.
 //! `stack_size = …` sets the reserve of every task stack — the hard limit,
@@ -292,7 +292,7 @@ use quote::{quote, ToTokens};
 ///
 /// `trees = cf17` / `trees = calibrated` picks the decision trees; the other
 /// arguments override single parameters on top of them and keep the rest:
-/// `#[task_program(stack_size = 65536, queue_capacity = 8, queue_policy = PF,
+/// `#[task_program(stack_size = 65536, queue_capacity = 8, queue_policy = InsertFrontStealBack,
 /// dependency_buckets = 97)]`; `crate = path` names a renamed `prescient`
 /// dependency (otherwise read from the crate's `Cargo.toml`). A misspelt or malformed argument, or the attribute on anything
 /// but an inline module, is a compile error pointing at it.

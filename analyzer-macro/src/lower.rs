@@ -2473,7 +2473,8 @@ pub(crate) mod tests {
     fn dataflow_tasks_are_sites() {
         let p = program(
             "mod m {
-                use prescient::{dataflow, Dataflow};
+                use prescient::dataflow;
+                use prescient::dataflow::Dataflow;
                 fn submit(df: &Dataflow<'_, '_>, x: &u64) { df.task((), |()| {}); }
                 fn f() -> u64 {
                     dataflow(|df| {

@@ -1,7 +1,7 @@
 //! End-to-end tests of `#[task_program]`: the expansion compiles against the
 //! real runtime, the program computes the same thing, and the emitted
 //! `ANALYSIS` and the parameters are what the decision trees say: `PARAMS`
-//! the calibrated trees' (the default), `ANALYSIS.params_with(Trees::Cf17)`
+//! the calibrated trees' (the default), `ANALYSIS.params(Trees::Cf17)`
 //! CF'17's. Run under both the debug and the release test profile (the
 //! per-join frame cost differs).
 
@@ -89,7 +89,7 @@ pub mod coarse {
     }
 }
 
-#[task_program(stack_size = 65536, queue_policy = PF, queue_capacity = 32, dependency_buckets = 1021)]
+#[task_program(stack_size = 65536, queue_policy = InsertFrontStealBack, queue_capacity = 32, dependency_buckets = 1021)]
 pub mod overridden {
     pub fn f() -> (u32, u32) {
         prescient::join(|| 1, || 2)
@@ -292,16 +292,16 @@ fn fib_is_recursive_and_tiny() {
     assert_eq!(a.lambda, 0);
     assert!(a.effort < 100, "{a}");
     // CF'17: ρ = 2 ≤ 5 and a tiny effort: DEF, capacity 4; ρ > 0: 256019.
-    let cf17 = a.params_with(Trees::Cf17);
-    assert_eq!(cf17.queue_policy, QueuePolicy::DEF);
+    let cf17 = a.params(Trees::Cf17);
+    assert_eq!(cf17.queue_policy, QueuePolicy::InsertBackStealBack);
     assert_eq!(cf17.queue_capacity, 4);
     assert_eq!(cf17.dependency_buckets, 256_019);
     assert_eq!(cf17.committed_stack_size, a.committed_stack_size);
     // Calibrated (`PARAMS`): effort 6 < 7667: fine or opaque tasks, BF/32;
     // buckets as CF'17.
     const P: Params = fib::PARAMS;
-    assert_eq!(P, a.params());
-    assert_eq!(P, a.params_with(Trees::Calibrated));
+    assert_eq!(P, a.params(prescient::analysis::Trees::DEFAULT));
+    assert_eq!(P, a.params(Trees::Calibrated));
     assert!(a.effort < 7_667, "{a}");
     assert_eq!(P.queue_policy, QueuePolicy::InsertBackStealFront);
     assert_eq!(P.queue_capacity, 32);
@@ -325,13 +325,13 @@ fn loop_program_gets_cf17_capacity_128() {
     assert!(a.sites[0].in_loop);
     // CF'17: ρ = 0 and λ > 0 (loop parallelism): capacity 128; ρ = 0: 97
     // buckets; effort ≤ 1M: DEF.
-    let cf17 = a.params_with(Trees::Cf17);
+    let cf17 = a.params(Trees::Cf17);
     assert_eq!(cf17.queue_capacity, 128);
     assert_eq!(cf17.dependency_buckets, 97);
-    assert_eq!(cf17.queue_policy, QueuePolicy::DEF);
+    assert_eq!(cf17.queue_policy, QueuePolicy::InsertBackStealBack);
     // Calibrated (`PARAMS`): effort 304 < 7667: fine or opaque tasks, BF/32;
     // buckets as CF'17.
-    assert_eq!(loops::PARAMS, a.params_with(Trees::Calibrated));
+    assert_eq!(loops::PARAMS, a.params(Trees::Calibrated));
     assert!(a.effort < 7_667, "{a}");
     assert_eq!(
         loops::PARAMS.queue_policy,
@@ -358,14 +358,17 @@ fn const_loop_bounds_are_evaluated_by_rustc() {
     assert!(a.sites[0].static_effort > 2_000_000 * 20, "{a}");
     assert!(a.effort > 1_000_000 && a.effort <= 1_000_000_000_000);
     // CF'17: 1M < effort ≤ 1T: PF, capacity 8; ρ = 0: 97 buckets.
-    let cf17 = a.params_with(Trees::Cf17);
-    assert_eq!(cf17.queue_policy, QueuePolicy::PF);
+    let cf17 = a.params(Trees::Cf17);
+    assert_eq!(cf17.queue_policy, QueuePolicy::InsertFrontStealBack);
     assert_eq!(cf17.queue_capacity, 8);
     assert_eq!(cf17.dependency_buckets, 97);
     // Calibrated (`PARAMS`): effort > 1M ≥ 7667: visible work, DEF/8; 97
     // buckets.
-    assert_eq!(coarse::PARAMS, a.params_with(Trees::Calibrated));
-    assert_eq!(coarse::PARAMS.queue_policy, QueuePolicy::DEF);
+    assert_eq!(coarse::PARAMS, a.params(Trees::Calibrated));
+    assert_eq!(
+        coarse::PARAMS.queue_policy,
+        QueuePolicy::InsertBackStealBack
+    );
     assert_eq!(coarse::PARAMS.queue_capacity, 8);
     assert_eq!(coarse::PARAMS.dependency_buckets, 97);
     assert_eq!(coarse::run(), coarse::heavy(1));
@@ -375,7 +378,7 @@ fn const_loop_bounds_are_evaluated_by_rustc() {
 fn overrides_replace_single_parameters() {
     const P: Params = overridden::PARAMS;
     assert_eq!(P.stack_size, 65536);
-    assert_eq!(P.queue_policy, QueuePolicy::PF);
+    assert_eq!(P.queue_policy, QueuePolicy::InsertFrontStealBack);
     assert_eq!(P.queue_capacity, 32);
     assert_eq!(P.dependency_buckets, 1021);
     // Without the overrides: calibrated (the default trees), effort 0 < 7667
@@ -383,14 +386,20 @@ fn overrides_replace_single_parameters() {
     // 4 (ρ = 0 but λ = 0: no loop). Each override replaces only its field.
     let a = overridden::ANALYSIS;
     assert_eq!(a.effort, 0, "{a}");
-    assert_eq!(a.params().queue_policy, QueuePolicy::InsertBackStealFront);
-    assert_eq!(a.params().queue_capacity, 32);
-    assert_eq!(a.params_with(Trees::Cf17).queue_capacity, 4);
+    assert_eq!(
+        a.params(prescient::analysis::Trees::DEFAULT).queue_policy,
+        QueuePolicy::InsertBackStealFront
+    );
+    assert_eq!(
+        a.params(prescient::analysis::Trees::DEFAULT).queue_capacity,
+        32
+    );
+    assert_eq!(a.params(Trees::Cf17).queue_capacity, 4);
     assert_eq!(
         P,
-        a.params()
+        a.params(prescient::analysis::Trees::DEFAULT)
             .with_stack_size(65536)
-            .with_queue_policy(QueuePolicy::PF)
+            .with_queue_policy(QueuePolicy::InsertFrontStealBack)
             .with_queue_capacity(32)
             .with_dependency_buckets(1021)
     );
@@ -522,7 +531,7 @@ fn standard_methods_of_module_names_are_not_recursion() {
     let a = &rows::ANALYSIS;
     assert_eq!((a.rho, a.lambda), (0, 1));
     // A loop program's parameters: CF'17's capacity 128.
-    assert_eq!(a.params_with(Trees::Cf17).queue_capacity, 128);
+    assert_eq!(a.params(Trees::Cf17).queue_capacity, 128);
 }
 
 #[test]

@@ -44,8 +44,8 @@ fn row(name: &str, a: &ProgramAnalysis) -> String {
         a.lambda,
         a.effort,
         a.stack_estimate,
-        choice(&a.params_with(Trees::Cf17)),
-        choice(&a.params_with(Trees::Calibrated)),
+        choice(&a.params(Trees::Cf17)),
+        choice(&a.params(Trees::Calibrated)),
     )
 }
 
@@ -89,7 +89,7 @@ fn main() {
     println!("{header}");
     println!("{}", "-".repeat(header.chars().count()));
     for program in PROGRAMS {
-        assert_eq!(program.params, program.analysis.params_with(Trees::DEFAULT));
+        assert_eq!(program.params, program.analysis.params(Trees::DEFAULT));
         println!("{}", row(program.name, &program.analysis));
     }
     println!();

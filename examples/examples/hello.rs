@@ -19,7 +19,7 @@ fn fib(n: u64) -> u64 {
 fn main() {
     // Parameters are a `const`: an invalid value is a compile error.
     const PARAMS: Params = Params::DEFAULT
-        .with_queue_policy(QueuePolicy::PF)
+        .with_queue_policy(QueuePolicy::InsertFrontStealBack)
         .with_queue_capacity(4)
         .with_stack_size(256 * 1024)
         .checked();

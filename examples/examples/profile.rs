@@ -10,7 +10,8 @@
 //!
 //! WORKERS defaults to the hardware threads.
 
-use prescient::{Params, Profile, Runtime};
+use prescient::profile::Profile;
+use prescient::{Params, Runtime};
 use prescient_benches::annotated::{alignment, fib, sparselu};
 use std::path::PathBuf;
 

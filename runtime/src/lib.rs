@@ -10,8 +10,9 @@
 //! * **Loops**: [`for_range`] and [`for_range_chunked`] run a body over a
 //!   range of indices with a grain size, split in halves by [`join`] as far
 //!   as the runtime finds it worth deferring them.
-//! * **Dataflow**: [`dataflow`] tasks declare `in`/`out`/`inout` accesses to
-//!   runtime-owned [`Data`] and [`Tiles`]; the runtime orders them as OpenMP
+//! * **Dataflow**: [`dataflow()`] tasks declare `in`/`out`/`inout` accesses to
+//!   runtime-owned [`Data`](dataflow::Data) and [`Tiles`](dataflow::Tiles) (the
+//!   [`dataflow`](mod@dataflow) module); the runtime orders them as OpenMP
 //!   `depend` clauses would, and their bodies get plain `&T`/`&mut T`.
 //! * **Analysis**: [`task_program`] reads a module of task code at compile
 //!   time and chooses its [`Params`] — queue policy, queue capacity (lazy
@@ -40,7 +41,7 @@
 //! ```
 //! use prescient::{Params, QueuePolicy, Runtime};
 //! const PARAMS: Params = Params::DEFAULT
-//!     .with_queue_policy(QueuePolicy::PF)
+//!     .with_queue_policy(QueuePolicy::InsertFrontStealBack)
 //!     .with_queue_capacity(4)
 //!     .checked(); // an invalid value fails compilation
 //! let runtime = Runtime::builder().params(PARAMS).num_workers(2).build().unwrap();
@@ -78,8 +79,8 @@
 //! use prescient::analysis::Trees;
 //! assert_eq!(fib::PARAMS.queue_policy, prescient::QueuePolicy::InsertBackStealFront);
 //! assert_eq!(fib::PARAMS.queue_capacity, 32);
-//! let cf17 = fib::ANALYSIS.params_with(Trees::Cf17);
-//! assert_eq!(cf17.queue_policy, prescient::QueuePolicy::DEF);
+//! let cf17 = fib::ANALYSIS.params(Trees::Cf17);
+//! assert_eq!(cf17.queue_policy, prescient::QueuePolicy::InsertBackStealBack);
 //! let runtime = prescient::Runtime::builder()
 //!     .params(fib::PARAMS)
 //!     .num_workers(2)
@@ -148,7 +149,7 @@
 pub mod analysis;
 mod counters;
 mod dast;
-mod dataflow;
+pub mod dataflow;
 mod deque;
 mod event;
 mod fiber;
@@ -181,19 +182,14 @@ mod topology;
 mod trace;
 
 pub use counters::Counters;
-#[cfg(feature = "dast-stats")]
-pub use dast::stats::{DastStats, Timing};
-pub use dataflow::{
-    dataflow, Accesses, Data, Dataflow, In, InOut, Out, TaskArgs, TileIn, TileInOut, TileOut, Tiles,
-};
+pub use dataflow::dataflow;
 pub use event::Event;
 pub use group::TaskGroup;
-pub use inlining::{InliningReport, SiteReport, ADAPTIVE_START_THRESHOLD, HEARTBEAT_OVERHEADS};
+pub use inlining::{InliningReport, SiteReport};
 pub use join::join;
 pub use params::{
     DastMode, Inlining, Params, ParamsError, Pinning, QueuePolicy, DEFAULT_STACK_SIZE,
-    MAX_DEPENDENCY_BUCKETS, MAX_INLINING_THRESHOLD, MAX_QUEUE_CAPACITY, MAX_STACK_SIZE,
-    MIN_STACK_SIZE, RUNTIME_STACK_HEADROOM,
+    MAX_DEPENDENCY_BUCKETS, MAX_QUEUE_CAPACITY, MAX_STACK_SIZE, MIN_STACK_SIZE,
 };
 /// The static analyzer: put it on an inline module of task code to get that
 /// program's [`Params`] as `PARAMS` (and the analysis behind them as
@@ -202,11 +198,7 @@ pub use params::{
 /// for a runnable example, and [`analysis`] for the decision trees.
 #[doc(inline)]
 pub use prescient_macros::task_program;
-#[cfg(feature = "trace")]
-pub use profile::{InlineOnPath, Profile, ProfileError, ProfileFiles};
 pub use range::{for_range, for_range_chunked};
-#[cfg(feature = "trace")]
-pub use runtime::MAX_TRACE_CAPACITY;
 pub use runtime::{
     current_worker_index, num_workers, BuildError, Runtime, RuntimeBuilder, MAX_WORKERS,
 };

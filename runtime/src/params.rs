@@ -36,10 +36,6 @@ pub enum QueuePolicy {
 }
 
 impl QueuePolicy {
-    /// Insieme's default policy, `DEF` in CF'17.
-    pub const DEF: QueuePolicy = QueuePolicy::InsertBackStealBack;
-    /// The "self push front" policy, `PF` in CF'17.
-    pub const PF: QueuePolicy = QueuePolicy::InsertFrontStealBack;
     /// All four policies, for tests and sweeps.
     pub const ALL: [QueuePolicy; 4] = [
         QueuePolicy::InsertBackStealBack,
@@ -168,7 +164,7 @@ pub const DEFAULT_STACK_SIZE: usize = 8 * 1024 * 1024;
 /// at its very bottom still reaches its joiner. Mapped like the reserve: it
 /// costs nothing until used. A user's own panic hook runs in this budget
 /// too; one that needs more needs a larger `stack_size`.
-pub const RUNTIME_STACK_HEADROOM: usize = 64 * 1024;
+pub(crate) const RUNTIME_STACK_HEADROOM: usize = 64 * 1024;
 /// The largest deque capacity accepted: 2^16.
 pub const MAX_QUEUE_CAPACITY: usize = 1 << 16;
 /// The most dependency-table buckets accepted: 2^24 (16,777,216). The table
@@ -182,7 +178,7 @@ pub const MAX_DEPENDENCY_BUCKETS: usize = 1 << 24;
 /// ```
 /// use prescient::{Params, QueuePolicy};
 /// const TUNED: Params = Params::DEFAULT
-///     .with_queue_policy(QueuePolicy::PF)
+///     .with_queue_policy(QueuePolicy::InsertFrontStealBack)
 ///     .with_queue_capacity(4)
 ///     .with_stack_size(64 * 1024)
 ///     .checked(); // an invalid value here fails compilation
@@ -203,7 +199,9 @@ pub struct Params {
     /// The task stack *reserve*: how deep a task may go, a hard limit like a
     /// thread's stack size. A power of two in `16 KiB ..= 1 GiB`; 8 MiB by
     /// default. Each stack maps it without commit charge (untouched pages
-    /// cost nothing), plus [`RUNTIME_STACK_HEADROOM`] and a guard page; a task
+    /// cost nothing), plus 64 KiB for the runtime's own paths (a panic
+    /// caught at the bottom of the reserve still reaches its joiner) and a
+    /// guard page; a task
     /// that goes deeper aborts the process with a message naming this size.
     pub stack_size: usize,
     /// The task stack *commitment*: the bytes at the top of each stack that
@@ -239,8 +237,7 @@ pub struct Params {
 /// mean the same from a laptop to a 256-thread host.
 ///
 /// An inlined site never removes all parallelism: it checks its worker's
-/// "a thief is hungry" flag every few executions (about every
-/// [`HEARTBEAT_OVERHEADS`](crate::HEARTBEAT_OVERHEADS) spawn
+/// "a thief is hungry" flag every few executions (about every 1,024 spawn
 /// overheads of its work) and, when a thief asked, takes the spawning path
 /// once, which hands the thief the oldest pending work.
 ///
@@ -268,12 +265,12 @@ pub enum Inlining {
         count: u32,
         /// Inline below this many spawn overheads of mean task time.
         lower: u32,
-        /// Spawn above this many spawn overheads; `lower <= upper <=`
-        /// [`MAX_INLINING_THRESHOLD`].
+        /// Spawn above this many spawn overheads; `lower <= upper <=
+        /// 65,536` (2^16).
         upper: u32,
     },
     /// Wagle's Algorithm 2: each site searches its own threshold at run time.
-    /// It starts at [`ADAPTIVE_START_THRESHOLD`](crate::ADAPTIVE_START_THRESHOLD)
+    /// It starts at 8 spawn
     /// overheads with a hysteresis band around it; after each window of
     /// samples the threshold halves (down to 1) when workers went hungry
     /// while the site inlined and its tasks average at least 128 spawn
@@ -359,7 +356,7 @@ impl fmt::Display for Inlining {
 
 /// The largest `lower`/`upper` of [`Inlining::Baseline`], in spawn overheads
 /// (2^16: with a 30 ns overhead, about 2 ms of task time).
-pub const MAX_INLINING_THRESHOLD: u32 = 1 << 16;
+pub(crate) const MAX_INLINING_THRESHOLD: u32 = 1 << 16;
 
 /// Why a [`Params`] value is invalid.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -381,8 +378,8 @@ pub enum ParamsError {
     ZeroInliningCount,
     /// [`Inlining::Baseline`] with `lower > upper`; holds `lower`.
     InliningBandInverted(u32),
-    /// [`Inlining::Baseline`] with `upper >`
-    /// [`MAX_INLINING_THRESHOLD`]; holds `upper`.
+    /// [`Inlining::Baseline`] with `upper` above 65,536 (2^16) spawn
+    /// overheads; holds `upper`.
     InliningThresholdTooLarge(u32),
 }
 
@@ -443,7 +440,7 @@ impl Params {
     /// stack reserves with no commitment; the adaptive DAST manager and
     /// adaptive inlining.
     pub const DEFAULT: Params = Params {
-        queue_policy: QueuePolicy::DEF,
+        queue_policy: QueuePolicy::InsertBackStealBack,
         queue_capacity: 16,
         stack_size: DEFAULT_STACK_SIZE,
         committed_stack_size: 0,
@@ -473,7 +470,7 @@ impl Params {
     }
 
     /// Returns these parameters with `committed_stack_size`, the stack
-    /// commitment, replaced; [`decide`](crate::analysis::decide) sets it to
+    /// commitment, replaced; [`ProgramAnalysis::params`](crate::analysis::ProgramAnalysis::params) sets it to
     /// the `#[task_program]` estimate.
     pub const fn with_committed_stack_size(mut self, committed_stack_size: usize) -> Params {
         self.committed_stack_size = committed_stack_size;
@@ -583,7 +580,10 @@ mod tests {
     #[test]
     fn default_is_valid_and_insieme() {
         assert_eq!(Params::DEFAULT.validate(), Ok(()));
-        assert_eq!(Params::DEFAULT.queue_policy, QueuePolicy::DEF);
+        assert_eq!(
+            Params::DEFAULT.queue_policy,
+            QueuePolicy::InsertBackStealBack
+        );
         assert_eq!(Params::DEFAULT.queue_capacity, 16);
         assert_eq!(Params::DEFAULT.stack_size, 8 << 20);
         assert_eq!(Params::DEFAULT.dependency_buckets, 97);

@@ -6,6 +6,7 @@
 //! The analysis types are those of `prescient_graph::trace`, re-exported
 //! here: a [`Profile`] gives its [`Dag`] and [`Analysis`].
 
+pub use crate::runtime::{Tracing, MAX_TRACE_CAPACITY};
 pub use crate::trace::TraceStats;
 pub use prescient_graph::trace::{
     Analysis, CriticalPath, Dag, Edge, EdgeKind, ParallelismProfile, PathStep, PathTask,

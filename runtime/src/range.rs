@@ -218,7 +218,7 @@ mod tests {
     /// published and taken back — the deepest path a split can take.
     fn stack_below_loop(levels: u32) -> usize {
         let params = crate::Params::DEFAULT
-            .with_queue_policy(crate::QueuePolicy::PF)
+            .with_queue_policy(crate::QueuePolicy::InsertFrontStealBack)
             .checked();
         let runtime = Runtime::builder()
             .params(params)

@@ -20,11 +20,45 @@ use std::thread::JoinHandle;
 /// threads started before the mistake shows.
 pub const MAX_WORKERS: usize = 4096;
 
-/// Strands reserved per worker by [`RuntimeBuilder::trace`].
+/// Whether and how a runtime records for the profiler: the argument of
+/// [`RuntimeBuilder::trace`] (`true` and `false` convert to it). Requires
+/// the cargo feature `trace`; reachable as `prescient::profile::Tracing`.
 #[cfg(feature = "trace")]
-const DEFAULT_TRACE_CAPACITY: usize = 1 << 14;
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Tracing {
+    /// No recording: [`Runtime::profile`] answers
+    /// `ProfileError::NotTracing`. The builder's default.
+    Off,
+    /// Record, reserving room for this many strands per worker (and twice
+    /// as many edges) before each profiled run, so that a run of that size
+    /// allocates nothing while it records. Longer runs still record
+    /// everything: a worker then allocates one more chunk of 65,536 records
+    /// when it fills one. At most [`MAX_TRACE_CAPACITY`]:
+    /// [`build`](RuntimeBuilder::build) fails with
+    /// [`BuildError::TraceCapacityTooLarge`] above it. `0` is valid: nothing
+    /// is reserved, and every chunk is allocated (and its pages faulted in)
+    /// while the run records, which shows in the recorded times.
+    Reserve(usize),
+}
 
-/// The most strands [`RuntimeBuilder::trace_capacity`] reserves per worker:
+#[cfg(feature = "trace")]
+impl Tracing {
+    /// What `true` means: record, reserving 16,384 strands per worker.
+    pub const ON: Tracing = Tracing::Reserve(1 << 14);
+}
+
+#[cfg(feature = "trace")]
+impl From<bool> for Tracing {
+    fn from(enabled: bool) -> Tracing {
+        if enabled {
+            Tracing::ON
+        } else {
+            Tracing::Off
+        }
+    }
+}
+
+/// The most strands [`Tracing::Reserve`] reserves per worker:
 /// 2^24 (16,777,216). A larger value is a
 /// [`BuildError::TraceCapacityTooLarge`], not a profile that faults in
 /// memory until the OOM killer comes.
@@ -38,7 +72,7 @@ const DEFAULT_TRACE_CAPACITY: usize = 1 << 14;
 /// records more than it reserved goes on, its buffers growing by chunks of
 /// 65,536 records as they fill. And with 256 workers the reservations
 /// alone reach the 2^32 − 2 strands one profile can hold
-/// ([`ProfileError::TraceTooLarge`](crate::ProfileError::TraceTooLarge)).
+/// ([`ProfileError::TraceTooLarge`](crate::profile::ProfileError::TraceTooLarge)).
 #[cfg(feature = "trace")]
 pub const MAX_TRACE_CAPACITY: usize = 1 << 24;
 
@@ -70,7 +104,7 @@ pub enum BuildError {
     TooManyWorkers(usize),
     /// `max_live_stacks(0)` was requested.
     ZeroStackCap,
-    /// [`RuntimeBuilder::trace_capacity`] asked for more than
+    /// [`Tracing::Reserve`] asked for more than
     /// [`MAX_TRACE_CAPACITY`] strands per worker.
     #[cfg(feature = "trace")]
     TraceCapacityTooLarge(usize),
@@ -90,7 +124,7 @@ impl fmt::Display for BuildError {
             #[cfg(feature = "trace")]
             BuildError::TraceCapacityTooLarge(strands) => write!(
                 f,
-                "trace_capacity reserves at most {MAX_TRACE_CAPACITY} strands per worker \
+                "Tracing::Reserve reserves at most {MAX_TRACE_CAPACITY} strands per worker \
                  (got {strands}); a run may record more than it reserves"
             ),
             BuildError::Spawn(error) => write!(f, "could not spawn a worker thread: {error}"),
@@ -190,13 +224,14 @@ impl RuntimeBuilder {
         self
     }
 
-    /// Whether [`Runtime::profile`] may record this runtime's runs (default:
-    /// no). A runtime built without it runs exactly as an untraced one,
-    /// apart from one thread-local check per task operation; with it, each
-    /// worker reserves room for 16,384 strands and 32,768 edges before each
-    /// profiled run ([`trace_capacity`](Self::trace_capacity)), in whole
-    /// chunks of 65,536 records: one chunk of 40-byte strands and one of
-    /// 24-byte edges, 4 MiB (about 4.2 MB), its pages touched.
+    /// Whether [`Runtime::profile`] may record this runtime's runs, and how
+    /// much it reserves for them (default: [`Tracing::Off`]). `true` is
+    /// [`Tracing::ON`]: each worker reserves room for 16,384 strands and
+    /// 32,768 edges before each profiled run, in whole chunks of 65,536
+    /// records: one chunk of 40-byte strands and one of 24-byte edges,
+    /// 4 MiB (about 4.2 MB), its pages touched; [`Tracing::Reserve`] sets
+    /// the reservation. A runtime built without tracing runs exactly as an
+    /// untraced one, apart from one thread-local check per task operation.
     /// Requires the cargo feature `trace`.
     ///
     /// ```
@@ -208,25 +243,11 @@ impl RuntimeBuilder {
     /// assert!(profile.dag().strands().len() >= 1);
     /// ```
     #[cfg(feature = "trace")]
-    pub fn trace(mut self, enabled: bool) -> Self {
-        self.trace_capacity =
-            enabled.then(|| self.trace_capacity.unwrap_or(DEFAULT_TRACE_CAPACITY));
-        self
-    }
-
-    /// Enables tracing (see [`trace`](Self::trace)) and reserves room for
-    /// `strands` strands per worker (and twice as many edges) before each
-    /// profiled run, so that a run of that size allocates nothing while it
-    /// records. Longer runs still record everything: a worker then
-    /// allocates one more chunk of 65,536 records when it fills one.
-    ///
-    /// At most [`MAX_TRACE_CAPACITY`]: [`build`](Self::build) fails with
-    /// [`BuildError::TraceCapacityTooLarge`] above it. `0` is valid: nothing
-    /// is reserved, and every chunk is allocated (and its pages faulted in)
-    /// while the run records, which shows in the recorded times.
-    #[cfg(feature = "trace")]
-    pub fn trace_capacity(mut self, strands: usize) -> Self {
-        self.trace_capacity = Some(strands);
+    pub fn trace(mut self, tracing: impl Into<Tracing>) -> Self {
+        self.trace_capacity = match tracing.into() {
+            Tracing::Off => None,
+            Tracing::Reserve(strands) => Some(strands),
+        };
         self
     }
 

@@ -626,12 +626,12 @@ pub fn check_aggregation(name: &str, params: Params, a: &prescient::analysis::Pr
     );
     assert_eq!(
         params,
-        a.params(),
+        a.params(analysis::Trees::DEFAULT),
         "{name}: PARAMS is decide(&ANALYSIS)\n{a}"
     );
     assert_eq!(params.validate(), Ok(()), "{name}");
     // CF'17's trees, rule by rule, on the aggregated features.
-    let cf17 = a.params_with(analysis::Trees::Cf17);
+    let cf17 = a.params(analysis::Trees::Cf17);
     assert_eq!(
         cf17.queue_policy,
         analysis::cf17::queue_policy(a.rho, a.effort),
@@ -654,11 +654,7 @@ pub fn check_aggregation(name: &str, params: Params, a: &prescient::analysis::Pr
     assert_eq!(cf17.stack_size, params.stack_size, "{name}\n{a}");
     // The calibrated trees (`PARAMS`), rule by rule.
     use analysis::calibrated;
-    assert_eq!(
-        params,
-        a.params_with(analysis::Trees::Calibrated),
-        "{name}\n{a}"
-    );
+    assert_eq!(params, a.params(analysis::Trees::Calibrated), "{name}\n{a}");
     assert_eq!(
         params.queue_policy,
         calibrated::queue_policy(a.rho, a.lambda, a.effort),

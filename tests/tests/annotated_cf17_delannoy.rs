@@ -74,12 +74,15 @@ fn delannoy_is_recursive_with_tiny_tasks() {
         assert_eq!(site.function, "delannoy", "{a}");
     }
     assert_eq!((a.rho, a.lambda), (3, 0), "three calls back, no loop\n{a}");
-    assert!(a.effort < analysis::COARSE_EFFORT_MIN, "tiny effort\n{a}");
+    assert!(
+        a.effort < analysis::cf17::COARSE_EFFORT_MIN,
+        "tiny effort\n{a}"
+    );
     // CF'17's trees.
-    let cf17 = a.params_with(Trees::Cf17);
+    let cf17 = a.params(Trees::Cf17);
     assert_eq!(
         cf17.queue_policy,
-        QueuePolicy::DEF,
+        QueuePolicy::InsertBackStealBack,
         "ρ = 3 <= 5, effort <= 1M"
     );
     assert_eq!(cf17.queue_capacity, 4);

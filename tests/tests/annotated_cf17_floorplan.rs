@@ -74,12 +74,12 @@ fn floorplan_is_recursive_with_a_spawn_in_a_loop() {
     assert!(a.sites[0].in_loop, "{a}");
     assert_eq!(a.sites[0].function, "add_cell", "{a}");
     assert_eq!((a.rho, a.lambda), (1, 1), "{a}");
-    assert!(a.effort < analysis::COARSE_EFFORT_MIN, "{a}");
+    assert!(a.effort < analysis::cf17::COARSE_EFFORT_MIN, "{a}");
     // CF'17's trees.
-    let cf17 = a.params_with(Trees::Cf17);
+    let cf17 = a.params(Trees::Cf17);
     assert_eq!(
         cf17.queue_policy,
-        QueuePolicy::DEF,
+        QueuePolicy::InsertBackStealBack,
         "ρ = 1 <= 5, effort <= 1M"
     );
     assert_eq!(cf17.queue_capacity, 4, "ρ > 0: not the loop branch");
@@ -90,7 +90,7 @@ fn floorplan_is_recursive_with_a_spawn_in_a_loop() {
     // capacity 128, 1.03× under DEF/8); buckets as CF'17.
     const P: Params = floorplan::PARAMS;
     assert!(a.effort >= analysis::calibrated::VISIBLE_EFFORT_MIN, "{a}");
-    assert_eq!(P.queue_policy, QueuePolicy::DEF);
+    assert_eq!(P.queue_policy, QueuePolicy::InsertBackStealBack);
     assert_eq!(P.queue_capacity, 8, "{a}");
     assert_eq!(P.dependency_buckets, 256_019);
     assert_eq!(a.committed_stack_size, 0, "{a}");

@@ -94,12 +94,12 @@ fn health_is_recursive_with_a_spawn_in_a_loop() {
     assert!(a.sites[0].in_loop, "{a}");
     assert_eq!(a.sites[0].function, "sim_village", "{a}");
     assert_eq!((a.rho, a.lambda), (1, 1), "{a}");
-    assert!(a.effort < analysis::COARSE_EFFORT_MIN, "{a}");
+    assert!(a.effort < analysis::cf17::COARSE_EFFORT_MIN, "{a}");
     // CF'17's trees.
-    let cf17 = a.params_with(Trees::Cf17);
+    let cf17 = a.params(Trees::Cf17);
     assert_eq!(
         cf17.queue_policy,
-        QueuePolicy::DEF,
+        QueuePolicy::InsertBackStealBack,
         "ρ = 1 <= 5, effort <= 1M"
     );
     assert_eq!(cf17.queue_capacity, 4, "ρ > 0: not the loop branch");

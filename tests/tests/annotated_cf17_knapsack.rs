@@ -107,12 +107,15 @@ fn knapsack_is_recursive_with_tiny_tasks() {
     assert!(!a.sites[0].in_loop, "{a}");
     assert_eq!(a.sites[0].function, "knapsack", "{a}");
     assert_eq!((a.rho, a.lambda), (2, 0), "two calls back, no loop\n{a}");
-    assert!(a.effort < analysis::COARSE_EFFORT_MIN, "tiny effort\n{a}");
+    assert!(
+        a.effort < analysis::cf17::COARSE_EFFORT_MIN,
+        "tiny effort\n{a}"
+    );
     // CF'17's trees.
-    let cf17 = a.params_with(Trees::Cf17);
+    let cf17 = a.params(Trees::Cf17);
     assert_eq!(
         cf17.queue_policy,
-        QueuePolicy::DEF,
+        QueuePolicy::InsertBackStealBack,
         "ρ = 2 <= 5, effort <= 1M"
     );
     assert_eq!(cf17.queue_capacity, 4);

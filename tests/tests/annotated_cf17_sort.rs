@@ -187,18 +187,21 @@ fn sort_is_recursive_with_two_contexts() {
     assert_eq!((sort_ctx.rho, sort_ctx.lambda), (6, 0), "{a}");
     // ρ aggregates by minimum: 2, and the program is classified as fib is.
     assert_eq!((a.rho, a.lambda), (2, 0), "{a}");
-    assert!(a.effort < analysis::COARSE_EFFORT_MIN, "fine-grained\n{a}");
-    assert!(sort_ctx.effort < analysis::COARSE_EFFORT_MIN, "{a}");
+    assert!(
+        a.effort < analysis::cf17::COARSE_EFFORT_MIN,
+        "fine-grained\n{a}"
+    );
+    assert!(sort_ctx.effort < analysis::cf17::COARSE_EFFORT_MIN, "{a}");
     assert_eq!(
         analysis::cf17::queue_policy(sort_ctx.rho, sort_ctx.effort),
-        QueuePolicy::PF,
+        QueuePolicy::InsertFrontStealBack,
         "CF'17: cilksort alone has ρ = 6 > 5"
     );
     // CF'17's trees.
-    let cf17 = a.params_with(Trees::Cf17);
+    let cf17 = a.params(Trees::Cf17);
     assert_eq!(
         cf17.queue_policy,
-        QueuePolicy::DEF,
+        QueuePolicy::InsertBackStealBack,
         "ρ = 2 <= 5, effort <= 1M"
     );
     assert_eq!(cf17.queue_capacity, 4, "ρ > 0, fine-grained");

@@ -49,12 +49,16 @@ fn sparselu_is_loop_like() {
     }
     assert_eq!((a.rho, a.lambda), (0, 3), "{a}");
     assert!(
-        a.effort < analysis::COARSE_EFFORT_MIN,
+        a.effort < analysis::cf17::COARSE_EFFORT_MIN,
         "opaque kernels\n{a}"
     );
     // CF'17's trees.
-    let cf17 = a.params_with(Trees::Cf17);
-    assert_eq!(cf17.queue_policy, QueuePolicy::DEF, "ρ = 0, effort <= 1M");
+    let cf17 = a.params(Trees::Cf17);
+    assert_eq!(
+        cf17.queue_policy,
+        QueuePolicy::InsertBackStealBack,
+        "ρ = 0, effort <= 1M"
+    );
     assert_eq!(cf17.queue_capacity, 128, "ρ = 0, λ > 0: the loop rule");
     assert_eq!(cf17.dependency_buckets, 97, "ρ = 0");
     // Calibrated (`PARAMS`): effort 12 < 7667: fine or opaque tasks, BF/32

@@ -50,10 +50,17 @@ fn strassen_recurses_seven_ways() {
         assert_eq!(site.function, "strassen", "{a}");
     }
     assert_eq!((a.rho, a.lambda), (7, 0), "{a}");
-    assert!(a.effort < analysis::COARSE_EFFORT_MIN, "small tasks\n{a}");
+    assert!(
+        a.effort < analysis::cf17::COARSE_EFFORT_MIN,
+        "small tasks\n{a}"
+    );
     // CF'17's trees.
-    let cf17 = a.params_with(Trees::Cf17);
-    assert_eq!(cf17.queue_policy, QueuePolicy::PF, "ρ = 7 > 5");
+    let cf17 = a.params(Trees::Cf17);
+    assert_eq!(
+        cf17.queue_policy,
+        QueuePolicy::InsertFrontStealBack,
+        "ρ = 7 > 5"
+    );
     assert_eq!(cf17.queue_capacity, 4, "ρ > 0, effort <= 1M");
     assert_eq!(cf17.dependency_buckets, 256_019);
     // Calibrated (`PARAMS`): effort 3 < 7667: fine or opaque tasks, BF/32 (the

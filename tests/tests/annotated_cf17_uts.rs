@@ -127,12 +127,12 @@ fn uts_is_recursive_not_loop_like() {
     assert!(a.sites[0].in_loop, "spawn per child in a loop\n{a}");
     assert_eq!(a.sites[0].function, "par_tree_search", "{a}");
     assert_eq!((a.rho, a.lambda), (1, 1), "{a}");
-    assert!(a.effort < analysis::COARSE_EFFORT_MIN, "{a}");
+    assert!(a.effort < analysis::cf17::COARSE_EFFORT_MIN, "{a}");
     // CF'17's trees.
-    let cf17 = a.params_with(Trees::Cf17);
+    let cf17 = a.params(Trees::Cf17);
     assert_eq!(
         cf17.queue_policy,
-        QueuePolicy::DEF,
+        QueuePolicy::InsertBackStealBack,
         "ρ = 1 <= 5, effort <= 1M"
     );
     assert_eq!(

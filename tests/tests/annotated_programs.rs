@@ -2,7 +2,7 @@
 //! annotated benchmark programs of `prescient_benches::annotated` — fib,
 //! nqueens and alignment — compile, run correctly under their own `PARAMS`
 //! on 1, 2 and 8 workers, and are classified as CF'17's decision trees
-//! classify them (`ANALYSIS.params_with(Trees::Cf17)`), with `PARAMS` the
+//! classify them (`ANALYSIS.params(Trees::Cf17)`), with `PARAMS` the
 //! calibrated trees' choice (the other CF'17 ports have a test file each,
 //! `annotated_cf17_*.rs`; the program table below lists them all):
 //!
@@ -55,11 +55,14 @@ fn fib_is_recursive_with_tiny_tasks() {
     assert_eq!(a.sites[0].kind, SiteKind::Join, "{a}");
     assert!(!a.sites[0].in_loop, "{a}");
     assert_eq!((a.rho, a.lambda), (2, 0), "{a}");
-    assert!(a.effort < analysis::COARSE_EFFORT_MIN, "tiny effort\n{a}");
-    let cf17 = a.params_with(Trees::Cf17);
+    assert!(
+        a.effort < analysis::cf17::COARSE_EFFORT_MIN,
+        "tiny effort\n{a}"
+    );
+    let cf17 = a.params(Trees::Cf17);
     assert_eq!(
         cf17.queue_policy,
-        QueuePolicy::DEF,
+        QueuePolicy::InsertBackStealBack,
         "ρ = 2 <= 5, effort <= 1M"
     );
     assert_eq!(cf17.queue_capacity, 4);
@@ -86,11 +89,11 @@ fn nqueens_is_recursive_not_loop_like() {
     assert_eq!(a.sites[0].kind, SiteKind::ScopeSpawn, "{a}");
     assert!(a.sites[0].in_loop, "spawn per column in a loop\n{a}");
     assert_eq!((a.rho, a.lambda), (1, 1), "{a}");
-    assert!(a.effort <= analysis::COARSE_EFFORT_MIN, "{a}");
-    let cf17 = a.params_with(Trees::Cf17);
+    assert!(a.effort <= analysis::cf17::COARSE_EFFORT_MIN, "{a}");
+    let cf17 = a.params(Trees::Cf17);
     assert_eq!(
         cf17.queue_policy,
-        QueuePolicy::DEF,
+        QueuePolicy::InsertBackStealBack,
         "ρ = 1 <= 5, effort <= 1M"
     );
     assert_eq!(
@@ -103,7 +106,7 @@ fn nqueens_is_recursive_not_loop_like() {
     // which the sweep found nqueens needs); buckets as CF'17.
     const P: Params = nqueens::PARAMS;
     assert!(a.effort >= analysis::calibrated::VISIBLE_EFFORT_MIN, "{a}");
-    assert_eq!(P.queue_policy, QueuePolicy::DEF);
+    assert_eq!(P.queue_policy, QueuePolicy::InsertBackStealBack);
     assert_eq!(P.queue_capacity, 8);
     assert_eq!(P.dependency_buckets, 256_019);
     assert!(a.stack_estimate >= 64 * JOIN_FRAME_BYTES as u64, "{a}");
@@ -120,18 +123,18 @@ fn alignment_is_loop_like() {
     assert!(a.sites[0].in_loop, "spawn per pair in a loop\n{a}");
     assert_eq!(a.rho, 0, "diff's recursion is sequential\n{a}");
     assert_eq!(a.lambda, 1, "{a}");
-    let cf17 = a.params_with(Trees::Cf17);
+    let cf17 = a.params(Trees::Cf17);
     assert_eq!(cf17.queue_capacity, 128, "ρ = 0, λ > 0");
     assert_eq!(cf17.dependency_buckets, 97, "ρ = 0");
     // The kernel's loops have run-time bounds (100 iterations each): its
     // effort lands in the coarse band, so CF'17's policy tree picks PF.
-    assert!(analysis::is_coarse(a.effort), "{a}");
-    assert_eq!(cf17.queue_policy, QueuePolicy::PF, "{a}");
+    assert!(analysis::cf17::is_coarse(a.effort), "{a}");
+    assert_eq!(cf17.queue_policy, QueuePolicy::InsertFrontStealBack, "{a}");
     // Calibrated (`PARAMS`): effort ≈ 5.9M ≥ 7667: visible work, DEF/8 (not
     // the loop rule's 128); buckets as CF'17 (ρ = 0: 97).
     const P: Params = alignment::PARAMS;
     assert!(a.effort >= analysis::calibrated::VISIBLE_EFFORT_MIN, "{a}");
-    assert_eq!(P.queue_policy, QueuePolicy::DEF, "{a}");
+    assert_eq!(P.queue_policy, QueuePolicy::InsertBackStealBack, "{a}");
     assert_eq!(P.queue_capacity, 8, "{a}");
     assert_eq!(P.dependency_buckets, 97, "ρ = 0");
     check_aggregation("alignment", P, &a);

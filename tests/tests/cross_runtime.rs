@@ -98,7 +98,7 @@ fn dropping_a_runtime_inside_a_task_of_another_suspends() {
 fn a_dropping_runtime_parks_while_a_task_waits() {
     const PREFIX: &str = "dropping-";
     const WORKERS: usize = 2;
-    let rt = named_runtime(QueuePolicy::DEF, WORKERS, PREFIX);
+    let rt = named_runtime(QueuePolicy::InsertBackStealBack, WORKERS, PREFIX);
     let event = Arc::new(Event::new());
     let waiting = event.clone();
     drop(rt.spawn(move || waiting.wait()));

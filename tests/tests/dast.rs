@@ -38,7 +38,8 @@
 //! 32-worker runtimes at once starve each other: the stress tests take
 //! [`BIG_RUNTIMES`] so that they run one at a time.
 
-use prescient::{dataflow, Counters, DastMode, Data, Event, Params, Runtime};
+use prescient::dataflow::Data;
+use prescient::{dataflow, Counters, DastMode, Event, Params, Runtime};
 use prescient_tests::{message, per_dast_mode, quiet_expected_panics, watchdog, watchdog_diag};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};

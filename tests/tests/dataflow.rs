@@ -15,7 +15,8 @@
 //! The randomized comparison against a sequential run is in
 //! `dataflow_random.rs`; the compile-fail tests are in `dataflow_ui.rs`.
 
-use prescient::{dataflow, DastMode, Dataflow, Params, QueuePolicy, Runtime};
+use prescient::dataflow::Dataflow;
+use prescient::{dataflow, DastMode, Params, QueuePolicy, Runtime};
 use prescient_tests::{
     message as panic_message, per_dast_mode, quiet_panics_containing, runtime_with,
 };

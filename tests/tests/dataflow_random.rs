@@ -42,7 +42,8 @@
 //! `PRESCIENT_SOAK_PROGRAMS` programs (at least 1000) of full size, in the
 //! default mode and then per mode.
 
-use prescient::{dataflow, DastMode, Data, Dataflow, Params, QueuePolicy, Runtime};
+use prescient::dataflow::{Data, Dataflow};
+use prescient::{dataflow, DastMode, Params, QueuePolicy, Runtime};
 use prescient_tests::{per_dast_mode, seed_from_env_or, soak_programs, watchdog_diag, XorShift64};
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};

@@ -188,7 +188,7 @@ fn ten_thousand_deep_joins() {
 /// workers.
 #[test]
 fn two_deep_chains_in_parallel() {
-    let (cost, stack) = fitting_stack_size(QueuePolicy::DEF, MAX_QUEUE_CAPACITY);
+    let (cost, stack) = fitting_stack_size(QueuePolicy::InsertBackStealBack, MAX_QUEUE_CAPACITY);
     for policy in QueuePolicy::ALL {
         let rt = runtime(policy, MAX_QUEUE_CAPACITY, stack, 2);
         let what = format!("two chains policy={policy}: {cost} bytes/level, stack_size {stack}");

@@ -141,7 +141,7 @@ fn chunks_tile_the_range_under_every_policy() {
         }
     }
     // On one worker nobody asks for a split: grain-long chunks in order.
-    let one = small_stack_runtime(QueuePolicy::DEF, 16, 1);
+    let one = small_stack_runtime(QueuePolicy::InsertBackStealBack, 16, 1);
     one.run(|| {
         assert_eq!(chunks_of(0..10, 3), [0..3, 3..6, 6..9, 9..10]);
         assert_eq!(chunks_of(0..10, 10), [0..10]);
@@ -276,15 +276,19 @@ fn an_annotated_range_loop_is_loop_parallelism() {
     assert!(a.lambda >= 1, "{report}");
     assert_eq!(a.rho, 0, "{report}");
     const P: Params = squares::PARAMS;
-    assert_eq!(P, a.params());
+    assert_eq!(P, a.params(Trees::DEFAULT));
     // CF'17's trees: ρ = 0, λ > 0 is loop parallelism, capacity 128.
-    let cf17 = a.params_with(Trees::Cf17);
+    let cf17 = a.params(Trees::Cf17);
     assert_eq!(cf17.queue_capacity, 128, "ρ = 0, λ > 0: the loop capacity");
-    assert_eq!(cf17.queue_policy, QueuePolicy::DEF, "effort <= 1M");
+    assert_eq!(
+        cf17.queue_policy,
+        QueuePolicy::InsertBackStealBack,
+        "effort <= 1M"
+    );
     assert_eq!(cf17.dependency_buckets, 97);
     // The calibrated trees (`PARAMS`): effort < 7667: fine or opaque tasks,
     // BF/32; buckets as CF'17 (ρ = 0).
-    assert_eq!(P, a.params_with(Trees::Calibrated));
+    assert_eq!(P, a.params(Trees::Calibrated));
     assert!(
         a.effort < prescient::analysis::calibrated::VISIBLE_EFFORT_MIN,
         "{report}"

@@ -18,7 +18,7 @@ fn depth_probe(levels: usize, addresses: &mut Vec<usize>) {
 
 fn bytes_per_level(capacity: usize) -> usize {
     let params = Params::DEFAULT
-        .with_queue_policy(QueuePolicy::PF)
+        .with_queue_policy(QueuePolicy::InsertFrontStealBack)
         .with_queue_capacity(capacity)
         .checked();
     let runtime = Runtime::builder()

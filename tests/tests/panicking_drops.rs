@@ -194,7 +194,7 @@ per_dast_mode!(second_panics_of_scopes_groups_and_dataflow_are_dropped_safely);
 /// some of their `Drop`s panic; the first such panic is re-raised.
 fn every_retired_dataflow_value_is_freed_when_one_drop_panics(mode: DastMode) {
     quiet_expected_panics();
-    let rt = small_stack_runtime_dast(QueuePolicy::DEF, 4, 2, mode);
+    let rt = small_stack_runtime_dast(QueuePolicy::InsertBackStealBack, 4, 2, mode);
     let drops = Arc::new(AtomicUsize::new(0));
     watchdog(&format!("retired values dast={mode}"), LIMIT, || {
         let result = catch_unwind(AssertUnwindSafe(|| {

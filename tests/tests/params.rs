@@ -195,14 +195,20 @@ fn edge_values_build_and_run() {
 #[test]
 fn defaults_and_policy_names() {
     assert_eq!(Params::default(), Params::DEFAULT);
-    assert_eq!(Params::DEFAULT.queue_policy, QueuePolicy::DEF);
+    assert_eq!(
+        Params::DEFAULT.queue_policy,
+        QueuePolicy::InsertBackStealBack
+    );
     assert_eq!(Params::DEFAULT.queue_capacity, 16);
     assert_eq!(Params::DEFAULT.stack_size, prescient::DEFAULT_STACK_SIZE);
     assert_eq!(Params::DEFAULT.stack_size, 8 << 20);
     assert_eq!(Params::DEFAULT.committed_stack_size, 0);
     let names: Vec<String> = QueuePolicy::ALL.iter().map(ToString::to_string).collect();
     assert_eq!(names, ["DEF", "PF", "BF", "FF"]);
-    assert_eq!(QueuePolicy::PF, QueuePolicy::InsertFrontStealBack);
+    assert_eq!(
+        QueuePolicy::InsertFrontStealBack,
+        QueuePolicy::InsertFrontStealBack
+    );
     let newest: Vec<bool> = QueuePolicy::ALL
         .iter()
         .map(|p| p.owner_takes_newest())

@@ -51,7 +51,9 @@ fn child(role: &str) {
         unsafe { libc::signal(libc::SIGSEGV, libc::SIG_IGN) };
     }
     let params = match role {
-        "analysed" => ANALYSED.params().with_stack_size(STACK),
+        "analysed" => ANALYSED
+            .params(prescient::analysis::Trees::DEFAULT)
+            .with_stack_size(STACK),
         _ => Params::DEFAULT.with_stack_size(STACK),
     };
     assert_eq!(params.stack_size, STACK);

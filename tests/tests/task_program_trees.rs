@@ -33,29 +33,32 @@ fib_module!(cf17_capacity, trees = cf17, queue_capacity = 8);
 
 #[test]
 fn without_the_argument_the_default_trees_choose() {
-    assert_eq!(default_trees::PARAMS, default_trees::ANALYSIS.params());
     assert_eq!(
         default_trees::PARAMS,
-        default_trees::ANALYSIS.params_with(Trees::DEFAULT)
+        default_trees::ANALYSIS.params(prescient::analysis::Trees::DEFAULT)
+    );
+    assert_eq!(
+        default_trees::PARAMS,
+        default_trees::ANALYSIS.params(Trees::DEFAULT)
     );
 }
 
 #[test]
 fn trees_selects_the_decision_trees() {
-    assert_eq!(cf17::PARAMS, cf17::ANALYSIS.params_with(Trees::Cf17));
+    assert_eq!(cf17::PARAMS, cf17::ANALYSIS.params(Trees::Cf17));
     assert_eq!(
         cf17_variant::PARAMS,
-        cf17_variant::ANALYSIS.params_with(Trees::Cf17)
+        cf17_variant::ANALYSIS.params(Trees::Cf17)
     );
     assert_eq!(
         calibrated::PARAMS,
-        calibrated::ANALYSIS.params_with(Trees::Calibrated)
+        calibrated::ANALYSIS.params(Trees::Calibrated)
     );
 }
 
 #[test]
 fn overrides_apply_on_top_of_the_chosen_trees() {
-    let trees = cf17_capacity::ANALYSIS.params_with(Trees::Cf17);
+    let trees = cf17_capacity::ANALYSIS.params(Trees::Cf17);
     assert_eq!(cf17_capacity::PARAMS.queue_capacity, 8);
     assert_eq!(cf17_capacity::PARAMS, trees.with_queue_capacity(8));
 }

@@ -6,10 +6,8 @@
 //! scheduler did, and the analysis finds the path the program forces.
 
 use prescient::profile::{Analysis, EdgeKind, Strand};
-use prescient::{
-    dataflow, BuildError, DastMode, Event, Inlining, Params, ProfileError, Runtime, TaskGroup,
-    MAX_TRACE_CAPACITY,
-};
+use prescient::profile::{ProfileError, MAX_TRACE_CAPACITY};
+use prescient::{dataflow, BuildError, DastMode, Event, Inlining, Params, Runtime, TaskGroup};
 use prescient_tests::fib_join as fib;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -32,7 +30,7 @@ fn runtime(workers: usize) -> Runtime {
     runtime_with(workers, Params::DEFAULT.with_inlining(Inlining::Never))
 }
 
-fn edges_of(profile: &prescient::Profile<impl Sized>, kind: EdgeKind) -> usize {
+fn edges_of(profile: &prescient::profile::Profile<impl Sized>, kind: EdgeKind) -> usize {
     profile
         .dag()
         .edges()
@@ -53,7 +51,9 @@ fn check_sums(analysis: &Analysis, workers: u64) {
 }
 
 /// The strands of the critical path, with the kind of edge into each.
-fn path_strands(profile: &prescient::Profile<impl Sized>) -> Vec<(Strand, Option<EdgeKind>)> {
+fn path_strands(
+    profile: &prescient::profile::Profile<impl Sized>,
+) -> Vec<(Strand, Option<EdgeKind>)> {
     let analysis = profile.analysis();
     analysis
         .critical_path
@@ -337,7 +337,7 @@ fn the_trace_capacity_is_bounded() {
     let build = |strands| {
         Runtime::builder()
             .num_workers(1)
-            .trace_capacity(strands)
+            .trace(prescient::profile::Tracing::Reserve(strands))
             .build()
     };
     // Built only: profiling would reserve 1.4 GiB.
@@ -357,7 +357,7 @@ fn the_trace_capacity_is_bounded() {
     // Turning tracing off drops the capacity with it.
     assert!(Runtime::builder()
         .num_workers(1)
-        .trace_capacity(usize::MAX)
+        .trace(prescient::profile::Tracing::Reserve(usize::MAX))
         .trace(false)
         .build()
         .is_ok());

@@ -14,8 +14,9 @@
 //! objects records one wait-continue and one end edge whether it suspends
 //! or not.
 
+use prescient::profile::Profile;
 use prescient::profile::{EdgeKind, StrandId};
-use prescient::{Event, Inlining, Params, Profile, Runtime, TaskGroup, TaskHandle};
+use prescient::{Event, Inlining, Params, Runtime, TaskGroup, TaskHandle};
 use prescient_tests::watchdog;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};

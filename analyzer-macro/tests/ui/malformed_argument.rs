@@ -3,7 +3,7 @@ use prescient_macros::task_program;
 #[task_program(stack_size)]
 pub mod a {}
 
-#[task_program(queue_capacity = 8 queue_policy = PF)]
+#[task_program(queue_capacity = 8 queue_policy = InsertFrontStealBack)]
 pub mod b {}
 
 #[task_program(queue_policy = LIFO)]

@@ -11,7 +11,7 @@
 //! `prescient::Runtime::builder().params(fib::PARAMS).build()`.
 //!
 //! The table gives each set of decision trees' queue policy/capacity:
-//! CF'17's (`ANALYSIS.params_with(Trees::Cf17)`, what
+//! CF'17's (`ANALYSIS.params(Trees::Cf17)`, what
 //! `#[task_program(trees = cf17)]` would give) and the calibrated ones
 //! (`PARAMS`, the default: `DEF`/8 where the task effort is at least 7667,
 //! i.e. the analysis sees real work in the tasks, else `BF`/32 for fine or

@@ -271,7 +271,10 @@ fn configs(own: Params) -> Vec<(String, Params)> {
         ("own".to_string(), own),
         ("default".to_string(), Params::DEFAULT),
     ];
-    for policy in [QueuePolicy::DEF, QueuePolicy::PF] {
+    for policy in [
+        QueuePolicy::InsertBackStealBack,
+        QueuePolicy::InsertFrontStealBack,
+    ] {
         for capacity in CAPACITIES {
             configs.push((
                 format!("{policy}/{capacity}"),
@@ -723,7 +726,7 @@ mod tests {
         for (name, params) in &c {
             assert_eq!(params.validate(), Ok(()), "{name}");
         }
-        assert_eq!(c[7].1.queue_policy, QueuePolicy::PF);
+        assert_eq!(c[7].1.queue_policy, QueuePolicy::InsertFrontStealBack);
         assert_eq!(c[7].1.queue_capacity, 128);
     }
 

@@ -435,7 +435,7 @@ fn main() {
 /// deferred (so that every task makes its three requests).
 #[cfg(feature = "dast-stats")]
 fn request_cost(bench: &Bench) {
-    use prescient::{DastStats, Timing};
+    use prescient::dataflow::{DastStats, Timing};
     println!(
         "\n## Per-request cost (harmonic mean ns; count in parentheses) and graph-lock \
          acquisition (dast-stats build: every timing adds two clock reads)\n"

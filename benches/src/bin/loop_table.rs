@@ -184,7 +184,7 @@ fn main() {
         ("prescient-analysed", kernel::PARAMS),
         (
             "prescient-pf",
-            Params::DEFAULT.with_queue_policy(QueuePolicy::PF),
+            Params::DEFAULT.with_queue_policy(QueuePolicy::InsertFrontStealBack),
         ),
     ];
     let runtimes: Vec<(&str, usize, Runtime)> = configs
@@ -369,12 +369,12 @@ mod tests {
         assert_eq!(kernel::ANALYSIS.lambda, 1);
         // CF'17's trees: ρ = 0, λ > 0 is loop parallelism, capacity 128.
         let a = kernel::ANALYSIS;
-        let cf17 = a.params_with(Trees::Cf17);
+        let cf17 = a.params(Trees::Cf17);
         assert_eq!(cf17.queue_capacity, 128);
-        assert_eq!(cf17.queue_policy, QueuePolicy::DEF);
+        assert_eq!(cf17.queue_policy, QueuePolicy::InsertBackStealBack);
         // The calibrated trees (`PARAMS`): effort < 7667: fine or opaque
         // tasks, BF/32; ρ = 0: 97 buckets.
-        assert_eq!(kernel::PARAMS, a.params());
+        assert_eq!(kernel::PARAMS, a.params(Trees::DEFAULT));
         assert!(a.effort < VISIBLE_EFFORT_MIN, "{a}");
         assert_eq!(
             kernel::PARAMS.queue_policy,

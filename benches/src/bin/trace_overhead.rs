@@ -191,7 +191,9 @@ fn big_profile(options: &Options) {
     let runtime = Runtime::builder()
         .num_workers(threads)
         .params(params)
-        .trace_capacity(trace_capacity(n, threads))
+        .trace(prescient::profile::Tracing::Reserve(trace_capacity(
+            n, threads,
+        )))
         .build()
         .expect("a valid runtime");
     let expected = fib_seq(n);

@@ -340,7 +340,7 @@ pub fn synthetic_analysis(features: Features, stack: u64) -> ProgramAnalysis {
 /// The grid configuration the runtime's `trees` choose for `sweep`'s program.
 pub fn runtime_choice(sweep: &ProgramSweep, trees: Trees) -> Option<Config> {
     let analysis = crate::annotated::find(&sweep.program).ok()?.analysis;
-    Config::of(analysis.params_with(trees), analysed_stack(&analysis))
+    Config::of(analysis.params(trees), analysed_stack(&analysis))
 }
 
 /// One program's row of the validation table.
@@ -620,7 +620,7 @@ mod tests {
 
     #[test]
     fn one_best_configuration_is_one_leaf() {
-        let pf4 = config(QueuePolicy::PF, 4);
+        let pf4 = config(QueuePolicy::InsertFrontStealBack, 4);
         let sweeps: Vec<ProgramSweep> = (0..4)
             .map(|i| sweep(&format!("p{i}"), i, 0, 10, pf4, 2.0))
             .collect();
@@ -639,8 +639,8 @@ mod tests {
 
     #[test]
     fn two_groups_split_on_the_feature_that_separates_them() {
-        let pf4 = config(QueuePolicy::PF, 4);
-        let def128 = config(QueuePolicy::DEF, 128);
+        let pf4 = config(QueuePolicy::InsertFrontStealBack, 4);
+        let def128 = config(QueuePolicy::InsertBackStealBack, 128);
         let sweeps = vec![
             sweep("a", 2, 0, 10, pf4, 2.0),
             sweep("b", 3, 0, 20, pf4, 2.0),
@@ -673,8 +673,8 @@ mod tests {
 
     #[test]
     fn a_split_needs_two_programs_per_side() {
-        let pf4 = config(QueuePolicy::PF, 4);
-        let def128 = config(QueuePolicy::DEF, 128);
+        let pf4 = config(QueuePolicy::InsertFrontStealBack, 4);
+        let def128 = config(QueuePolicy::InsertBackStealBack, 128);
         let sweeps = [
             sweep("a", 2, 0, 10, pf4, 2.0),
             sweep("b", 3, 0, 20, pf4, 2.0),
@@ -686,7 +686,7 @@ mod tests {
 
     #[test]
     fn effort_thresholds_are_geometric_midpoints() {
-        let c = config(QueuePolicy::DEF, 4);
+        let c = config(QueuePolicy::InsertBackStealBack, 4);
         let sweeps = [
             sweep("a", 0, 0, 100, c, 2.0),
             sweep("b", 0, 0, 10_000, c, 2.0),
@@ -721,7 +721,7 @@ mod tests {
         for features in probes {
             let want = tree.predict(features);
             let analysis = synthetic_analysis(features, 40_000);
-            let got = analysis.params_with(Trees::Calibrated);
+            let got = analysis.params(Trees::Calibrated);
             assert_eq!(
                 (got.queue_policy, got.queue_capacity),
                 (want.policy, want.capacity),

@@ -753,7 +753,7 @@ pub fn summary(sweep: &ProgramSweep) -> String {
     let mut out = String::new();
     let cf17 = annotated::find(&sweep.program).ok().and_then(|p| {
         Config::of(
-            prescient::analysis::decide_with(&p.analysis, prescient::analysis::Trees::Cf17),
+            p.analysis.params(prescient::analysis::Trees::Cf17),
             analysed_stack(&p.analysis),
         )
     });
@@ -826,7 +826,7 @@ mod tests {
             seq_s: 0.5,
             points: vec![Point {
                 threads: 2,
-                policy: QueuePolicy::PF,
+                policy: QueuePolicy::InsertFrontStealBack,
                 capacity: 4,
                 buckets: 97,
                 stack_bytes: DEFAULT_STACK_SIZE,
@@ -838,7 +838,7 @@ mod tests {
         assert_eq!(back.points, sweep.points);
         assert_eq!((back.rho, back.seq_s), (2, 0.5));
         let pf4 = Config {
-            policy: QueuePolicy::PF,
+            policy: QueuePolicy::InsertFrontStealBack,
             capacity: 4,
             buckets: 97,
             stack: StackChoice::Max,

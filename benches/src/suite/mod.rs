@@ -159,11 +159,11 @@ impl Runner {
         Params::DEFAULT,
         Params::DEFAULT.with_inlining(prescient::Inlining::Never),
         Params::DEFAULT
-            .with_queue_policy(QueuePolicy::DEF)
+            .with_queue_policy(QueuePolicy::InsertBackStealBack)
             .with_queue_capacity(4)
             .checked(),
         Params::DEFAULT
-            .with_queue_policy(QueuePolicy::PF)
+            .with_queue_policy(QueuePolicy::InsertFrontStealBack)
             .with_queue_capacity(4)
             .checked(),
     ];
@@ -629,10 +629,13 @@ mod tests {
         let def4 = Runner::PrescientDefCap4.params().unwrap();
         assert_eq!(
             (def4.queue_policy, def4.queue_capacity),
-            (QueuePolicy::DEF, 4)
+            (QueuePolicy::InsertBackStealBack, 4)
         );
         let pf4 = Runner::PrescientPfCap4.params().unwrap();
-        assert_eq!((pf4.queue_policy, pf4.queue_capacity), (QueuePolicy::PF, 4));
+        assert_eq!(
+            (pf4.queue_policy, pf4.queue_capacity),
+            (QueuePolicy::InsertFrontStealBack, 4)
+        );
         assert_eq!(Runner::Rayon.params(), None);
         assert!(!Runner::Seq.is_parallel());
     }

@@ -53,7 +53,7 @@
 //!   makes it the stack's size. The stack did not change any program's time
 //!   beyond the noise; the estimate costs less memory.
 
-use super::ProgramAnalysis;
+use super::model::ProgramAnalysis;
 use crate::params::{Params, QueuePolicy};
 
 /// The effort (in built-in operations) from which the analysis sees real
@@ -70,7 +70,7 @@ pub const VISIBLE_QUEUE_CAPACITY: usize = 8;
 /// Queue policy tree: `DEF` if effort ≥ 7,667, else `BF`.
 pub const fn queue_policy(_rho: u32, _lambda: u32, effort: u64) -> QueuePolicy {
     if effort >= VISIBLE_EFFORT_MIN {
-        QueuePolicy::DEF
+        QueuePolicy::InsertBackStealBack
     } else {
         QueuePolicy::InsertBackStealFront
     }
@@ -92,7 +92,7 @@ pub const fn dependency_buckets(rho: u32) -> usize {
 
 /// The calibrated trees applied to the aggregated analysis; every other field
 /// is [`Params::DEFAULT`]'s.
-pub const fn decide(analysis: &ProgramAnalysis) -> Params {
+pub(crate) const fn decide(analysis: &ProgramAnalysis) -> Params {
     let (rho, lambda, effort) = (analysis.rho, analysis.lambda, analysis.effort);
     Params::DEFAULT
         .with_queue_policy(queue_policy(rho, lambda, effort))
@@ -108,7 +108,7 @@ pub const SUMMARY: &str =
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::ContextAnalysis;
+    use crate::analysis::model::ContextAnalysis;
 
     #[test]
     fn the_trees_at_their_threshold() {
@@ -117,7 +117,7 @@ mod tests {
         assert_eq!(queue_capacity(1, 1, 7_667), 8);
         assert_eq!(queue_capacity(0, 3, u64::MAX), 8);
         assert_eq!(queue_policy(2, 0, 7_666), QueuePolicy::InsertBackStealFront);
-        assert_eq!(queue_policy(2, 0, 7_667), QueuePolicy::DEF);
+        assert_eq!(queue_policy(2, 0, 7_667), QueuePolicy::InsertBackStealBack);
     }
 
     #[test]

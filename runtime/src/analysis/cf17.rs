@@ -13,7 +13,7 @@
 //! of one built-in operation, so the paper's 1M / 1T thresholds apply
 //! unchanged.
 
-use super::ProgramAnalysis;
+use super::model::ProgramAnalysis;
 use crate::params::{Params, QueuePolicy};
 
 /// ρ above which the queue policy becomes `PF` (CF'17 §3.3.4).
@@ -41,9 +41,9 @@ pub const fn is_coarse(effort: u64) -> bool {
 /// Queue policy tree: `PF` if ρ > 5 or 1M < e ≤ 1T, else `DEF`.
 pub const fn queue_policy(rho: u32, effort: u64) -> QueuePolicy {
     if rho > PF_RECURSION_THRESHOLD || is_coarse(effort) {
-        QueuePolicy::PF
+        QueuePolicy::InsertFrontStealBack
     } else {
-        QueuePolicy::DEF
+        QueuePolicy::InsertBackStealBack
     }
 }
 
@@ -69,7 +69,7 @@ pub const fn dependency_buckets(rho: u32) -> usize {
 
 /// CF'17's trees applied to the aggregated analysis; every other field is
 /// [`Params::DEFAULT`]'s.
-pub const fn decide(analysis: &ProgramAnalysis) -> Params {
+pub(crate) const fn decide(analysis: &ProgramAnalysis) -> Params {
     Params::DEFAULT
         .with_queue_policy(queue_policy(analysis.rho, analysis.effort))
         .with_queue_capacity(queue_capacity(
@@ -87,14 +87,23 @@ mod tests {
 
     #[test]
     fn queue_policy_at_its_thresholds() {
-        assert_eq!(queue_policy(0, 0), QueuePolicy::DEF);
-        assert_eq!(queue_policy(5, 0), QueuePolicy::DEF);
-        assert_eq!(queue_policy(6, 0), QueuePolicy::PF);
-        assert_eq!(queue_policy(0, 1_000_000), QueuePolicy::DEF);
-        assert_eq!(queue_policy(0, 1_000_001), QueuePolicy::PF);
-        assert_eq!(queue_policy(0, 1_000_000_000_000), QueuePolicy::PF);
-        assert_eq!(queue_policy(0, 1_000_000_000_001), QueuePolicy::DEF);
-        assert_eq!(queue_policy(6, u64::MAX), QueuePolicy::PF);
+        assert_eq!(queue_policy(0, 0), QueuePolicy::InsertBackStealBack);
+        assert_eq!(queue_policy(5, 0), QueuePolicy::InsertBackStealBack);
+        assert_eq!(queue_policy(6, 0), QueuePolicy::InsertFrontStealBack);
+        assert_eq!(queue_policy(0, 1_000_000), QueuePolicy::InsertBackStealBack);
+        assert_eq!(
+            queue_policy(0, 1_000_001),
+            QueuePolicy::InsertFrontStealBack
+        );
+        assert_eq!(
+            queue_policy(0, 1_000_000_000_000),
+            QueuePolicy::InsertFrontStealBack
+        );
+        assert_eq!(
+            queue_policy(0, 1_000_000_000_001),
+            QueuePolicy::InsertBackStealBack
+        );
+        assert_eq!(queue_policy(6, u64::MAX), QueuePolicy::InsertFrontStealBack);
     }
 
     #[test]

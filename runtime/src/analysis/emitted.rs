@@ -6,7 +6,7 @@
 //! stability promise), so that these can change with the macro without a
 //! breaking change to the public [`analysis`](crate::analysis) module.
 
-use super::{SiteInfo, SiteKind};
+use super::model::{SiteInfo, SiteKind};
 use crate::inlining::{SiteDescriptor, SiteSlot};
 use core::fmt;
 use core::ops::Deref;

@@ -120,7 +120,7 @@ impl Timing {
 ///
 /// ```
 /// let runtime = prescient::Runtime::builder().num_workers(2).build().unwrap();
-/// let before = prescient::DastStats::snapshot();
+/// let before = prescient::dataflow::DastStats::snapshot();
 /// runtime.run(|| {
 ///     prescient::dataflow(|df| {
 ///         let x = df.data(0u64);
@@ -129,7 +129,7 @@ impl Timing {
 ///         }
 ///     })
 /// });
-/// let stats = prescient::DastStats::snapshot().since(&before);
+/// let stats = prescient::dataflow::DastStats::snapshot().since(&before);
 /// assert!(stats.new_inline.count + stats.new_queued.count >= 1);
 /// println!("new task: {:.0} ns (harmonic mean)", stats.new_inline.harmonic_mean_ns);
 /// ```

@@ -51,11 +51,11 @@ pub(crate) struct Slot<T> {
 
 /// A value owned by a dataflow scope, which tasks access by declaring
 /// [`read`](Data::read) (`in`), [`out`](Data::out) or [`inout`](Data::inout)
-/// accesses. Made by [`Dataflow::data`](crate::Dataflow::data).
+/// accesses. Made by [`Dataflow::data`](crate::dataflow::Dataflow::data).
 ///
 /// After the scope's tasks are done, the value is readable again through
 /// [`get_mut`](Data::get_mut) or [`into_inner`](Data::into_inner) (both wait
-/// for the scope's tasks first, as [`Dataflow::wait`](crate::Dataflow::wait)
+/// for the scope's tasks first, as [`Dataflow::wait`](crate::dataflow::Dataflow::wait)
 /// does).
 ///
 /// # Poisoning
@@ -129,7 +129,7 @@ impl<'df, T> Data<'df, T> {
     /// If a task of the scope panicked since the last wait (re-raised), or if
     /// the value is poisoned.
     ///
-    /// [`Dataflow::wait`]: crate::Dataflow::wait
+    /// [`Dataflow::wait`]: crate::dataflow::Dataflow::wait
     pub fn get_mut(&mut self) -> &mut T {
         self.scope.wait();
         self.check_poison();
@@ -146,7 +146,7 @@ impl<'df, T> Data<'df, T> {
     /// If a task of the scope panicked since the last wait (re-raised), or if
     /// the value is poisoned.
     ///
-    /// [`Dataflow::wait`]: crate::Dataflow::wait
+    /// [`Dataflow::wait`]: crate::dataflow::Dataflow::wait
     pub fn into_inner(self) -> T {
         self.scope.wait();
         self.check_poison();
@@ -219,7 +219,7 @@ struct TileStates {
 /// One slice split into tiles of `tile_len` elements (the last may be
 /// shorter), with one handle — one dependency region — per tile: what OpenMP
 /// programs write as `depend(inout: A[i*bs])`. Made by
-/// [`Dataflow::tiles`](crate::Dataflow::tiles).
+/// [`Dataflow::tiles`](crate::dataflow::Dataflow::tiles).
 ///
 /// Tasks access single tiles with [`read`](Tiles::read), [`out`](Tiles::out)
 /// and [`inout`](Tiles::inout) and receive `&[T]` / `&mut [T]`. The slice
@@ -334,7 +334,7 @@ impl<'df, T> Tiles<'df, T> {
     }
 
     /// Waits for every task of the scope (as
-    /// [`Dataflow::wait`](crate::Dataflow::wait) does), then borrows the
+    /// [`Dataflow::wait`](crate::dataflow::Dataflow::wait) does), then borrows the
     /// whole slice.
     ///
     /// # Panics

@@ -2,29 +2,37 @@
 //! handles owned by the runtime, ordered as OpenMP 4 / OmpSs `depend` clauses
 //! order them, with safe borrows in their bodies.
 //!
-//! The user-facing documentation (semantics, panic policy, handles named
-//! twice, nesting) is on [`dataflow`]; this module's files:
-//!
-//! * `mod.rs` (this file): [`dataflow`], the scope [`Dataflow`] and task
-//!   submission.
-//! * `task.rs`: a submitted task, how it runs and finishes, and the safety
-//!   invariant behind the `&mut T` hand-out.
-//! * `access.rs`: the access tokens, the [`Accesses`] / [`TaskArgs`] traits
-//!   that map them to the body's borrows, and the named-twice check.
-//! * `handle.rs`: the handles [`Data`] and [`Tiles`].
-//! * `scope_core.rs`: the lifetime-free part of a scope that handles point to
-//!   (region ids, retired allocations, the final wait).
-//! * `state.rs`: what a scope shares with its tasks (graph, live count,
-//!   first panic) and the type-erased task the graph holds.
-//! * `requests.rs`: the graph operations as DAST requests — executed inline
-//!   by the worker that submits or finishes a task, or queued for the
-//!   manager, as the worker's push policies decide (see `crate::dast`).
-//! * `graph_ops.rs`: the scope's dependency graph, sharded by region, each
-//!   shard behind its own spin lock.
-//!
-//! Each file imports only files listed after it, so no two import each other:
-//! `access` → `handle` → `scope_core` → `state` → `graph_ops`; `task` →
-//! `access`, `state`, `requests`; `requests` → `state`, `graph_ops`.
+//! Start with [`dataflow()`](fn@dataflow) (also at the crate root,
+//! `prescient::dataflow(…)`): it opens a scope, [`Dataflow`], in which
+//! [`Dataflow::data`] and [`Dataflow::tiles`] make handles ([`Data`],
+//! [`Tiles`]) and [`Dataflow::task`] submits a task with its accesses — the
+//! tokens [`In`], [`Out`], [`InOut`], [`TileIn`], [`TileOut`],
+//! [`TileInOut`] that the handles' `read`/`write`/`inout` methods return,
+//! alone or in a tuple ([`Accesses`], [`TaskArgs`]). With the cargo feature
+//! `dast-stats`, `DastStats` times the dependency manager's work.
+
+// This module's files (the user-facing documentation is on `dataflow()`):
+//
+// * `mod.rs` (this file): [`dataflow`], the scope [`Dataflow`] and task
+//   submission.
+// * `task.rs`: a submitted task, how it runs and finishes, and the safety
+//   invariant behind the `&mut T` hand-out.
+// * `access.rs`: the access tokens, the [`Accesses`] / [`TaskArgs`] traits
+//   that map them to the body's borrows, and the named-twice check.
+// * `handle.rs`: the handles [`Data`] and [`Tiles`].
+// * `scope_core.rs`: the lifetime-free part of a scope that handles point to
+//   (region ids, retired allocations, the final wait).
+// * `state.rs`: what a scope shares with its tasks (graph, live count,
+//   first panic) and the type-erased task the graph holds.
+// * `requests.rs`: the graph operations as DAST requests — executed inline
+//   by the worker that submits or finishes a task, or queued for the
+//   manager, as the worker's push policies decide (see `crate::dast`).
+// * `graph_ops.rs`: the scope's dependency graph, sharded by region, each
+//   shard behind its own spin lock.
+//
+// Each file imports only files listed after it, so no two import each other:
+// `access` → `handle` → `scope_core` → `state` → `graph_ops`; `task` →
+// `access`, `state`, `requests`; `requests` → `state`, `graph_ops`.
 
 mod access;
 mod graph_ops;
@@ -36,6 +44,9 @@ mod task;
 
 pub use access::{Accesses, In, InOut, Out, TaskArgs, TileIn, TileInOut, TileOut};
 pub use handle::{Data, Tiles};
+
+#[cfg(feature = "dast-stats")]
+pub use crate::dast::stats::{DastStats, Timing};
 
 use crate::job::{drop_caught, HeapJob, JobRef};
 use crate::registry::{on_worker, WorkerThread};

@@ -30,8 +30,8 @@
 //!    the owner — the only thread that submits to the scope — submits
 //!    anything else; so no task can conflict with it while it runs, and no
 //!    later task needs to wait for it.
-//! 3. **Regions are values**: each [`Data`](crate::Data) handle and each tile
-//!    of [`Tiles`](crate::Tiles) has its own region id (a per-scope counter),
+//! 3. **Regions are values**: each [`Data`](crate::dataflow::Data) handle and each tile
+//!    of [`Tiles`](crate::dataflow::Tiles) has its own region id (a per-scope counter),
 //!    a handle's value lives in its own allocation, and tiles are disjoint
 //!    ranges of one slice. Non-conflicting regions are non-aliasing memory.
 //! 4. **One borrow per written region per task**: `access::check_duplicates`

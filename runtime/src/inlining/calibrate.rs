@@ -45,7 +45,7 @@ fn measure() -> Calibration {
             black_box(Instant::now());
         }
     });
-    let (deque, _stealer) = TaskDeque::new(QueuePolicy::PF);
+    let (deque, _stealer) = TaskDeque::new(QueuePolicy::InsertFrontStealBack);
     let spawn_overhead_ns = min_over_rounds(|| {
         for i in 0..BATCH {
             deque.push(HeapJob::into_job_ref(move || {

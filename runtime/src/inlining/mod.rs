@@ -30,7 +30,7 @@
 //!   an inlined spawn still defers while the deque holds fewer than 2 tasks
 //!   (`keeps_outermost`). In a recursion these are the outer levels, the
 //!   large pieces that publication and steals take first;
-//! * every 2^j executions, with 2^j tasks ≈ [`HEARTBEAT_OVERHEADS`] spawn
+//! * every 2^j executions, with 2^j tasks ≈ [`HEARTBEAT_OVERHEADS`](policy::HEARTBEAT_OVERHEADS) spawn
 //!   overheads of work, it looks at the worker's `hungry` flag, and if a
 //!   thief asked, the execution takes the scheduler's path once, which
 //!   publishes the worker's oldest latent join to the thief (`latent.rs`).
@@ -57,7 +57,6 @@ mod site;
 mod sites;
 mod table;
 
-pub use policy::{ADAPTIVE_START_THRESHOLD, HEARTBEAT_OVERHEADS};
 pub use report::{InliningReport, SiteReport};
 pub(crate) use sites::{SiteDescriptor, SiteId, SiteKey, SiteSlot};
 

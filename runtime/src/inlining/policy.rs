@@ -11,7 +11,7 @@
 use crate::params::Inlining;
 
 /// Where Algorithm 2's threshold starts, in spawn overheads.
-pub const ADAPTIVE_START_THRESHOLD: u32 = 8;
+pub(crate) const ADAPTIVE_START_THRESHOLD: u32 = 8;
 /// Algorithm 2's threshold stays within `MIN_THRESHOLD ..= MAX_THRESHOLD`.
 const MIN_THRESHOLD: u32 = 1;
 const MAX_THRESHOLD: u32 = 1024;
@@ -44,7 +44,7 @@ const FREEZE_WINDOWS: u32 = 64;
 /// microseconds is not shared at all — a steal, a wake-up and the joiner's
 /// wait for the thief cost more than that — and short against any run a
 /// second worker can speed up (chili's heartbeat is 100 µs).
-pub const HEARTBEAT_OVERHEADS: f64 = 1024.0;
+pub(crate) const HEARTBEAT_OVERHEADS: f64 = 1024.0;
 /// Sampling keeps the clock reads (two per sample) below 1/`SAMPLE_BUDGET`
 /// of a site's time.
 const SAMPLE_BUDGET: f64 = 64.0;

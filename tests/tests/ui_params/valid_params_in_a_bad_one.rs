@@ -3,7 +3,7 @@
 use prescient::{Params, QueuePolicy};
 
 const GOOD: Params = Params::DEFAULT
-    .with_queue_policy(QueuePolicy::PF)
+    .with_queue_policy(QueuePolicy::InsertFrontStealBack)
     .with_queue_capacity(4)
     .with_stack_size(64 * 1024)
     .checked();

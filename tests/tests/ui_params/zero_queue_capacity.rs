@@ -1,7 +1,7 @@
 use prescient::{Params, QueuePolicy};
 
 const P: Params = Params::DEFAULT
-    .with_queue_policy(QueuePolicy::PF)
+    .with_queue_policy(QueuePolicy::InsertFrontStealBack)
     .with_queue_capacity(0)
     .checked();
 
