@@ -193,7 +193,11 @@ where
     RB: Send,
 {
     let published = job_b.is_published();
-    if on_worker(|worker| worker.end_latent(job_b.as_job_ref(), published, &job_b.latch)) {
+    // SAFETY: `job_b` is the caller's, in place until this function returns;
+    // `end_latent` either takes the job back or returns once its latch is
+    // set, and every path below finishes `b` before returning or unwinding.
+    let job_ref = unsafe { job_b.as_job_ref() };
+    if on_worker(|worker| worker.end_latent(job_ref, published, &job_b.latch)) {
         return match result_a {
             // SAFETY: taken back from the deque, not run yet.
             Ok(ra) => (ra, unsafe { job_b.run_inline() }),

@@ -42,13 +42,13 @@
 //!   [`clear_current_task_stack`]. Each is a few plain thread-local stores
 //!   and a compiler fence (no instruction).
 
-use core::cell::{Cell, UnsafeCell};
+use core::cell::Cell;
 use core::ffi::{c_int, c_void};
 use core::marker::PhantomData;
 use core::mem::{self, MaybeUninit};
 use core::ptr;
-use core::sync::atomic::{compiler_fence, AtomicBool, Ordering};
-use std::sync::Once;
+use core::sync::atomic::{compiler_fence, Ordering};
+use std::sync::{Once, OnceLock};
 
 use crate::stack::page_size;
 
@@ -151,49 +151,10 @@ pub(crate) fn clear_current_task_stack() {
 }
 
 /// The actions that were installed for [`FAULT_SIGNALS`] before ours, read by
-/// the handler to chain.
-struct PreviousActions {
-    ready: [AtomicBool; 2],
-    actions: [UnsafeCell<MaybeUninit<libc::sigaction>>; 2],
-}
-
-// SAFETY: `actions[i]` is written once, inside `install_handler`'s `Once` and
-// before our handler is installed for that signal, and `ready[i]` is then set
-// with `Release`. It is only read after observing `ready[i] == true` with
-// `Acquire` and is never written again, so no read overlaps a write.
-unsafe impl Sync for PreviousActions {}
-
-impl PreviousActions {
-    /// Stores the previous action of `FAULT_SIGNALS[slot]`; at most once per
-    /// slot, before our handler is installed for it.
-    fn store(&self, slot: usize, action: libc::sigaction) {
-        debug_assert!(!self.ready[slot].load(Ordering::Relaxed));
-        // SAFETY: see `impl Sync`: called once per slot, from inside the
-        // `Once`, before `ready[slot]` is published, so nobody reads it yet.
-        unsafe { (*self.actions[slot].get()).write(action) };
-        self.ready[slot].store(true, Ordering::Release);
-    }
-
-    /// The previous action of `FAULT_SIGNALS[slot]`, if recorded.
-    fn load(&self, slot: usize) -> Option<libc::sigaction> {
-        if self.ready.get(slot)?.load(Ordering::Acquire) {
-            // SAFETY: `ready[slot]` was set (Acquire pairs with the Release in
-            // `store`) after the slot was initialised, and it is never
-            // written again.
-            Some(unsafe { (*self.actions[slot].get()).assume_init() })
-        } else {
-            None
-        }
-    }
-}
-
-static PREVIOUS: PreviousActions = PreviousActions {
-    ready: [AtomicBool::new(false), AtomicBool::new(false)],
-    actions: [
-        UnsafeCell::new(MaybeUninit::uninit()),
-        UnsafeCell::new(MaybeUninit::uninit()),
-    ],
-};
+/// the handler to chain. Each is set once, inside `install_handler`'s `Once`
+/// and before our handler is installed for that signal; `OnceLock::get` is
+/// one atomic load, which a signal handler may do.
+static PREVIOUS: [OnceLock<libc::sigaction>; 2] = [OnceLock::new(), OnceLock::new()];
 
 /// An action with the default disposition (`SIG_DFL`, no flags, empty mask).
 fn default_action() -> libc::sigaction {
@@ -220,7 +181,11 @@ pub(crate) fn install_handler() {
                 // Cannot learn what to chain to: leave this signal alone.
                 continue;
             }
-            PREVIOUS.store(slot, previous);
+            if PREVIOUS[slot].set(previous).is_err() {
+                // Only this `Once` sets it; a second set would mean chaining
+                // to our own handler.
+                unreachable!("the previous fault action was recorded twice");
+            }
 
             let mut action = default_action();
             action.sa_sigaction = handle_fault as SigInfoHandler as libc::sighandler_t;
@@ -272,7 +237,7 @@ fn report_overflow_and_abort(reserve: usize) -> ! {
 fn chain_to_previous(signum: c_int, info: *mut libc::siginfo_t, context: *mut c_void, code: c_int) {
     let slot = FAULT_SIGNALS.iter().position(|&s| s == signum);
     let previous = slot
-        .and_then(|slot| PREVIOUS.load(slot))
+        .and_then(|slot| PREVIOUS[slot].get().copied())
         .unwrap_or_else(default_action);
     let handler = previous.sa_sigaction;
 
@@ -615,7 +580,7 @@ mod tests {
             assert_eq!(current.sa_sigaction, ours);
             assert_ne!(current.sa_flags & libc::SA_ONSTACK, 0);
             assert_ne!(current.sa_flags & libc::SA_SIGINFO, 0);
-            let previous = PREVIOUS.load(slot).expect("previous action recorded");
+            let previous = *PREVIOUS[slot].get().expect("previous action recorded");
             assert_ne!(previous.sa_sigaction, ours, "must not chain to itself");
         }
     }

@@ -400,7 +400,9 @@ impl Runtime {
             return call_here(f);
         }
         let job = StackJob::new(f);
-        self.registry.inject(job.as_job_ref());
+        // SAFETY: `job` stays in this frame until `wait_for` returns, which
+        // is after a worker ran it and set its latch; nothing between unwinds.
+        self.registry.inject(unsafe { job.as_job_ref() });
         registry::wait_for(&job.latch);
         // SAFETY: the latch is set, and the result is taken once.
         match unsafe { job.take_result() } {

@@ -44,19 +44,24 @@ where
         }
     }
 
-    /// A reference that a deque can hold.
-    ///
-    /// The caller must keep `self` alive and in place until the job has run
-    /// (see the type's documentation).
     /// Whether this job was published from its worker's latent chain.
     #[inline(always)]
     pub(crate) fn is_published(&self) -> bool {
         self.published.get()
     }
 
-    pub(crate) fn as_job_ref(&self) -> JobRef {
+    /// A reference that a deque can hold, and that any thread holding it may
+    /// execute once.
+    ///
+    /// # Safety
+    /// `self` stays alive and in place (not moved, its frame not popped)
+    /// until the job has run and set its latch, or until its owner took the
+    /// reference back from wherever it published it: the frame that waits
+    /// for the job (see the type's documentation) must not return or unwind
+    /// before one of the two.
+    pub(crate) unsafe fn as_job_ref(&self) -> JobRef {
         // SAFETY: `execute_erased` may run once on any thread while `self`
-        // lives in place (the caller's contract above); F and R are Send.
+        // lives in place (this function's contract); F and R are Send.
         unsafe { JobRef::new(self as *const Self as *const (), Self::execute_erased) }
     }
 

@@ -214,18 +214,25 @@ pub struct RawWrite<T> {
     slot: *const Slot<T>,
 }
 
+/// The address of `slot`'s region state, by address arithmetic only: no
+/// place is formed through `slot`, so this is sound even where the slot is
+/// gone; the `state_*` functions that dereference the result require it
+/// alive (their callers, the trait methods, are `unsafe` with that
+/// contract).
+fn slot_state<T>(slot: *const Slot<T>) -> *const RegionState {
+    slot.wrapping_byte_add(core::mem::offset_of!(Slot<T>, state))
+        .cast::<RegionState>()
+}
+
 impl<T> RawRead<T> {
     fn state(&self) -> *const RegionState {
-        // SAFETY: only computes the field's address; the slot is alive
-        // whenever a raw access is used (trait contracts).
-        unsafe { &raw const (*self.slot).state }
+        slot_state(self.slot)
     }
 }
 
 impl<T> RawWrite<T> {
     fn state(&self) -> *const RegionState {
-        // SAFETY: as for `RawRead::state`.
-        unsafe { &raw const (*self.slot).state }
+        slot_state(self.slot)
     }
 }
 

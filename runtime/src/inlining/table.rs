@@ -109,9 +109,14 @@ impl<T> Drop for SiteTable<T> {
     }
 }
 
-// SAFETY: the table owns its chunks like a `Vec<T>` would; sharing it shares
-// `&T`s, so it is `Sync` when `T` is, and `Send` when `T` is.
-unsafe impl<T: Sync> Sync for SiteTable<T> {}
+// SAFETY: the table owns its chunks like a `Vec<T>` would, and sharing it
+// shares `&T`s (needs `T: Sync`). But through a shared table any thread may
+// also *create* an entry (`get_or_insert` builds the `T` on the calling
+// thread and publishes it), and the table's owner drops every entry, on
+// whichever thread drops the table: a `T` made on one thread is dropped on
+// another, which needs `T: Send` too — `OnceLock<T>` and `Mutex<T>` have the
+// same bounds for the same reason.
+unsafe impl<T: Send + Sync> Sync for SiteTable<T> {}
 // SAFETY: as above.
 unsafe impl<T: Send> Send for SiteTable<T> {}
 

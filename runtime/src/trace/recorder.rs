@@ -319,17 +319,14 @@ impl Tracer {
         }
     }
 
-    fn lock_all(&self) {
+    /// Takes every worker's slot lock, in index order, until the guard
+    /// drops. Only `start` and `stop` take more than one lock, and both
+    /// hold `session` first, so two of these never interleave.
+    fn lock_all(&self) -> AllSlotsLocked<'_> {
         for slot in self.slots.iter() {
             slot.lock.lock();
         }
-    }
-
-    fn unlock_all(&self) {
-        for slot in self.slots.iter() {
-            // SAFETY: `lock_all` took every lock on this thread.
-            unsafe { slot.lock.unlock() };
-        }
+        AllSlotsLocked { tracer: self }
     }
 
     /// Starts a session: reserves every buffer, then records.
@@ -340,10 +337,8 @@ impl Tracer {
             return Err(StartError::Busy);
         }
         clock::init();
-        self.lock_all();
-        for slot in self.slots.iter() {
-            // SAFETY: we hold the slot's lock (module documentation).
-            let buffer = unsafe { &mut *slot.buffer.get() };
+        let mut locked = self.lock_all();
+        for buffer in locked.buffers() {
             // Empty and unallocated: `new` built it so, `stop` left an
             // empty one in its place, and workers append only under the
             // lock while `active` (re-checked in `lock_slow`), which it is
@@ -371,7 +366,7 @@ impl Tracer {
         self.active.store(true, Ordering::Relaxed);
         // Releasing the locks publishes the floor and the reserved buffers to
         // each worker's next acquisition.
-        self.unlock_all();
+        drop(locked);
         Ok(())
     }
 
@@ -382,22 +377,47 @@ impl Tracer {
         self.active.store(false, Ordering::Relaxed);
         // Every worker's lock: jobs that started during the session have
         // ended or suspended, and their strands are in the buffers.
-        self.lock_all();
+        let mut locked = self.lock_all();
         let end = clock::Reading::take();
-        let buffers = self
-            .slots
-            .iter()
-            .map(|slot| {
-                // SAFETY: we hold the slot's lock.
-                let buffer = unsafe { &mut *slot.buffer.get() };
-                std::mem::replace(buffer, WorkerBuffer::new())
-            })
+        let buffers = locked
+            .buffers()
+            .map(|buffer| std::mem::replace(buffer, WorkerBuffer::new()))
             .collect();
-        self.unlock_all();
+        drop(locked);
         Some(Recording {
             buffers,
             conversion: clock::Conversion::between(start, end),
         })
+    }
+}
+
+/// Every slot lock of one tracer, held by this thread ([`Tracer::lock_all`]);
+/// dropping it releases them. While it lives no worker appends to any buffer
+/// (module documentation), so it may hand out the buffers mutably.
+struct AllSlotsLocked<'a> {
+    tracer: &'a Tracer,
+}
+
+impl AllSlotsLocked<'_> {
+    /// Every worker's buffer. `&mut self`: one borrow of the buffers at a
+    /// time.
+    fn buffers(&mut self) -> impl Iterator<Item = &mut WorkerBuffer> + '_ {
+        self.tracer.slots.iter().map(|slot| {
+            // SAFETY: this guard holds the slot's lock, so no worker touches
+            // the buffer (module documentation), and `&mut self` keeps this
+            // the only reference made through the guard.
+            unsafe { &mut *slot.buffer.get() }
+        })
+    }
+}
+
+impl Drop for AllSlotsLocked<'_> {
+    fn drop(&mut self) {
+        for slot in self.tracer.slots.iter() {
+            // SAFETY: `lock_all` took every lock on this thread and built this
+            // guard, the only one, which releases them once.
+            unsafe { slot.lock.unlock() };
+        }
     }
 }
 
