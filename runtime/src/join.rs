@@ -102,11 +102,11 @@ where
 // Release: `inline(never)`. Left to LLVM (`inline`), whether this function
 // was inlined into a recursive caller changed with unrelated edits elsewhere
 // in the crate: when it was, LLVM also inlined the closures and the caller
-// recursed through a register-indirect call loaded from the GOT, which cost
-// fib 35-45 % on one thread (measured with the suite: 65 ms against 47 ms
-// for fib(35); `inline(always)` did the same, 40-60 %). Kept out of line,
+// recursed through a register-indirect call loaded from the GOT, which
+// made fine-grained recursions much slower on one thread (`inline(always)`
+// did the same; docs/measurements.md, "The join router"). Kept out of line,
 // the closures are inlined into this function and the recursion is a
-// direct call to it: fib(35) 43-45 ms, tree1k 2.9 µs. Debug:
+// direct call to it. Debug:
 // `inline(always)`, or the unoptimised frame of this function adds ~500
 // bytes to every join level (`tests/tests/join_frame.rs`).
 #[cfg_attr(debug_assertions, inline(always))]

@@ -7,9 +7,9 @@
 //! pays two deque operations (a lock or a fence each) even when no worker is
 //! looking for work, which in a fine-grained recursion is nearly always. And
 //! claiming `b` back from the deque under every policy keeps the deque short,
-//! so lazy task creation's "deque full" test rarely fires: on one thread,
-//! fib(35) under a capacity of 16 then deferred 85 % of its joins and ran 6×
-//! slower than sequential. Instead, `join` records `b` here — its job goes
+//! so lazy task creation's "deque full" test rarely fires: on one thread a
+//! fine-grained recursion then deferred most of its joins and ran several
+//! times slower than sequential (docs/measurements.md, "Latent joins"). Instead, `join` records `b` here — its job goes
 //! on an owner-only stack — and runs `a`. Only when another worker asks for
 //! work (it found this worker's deque empty and raised its `hungry` flag, see
 //! `registry.rs`) does the worker, at its next `join`, *publish* its oldest
@@ -55,13 +55,13 @@ use std::cell::{Cell, UnsafeCell};
 /// The most latent joins a worker records at once, whatever its queue
 /// capacity.
 ///
-/// A recorded join costs about 3.3 ns more than a plain call (0.5 ns), which
-/// a fine-grained recursion pays on every join it records; the records that
-/// matter are the oldest, since publication takes those first. fib(35)
-/// records 0.03 % of its 14.9M joins under a limit of 4, 2.3 % under 8,
-/// 22 % under 12 and 66 % under 16 (the default capacity): on one thread
-/// that last one made fib run 1.8× its sequential time instead of ≈ 1.1×.
-/// Eight keeps, in a balanced recursion, the halves of its eight outermost
+/// A recorded join costs a few nanoseconds more than a plain call, which a
+/// fine-grained recursion pays on every join it records; the records that
+/// matter are the oldest, since publication takes those first. The share
+/// of joins recorded grows steeply with the limit (for fib, from a fraction
+/// of a percent at 4 to most joins at 16, the default capacity, where one
+/// thread ran well above its sequential time; docs/measurements.md,
+/// "Latent joins"). Eight keeps, in a balanced recursion, the halves of its eight outermost
 /// pending levels ready for thieves, from half of the current task down to
 /// 1/256 of it; when thieves take one, the next join records again.
 pub(crate) const MAX_LATENT_JOINS: usize = 8;

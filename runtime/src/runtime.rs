@@ -511,9 +511,9 @@ pub(crate) fn with_registry<R: Send>(f: impl FnOnce(Arc<Registry>) -> R + Send) 
 /// `WorkerThread::with_current`).
 ///
 /// Never inlined: `f` is a scope's whole body, and inlined into a recursive
-/// task function it made annotated nqueens slower on one worker
-/// (1.33× sequential left to the compiler, 1.63× forced inline, 1.24×
-/// never inlined).
+/// task function it makes that function's frame and code larger for every
+/// level of the recursion, which cost a scope-based recursion more on one
+/// worker than the call saves (docs/measurements.md, "Scope bodies").
 #[inline(never)]
 pub(crate) fn in_registry<R: Send>(f: impl FnOnce(&Registry) -> R + Send) -> R {
     match WorkerThread::with_current(|worker| worker.map(|worker| Arc::as_ptr(&worker.registry))) {

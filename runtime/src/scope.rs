@@ -10,8 +10,8 @@
 //! is counted (`pending`) and boxed, once (`HeapJob`: the closure and a
 //! pointer to the scope). Before, every spawn cloned an `Arc` of the scope
 //! state and counted itself, inline or not (four atomic read-modify-writes),
-//! and every scope allocated that state: annotated nqueens at one thread ran
-//! at 2.0× its sequential time, 1.8M inline spawns × ~20 ns.
+//! and every scope allocated that state, which a program of many small
+//! inline spawns paid on each (docs/measurements.md, "Scopes").
 //!
 //! # Why the scope may live on the stack
 //! A deferred task's last access to the scope is the release of its count

@@ -40,11 +40,11 @@
 //!
 //! The two constants are set against rayon's idle cost: after its last job a
 //! rayon worker searches and yields for 32 rounds (tens of microseconds)
-//! and then sleeps with no timeout. Measured with `suite --child-idle
-//! prescient-default 16` (16 workers on a 2-core VM, CPU burned in the
-//! second after one tiny job): 200 µs of spinning and a 4 ms first timeout
-//! cost 7–12 ms/s; 20 µs and 64 ms cost 0.9–1.0 ms/s, rayon's 1.0 in the
-//! same session.
+//! and then sleeps with no timeout. `suite --child-idle prescient-default
+//! 16` measures the CPU an idle runtime burns in the second after one tiny
+//! job; with these constants it is about rayon's, where a longer spin and a
+//! shorter first timeout cost several times more (docs/measurements.md,
+//! "Idle workers").
 //!
 //! # Lifetime
 //! A `WorkerWake` is reference-counted on its own (not only through its

@@ -21,8 +21,8 @@ const MAX_THRESHOLD: u32 = 1024;
 const BAND_LOWER: f64 = 0.75;
 const BAND_UPPER: f64 = 1.25;
 /// Hungry thieves lower an inlined site's threshold only while the site's
-/// tasks average at least this many spawn overheads (≈ 2 µs with a 17 ns
-/// overhead; a steal, a wake-up and the joiner's wait cost about that):
+/// tasks average at least this many spawn overheads (a steal, a wake-up and
+/// the joiner's wait cost about that much):
 /// a site whose tasks are all tiny is never worth a thief task by task —
 /// its hunger checks hand out the oldest pending work instead — while a
 /// site whose typical task is tiny but whose mean is large (an unbalanced
@@ -39,8 +39,8 @@ const FREEZE_WINDOWS: u32 = 64;
 
 /// An inlined site checks its worker's `hungry` flag about once per this
 /// many spawn overheads of its own work (the "heartbeat": how long a thief
-/// waits at most for an inlined site to hand out work; about 17 µs with the
-/// 17 ns overhead of the development VM). Long enough that a job of a few
+/// waits at most for an inlined site to hand out work; tens of microseconds
+/// with a spawn overhead of tens of nanoseconds). Long enough that a job of a few
 /// microseconds is not shared at all — a steal, a wake-up and the joiner's
 /// wait for the thief cost more than that — and short against any run a
 /// second worker can speed up (chili's heartbeat is 100 µs).

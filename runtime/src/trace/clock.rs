@@ -3,8 +3,8 @@
 //!
 //! On x86-64, `rdtsc` costs a few nanoseconds and needs no system call or
 //! shared cache line; `Instant::now()` (a vDSO `clock_gettime`) costs
-//! 17–22 ns on the development VM, about what a published join costs, so it
-//! would dominate fine-grained traces. The counter is used only when the CPU
+//! about what a published join costs, so it would dominate fine-grained
+//! traces. The counter is used only when the CPU
 //! reports an invariant counter (`constant_tsc` and `nonstop_tsc`, read
 //! from `/proc/cpuinfo` once): it then ticks at a fixed rate on every core,
 //! and Linux checks at boot that cores agree. What small skew between cores
