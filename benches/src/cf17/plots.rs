@@ -18,7 +18,8 @@ use std::path::{Path, PathBuf};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::suite::{Runner, Table};
+use super::suite::report::Table;
+use super::suite::runner::Runner;
 
 /// The file names of the plots, in the order [`write_all`] writes them.
 pub const FILES: [&str; 3] = ["speedup.svg", "tuned_vs_default.svg", "memory.svg"];

@@ -13,7 +13,12 @@ use std::time::{Duration, Instant};
 
 use prescient::Counters;
 
-use super::{Options, Pool, Program, Runner, Work};
+pub use super::rusage::{cpu_time_ns, peak_rss_kib};
+
+use super::cli::Options;
+use super::config::{Program, Runner};
+use super::pool::Pool;
+use super::work::Work;
 use crate::programs::tree::Layout;
 
 /// The prefix of a child's result line.
@@ -30,9 +35,8 @@ pub const IDLE_PREFIX: &str = "IDLE";
 /// a block. Whether and when a process crosses that step depends on which
 /// thread frees what first, so a program that allocates megabyte buffers per
 /// run (fft, strassen, sort) ran in one of two modes per process: reusing
-/// heap memory, or faulting in fresh pages on every run. fft at two workers
-/// took ≈ 13 or ≈ 19 ms by process, and its sequential reference 26–34 ms.
-/// Fixed thresholds give every runner and every configuration the same
+/// heap memory, or faulting in fresh pages on every run, with clearly
+/// different times from one process to the next. Fixed thresholds give every runner and every configuration the same
 /// allocator. A no-op off glibc.
 pub fn steady_allocator() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
@@ -52,33 +56,6 @@ pub fn steady_allocator() {
 pub const STEADY_MMAP_THRESHOLD: i32 = 64 << 20;
 /// Free heap memory a measuring child keeps ([`steady_allocator`]): 256 MiB.
 pub const STEADY_TRIM_THRESHOLD: i32 = 256 << 20;
-
-/// The peak resident set size of this process, in KiB
-/// (`getrusage(RUSAGE_SELF).ru_maxrss`).
-pub fn peak_rss_kib() -> u64 {
-    rusage().map_or(0, |u| u.ru_maxrss.max(0) as u64)
-}
-
-/// The CPU time (user + system) this process has used, in nanoseconds.
-pub fn cpu_time_ns() -> u64 {
-    fn ns(t: libc::timeval) -> u64 {
-        t.tv_sec.max(0) as u64 * 1_000_000_000 + t.tv_usec.max(0) as u64 * 1_000
-    }
-    rusage().map_or(0, |u| ns(u.ru_utime) + ns(u.ru_stime))
-}
-
-fn rusage() -> Option<libc::rusage> {
-    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
-    // SAFETY: `usage` points to writable memory for one `rusage`, which
-    // `getrusage` fills on success; we read it only then.
-    let rc = unsafe { libc::getrusage(libc::RUSAGE_SELF, usage.as_mut_ptr()) };
-    if rc == 0 {
-        // SAFETY: `getrusage` returned 0, so it initialised `usage`.
-        Some(unsafe { usage.assume_init() })
-    } else {
-        None
-    }
-}
 
 /// What one child measured.
 #[derive(Clone, Debug)]
@@ -483,17 +460,5 @@ mod tests {
         };
         let back = IdleResult::parse_line(&r.to_line(Runner::Chili, 2)).unwrap();
         assert_eq!(back, r);
-    }
-
-    #[test]
-    fn rusage_reads() {
-        assert!(peak_rss_kib() > 0);
-        let before = cpu_time_ns();
-        let mut x = 0u64;
-        let start = Instant::now();
-        while start.elapsed() < Duration::from_millis(20) {
-            x = std::hint::black_box(x.wrapping_add(1));
-        }
-        assert!(cpu_time_ns() > before);
     }
 }

@@ -5,9 +5,9 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use super::config::{Program, Runner};
 use crate::cli::{self, Args, Parsed};
 use crate::programs::tree::Layout;
-use crate::suite::{Program, Runner};
 
 /// The usage text of the `suite` binary (its shared flags are those of
 /// every benchmark binary: [`crate::cli::usage`]).

@@ -3,6 +3,8 @@
 
 use std::process::Command;
 
+use super::json::json_string;
+
 /// What the suite ran on.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Machine {
@@ -32,7 +34,6 @@ impl Machine {
     /// The description as a JSON object (what every benchmark's JSON
     /// records under `"machine"`).
     pub fn json(&self) -> String {
-        use super::report::json_string;
         format!(
             "{{\"threads\": {}, \"arch\": {}, \"os\": {}, \"cpu\": {}}}",
             self.threads,

@@ -2,9 +2,12 @@
 
 use std::fmt::Write as _;
 
+pub use super::json::{counters_json, json_number, json_string};
+
 use super::child::{ChildResult, IdleOutcome, Outcome};
+use super::cli::{join_list, Options};
+use super::config::{Program, Runner};
 use super::machine::Machine;
-use super::{Options, Program, Runner};
 
 /// A time in nanoseconds with a unit that keeps it short.
 pub fn format_ns(ns: f64) -> String {
@@ -325,42 +328,6 @@ pub fn render_idle(idle: &[IdleOutcome]) -> String {
     out
 }
 
-/// A run's [`Counters`](prescient::Counters) as a JSON object, each field
-/// under its [`Counters::NAMES`](prescient::Counters::NAMES) name, with a
-/// leading `"runs"` field when `runs` is given; `null` for `None` (a runner
-/// that is not Prescient).
-pub fn counters_json(counters: Option<&prescient::Counters>, runs: Option<u64>) -> String {
-    let Some(counters) = counters else {
-        return "null".to_string();
-    };
-    let mut fields: Vec<String> = runs.map(|n| format!("\"runs\": {n}")).into_iter().collect();
-    fields.extend(
-        counters
-            .iter()
-            .map(|(name, value)| format!("\"{name}\": {value}")),
-    );
-    format!("{{{}}}", fields.join(", "))
-}
-
-/// A JSON string literal.
-pub fn json_string(s: &str) -> String {
-    format!("\"{}\"", prescient_graph::trace::escape_json(s))
-}
-
-/// A JSON number, or `null` for `None`, NaN and infinities.
-pub fn json_number(value: Option<f64>) -> String {
-    match value {
-        Some(v) if v.is_finite() => {
-            if v == v.trunc() && v.abs() < 1e15 {
-                format!("{v:.0}")
-            } else {
-                format!("{v}")
-            }
-        }
-        _ => "null".to_string(),
-    }
-}
-
 /// The whole suite as JSON.
 pub fn json(machine: &Machine, options: &Options, table: &Table, idle: &[IdleOutcome]) -> String {
     let mut out = String::from("{\n");
@@ -371,11 +338,7 @@ pub fn json(machine: &Machine, options: &Options, table: &Table, idle: &[IdleOut
         "  \"tree_layout\": {},",
         json_string(options.tree_layout.name())
     );
-    let _ = writeln!(
-        out,
-        "  \"threads\": [{}],",
-        super::cli::join_list(&options.threads)
-    );
+    let _ = writeln!(out, "  \"threads\": [{}],", join_list(&options.threads));
     out.push_str("  \"programs\": [");
     for (i, p) in options.programs.iter().enumerate() {
         let _ = write!(
@@ -504,22 +467,6 @@ mod tests {
                 result: Err("boom".into()),
             },
         ]
-    }
-
-    #[test]
-    fn counters_as_json() {
-        assert_eq!(counters_json(None, Some(3)), "null");
-        let c = prescient::Counters::default();
-        let with_runs = counters_json(Some(&c), Some(3));
-        assert!(with_runs.starts_with("{\"runs\": 3, "), "{with_runs}");
-        let without = counters_json(Some(&c), None);
-        assert!(without.starts_with(&format!("{{\"{}\": 0", prescient::Counters::NAMES[0])));
-        // Valid JSON with one field per counter (plus `runs`).
-        let v: serde_json::Value = serde_json::from_str(&with_runs).unwrap();
-        assert_eq!(
-            v.as_object().unwrap().len(),
-            prescient::Counters::NAMES.len() + 1
-        );
     }
 
     #[test]

@@ -23,7 +23,8 @@
 //! into the path's scheduler-delay instants equals the nowork integrated
 //! over its whole gaps, which the [`Timeline`] answers directly.
 
-use super::model::{Dag, Edge, EdgeKind, StrandId};
+use super::ids::StrandId;
+use super::model::{Dag, Edge, EdgeKind};
 use super::timeline::Timeline;
 
 /// One strand of the critical path and the gap before it.

@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use super::model::StrandId;
+use super::ids::StrandId;
 
 /// A trace is not a valid computation DAG of a run.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]

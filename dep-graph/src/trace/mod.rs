@@ -63,6 +63,7 @@ mod analysis;
 mod chrome;
 mod critical;
 mod error;
+mod ids;
 mod model;
 mod profile;
 #[cfg(feature = "svg")]
@@ -78,7 +79,8 @@ pub use analysis::{analyze, Analysis, PathTask, PATH_TASKS};
 pub use chrome::{chrome_trace, escape_json};
 pub use critical::{CriticalPath, PathStep};
 pub use error::TraceError;
-pub use model::{Dag, Edge, EdgeKind, Strand, StrandId};
+pub use ids::StrandId;
+pub use model::{Dag, Edge, EdgeKind, Strand};
 pub use profile::{parallelism_profile, ParallelismProfile, ProfileBucket, ProfilePoint};
 #[cfg(feature = "svg")]
 pub use svg::svg_report;

@@ -15,29 +15,12 @@
 //! predecessor index (CSR: 4 bytes per edge plus 4 per strand) and each
 //! worker's strands in time order (4 bytes per strand). That is 32 bytes per
 //! strand plus 16 per edge; fork-join traces have 1.4 to 2 edges per strand,
-//! so the model holds 55 to 64 bytes per strand (55 measured on a binary
-//! fork-join tree of 10 million strands).
+//! so the model holds 55 to 64 bytes per strand.
 
 use std::fmt;
 
 use super::error::TraceError;
-
-/// Index of a strand in [`Dag::strands`].
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
-pub struct StrandId(pub u32);
-
-impl StrandId {
-    /// The id as an index into [`Dag::strands`].
-    pub fn index(self) -> usize {
-        self.0 as usize
-    }
-}
-
-impl fmt::Display for StrandId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "strand {}", self.0)
-    }
-}
+use super::ids::StrandId;
 
 /// A serial piece of one task, run on one worker between two task operations
 /// (spawn, wait, end). Times are nanoseconds since the run started.

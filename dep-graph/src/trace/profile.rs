@@ -288,8 +288,9 @@ pub(crate) fn for_each_change(dag: &Dag, mut emit: impl FnMut(ProfilePoint)) {
 
 #[cfg(test)]
 mod tests {
+    use super::super::analysis::analyze;
+    use super::super::model::EdgeKind;
     use super::super::test_support::{edge, fork_join_edges, strand};
-    use super::super::{analyze, EdgeKind};
     use super::*;
 
     fn point(time: u64, running: u32, ready: u32) -> ProfilePoint {

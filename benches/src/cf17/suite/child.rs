@@ -14,7 +14,8 @@ use std::time::Duration;
 
 use prescient::Counters;
 
-use super::{ChildSpec, Options, Runner};
+use super::cli::{ChildSpec, Options};
+use super::runner::Runner;
 use crate::cf17::{workloads, Timed, Workload};
 use crate::suite::child::{peak_rss_kib, run_capture, steady_allocator, LineFields};
 

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::Runner;
+use super::runner::Runner;
 use crate::cf17::workloads::{known_name, NAMES};
 use crate::cf17::Size;
 use crate::cli::{self, Parsed};

@@ -9,11 +9,12 @@
 //! # What runs
 //!
 //! The runners ([`Runner`]) are `seq` (the sequential reference, once per
-//! program, at one thread), `default` (Prescient with [`Params::DEFAULT`]),
-//! `tuned` (Prescient with the program's analysed `PARAMS`, from
-//! [`crate::annotated::PROGRAMS`]), `cf17` (Prescient with what CF'17's
-//! decision trees choose from the analysis: [`cf17_params`]), `rayon` and
-//! `chili` (where the program has such a version).
+//! program, at one thread), `default` (Prescient with
+//! [`Params::DEFAULT`](prescient::Params::DEFAULT)), `tuned` (Prescient with
+//! the program's analysed `PARAMS`, from [`crate::annotated::PROGRAMS`]),
+//! `cf17` (Prescient with what CF'17's decision trees choose from the
+//! analysis: [`cf17_params`]), `rayon` and `chili` (where the program has
+//! such a version).
 //!
 //! The parent re-spawns its own executable once per configuration with the
 //! hidden arguments `--child PROGRAM RUNNER THREADS --size SIZE --reps N`
@@ -72,13 +73,10 @@
 pub mod child;
 pub mod cli;
 pub mod report;
+pub(super) mod runner;
 
-use std::fmt;
 use std::path::Path;
 
-use prescient::Params;
-
-use crate::annotated::AnnotatedProgram;
 use crate::cf17::workloads;
 use crate::cf17::Size;
 use crate::suite::machine::Machine;
@@ -86,112 +84,7 @@ use crate::suite::machine::Machine;
 pub use child::{ChildResult, Outcome};
 pub use cli::{ChildSpec, Command, Options};
 pub use report::Table;
-
-/// Who runs a program.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Runner {
-    /// The sequential reference, no runtime (measured once, at one thread).
-    Seq,
-    /// Prescient with [`Params::DEFAULT`].
-    Default,
-    /// Prescient with the program's analysed `PARAMS` (its `#[task_program]`).
-    Tuned,
-    /// Prescient with CF'17's decision trees' choice ([`cf17_params`]).
-    Cf17,
-    /// rayon, where the program has a rayon version.
-    Rayon,
-    /// chili, where the program has a chili version.
-    Chili,
-}
-
-impl Runner {
-    /// Every runner, in the table's order.
-    pub const ALL: [Runner; 6] = [
-        Runner::Seq,
-        Runner::Default,
-        Runner::Tuned,
-        Runner::Cf17,
-        Runner::Rayon,
-        Runner::Chili,
-    ];
-
-    /// The runner's name on the command line, in tables and in JSON.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Runner::Seq => "seq",
-            Runner::Default => "default",
-            Runner::Tuned => "tuned",
-            Runner::Cf17 => "cf17",
-            Runner::Rayon => "rayon",
-            Runner::Chili => "chili",
-        }
-    }
-
-    /// Parses a [`name`](Self::name).
-    pub fn parse(name: &str) -> Option<Runner> {
-        Runner::ALL.into_iter().find(|r| r.name() == name)
-    }
-
-    /// Whether this runner uses threads (everything but [`Runner::Seq`]).
-    pub const fn is_parallel(self) -> bool {
-        !matches!(self, Runner::Seq)
-    }
-
-    /// Whether this runner is Prescient (and so has parameters and counters).
-    pub const fn is_prescient(self) -> bool {
-        matches!(self, Runner::Default | Runner::Tuned | Runner::Cf17)
-    }
-
-    /// The Prescient parameters this runner uses for `program`; `None` for
-    /// the runners that are not Prescient.
-    ///
-    /// # Errors
-    /// If `tuned` or `cf17` is asked for a program that
-    /// [`crate::annotated::PROGRAMS`] does not list.
-    pub fn params(self, program: &str) -> Result<Option<Params>, String> {
-        let annotated = || crate::annotated::find(program);
-        Ok(match self {
-            Runner::Default => Some(Params::DEFAULT),
-            Runner::Tuned => Some(annotated()?.params),
-            Runner::Cf17 => Some(cf17_params(annotated()?)),
-            Runner::Seq | Runner::Rayon | Runner::Chili => None,
-        })
-    }
-}
-
-impl fmt::Display for Runner {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// The parameters CF'17's decision trees (§3.3.4) choose for `program` from
-/// its analysis: the `cf17` runner's (`tuned` is the program's `PARAMS`,
-/// from the calibrated trees).
-pub fn cf17_params(program: &AnnotatedProgram) -> Params {
-    program.analysis.params(prescient::analysis::Trees::Cf17)
-}
-
-/// Parameters as short text for tables and JSON:
-/// `DEF/16 stack=8192KiB+256KiB buckets=97` (policy/capacity, task stack
-/// reserve and, when there is one, commitment; dataflow buckets; the pinning
-/// too when it is not `None`).
-pub fn params_text(p: &Params) -> String {
-    let mut text = format!(
-        "{}/{} stack={}KiB",
-        p.queue_policy,
-        p.queue_capacity,
-        p.stack_size / 1024
-    );
-    if p.committed_stack_size != 0 {
-        text += &format!("+{}KiB", p.committed_stack_size / 1024);
-    }
-    text += &format!(" buckets={}", p.dependency_buckets);
-    if p.pinning != prescient::Pinning::None {
-        text += &format!(" pinning={:?}", p.pinning);
-    }
-    text
-}
+pub use runner::{cf17_params, params_text, Runner};
 
 /// The `cf17` binary's entry point: parses `args` (without the program
 /// name) and runs the suite as the parent, a child, or prints the usage.
@@ -334,44 +227,6 @@ fn write_file(path: &Path, text: &str) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn names_round_trip() {
-        for r in Runner::ALL {
-            assert_eq!(Runner::parse(r.name()), Some(r));
-        }
-        assert_eq!(Runner::parse("prescient"), None);
-        assert!(!Runner::Seq.is_parallel());
-        assert!(Runner::Cf17.is_prescient() && !Runner::Rayon.is_prescient());
-    }
-
-    #[test]
-    fn params_per_runner() {
-        let fib = crate::annotated::find("fib").unwrap();
-        assert_eq!(Runner::Default.params("fib"), Ok(Some(Params::DEFAULT)));
-        assert_eq!(Runner::Tuned.params("fib"), Ok(Some(fib.params)));
-        assert_eq!(Runner::Cf17.params("fib"), Ok(Some(cf17_params(fib))));
-        assert_eq!(Runner::Rayon.params("fib"), Ok(None));
-        assert_eq!(Runner::Seq.params("nope"), Ok(None));
-        assert!(Runner::Tuned.params("nope").is_err());
-        for program in workloads::NAMES {
-            assert!(
-                crate::annotated::find(program).is_ok(),
-                "{program} has no annotated program"
-            );
-        }
-    }
-
-    #[test]
-    fn params_as_text() {
-        let text = params_text(&Params::DEFAULT);
-        assert!(text.starts_with(&format!(
-            "{}/{} stack=",
-            Params::DEFAULT.queue_policy,
-            Params::DEFAULT.queue_capacity
-        )));
-        assert!(!text.contains(' ') || text.contains("buckets="));
-    }
 
     #[cfg(unix)]
     #[test]

@@ -5,7 +5,8 @@
 use std::fmt::Write as _;
 
 use super::child::{ChildResult, Outcome};
-use super::{params_text, Options, Runner};
+use super::cli::Options;
+use super::runner::{params_text, Runner};
 use crate::suite::machine::Machine;
 use crate::suite::report::{counters_json, format_ns, json_number, json_string};
 

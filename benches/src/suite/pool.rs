@@ -1,0 +1,241 @@
+//! [`Pool`]: a built runner that times runs of a [`Work`] inside itself, and
+//! the [`Measurement`] it takes.
+
+use std::fmt;
+use std::num::NonZeroUsize;
+use std::time::{Duration, Instant};
+
+use prescient::Counters;
+
+use super::config::{Plan, Runner};
+use super::rusage::cpu_time_ns;
+use super::work::Work;
+
+/// What [`Pool::measure`] found.
+#[derive(Clone, Debug)]
+pub struct Measurement {
+    /// Runs per timed batch.
+    pub batch: u64,
+    /// Nanoseconds per run of each batch, in the order taken.
+    pub per_run_ns: Vec<f64>,
+    /// For Prescient: the counters accumulated over the timed batches
+    /// (`live_stacks` and `peak_live_stacks` are the values after them).
+    pub counters: Option<Counters>,
+    /// The process CPU time (user + system, every thread) over the wall time
+    /// of the timed batches: about the number of busy threads (spinning
+    /// counts). Below 1 at one thread, the machine was busy with others.
+    pub cpu_per_wall: f64,
+}
+
+impl Measurement {
+    /// The number of timed runs.
+    pub fn runs(&self) -> u64 {
+        self.batch * self.per_run_ns.len() as u64
+    }
+
+    /// The median time per run, in nanoseconds.
+    pub fn median_ns(&self) -> f64 {
+        median(&self.per_run_ns)
+    }
+}
+
+/// The median of `values` (the mean of the two middle ones for an even
+/// count; NaN for none).
+pub fn median(values: &[f64]) -> f64 {
+    if values.is_empty() {
+        return f64::NAN;
+    }
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let mid = sorted.len() / 2;
+    if sorted.len() % 2 == 1 {
+        sorted[mid]
+    } else {
+        (sorted[mid - 1] + sorted[mid]) / 2.0
+    }
+}
+
+/// A built runner: the thing a child builds once and measures inside.
+pub enum Pool {
+    /// No pool: the sequential reference runs on the calling thread.
+    Seq,
+    /// A Prescient runtime.
+    Prescient(prescient::Runtime),
+    /// A rayon thread pool.
+    Rayon(rayon::ThreadPool),
+    /// A chili thread pool (its scopes run on the calling thread, which
+    /// counts as one of its `thread_count` threads).
+    Chili(chili::ThreadPool),
+}
+
+impl fmt::Debug for Pool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Pool::Seq => "Pool::Seq",
+            Pool::Prescient(_) => "Pool::Prescient",
+            Pool::Rayon(_) => "Pool::Rayon",
+            Pool::Chili(_) => "Pool::Chili",
+        })
+    }
+}
+
+impl Pool {
+    /// Builds `runner` with `threads` threads (ignored by [`Runner::Seq`]).
+    pub fn build(runner: Runner, threads: usize) -> Result<Pool, String> {
+        let threads = threads.max(1);
+        match runner {
+            Runner::Seq => Ok(Pool::Seq),
+            Runner::PrescientDefault
+            | Runner::PrescientNever
+            | Runner::PrescientDefCap4
+            | Runner::PrescientPfCap4 => {
+                let params = runner.params().expect("a Prescient runner has params");
+                prescient::Runtime::builder()
+                    .params(params)
+                    .num_workers(threads)
+                    .build()
+                    .map(Pool::Prescient)
+                    .map_err(|e| format!("building Prescient ({runner}, {threads} workers): {e}"))
+            }
+            Runner::Rayon => rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .map(Pool::Rayon)
+                .map_err(|e| format!("building the rayon pool ({threads} threads): {e}")),
+            Runner::Chili => Ok(Pool::Chili(chili::ThreadPool::with_config(chili::Config {
+                thread_count: NonZeroUsize::new(threads),
+                ..Default::default()
+            }))),
+        }
+    }
+
+    /// The runtime's counters, for Prescient.
+    pub fn counters(&self) -> Option<Counters> {
+        match self {
+            Pool::Prescient(rt) => Some(rt.counters()),
+            Pool::Seq | Pool::Rayon(_) | Pool::Chili(_) => None,
+        }
+    }
+
+    /// Enters the pool once and calls `body` there with a function that
+    /// makes one run of `work` with this pool's runner.
+    fn enter<R: Send>(
+        &self,
+        work: &Work,
+        body: impl FnOnce(&mut dyn FnMut() -> u64) -> R + Send,
+    ) -> R {
+        match self {
+            Pool::Seq => body(&mut || work.run_seq()),
+            Pool::Prescient(rt) => rt.run(|| body(&mut || work.run_prescient())),
+            Pool::Rayon(pool) => pool.install(|| body(&mut || work.run_rayon())),
+            Pool::Chili(pool) => {
+                let mut scope = pool.scope();
+                body(&mut || work.run_chili(&mut scope))
+            }
+        }
+    }
+
+    /// Enters the pool once and times `iters` runs of `work` inside it (the
+    /// entry is not timed). Every result is checked.
+    pub fn time(&self, work: &Work, iters: u64) -> Duration {
+        let expected = work.expected();
+        self.enter(work, |one| time_runs(one, expected, iters))
+    }
+
+    /// Warms up for at least `warmup` inside the pool, doubling the batch
+    /// until one batch lasts at least `sample_target`; returns that batch size.
+    pub fn calibrate(&self, work: &Work, warmup: Duration, sample_target: Duration) -> u64 {
+        let expected = work.expected();
+        self.enter(work, |one| {
+            let start = Instant::now();
+            let mut batch = 1u64;
+            loop {
+                let elapsed = time_runs(one, expected, batch);
+                if elapsed < sample_target {
+                    batch = batch.saturating_mul(2);
+                } else if start.elapsed() >= warmup {
+                    return batch;
+                }
+            }
+        })
+    }
+
+    /// Warms up and sizes batches ([`calibrate`](Self::calibrate)), then
+    /// times `plan.samples` batches in one entry into the pool, reading the
+    /// counters around that entry.
+    pub fn measure(&self, work: &Work, plan: &Plan) -> Measurement {
+        let batch = self.calibrate(work, plan.warmup, plan.sample_target);
+        let expected = work.expected();
+        let before = self.counters();
+        let cpu_before = cpu_time_ns();
+        let wall_before = Instant::now();
+        let per_run_ns = self.enter(work, |one| {
+            (0..plan.samples.max(1))
+                .map(|_| time_runs(one, expected, batch).as_nanos() as f64 / batch as f64)
+                .collect::<Vec<f64>>()
+        });
+        let wall = wall_before.elapsed().as_nanos() as f64;
+        let cpu = cpu_time_ns().saturating_sub(cpu_before) as f64;
+        let counters = match (self.counters(), before) {
+            (Some(after), Some(before)) => Some(after.since(&before)),
+            _ => None,
+        };
+        Measurement {
+            batch,
+            per_run_ns,
+            counters,
+            cpu_per_wall: if wall > 0.0 { cpu / wall } else { f64::NAN },
+        }
+    }
+}
+
+/// Times `iters` calls of `one`, checking each result.
+fn time_runs(one: &mut dyn FnMut() -> u64, expected: u64, iters: u64) -> Duration {
+    let start = Instant::now();
+    for _ in 0..iters {
+        let result = one();
+        if result != expected {
+            wrong_result(result, expected);
+        }
+    }
+    start.elapsed()
+}
+
+#[cold]
+#[inline(never)]
+fn wrong_result(result: u64, expected: u64) -> ! {
+    panic!("wrong result: got {result}, expected {expected}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::programs::tree::Layout;
+
+    #[test]
+    fn median_of_odd_and_even() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), 2.5);
+        assert!(median(&[]).is_nan());
+    }
+
+    #[test]
+    fn every_pool_measures_small_work() {
+        let plan = Plan {
+            warmup: Duration::from_millis(1),
+            sample_target: Duration::from_micros(100),
+            samples: 3,
+        };
+        for runner in Runner::ALL {
+            let pool = Pool::build(runner, 2).expect("pool builds");
+            for work in [Work::fib(12), Work::tree(255, Layout::DEFAULT)] {
+                let m = pool.measure(&work, &plan);
+                assert_eq!(m.per_run_ns.len(), 3);
+                assert!(m.batch >= 1);
+                assert!(m.median_ns() > 0.0);
+                assert_eq!(m.counters.is_some(), runner.params().is_some());
+                assert!(pool.time(&work, 2) > Duration::ZERO);
+            }
+        }
+    }
+}
