@@ -5,7 +5,7 @@
 //! adaptive inlining is for: the tiny site should run its tasks as plain
 //! calls, the large site should keep spawning.
 //!
-//! `cargo run --release -p prescient-benches --bin inlining_table -- [--quick] [--threads LIST] [--policies LIST] [--programs LIST]`
+//! `cargo bench-run inlining_table -- [--quick] [--threads LIST] [--policies LIST] [--programs LIST]`
 //!
 //! # The work
 //! A sweep runs [`Mixed::tiny`] tiny tasks of [`TINY_ROUNDS`] rounds of a

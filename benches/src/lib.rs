@@ -5,7 +5,7 @@
 //!   differ only in the fork–join call. It is a plain library shared by the
 //!   criterion benches, the suite, the examples and the integration tests.
 //! * [`suite`] is the side-by-side runner behind the `suite` binary
-//!   (`cargo run --release -p prescient-benches --bin suite -- --quick`): every
+//!   (`cargo bench-run suite -- --quick`): every
 //!   program × runner × thread count runs in its own child process, so that its
 //!   peak RSS is its own, and the parent prints one table and writes JSON.
 //! * [`dataflow`] holds the dataflow benchmark programs, behind the

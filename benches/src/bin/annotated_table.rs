@@ -21,7 +21,7 @@
 //! else 1,2) follow the convention of every benchmark binary
 //! (`prescient_benches::cli`).
 //!
-//! `cargo run --release -p prescient-benches --bin annotated_table -- [--quick] [--threads LIST] [--reps N] [--only PROGRAMS] [--json PATH]`
+//! `cargo bench-run annotated_table -- [--quick] [--threads LIST] [--reps N] [--only PROGRAMS] [--json PATH]`
 
 use prescient::{Counters, Params, QueuePolicy, Runtime};
 use prescient_benches::annotated::{alignment, fib, nqueens};

@@ -1,5 +1,5 @@
-//! The CF'17 suite under every runner: `cargo run --release -p
-//! prescient-benches --bin cf17 -- --quick` (see `--help`, and
+//! The CF'17 suite under every runner: `cargo bench-run cf17 --
+//! --quick` (see `--help`, and
 //! `prescient_benches::cf17::suite` for the output and its conventions).
 //! `--sweep` runs the parameter sweep (`prescient_benches::cf17::sweep`),
 //! `--calibrate [DIR]` derives and validates the decision trees from a sweep

@@ -24,7 +24,7 @@
 //! benchmark binary (`prescient_benches::cli`); the modes come from `--dast`,
 //! else `PRESCIENT_BENCH_DAST`, else all four.
 //!
-//! `cargo run --release -p prescient-benches --bin dataflow_table -- [--quick] [--threads LIST] [--dast LIST] [--reps N] [--only SECTIONS] [--counters]`
+//! `cargo bench-run dataflow_table -- [--quick] [--threads LIST] [--dast LIST] [--reps N] [--only SECTIONS] [--counters]`
 
 use prescient::{Counters, DastMode, Params, Runtime};
 use prescient_benches::cf17::calibrate::geomean;

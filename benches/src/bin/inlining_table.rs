@@ -3,7 +3,7 @@
 //! of fixed thresholds), next to rayon, chili and the sequential reference,
 //! at each thread count.
 //!
-//! `cargo run --release -p prescient-benches --bin inlining_table -- [--quick] [--threads LIST] [--policies LIST] [--programs LIST] [--reps N]`
+//! `cargo bench-run inlining_table -- [--quick] [--threads LIST] [--policies LIST] [--programs LIST] [--reps N]`
 //!
 //! Programs: `mixed` (many tiny and a few large tasks from different spawn
 //! sites, `prescient_benches::inlining`), `fib`, `nqueens` and `health` (the

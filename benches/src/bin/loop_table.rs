@@ -12,7 +12,7 @@
 //! else `PRESCIENT_BENCH_THREADS`, else 1,2) follow the convention of every
 //! benchmark binary (`prescient_benches::cli`).
 //!
-//! `cargo run --release -p prescient-benches --bin loop_table -- [--quick] [--threads LIST] [--reps N]`
+//! `cargo bench-run loop_table -- [--quick] [--threads LIST] [--reps N]`
 
 use prescient::{Counters, Params, QueuePolicy, Runtime};
 use prescient_benches::cli::{self, Parsed, THREADS_ENV};

@@ -3,7 +3,7 @@
 //! analysed `PARAMS` and as OS threads; and what the stack pool keeps after
 //! a deep phase (`prescient_benches::stack_memory` has the programs).
 //!
-//! `cargo run --release -p prescient-benches --bin stack_memory -- [--quick] [--threads LIST] [--tasks LIST] [--deep BYTES]`
+//! `cargo bench-run stack_memory -- [--quick] [--threads LIST] [--tasks LIST] [--deep BYTES]`
 //!
 //! Each (phase, tasks, workers, configuration) runs in a child process of
 //! its own. Thread counts: `--threads`, else `PRESCIENT_BENCH_THREADS`, else

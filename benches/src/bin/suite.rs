@@ -1,5 +1,5 @@
-//! The side-by-side benchmark suite: `cargo run --release -p
-//! prescient-benches --bin suite -- --quick` (see `--help`).
+//! The side-by-side benchmark suite: `cargo bench-run suite --
+//! --quick` (see `--help`).
 
 fn main() {
     std::process::exit(prescient_benches::suite::main(std::env::args().skip(1)));

@@ -4,7 +4,7 @@
 //! millions of tasks, to show how long recording, assembling and analysing
 //! take and how much memory a strand costs.
 //!
-//! `cargo run --release -p prescient-benches --features trace --bin trace_overhead -- [--quick] [--threads LIST] [--reps N] [--fib N] [--big N]`
+//! `cargo bench-run trace_overhead --features trace -- [--quick] [--threads LIST] [--reps N] [--fib N] [--big N]`
 //!
 //! Per thread count and inlining policy (`adaptive`, the default, and
 //! `never`, under which every published join is a task), three runtimes of

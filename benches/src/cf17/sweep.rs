@@ -2,7 +2,7 @@
 //! program under every queue policy × queue capacity × dependency buckets ×
 //! stack commitment, at each thread count, stored as JSON with the host described.
 //!
-//! `cargo run --release -p prescient-benches --bin cf17 -- --sweep [--threads
+//! `cargo bench-run cf17 -- --sweep [--threads
 //! LIST] [--reps N] [--only PROGRAMS] [--size test|quick|paper] [--out DIR]`
 //!
 //! The grid ([`Config::all`]) is the one the decision trees choose from:

@@ -21,8 +21,8 @@ prints a table of times, T/Tseq, overhead per join, speedups, ratios to rayon
 and chili, peak RSS and Prescient's suspensions; then the idle CPU of each
 runtime; then writes JSON. With --profile, instead profiles one program under
 one Prescient runner at each thread count with the critical-path profiler
-(needs the `trace` feature: cargo run --release -p prescient-benches
---features trace --bin suite -- --profile fib) and writes its report, Chrome
+(needs the `trace` feature: cargo bench-run suite --features trace --
+--profile fib) and writes its report, Chrome
 trace and SVG.",
         "a few samples per configuration (the whole suite in
                       about a minute on two cores)",

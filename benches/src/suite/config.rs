@@ -222,7 +222,10 @@ mod tests {
             (QueuePolicy::InsertBackStealBack, 4)
         );
         let pf4 = Runner::PrescientPfCap4.params().unwrap();
-        assert_eq!((pf4.queue_policy, pf4.queue_capacity), (QueuePolicy::InsertFrontStealBack, 4));
+        assert_eq!(
+            (pf4.queue_policy, pf4.queue_capacity),
+            (QueuePolicy::InsertFrontStealBack, 4)
+        );
         assert_eq!(Runner::Rayon.params(), None);
         assert!(!Runner::Seq.is_parallel());
     }

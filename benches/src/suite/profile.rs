@@ -78,7 +78,7 @@ pub fn run(options: &ProfileOptions) -> i32 {
 pub fn run(options: &ProfileOptions) -> i32 {
     eprintln!(
         "error: --profile needs the critical-path profiler; rebuild with the `trace` feature:\n  \
-         cargo run --release -p prescient-benches --features trace --bin suite -- --profile {}",
+         cargo bench-run suite --features trace -- --profile {}",
         options.program.name()
     );
     2

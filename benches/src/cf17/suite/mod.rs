@@ -3,7 +3,7 @@
 //! process; one table, one JSON file and three SVG plots.
 //!
 //! ```text
-//! cargo run --release -p prescient-benches --bin cf17 -- --quick --threads 1,2
+//! cargo bench-run cf17 -- --quick --threads 1,2
 //! ```
 //!
 //! # What runs

@@ -89,9 +89,7 @@ impl fmt::Display for Runner {
 /// its analysis: the `cf17` runner's (`tuned` is the program's `PARAMS`,
 /// from the calibrated trees).
 pub fn cf17_params(program: &AnnotatedProgram) -> Params {
-    program
-        .analysis
-        .params(prescient::analysis::Trees::Cf17)
+    program.analysis.params(prescient::analysis::Trees::Cf17)
 }
 
 /// Parameters as short text for tables and JSON:
