@@ -267,9 +267,9 @@ pub fn function_stacks(program: &Program, graph: &CallGraph) -> Vec<Sym> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lower::tests::program;
     use crate::structure::call_graph;
     use crate::sym::Env;
+    use crate::test_support::program;
 
     /// Primitive sizes as on a 64-bit target (arrays of literal length,
     /// tuples without padding); a fixed join frame.
