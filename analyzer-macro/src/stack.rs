@@ -65,8 +65,9 @@
 //! (method calls on values, calls inside macros, paths outside the module,
 //! calls through values) —
 //! because any of these multiplied by an unknown depth, or an unseen callee
-//! recursing back, can need any amount of stack. A fixed φ overflowed here on
-//! small frames recursing 400 (debug) to 10,000 (release) levels deep.
+//! recursing back, can need any amount of stack. A fixed φ does not bound
+//! it either: a recursion of small frames can run deeper than any fixed
+//! depth and overflow it.
 //!
 //! A **non-recursive** function with unknown pieces runs its frame once, so a
 //! generous estimate is used: [`UNKNOWN_LOCAL_BYTES`] for an unknown local,
