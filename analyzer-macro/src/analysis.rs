@@ -88,7 +88,7 @@ pub fn analyse(program: &Program) -> ProgramResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lower::tests::program;
+    use crate::test_support::program;
 
     #[test]
     fn fib_program() {
@@ -141,5 +141,82 @@ mod tests {
         let r = analyse(&p);
         // The floor of the mean of 1 and 20.
         assert_eq!(r.contexts[0].effort, Sym::Lit(10));
+    }
+
+    /// `(rho, lambda, in_loop of site 0)` of the program's first context.
+    fn loop_structure(src: &str) -> (u32, u32, bool) {
+        let r = analyse(&program(src));
+        let c = &r.contexts[0];
+        (c.rho, c.lambda, r.sites[0].in_loop)
+    }
+
+    #[test]
+    fn a_range_loop_is_loop_parallelism() {
+        // The only parallelism is one `for_range`, written outside any loop:
+        // its site runs in a loop (λ = 1), no recursion (ρ = 0).
+        let src = "mod m {
+                use prescient::for_range;
+                fn work(i: usize) -> usize { i * 2 + 1 }
+                pub fn run(out: &[AtomicUsize]) {
+                    for_range(0..1000, 16, |i| { out[i].store(work(i), Relaxed); });
+                }
+            }";
+        assert_eq!(loop_structure(src), (0, 1, true));
+        let r = analyse(&program(src));
+        let c = &r.contexts[0];
+        // The site's effort is one run of the body: the index, the store (an
+        // invisible method call) and `work` (a call, two operations).
+        use crate::effort::{CALL_OVERHEAD, INVISIBLE_CALL, LOOP_ITERATION, SPAWN_OVERHEAD};
+        let body = 1 + (CALL_OVERHEAD + INVISIBLE_CALL) + (CALL_OVERHEAD + 2);
+        assert_eq!(r.sites[0].effort, Sym::Lit(body));
+        assert_eq!(c.effort, r.sites[0].effort);
+        // CF'17's decision trees: ρ = 0 and λ > 0 give the loop capacity.
+        let effort = c.effort.literal().unwrap();
+        assert_eq!(
+            prescient::analysis::cf17::queue_capacity(c.rho, c.lambda, effort),
+            prescient::analysis::cf17::LOOP_QUEUE_CAPACITY
+        );
+        assert_eq!(prescient::analysis::cf17::LOOP_QUEUE_CAPACITY, 128);
+        // The function's effort: 1000 iterations of spawn + body + 1.
+        assert_eq!(
+            r.function_efforts[1],
+            Sym::Lit(1000 * (SPAWN_OVERHEAD + body + LOOP_ITERATION))
+        );
+
+        // The chunked form, with a module `const` bound and a chunk loop.
+        let chunked = "mod m {
+                use prescient as p;
+                const N: usize = 1 << 20;
+                fn run() { p::for_range_chunked(0..N, 1024, |r| { for i in r { x += i; } }); }
+            }";
+        assert_eq!(loop_structure(chunked), (0, 1, true));
+    }
+
+    #[test]
+    fn range_loop_bodies_are_tasks_for_rho() {
+        // A call back into the function from the body is recursion through a
+        // task (ρ = 1), and the site is still in a loop.
+        let src = "mod m {
+                use prescient::for_range;
+                fn walk(depth: u32) {
+                    if depth > 0 { for_range(0..4, 1, move |_| walk(depth - 1)); }
+                }
+            }";
+        assert_eq!(loop_structure(src), (1, 1, true));
+        let r = analyse(&program(src));
+        // ρ > 0: no loop capacity (CF'17's trees).
+        let c = &r.contexts[0];
+        assert_eq!(
+            prescient::analysis::cf17::queue_capacity(c.rho, c.lambda, 0),
+            prescient::analysis::cf17::SMALL_QUEUE_CAPACITY
+        );
+        // A spawn inside a range loop body is reached in a loop too.
+        let nested = "mod m {
+                use prescient::{for_range, spawn};
+                fn f() { for_range(0..4, 1, |i| { spawn(move || i); }); }
+            }";
+        let r = analyse(&program(nested));
+        assert_eq!(r.contexts[0].lambda, 2);
+        assert!(r.sites[1].in_loop);
     }
 }

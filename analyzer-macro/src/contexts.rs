@@ -39,7 +39,7 @@ pub fn task_contexts(program: &Program) -> Vec<TaskContext> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lower::tests::program;
+    use crate::test_support::program;
 
     #[test]
     fn contexts_are_innermost_functions_with_sites() {

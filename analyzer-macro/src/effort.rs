@@ -149,9 +149,9 @@ pub fn context_effort(sites: &[SiteId], site_efforts: &[Sym]) -> Sym {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lower::tests::program;
     use crate::structure::call_graph;
     use crate::sym::Env;
+    use crate::test_support::program;
 
     struct Consts(&'static [(&'static str, i128)], Vec<Sym>);
 

@@ -269,6 +269,8 @@ mod module_scope;
 mod stack;
 mod structure;
 mod sym;
+#[cfg(test)]
+mod test_support;
 mod types;
 mod unseen;
 

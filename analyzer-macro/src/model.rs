@@ -72,8 +72,7 @@ pub const RANGE_SPLIT_LEVELS: u32 = 64;
 /// Join frames (`JOIN_FRAME_BYTES`) the stack analysis charges per level of a
 /// range loop's splitting: a level is a `join` plus the splitting function's
 /// own frame and the closure call between them. `tests/tests/for_range.rs`
-/// checks that a level fits in two (measured with rustc 1.95 on x86-64: 1024
-/// bytes in the debug profile, 288 in release, so about one; two leave room
+/// checks that a level fits in two (a level takes about one; two leave room
 /// for compiler changes). A range loop's body thus runs below
 /// `RANGE_SPLIT_LEVELS * JOIN_FRAMES_PER_SPLIT_LEVEL` join frames, plus one
 /// for its own spawn level.

@@ -65,8 +65,9 @@
 //! (method calls on values, calls inside macros, paths outside the module,
 //! calls through values) —
 //! because any of these multiplied by an unknown depth, or an unseen callee
-//! recursing back, can need any amount of stack. A fixed φ overflowed here on
-//! small frames recursing 400 (debug) to 10,000 (release) levels deep.
+//! recursing back, can need any amount of stack. A fixed φ does not bound
+//! it either: a recursion of small frames can run deeper than any fixed
+//! depth and overflow it.
 //!
 //! A **non-recursive** function with unknown pieces runs its frame once, so a
 //! generous estimate is used: [`UNKNOWN_LOCAL_BYTES`] for an unknown local,
@@ -267,9 +268,9 @@ pub fn function_stacks(program: &Program, graph: &CallGraph) -> Vec<Sym> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lower::tests::program;
     use crate::structure::call_graph;
     use crate::sym::Env;
+    use crate::test_support::program;
 
     /// Primitive sizes as on a 64-bit target (arrays of literal length,
     /// tuples without padding); a fixed join frame.

@@ -254,7 +254,7 @@ pub fn lambda(program: &Program, graph: &CallGraph, context: FnId) -> u32 {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::lower::tests::program;
+    use crate::test_support::program;
 
     /// The id of the function named `name`.
     pub(crate) fn function_named(p: &Program, name: &str) -> FnId {

@@ -25,9 +25,9 @@
 //! treated as any macro, with the names of module
 //! functions in the macro's rule bodies taken as possible calls too.
 
-use super::{seq, FnBuilder};
+use super::builder::FnBuilder;
 use crate::macros::{MacroDef, MAX_EXPANSIONS, MAX_EXPANSION_DEPTH};
-use crate::model::Node;
+use crate::model::{seq, Node};
 use std::rc::Rc;
 
 impl FnBuilder<'_> {
@@ -124,9 +124,9 @@ impl FnBuilder<'_> {
 
 #[cfg(test)]
 mod tests {
-    use crate::lower::tests::program;
     use crate::model::{Node, SiteKind, WalkCtx};
     use crate::structure::tests::{analysed, rho_lambda};
+    use crate::test_support::program;
 
     #[test]
     fn spawns_and_recursion_in_a_local_macro_are_seen_at_its_use() {

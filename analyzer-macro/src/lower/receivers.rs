@@ -18,7 +18,8 @@
 //!
 //! [`ModuleScope::foreign_receivers`]: crate::module_scope::ModuleScope::foreign_receivers
 
-use super::{strip, FnBuilder};
+use super::builder::FnBuilder;
+use super::syntax::strip;
 use crate::model::{Callee, FnId};
 use crate::module_scope::Resolved;
 use crate::types;
@@ -208,9 +209,9 @@ fn type_of_prefix(path: &syn::Path) -> syn::Type {
 
 #[cfg(test)]
 mod tests {
-    use crate::lower::tests::program;
     use crate::model::{Callee, Node, WalkCtx};
     use crate::structure::tests::rho_lambda;
+    use crate::test_support::program;
 
     /// The callees of the method calls named `name` in function `f`.
     fn callees(src: &str, f: &str) -> Vec<Callee> {

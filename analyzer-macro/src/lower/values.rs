@@ -26,7 +26,9 @@
 //! outside the module (another module naming `annotated::walk`) are not
 //! seen; nor are closures built by another module and passed in.
 
-use super::{strip, FnBuilder};
+use super::builder::{Binding, FnBuilder};
+use super::calls::noted_call;
+use super::syntax::strip;
 use crate::model::{Callee, Node, Target, UnseenKind, WalkCtx};
 use proc_macro2::Span;
 
@@ -156,7 +158,7 @@ impl FnBuilder<'_> {
                 values: true,
             },
         };
-        super::noted_call(UnseenKind::IndirectCall, what, callee, args, span)
+        noted_call(UnseenKind::IndirectCall, what, callee, args, span)
     }
 
     /// The closure kept aside that an expression names (`l`, `&l`), taken
@@ -173,7 +175,7 @@ impl FnBuilder<'_> {
             return None;
         }
         match self.lookup(&p.path.get_ident()?.to_string())? {
-            super::Binding::Closure(k) => Some(k),
+            Binding::Closure(k) => Some(k),
             _ => None,
         }
     }
