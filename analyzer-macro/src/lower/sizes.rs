@@ -9,7 +9,7 @@ use super::syntax::{strip, strip_type};
 use crate::model::{FnId, Node, Size};
 use crate::stack;
 use crate::sym::{self as symb, Sym};
-use std::collections::HashSet;
+use std::collections::BTreeSet;
 use syn::spanned::Spanned;
 use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
@@ -184,11 +184,11 @@ impl FnBuilder<'_> {
     }
 }
 
-/// The identifiers a closure body names (possible captures); `opaque` when it
-/// contains a macro (whose tokens may name more).
+/// The identifiers a closure body names (possible captures), in name order so
+/// that the emitted size sum is the same on every build; `opaque` when it
 #[derive(Default)]
 struct Names {
-    names: HashSet<String>,
+    names: BTreeSet<String>,
     opaque: bool,
 }
 
