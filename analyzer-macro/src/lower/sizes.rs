@@ -186,6 +186,7 @@ impl FnBuilder<'_> {
 
 /// The identifiers a closure body names (possible captures), in name order so
 /// that the emitted size sum is the same on every build; `opaque` when it
+/// contains a macro (whose tokens may name more).
 #[derive(Default)]
 struct Names {
     names: BTreeSet<String>,
