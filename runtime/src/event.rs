@@ -2,8 +2,8 @@
 //! runs other tasks), as the Insieme event table does.
 
 use crate::latch::{WaitList, Waitable, Waiter};
-use crate::registry;
 use crate::trace::{self, AtomicStrandRef};
+use crate::worker;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// An event that is set once; tasks waiting for it suspend until then.
@@ -74,7 +74,7 @@ impl Event {
     /// it; use [`task_local!`](crate::task_local). On a thread outside any
     /// runtime it blocks the thread.
     pub fn wait(&self) {
-        registry::wait_for(self);
+        worker::wait_for(self);
         trace::joined(self.setter.load());
     }
 }

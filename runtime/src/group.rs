@@ -13,9 +13,9 @@ use crate::analysis::SpawnSite;
 use crate::inlining::SiteKey;
 use crate::job::{drop_caught, keep_first_panic, HeapJob, JobRef, PanicPayload};
 use crate::latch::CountLatch;
-use crate::registry::{self, on_worker, TaskPath, WorkerThread};
 use crate::runtime::Runtime;
 use crate::trace::{self, AtomicStrandRef};
+use crate::worker::{self, on_worker, TaskPath, WorkerThread};
 use parking_lot::Mutex;
 use std::panic::{self, AssertUnwindSafe, Location};
 use std::sync::Arc;
@@ -180,7 +180,7 @@ impl TaskGroup {
         // The group's own unstarted tasks in this worker's deque run here,
         // inline (see `scope`'s end): only tasks other workers took are
         // waited for.
-        registry::claim_own_then_wait(
+        worker::claim_own_then_wait(
             Arc::as_ptr(&self.state) as *const (),
             || self.state.pending.pending() != 0,
             &self.state.pending,

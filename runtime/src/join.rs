@@ -21,9 +21,9 @@
 use crate::analysis::SpawnSite;
 use crate::inlining::{SiteId, SiteKey};
 use crate::job::{drop_caught, PanicPayload};
-use crate::registry::{on_worker, TaskPath, WorkerThread};
 use crate::runtime::Runtime;
 use crate::stack_job::StackJob;
+use crate::worker::{on_worker, TaskPath, WorkerThread};
 use std::panic::{self, AssertUnwindSafe, Location};
 
 /// Runs `a` and `b`, potentially in parallel, and returns both results.

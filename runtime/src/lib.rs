@@ -131,18 +131,26 @@
 //    adaptive inliner: site ids, per-site statistics and decisions,
 //    calibration; `counters`, `deque`, `job`, `params`, `spin_lock`, `sync`);
 // 4. `latch` (waiting; `fiber`, `sync`), `stack_job` (`job`, `latch`);
-// 5. `registry` — the scheduler: workers and their main loop;
-// 6. the public API: `runtime`, `join`, `range` (loops over `join`),
+// 5. `registry` — the scheduler's shared part: what other threads see of
+//    each worker, stealing, the injector, waking sleepers, the DAST manager
+//    thread (`counters`, `dast`, `deque`, `inlining`, `job`, `latch`,
+//    `overflow`, `params`, `sleep`, `sync`, `trace`);
+// 6. `worker` — each worker's own part: its state and main loop, inliner
+//    routing, lazy task creation, latent joins, waiting, fibers and the
+//    live-stack cap, idling, its side of DAST (`registry` and layers 1–4);
+// 7. the public API: `runtime`, `join`, `range` (loops over `join`),
 //    `spawn`, `scope`, `group`, `event`, `task_local`, `dataflow`,
 //    `analysis` (whose `SpawnSite` statics carry an `inlining` site slot),
 //    `profile` (`Runtime::profile`, feature `trace`). `fiber`, `stack_job`,
-//    `registry` and the public API call `trace`'s hooks.
+//    `worker` and the public API call `trace`'s hooks.
 //
 // No module imports one from a layer above it, and no two modules import
-// each other (within layer 6, `join`, `range`, `spawn`, `scope`, `group` and
-// `dataflow` use `runtime`, never the reverse, and `range` uses `join`; `dataflow`'s own files form
-// a chain, see its `mod.rs`). Test code is the exception: `registry`'s unit
-// test starts a `Runtime`, and `sleep`'s loom models use `latch`.
+// each other (within layer 7, `join`, `range`, `spawn`, `scope`, `group` and
+// `dataflow` use `runtime`, never the reverse, and `range` uses `join`). Nor
+// do two files of one module: `worker`'s files use only `worker/thread.rs`
+// of their folder, and the files of `dast` and of `dataflow` form chains (see
+// each `mod.rs`). Test code is the one exception: `sleep`'s loom models use
+// `latch` (which does not use `sleep`).
 
 #![deny(missing_docs)]
 
@@ -180,6 +188,7 @@ mod sync;
 mod task_local;
 mod topology;
 mod trace;
+mod worker;
 
 pub use counters::Counters;
 pub use dataflow::dataflow;

@@ -351,7 +351,7 @@ impl Runtime {
             .tracer
             .as_ref()
             .ok_or(ProfileError::NotTracing)?;
-        if self.registry().is_current() {
+        if crate::worker::is_current(self.registry()) {
             return Err(ProfileError::OnWorker);
         }
         tracer.start().map_err(|error| match error {

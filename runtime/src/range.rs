@@ -49,8 +49,8 @@
 
 use crate::analysis::SpawnSite;
 use crate::join::join_unrouted;
-use crate::registry::WorkerThread;
 use crate::runtime::{current_worker_index, Runtime};
+use crate::worker::WorkerThread;
 use std::ops::Range;
 
 /// Runs `body(i)` for every `i` in `range`, exactly once each, possibly in

@@ -4,9 +4,10 @@
 
 use crate::counters::Counters;
 use crate::params::{Params, ParamsError};
-use crate::registry::{self, Handlers, Registry, WorkerThread};
+use crate::registry::{self, Handlers, Registry};
 use crate::stack_job::StackJob;
 use crate::topology;
+use crate::worker::{self, WorkerThread};
 use std::any::Any;
 use std::fmt;
 use std::panic;
@@ -299,7 +300,7 @@ impl RuntimeBuilder {
             runtime.registry.running.increment();
             let spawned = std::thread::Builder::new()
                 .name(name)
-                .spawn(move || registry::worker_main(worker_registry, index, deque, pin_to));
+                .spawn(move || worker::worker_main(worker_registry, index, deque, pin_to));
             match spawned {
                 Ok(thread) => runtime.threads.push(thread),
                 Err(error) => {
@@ -396,14 +397,14 @@ impl Runtime {
         F: FnOnce() -> R + Send,
         R: Send,
     {
-        if self.registry.is_current() {
+        if worker::is_current(&self.registry) {
             return call_here(f);
         }
         let job = StackJob::new(f);
         // SAFETY: `job` stays in this frame until `wait_for` returns, which
         // is after a worker ran it and set its latch; nothing between unwinds.
         self.registry.inject(unsafe { job.as_job_ref() });
-        registry::wait_for(&job.latch);
+        worker::wait_for(&job.latch);
         // SAFETY: the latch is set, and the result is taken once.
         match unsafe { job.take_result() } {
             Ok(value) => value,
@@ -466,14 +467,14 @@ impl Drop for Runtime {
     ///   finished.
     fn drop(&mut self) {
         self.registry.terminate();
-        if self.registry.is_current() {
+        if worker::is_current(&self.registry) {
             self.threads.clear();
             return;
         }
         // Suspends a task of another runtime rather than blocking its worker
         // thread; the workers decrement `running` as the last thing they do,
         // so the joins below return at once.
-        registry::wait_for(&self.registry.running);
+        worker::wait_for(&self.registry.running);
         // The workers are gone, so no request can come: the DAST manager
         // thread (if any) sees that and exits; wake it to see it now.
         self.registry.dast.manager.notify();
@@ -534,4 +535,37 @@ pub fn current_worker_index() -> Option<usize> {
 pub fn num_workers() -> usize {
     WorkerThread::with_current(|worker| worker.map(|worker| worker.registry.num_workers()))
         .unwrap_or_else(|| Runtime::global().num_workers())
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use crate::job::HeapJob;
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    /// The deque push's sleeper check is relaxed and may miss a worker that
+    /// is falling asleep (see `sleep.rs`). Here the miss is forced: a job is
+    /// pushed with no wake-up at all while the other worker is parked, and
+    /// the pushing task then blocks its OS thread on that job. Only the park
+    /// timeout can get the job run; without it this waits forever.
+    #[test]
+    fn a_missed_wake_up_is_repaired_by_the_park_timeout() {
+        let runtime = Runtime::builder().num_workers(2).build().unwrap();
+        let ran = runtime.run(|| {
+            WorkerThread::with_current(|worker| {
+                let worker = worker.expect("`run` executes on a worker");
+                let other = &worker.registry.workers[1 - worker.index].wake;
+                while !other.is_sleeping() {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+                let (sender, receiver) = mpsc::channel();
+                worker.push_unannounced(HeapJob::into_job_ref(move || {
+                    let _ = sender.send(());
+                }));
+                receiver.recv_timeout(Duration::from_secs(20)).is_ok()
+            })
+        });
+        assert!(ran, "the parked worker never noticed the job");
+    }
 }

@@ -31,9 +31,10 @@ use crate::analysis::SpawnSite;
 use crate::inlining::SiteKey;
 use crate::job::{keep_first_panic, HeapJob, PanicPayload};
 use crate::latch::ScopeLatch;
-use crate::registry::{self, on_worker, Registry, TaskPath, WorkerThread};
+use crate::registry::Registry;
 use crate::runtime::in_registry;
 use crate::trace::{self, AtomicStrandRef};
+use crate::worker::{self, on_worker, TaskPath, WorkerThread};
 use parking_lot::Mutex;
 use std::marker::PhantomData;
 use std::panic::{self, AssertUnwindSafe, Location};
@@ -232,7 +233,7 @@ impl<'scope> Scope<'scope> {
     /// tasks that are still in this worker's deque, and wait for the rest.
     fn finish_body(&self) {
         if !self.pending.is_idle() && !self.pending.release_creator() {
-            registry::claim_own_then_wait(
+            worker::claim_own_then_wait(
                 self as *const Scope<'scope> as *const (),
                 || self.pending.has_pending(),
                 self.pending.done(),

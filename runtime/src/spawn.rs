@@ -20,9 +20,10 @@ use crate::analysis::SpawnSite;
 use crate::inlining::SiteKey;
 use crate::job::{report, try_drop, JobRef, PanicPayload};
 use crate::latch::Latch;
-use crate::registry::{self, on_worker, Registry, RegistryHandle, TaskPath, WorkerThread};
+use crate::registry::{Registry, RegistryHandle};
 use crate::runtime::Runtime;
 use crate::trace::{self, AtomicStrandRef};
+use crate::worker::{self, on_worker, TaskPath, WorkerThread};
 use std::cell::UnsafeCell;
 use std::fmt;
 use std::panic::{self, AssertUnwindSafe, Location};
@@ -134,7 +135,7 @@ impl<T: Send + 'static> TaskHandle<T> {
                 // The task's job is tagged with the shared allocation's
                 // address, which the handle keeps alive: the tag names this
                 // task alone.
-                registry::claim_own_then_wait(
+                worker::claim_own_then_wait(
                     Arc::as_ptr(&shared) as *const (),
                     || !state.latch.is_set(),
                     &state.latch,
@@ -273,7 +274,7 @@ impl Runtime {
         F: FnOnce() -> T + Send + 'static,
         T: Send + 'static,
     {
-        if self.registry().is_current() {
+        if worker::is_current(self.registry()) {
             return spawn(f);
         }
         spawn_in(self.registry(), f)

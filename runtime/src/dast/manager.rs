@@ -1,24 +1,9 @@
-//! The DAST manager thread: its loop (drain the workers' request queues
-//! round-robin, then spin a little, then park) and its park/wake protocol.
-//!
-//! # Park and wake (why no wake-up is lost)
-//! The manager parks only after announcing it (`sleeping = true`) and then
-//! re-checking every queue; a producer, after publishing a request (its
-//! Release store of the queue's tail), checks `sleeping` and, if set, clears
-//! it under the lock and notifies. Both sides put a SeqCst fence between
-//! their write and their read (Dekker), so either the manager's re-check sees
-//! the request or the producer sees `sleeping` — never neither. The
-//! notification happens under the mutex the manager sleeps with, so it cannot
-//! fall between the manager's check of `sleeping` and its wait. A park also
-//! has a timeout, a backstop that only a bug in the above could need.
-//!
-//! The producer's side is one fence and one load per pushed request (about
-//! 20 ns on x86); requests executed inline pay nothing.
+//! The DAST manager thread's loop ([`run`]): drain the workers' request
+//! queues round-robin, then spin a little, then park (see `wake.rs` for the
+//! park/wake protocol and why no wake-up is lost).
 
-use super::{Dast, ReadySink};
-use crate::sync::{fence, wait_timeout, AtomicBool, Condvar, Mutex};
-use std::sync::atomic::Ordering;
-use std::time::Duration;
+use super::request::ReadySink;
+use super::state::Dast;
 
 /// How long the manager polls its queues after the last request before it
 /// parks: rounds of draining with an exponential `spin_loop` backoff up to
@@ -26,63 +11,6 @@ use std::time::Duration;
 const SPINS_BEFORE_PARK: u32 = 1 << 10;
 /// The yields after the spin phase.
 const YIELDS_BEFORE_PARK: u32 = 16;
-/// The backstop timeout of a park.
-const PARK_TIMEOUT: Duration = Duration::from_millis(50);
-
-/// Where the manager thread parks and how producers wake it.
-pub(crate) struct ManagerWake {
-    sleeping: AtomicBool,
-    lock: Mutex<()>,
-    condvar: Condvar,
-}
-
-impl ManagerWake {
-    pub(crate) fn new() -> ManagerWake {
-        ManagerWake {
-            sleeping: AtomicBool::new(false),
-            lock: Mutex::new(()),
-            condvar: Condvar::new(),
-        }
-    }
-
-    /// A producer published a request: wake the manager if it parks.
-    #[inline]
-    pub(crate) fn notify(&self) {
-        // Pairs with the fence in `park_unless` (see the module comment).
-        fence(Ordering::SeqCst);
-        if self.sleeping.load(Ordering::Relaxed) {
-            self.wake_up();
-        }
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn wake_up(&self) {
-        let _guard = self.lock.lock();
-        if self.sleeping.swap(false, Ordering::Relaxed) {
-            self.condvar.notify_one();
-        }
-    }
-
-    /// Parks the manager unless `has_work` (re-checked after announcing the
-    /// park) says there is something to do; returns when notified, or after
-    /// the backstop timeout.
-    pub(crate) fn park_unless(&self, has_work: impl Fn() -> bool) {
-        let mut guard = self.lock.lock();
-        self.sleeping.store(true, Ordering::Relaxed);
-        // Pairs with the fence in `notify`.
-        fence(Ordering::SeqCst);
-        if has_work() {
-            self.sleeping.store(false, Ordering::Relaxed);
-            return;
-        }
-        while self.sleeping.load(Ordering::Relaxed) {
-            if wait_timeout(&self.condvar, &mut guard, PARK_TIMEOUT) {
-                self.sleeping.store(false, Ordering::Relaxed);
-            }
-        }
-    }
-}
 
 /// The manager thread's body: executes requests until `stop` says the
 /// runtime is gone and no request is left. `sink` receives the tasks the
@@ -122,29 +50,7 @@ mod loom_models {
     use super::*;
     use crate::sync::{AtomicBool, AtomicUsize};
     use loom::sync::Arc;
-
-    /// The manager parks while a producer publishes a request and notifies:
-    /// in every interleaving the manager sees the request (it never sleeps
-    /// through it: loom's condvar has no timeout to rescue it).
-    #[test]
-    fn loom_manager_park_and_wake() {
-        loom::model(|| {
-            let wake = Arc::new(ManagerWake::new());
-            let published = Arc::new(AtomicUsize::new(0));
-            let producer = {
-                let (wake, published) = (wake.clone(), published.clone());
-                loom::thread::spawn(move || {
-                    published.store(1, Ordering::Release);
-                    wake.notify();
-                })
-            };
-            // The manager: park until the request is visible.
-            while published.load(Ordering::Acquire) == 0 {
-                wake.park_unless(|| published.load(Ordering::Acquire) != 0);
-            }
-            producer.join().unwrap();
-        });
-    }
+    use std::sync::atomic::Ordering;
 
     /// The preemption bound of the loop model (`LOOM_MAX_PREEMPTIONS`
     /// overrides it).
@@ -153,7 +59,7 @@ mod loom_models {
     /// A request that counts its execution.
     struct Count(Arc<AtomicUsize>);
 
-    impl crate::dast::Request for Count {
+    impl crate::dast::request::Request for Count {
         unsafe fn execute(self, _sink: &dyn ReadySink) {
             self.0.fetch_add(1, Ordering::Relaxed);
         }
@@ -177,10 +83,10 @@ mod loom_models {
     /// executes both requests and then exits; a lost wake-up is a deadlock
     /// here (loom's park never times out).
     ///
-    /// Unbounded, the model ran for more than 8 minutes; bounded to
-    /// [`PREEMPTIONS`] preemptions it takes seconds (4: under 2 s, 6: about
-    /// 25 s). At this bound it catches a `notify` without its fence and a
-    /// `park_unless` that does not re-check after announcing its park.
+    /// Unbounded, the model runs for many minutes; bounded to
+    /// [`PREEMPTIONS`] preemptions it takes seconds. At this bound it catches
+    /// a `notify` without its fence and a `park_unless` that does not
+    /// re-check after announcing its park.
     #[test]
     fn loom_manager_executes_every_request_then_stops() {
         let mut model = loom::model::Builder::new();
@@ -194,7 +100,8 @@ mod loom_models {
                 let (dast, stop, executed) = (dast.clone(), stop.clone(), executed.clone());
                 loom::thread::spawn(move || {
                     for _ in 0..2 {
-                        let request = crate::dast::ErasedRequest::new(Count(executed.clone()));
+                        let request =
+                            crate::dast::request::ErasedRequest::new(Count(executed.clone()));
                         // SAFETY: this thread is queue 0's only producer; a
                         // `Count` refers to nothing that could go away.
                         unsafe { dast.push(0, request, &NoSink) };

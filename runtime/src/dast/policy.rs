@@ -23,6 +23,7 @@
 //!   queued (FIFO then keeps the delete after it); once the done request has
 //!   been executed, delete inline.
 
+use super::state::QUEUE_SLOTS;
 use std::cell::Cell;
 
 /// A worker with fewer ready tasks than this executes its done-task requests
@@ -34,7 +35,7 @@ pub(crate) const START_LOWER: usize = 3;
 pub(crate) const START_UPPER: usize = 5;
 /// The most the upper bound grows to by doubling: half a request queue, so
 /// that a worker never fills its queue with done requests alone.
-pub(crate) const MAX_UPPER: usize = super::QUEUE_SLOTS / 2;
+pub(crate) const MAX_UPPER: usize = QUEUE_SLOTS / 2;
 
 /// What a push decision says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -6,11 +6,11 @@
 //!
 //! Each thread accumulates into its own record (no shared cache line on the
 //! measured path); [`DastStats::snapshot`] sums the records of every thread
-//! that ever timed something. A timing costs two clock reads (~40 ns), so a
-//! stats build is slower than a plain one: compare modes within stats
-//! builds only.
+//! that ever timed something. A timing costs two clock reads, so a stats
+//! build is slower than a plain one: compare modes within stats builds
+//! only.
 
-use super::{Executor, Kind};
+use super::request::{Executor, Kind};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;

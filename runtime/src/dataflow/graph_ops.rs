@@ -12,8 +12,9 @@
 //! [`ReadyList`] that the *caller* dispatches outside the locks.
 //!
 //! The graph is generic over the payload it holds per task, so this module
-//! uses nothing else of `dataflow`: the payload is `state::TaskRef`, and
-//! `state.rs` builds on this module, not the reverse.
+//! uses nothing else of `dataflow` but its pieces in `shard.rs`: the payload
+//! is `state::TaskRef`, and `state.rs` builds on this module, not the
+//! reverse.
 //!
 //! # Shards
 //! A scope's graph is `S` independent [`DependencyGraph`]s (`S` is fixed when
@@ -27,8 +28,7 @@
 //!   `S` = 1) costs what a task cost before sharding: one lock round trip per
 //!   operation, its payload held by that shard's graph, no allocation. Its
 //!   [`GraphTaskId`] is the shard and the shard's own id. (What remains is
-//!   translating what a shard's graph releases into [`GraphTaskId`]s: about
-//!   5 ns per empty dependent task at one thread.)
+//!   translating what a shard's graph releases into [`GraphTaskId`]s.)
 //! * A **multi-shard task** gets a small heap record ([`Record`]) holding its
 //!   payload, its id in each of its shards and a countdown of the shards that
 //!   still block it; each of its shards' graphs holds a pointer to the record
@@ -86,52 +86,23 @@
 //! by its one shard's graph, a multi-shard task by the one decrement that
 //! brings its countdown to zero.
 
+pub(crate) use super::shard::{GraphPool, GraphTaskId, ReadyList};
+
+use super::shard::{
+    fatal, release, release_share, Held, Location, Record, RecordRef, Released, Shard, ShardIds,
+};
 use crate::spin_lock::{SpinGuard, SpinLock};
 use crossbeam_utils::CachePadded;
 use prescient_graph::{AccessMode, DependencyGraph, GraphError, RegionId, TaskId};
-use std::cell::{RefCell, UnsafeCell};
-use std::mem::{self, ManuallyDrop};
+use std::cell::UnsafeCell;
+use std::mem::ManuallyDrop;
 use std::ptr::NonNull;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::AtomicUsize;
 use std::thread::LocalKey;
 
 /// The most shards a scope's graph has: a task's set of shards is a `u64`
 /// bit mask.
 pub(crate) const MAX_SHARDS: usize = 64;
-
-/// The id of a task that a [`LockedGraph`] handed out, for the operations
-/// that report it done and delete it. Opaque, and meaningful only to the
-/// graph that handed it out, until the task is deleted.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) struct GraphTaskId(Location);
-
-/// Where a task is registered.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Location {
-    /// In one shard, whose graph knows it as `id`.
-    One { shard: u32, id: TaskId },
-    /// In several shards: the address of the task's [`Record`] (a
-    /// `Record<T>` of the graph that handed the task out), alive until the
-    /// task is deleted.
-    Many(NonNull<()>),
-}
-
-// SAFETY: a `GraphTaskId` is plain data: the record address in it is only
-// dereferenced by `LockedGraph`'s `unsafe` operations, under their contracts,
-// which do not depend on the thread that calls them (the record's fields are
-// read-only or atomic by then: see `Record`).
-unsafe impl Send for GraphTaskId {}
-// SAFETY: as above; a shared `GraphTaskId` only lends out copies.
-unsafe impl Sync for GraphTaskId {}
-
-const _: () = assert!(mem::size_of::<GraphTaskId>() <= 24);
-
-/// Tasks made ready by a graph operation, with the ids they were handed out
-/// under.
-pub(crate) type ReadyList<T> = Vec<(GraphTaskId, T)>;
-
-/// A thread's pool of empty shards (see [`LockedGraph::new`]).
-pub(crate) type GraphPool<T> = RefCell<Vec<Shard<T>>>;
 
 /// Empty scope graphs' worth of shards kept per thread for the next scope, so
 /// that a scope does not regrow its graphs' maps (and a nested scope per task
@@ -139,187 +110,9 @@ pub(crate) type GraphPool<T> = RefCell<Vec<Shard<T>>>;
 /// to a pool that holds up to `POOLED_GRAPHS * S` shards.
 const POOLED_GRAPHS: usize = 2;
 
-/// Shard ids a [`Record`] holds without a second allocation. A runtime task
-/// names at most `MAX_ACCESSES` = 16 regions; the typical multi-region tasks
-/// (tile kernels) name 2 or 3.
-const INLINE_SHARD_IDS: usize = 4;
-
 /// A shard behind its lock, alone on its cache lines (`ManuallyDrop` so
 /// that [`LockedGraph`]'s `drop` can move it to the pool).
 type LockedShard<T> = CachePadded<SpinLock<ManuallyDrop<Shard<T>>>>;
-
-/// What a shard's `done_task` releases: the tasks' ids in the shard and what
-/// the shard held for them.
-type Released<T> = Vec<(TaskId, Held<T>)>;
-
-/// One shard: a dependency graph over the regions `r` with `r % S` equal to
-/// the shard's index, and scratch space for what its `done_task` releases.
-pub(crate) struct Shard<T> {
-    graph: DependencyGraph<Held<T>>,
-    /// What the graph released in the current operation, before it is
-    /// translated into the caller's ready list (see
-    /// [`LockedGraph::hand_out`]); empty between operations, and kept (with
-    /// its capacity) for the next one.
-    released: Released<T>,
-}
-
-impl<T> Shard<T> {
-    fn new(buckets: usize) -> Shard<T> {
-        Shard {
-            graph: DependencyGraph::new(buckets).unwrap_or_else(|error| fatal(error)),
-            released: Vec::new(),
-        }
-    }
-}
-
-/// What a shard's graph holds for a task.
-enum Held<T> {
-    /// A single-shard task's payload.
-    One(T),
-    /// One of a multi-shard task's shares of its record.
-    Many(RecordRef<T>),
-}
-
-/// The payload, ids and countdown of a task registered in more than one
-/// shard.
-///
-/// Made by the owner in [`LockedGraph::new_task`], freed by the operation
-/// that deletes the task (or, for a task never handed out, when the last
-/// graph holding it is dropped: see [`RecordRef`]). Its fields:
-/// * `blocking` is only touched atomically.
-/// * `shards` is written before the record is shared, then read-only.
-/// * `ids` is written only by the owner while `blocking` still counts the
-///   owner's share, and read only after the task is handed out — which needs
-///   the owner's decrement (Release), and the handing-out decrement acquires
-///   every earlier one in the count's release sequence.
-/// * `payload` is taken once, by the thread whose decrement brings
-///   `blocking` to zero.
-struct Record<T> {
-    /// Shards that have not handed the task out yet, plus one while the owner
-    /// is still registering it.
-    blocking: AtomicUsize,
-    /// The task's shards: bit `k` for shard `k`.
-    shards: u64,
-    /// The task's id in each of its shards, in increasing shard order.
-    ids: UnsafeCell<ShardIds>,
-    /// The task, until it is handed out.
-    payload: UnsafeCell<Option<T>>,
-}
-
-/// A multi-shard task's ids in its shards, by rank (the `n`-th shard of the
-/// task in increasing order has rank `n`): inline up to
-/// [`INLINE_SHARD_IDS`], the rest in `spill`.
-struct ShardIds {
-    inline: [Option<TaskId>; INLINE_SHARD_IDS],
-    spill: Vec<TaskId>,
-}
-
-impl ShardIds {
-    fn new() -> ShardIds {
-        ShardIds {
-            inline: [None; INLINE_SHARD_IDS],
-            spill: Vec::new(),
-        }
-    }
-
-    /// Records the id of rank `rank`; ranks come in increasing order.
-    fn set(&mut self, rank: usize, id: TaskId) {
-        match self.inline.get_mut(rank) {
-            Some(slot) => *slot = Some(id),
-            None => {
-                debug_assert_eq!(self.spill.len(), rank - INLINE_SHARD_IDS);
-                self.spill.push(id);
-            }
-        }
-    }
-
-    /// The id of rank `rank`, recorded by [`set`](Self::set).
-    fn get(&self, rank: usize) -> TaskId {
-        let id = match self.inline.get(rank) {
-            Some(id) => *id,
-            None => self.spill.get(rank - INLINE_SHARD_IDS).copied(),
-        };
-        id.expect("a multi-shard task has an id in each of its shards")
-    }
-}
-
-/// A shard graph's share of a multi-shard task's [`Record`] (one count of
-/// `blocking`), held as the payload while the task is blocked in the shard.
-///
-/// When the shard hands it out, the share is given up with
-/// [`into_raw`](Self::into_raw) and its count released by [`release`]. A
-/// share that is dropped instead — its graph dropped with the task still
-/// blocked, which the runtime never does — releases its count, and the last
-/// one frees the record with its payload (a task that some shard still
-/// blocked was never handed out, so no [`GraphTaskId`] names it).
-struct RecordRef<T>(NonNull<Record<T>>);
-
-// SAFETY: a share only reaches the record's atomic count (see `Record` for
-// how the other fields are shared), and the payload moves to whichever thread
-// hands it out or drops it: `T: Send` suffices.
-unsafe impl<T: Send> Send for RecordRef<T> {}
-
-impl<T> RecordRef<T> {
-    /// Gives the share up without releasing its count: the caller releases
-    /// it.
-    fn into_raw(self) -> NonNull<Record<T>> {
-        let record = self.0;
-        mem::forget(self);
-        record
-    }
-}
-
-impl<T> Drop for RecordRef<T> {
-    fn drop(&mut self) {
-        // SAFETY: the record is alive while a share of it exists (it is freed
-        // at zero or at delete, after every share was given up); the count is
-        // only touched atomically, through a reference that ends here.
-        let previous = unsafe { (*self.0.as_ptr()).blocking.fetch_sub(1, Ordering::AcqRel) };
-        if previous == 1 {
-            // SAFETY: this was the last count, and the task was never handed
-            // out (see the type's docs), so nothing else refers to the record;
-            // it came from `Box::leak` in `new_task`.
-            drop(unsafe { Box::from_raw(self.0.as_ptr()) });
-        }
-    }
-}
-
-/// Releases `count` counts of a multi-shard task's countdown; if that brings
-/// it to zero, takes the payload and appends it to `ready`.
-///
-/// # Safety
-/// `record` is alive, and the caller owns `count` of its `blocking` counts
-/// (given up by [`RecordRef::into_raw`], or the owner's own) and gives them
-/// up.
-unsafe fn release<T>(record: NonNull<Record<T>>, count: usize, ready: &mut ReadyList<T>) {
-    // SAFETY: alive (contract); only the atomic is reached, through a
-    // reference that ends here (if this is not the last count, another thread
-    // may hand the task out, run it and free the record right after).
-    let previous = unsafe {
-        (*record.as_ptr())
-            .blocking
-            .fetch_sub(count, Ordering::AcqRel)
-    };
-    if previous == count {
-        // SAFETY: this call brought the count to zero, so every other count
-        // was released before (the AcqRel chain makes the owner's writes
-        // visible) and no other thread takes the payload; the record stays
-        // alive until the task is deleted, which needs this hand-out.
-        let task = unsafe { (*(*record.as_ptr()).payload.get()).take() };
-        let task = task.expect("a multi-shard task is handed out once");
-        ready.push((GraphTaskId(Location::Many(record.cast())), task));
-    }
-}
-
-/// Releases a share a shard handed out: [`release`] of its one count (out
-/// of line, to keep the single-shard hand-out loop short).
-#[cold]
-#[inline(never)]
-fn release_share<T>(share: RecordRef<T>, ready: &mut ReadyList<T>) {
-    // SAFETY: the record is alive (this share was not given up yet), and the
-    // share is given up to `release`.
-    unsafe { release(share.into_raw(), 1, ready) };
-}
 
 /// The dependency graph of one dataflow scope, holding a `T` per task, split
 /// into shards by region (see the module docs), and its operations
@@ -717,22 +510,10 @@ impl<T: 'static> Drop for LockedGraph<T> {
     }
 }
 
-/// A graph operation failed: the runtime broke the graph's protocol. The
-/// graph's bookkeeping (on which the hand-out of `&mut T` rests) can no longer
-/// be trusted, and this runs where unwinding is not allowed (a finishing
-/// task), so the process aborts with the reason.
-#[cold]
-#[inline(never)]
-fn fatal(error: GraphError) -> ! {
-    crate::job::report(format_args!(
-        "dataflow dependency graph protocol violated: {error}"
-    ));
-    std::process::abort();
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::cell::RefCell;
     use std::rc::Rc;
     use AccessMode::{In, InOut, Out};
 

@@ -29,16 +29,20 @@
 //   manager, as the worker's push policies decide (see `crate::dast`).
 // * `graph_ops.rs`: the scope's dependency graph, sharded by region, each
 //   shard behind its own spin lock.
+// * `shard.rs`: its pieces — a shard, the id a task is handed out under,
+//   and the countdown record of a task registered in several shards.
 //
 // Each file imports only files listed after it, so no two import each other:
-// `access` → `handle` → `scope_core` → `state` → `graph_ops`; `task` →
-// `access`, `state`, `requests`; `requests` → `state`, `graph_ops`.
+// `access` → `handle` → `scope_core` → `state` → `graph_ops` → `shard`;
+// `task` → `access`, `state`, `requests`, `graph_ops`; `requests` → `state`,
+// `graph_ops`.
 
 mod access;
 mod graph_ops;
 mod handle;
 mod requests;
 mod scope_core;
+mod shard;
 mod state;
 mod task;
 
@@ -49,8 +53,8 @@ pub use handle::{Data, Tiles};
 pub use crate::dast::stats::{DastStats, Timing};
 
 use crate::job::{drop_caught, HeapJob, JobRef};
-use crate::registry::{on_worker, WorkerThread};
 use crate::runtime::with_registry;
+use crate::worker::{on_worker, WorkerThread};
 use access::{check_duplicates, MAX_ACCESSES};
 use prescient_graph::{AccessMode, RegionId};
 use scope_core::{OwnerThreadOnly, ScopeCore};

@@ -19,8 +19,8 @@
 use super::graph_ops::{GraphTaskId, ReadyList};
 use super::state::{LiveCount, Shared, TaskRef};
 use crate::dast::{time_request, ErasedRequest, Executor, Kind, ReadySink, Request, Route};
-use crate::registry::WorkerThread;
 use crate::trace::{self, StrandRef};
+use crate::worker::WorkerThread;
 use prescient_graph::{AccessMode, RegionId};
 use std::cell::Cell;
 use std::ptr;

@@ -14,7 +14,7 @@
 use super::graph_ops::{GraphPool, GraphTaskId, LockedGraph, MAX_SHARDS};
 use crate::job::{keep_first_panic, JobRef, PanicPayload};
 use crate::latch::Latch;
-use crate::registry::{self, Registry};
+use crate::registry::Registry;
 use crate::trace::AtomicStrandRef;
 use parking_lot::Mutex;
 use std::cell::{RefCell, UnsafeCell};
@@ -323,7 +323,7 @@ impl LiveCount {
                 Err(current) => word = current,
             }
         }
-        registry::wait_for(&latch);
+        crate::worker::wait_for(&latch);
         // The last task left the word at WAITING and will not touch it again.
         self.word.fetch_and(!WAITING, Ordering::Relaxed);
         debug_assert_eq!(self.word.load(Ordering::Relaxed), 0);
