@@ -17,7 +17,7 @@
 //! operation (and a plain release store to unlock) instead of two
 //! compare-and-swaps, which made a deferred join markedly cheaper
 //! (`cargo run --release --example deferred_cost` measures it). The owner's hot path does not touch the deque at all while it is
-//! full (lazy task creation in `registry.rs`), so the lock is paid per real
+//! full (lazy task creation in `worker/capacity.rs`), so the lock is paid per real
 //! deferred task only.
 //!
 //! Naming: "front" is where the owner takes from; "newest"/"oldest" follow

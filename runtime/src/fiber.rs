@@ -4,7 +4,7 @@
 //! job after another. The worker's main loop resumes a fiber with a
 //! job; the fiber answers [`FiberYield::Done`] when the job finished, or
 //! [`FiberYield::Wait`] when a task on it must wait (see
-//! `registry::WorkerThread::wait_until`).
+//! `worker::WorkerThread::wait_until`, `worker/wait.rs`).
 //!
 //! # Assumptions (written down as corosensei asks)
 //! * A fiber is created, resumed and dropped only on its home worker's thread

@@ -6,7 +6,7 @@
 //! A waiter is either a suspended fiber (a task waiting inside the runtime) or
 //! a parked OS thread (code outside any runtime). Registration happens on the
 //! waiting worker's *main* stack after the fiber has switched out (see
-//! `registry::WorkerThread::wait_until`), so a waker can never resume a fiber
+//! `WorkerThread::wait_until` in `worker/wait.rs`), so a waker can never resume a fiber
 //! that is still running: a woken fiber is pushed to its home worker's resume
 //! inbox, and only that worker resumes it (tasks are tied to their worker).
 //!

@@ -2,7 +2,7 @@
 //! three kinds of news wake it — a ready fiber in its resume inbox (always
 //! woken: a suspended task must not be forgotten), a job injected from outside
 //! the runtime, and surplus work in a busy worker's deque (woken lazily, never
-//! on every push: see `registry::WorkerThread::push`).
+//! on every push: see `WorkerThread::push` in `worker/capacity.rs`).
 //!
 //! # Why no wake-up is lost
 //! A worker announces `sleeping = true` (SeqCst) while holding its mutex, then

@@ -24,7 +24,7 @@
 //!
 //! # Parallelism is never inlined away
 //! An inlined site keeps handing out work, two ways (the worker's side,
-//! `WorkerThread::task_path` in `registry.rs`):
+//! `WorkerThread::task_path` in `worker/routing.rs`):
 //! * its worker keeps its outermost work ready: an inlined `join` still
 //!   records its second half while fewer than 2 latent joins are recorded,
 //!   an inlined spawn still defers while the deque holds fewer than 2 tasks
