@@ -38,4 +38,7 @@ mod m {
 fn main() {
     let _ = m::PARAMS;
     let _ = m::f(3);
+    // Used, so that this case also builds warning-free as a test target
+    // (clippy denies warnings there; trybuild did not).
+    let _ = m::S;
 }

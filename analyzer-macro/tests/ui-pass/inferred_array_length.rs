@@ -1,6 +1,11 @@
 //! `let buf: [u8; _] = …` is valid Rust: the analysis sizes it from the
 //! initializer instead of emitting `size_of::<[u8; _]>()` (E0284).
 
+// `PARAMS` is a constant: the assertion below is checked at run time on
+// purpose, as this case always was (clippy, which checks it as a test
+// target, would ask for a `const` assertion).
+#![allow(clippy::assertions_on_constants)]
+
 use prescient_macros::task_program;
 
 #[task_program]
