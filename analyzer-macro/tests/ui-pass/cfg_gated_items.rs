@@ -42,3 +42,10 @@ fn main() {
     // (clippy denies warnings there; trybuild did not).
     let _ = m::S;
 }
+
+// A test target of `prescient-macros` (`Cargo.toml`): this case must compile
+// as a crate of its own, and its `main` must return.
+#[test]
+fn main_returns() {
+    main();
+}

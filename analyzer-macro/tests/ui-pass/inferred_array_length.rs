@@ -23,3 +23,10 @@ fn main() {
     assert!(m::PARAMS.committed_stack_size >= 16 * 1024);
     let _ = m::f;
 }
+
+// A test target of `prescient-macros` (`Cargo.toml`): this case must compile
+// as a crate of its own, and its `main` must return.
+#[test]
+fn main_returns() {
+    main();
+}
