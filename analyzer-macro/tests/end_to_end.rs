@@ -4,11 +4,22 @@
 //! the calibrated trees' (the default), `ANALYSIS.params(Trees::Cf17)`
 //! CF'17's. Run under both the debug and the release test profile (the
 //! per-join frame cost differs).
+//!
+//! Also here, as a module (one test binary instead of two):
+//! `renamed_dependency` (`tests/end_to_end/`), a crate that names the
+//! runtime `rt`. The macro's
+//! compile-pass cases, `tests/ui-pass/`, are test targets of their own
+//! (`Cargo.toml`); its compile-fail cases are in the workspace's
+//! `tests/tests/ui_task_program/`, checked with every other trybuild case by
+//! `prescient-tests`' `ui` binary.
 
 use prescient::__private::JOIN_FRAME_BYTES;
 use prescient::analysis::{SiteKind, Trees};
 use prescient::{Params, QueuePolicy, Runtime};
 use prescient_macros::task_program;
+
+#[path = "end_to_end/renamed_dependency.rs"]
+mod renamed_dependency;
 
 /// A module the analyzed code may call: `rayon::join` here is not a spawn.
 mod rayon {

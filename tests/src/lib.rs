@@ -13,7 +13,7 @@
 
 use prescient::{DastMode, Params, QueuePolicy, Runtime};
 use std::any::Any;
-use std::sync::{mpsc, Mutex, Once, PoisonError};
+use std::sync::{mpsc, Mutex, MutexGuard, Once, PoisonError};
 use std::time::{Duration, Instant};
 
 /// For each named function `fn name(mode: DastMode)` of the calling test
@@ -149,6 +149,32 @@ pub fn seed_from_env_or(var: &str, default: u64) -> u64 {
     let seed = env_seed(var).unwrap_or(default);
     eprintln!("seed: {seed:#x} (replay with {var}={seed:#x})");
     seed
+}
+
+/// The name the test harness knows a test by: `module`, the
+/// `module_path!()` of the test's module, without its first segment (the
+/// crate, i.e. the test binary), then `name`. A test that re-runs itself
+/// alone in a child process (`--exact`) passes this, so that it finds itself
+/// whichever module of a consolidated test binary it sits in.
+///
+/// ```ignore
+/// let exact = prescient_tests::test_path(module_path!(), "my_test");
+/// ```
+pub fn test_path(module: &str, name: &str) -> String {
+    match module.split_once("::") {
+        Some((_, path)) => format!("{path}::{name}"),
+        None => name.to_owned(),
+    }
+}
+
+/// Taken by each test that runs an oversubscribed (32-worker) dataflow
+/// runtime, so that the test harness's threads run those one at a time: two
+/// at once starve each other (idle workers that drain the DAST queues do not
+/// park while a queue holds a request). One lock for every module of a test
+/// binary; taken also after a test that held it failed.
+pub fn one_big_runtime_at_a_time() -> MutexGuard<'static, ()> {
+    static BIG_RUNTIMES: Mutex<()> = Mutex::new(());
+    BIG_RUNTIMES.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// The number of random programs of a long soak test: the environment

@@ -38,4 +38,14 @@ mod m {
 fn main() {
     let _ = m::PARAMS;
     let _ = m::f(3);
+    // Used, so that this case also builds warning-free as a test target
+    // (clippy denies warnings there; trybuild did not).
+    let _ = m::S;
+}
+
+// A test target of `prescient-macros` (`Cargo.toml`): this case must compile
+// as a crate of its own, and its `main` must return.
+#[test]
+fn main_returns() {
+    main();
 }

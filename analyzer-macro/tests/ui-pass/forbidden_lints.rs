@@ -64,3 +64,10 @@ fn main() {
     assert_eq!(unread::pair(), (1, 2));
     let _ = (imports::PARAMS, glob::ANALYSIS.rho);
 }
+
+// A test target of `prescient-macros` (`Cargo.toml`): this case must compile
+// as a crate of its own, and its `main` must return.
+#[test]
+fn main_returns() {
+    main();
+}

@@ -1,6 +1,11 @@
 //! `let buf: [u8; _] = …` is valid Rust: the analysis sizes it from the
 //! initializer instead of emitting `size_of::<[u8; _]>()` (E0284).
 
+// `PARAMS` is a constant: the assertion below is checked at run time on
+// purpose, as this case always was (clippy, which checks it as a test
+// target, would ask for a `const` assertion).
+#![allow(clippy::assertions_on_constants)]
+
 use prescient_macros::task_program;
 
 #[task_program]
@@ -17,4 +22,11 @@ mod m {
 fn main() {
     assert!(m::PARAMS.committed_stack_size >= 16 * 1024);
     let _ = m::f;
+}
+
+// A test target of `prescient-macros` (`Cargo.toml`): this case must compile
+// as a crate of its own, and its `main` must return.
+#[test]
+fn main_returns() {
+    main();
 }

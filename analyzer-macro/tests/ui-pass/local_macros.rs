@@ -88,3 +88,10 @@ fn main() {
     assert!(m::ANALYSIS.contexts.iter().all(|c| c.stack > 0));
     let _ = m::PARAMS;
 }
+
+// A test target of `prescient-macros` (`Cargo.toml`): this case must compile
+// as a crate of its own, and its `main` must return.
+#[test]
+fn main_returns() {
+    main();
+}

@@ -26,3 +26,10 @@ fn main() {
     assert_eq!(m::PARAMS.queue_capacity, 32);
     let _ = m::f;
 }
+
+// A test target of `prescient-macros` (`Cargo.toml`): this case must compile
+// as a crate of its own, and its `main` must return.
+#[test]
+fn main_returns() {
+    main();
+}

@@ -7,15 +7,13 @@
 //! `from.end <= to.start` and per-worker non-overlap hold by construction.
 //!
 //! The size test of huge reports is ignored by default:
-//! `cargo test --release -p prescient-graph --features svg --test trace_svg
-//! -- --ignored --nocapture` renders 1.6 and 12.6 million strands.
+//! `cargo test --release -p prescient-graph --features svg --test graph --
+//! --ignored --nocapture trace_svg::` renders 1.6 and 12.6 million strands.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-mod common;
-
-use common::XorShift;
+use crate::common::XorShift;
 use prescient_graph::trace::{analyze, parallelism_profile, Dag, Edge, EdgeKind, Strand, StrandId};
 
 /// Generates binary fork-join trees, then schedules them.

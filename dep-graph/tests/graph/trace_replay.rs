@@ -12,14 +12,12 @@
 //! small JSON validator and an event count.
 //!
 //! Seeds are printed on failure; set `PRESCIENT_TRACE_SEED=<n>` to rerun one.
-//! The scale test (`cargo test --release -p prescient-graph --test
-//! trace_replay -- --ignored --nocapture`) analyses 10 million strands.
+//! The scale test (`cargo test --release -p prescient-graph --test graph
+//! -- --ignored --nocapture trace_replay::`) analyses 10 million strands.
 
 use std::time::Instant;
 
-mod common;
-
-use common::XorShift;
+use crate::common::XorShift;
 use prescient_graph::trace::{
     analyze, chrome_trace, Analysis, Dag, Edge, EdgeKind, Strand, StrandId,
 };

@@ -13,7 +13,8 @@
 //! tested in `dast.rs`.
 //!
 //! The randomized comparison against a sequential run is in
-//! `dataflow_random.rs`; the compile-fail tests are in `dataflow_ui.rs`.
+//! `dataflow_random.rs`; the compile-fail tests are the `ui` binary's
+//! `ui_dataflow/` cases.
 
 use prescient::dataflow::Dataflow;
 use prescient::{dataflow, DastMode, Params, QueuePolicy, Runtime};

@@ -36,21 +36,21 @@
 //! another — possibly descheduled — consumer holds, so the stress runs those
 //! two modes several times slower than `Off` and `Forced`, and two such
 //! 32-worker runtimes at once starve each other: the stress tests take
-//! [`BIG_RUNTIMES`] so that they run one at a time.
+//! [`one_big_runtime_at_a_time`] (as `dataflow_random`'s programs do) so
+//! that they run one at a time.
 
-use prescient::dataflow::Data;
 use prescient::{dataflow, Counters, DastMode, Event, Params, Runtime};
-use prescient_tests::{message, per_dast_mode, quiet_expected_panics, watchdog, watchdog_diag};
+use prescient::dataflow::Data;
+use prescient_tests::{
+    message, one_big_runtime_at_a_time, per_dast_mode, quiet_expected_panics, watchdog,
+    watchdog_diag,
+};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 const LIMIT: Duration = Duration::from_secs(120);
-
-/// Held by each test with an oversubscribed (32-worker) runtime, so that
-/// the test harness's threads run those one at a time (module comment).
-static BIG_RUNTIMES: Mutex<()> = Mutex::new(());
 
 /// A runtime of `workers` workers in `mode`, with 1 MiB task stacks (three
 /// nested scopes fit; 32 workers map little).
@@ -610,7 +610,7 @@ const STRESS_ROUNDS: usize = 200;
 /// (about a thousand spins and 16 yields) and the workers (about 200 µs) to
 /// park, so that the next burst must wake them.
 fn oversubscribed_chains_and_fans(mode: DastMode) {
-    let _one_at_a_time = BIG_RUNTIMES.lock().unwrap_or_else(PoisonError::into_inner);
+    let _one_at_a_time = one_big_runtime_at_a_time();
     let rt = runtime(32, mode);
     let what = format!("oversubscribed, {mode}");
     let mut slowest = Duration::ZERO;

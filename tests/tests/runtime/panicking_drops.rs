@@ -16,7 +16,7 @@
 use prescient::{DastMode, Event, QueuePolicy, Runtime, TaskGroup};
 use prescient_tests::{
     assert_threads_gone, message, per_dast_mode, quiet_expected_panics, small_stack_runtime,
-    small_stack_runtime_dast, watchdog,
+    small_stack_runtime_dast, test_path, watchdog,
 };
 use std::any::Any;
 use std::io::{Read, Write};
@@ -291,7 +291,8 @@ fn reports_on_a_closed_stderr_do_not_kill_workers() {
         return;
     }
     let mut child = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", TEST, "--nocapture", "--test-threads", "1"])
+        .args(["--exact", &test_path(module_path!(), TEST)])
+        .args(["--nocapture", "--test-threads", "1"])
         .env(CHILD_ENV, "1")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -30,8 +30,9 @@
 //! consumer holds, so on an oversubscribed host they burn the cores that
 //! consumer needs. Smaller, they take about 20 s (`Adaptive` and
 //! `IdleWorkers` 10 s each, `Forced` 1 s, `Off` 0.4 s). For the same reason
-//! the tests that run programs run one at a time (each holds
-//! [`ONE_AT_A_TIME`]): two
+//! the tests that run programs run one at a time, and one at a time with
+//! `dast`'s oversubscribed stress (each holds
+//! [`one_big_runtime_at_a_time`]): two
 //! 32-worker runtimes at once starve each other, the manager thread of one
 //! included (`Forced`'s 500 full-size programs took 81 s beside the
 //! `Adaptive` and `IdleWorkers` runs, 2–3 s alone).
@@ -42,23 +43,17 @@
 //! `PRESCIENT_SOAK_PROGRAMS` programs (at least 1000) of full size, in the
 //! default mode and then per mode.
 
-use prescient::dataflow::{Data, Dataflow};
 use prescient::{dataflow, DastMode, Params, QueuePolicy, Runtime};
-use prescient_tests::{per_dast_mode, seed_from_env_or, soak_programs, watchdog_diag, XorShift64};
+use prescient::dataflow::{Data, Dataflow};
+use prescient_tests::{
+    one_big_runtime_at_a_time, per_dast_mode, seed_from_env_or, soak_programs, watchdog_diag,
+    XorShift64,
+};
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::Mutex;
 use std::time::Duration;
 
 const DEFAULT_SEED: u64 = 0x5EED_DA7A_F10E;
-
-/// Held by each test that runs programs, so that the test harness's threads
-/// run them one at a time (see the module comment).
-static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
-
-/// Takes [`ONE_AT_A_TIME`] (also after a test that held it failed).
-fn one_at_a_time() -> MutexGuard<'static, ()> {
-    ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner)
-}
 
 /// The finaliser of SplitMix64, a bijective hash: derives each run's seed,
 /// the initial values and the hashes the tasks record and write.
@@ -492,7 +487,7 @@ fn stress(workers: usize) {
 /// `runs_per_config` random programs under each policy x capacity {1, 64},
 /// on `workers` workers with a live-stack cap of 64 per worker.
 fn stress_runs(workers: usize, runs_per_config: u64) {
-    let _one = one_at_a_time();
+    let _one = one_big_runtime_at_a_time();
     let base = seed_from_env_or("PRESCIENT_DATAFLOW_SEED", DEFAULT_SEED);
     let mut runs = 0;
     for (p, policy) in QueuePolicy::ALL.into_iter().enumerate() {
@@ -534,7 +529,7 @@ const PROGRAM_LIMIT: Duration = Duration::from_secs(120);
 /// a live-stack cap of 64 per worker), each under a watchdog. The seeds
 /// differ from those of `stress_runs` and between the modes.
 fn stress_mode(mode: DastMode, workers: usize, programs: u64, size: Size) {
-    let _one = one_at_a_time();
+    let _one = one_big_runtime_at_a_time();
     let base = seed_from_env_or("PRESCIENT_DATAFLOW_SEED", DEFAULT_SEED);
     let m = DastMode::ALL.iter().position(|&x| x == mode).unwrap() as u64;
     let mut configs = Vec::new();

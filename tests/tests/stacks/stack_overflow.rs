@@ -6,6 +6,7 @@
 
 use prescient::analysis::{ContextAnalysis, ProgramAnalysis};
 use prescient::{Params, Runtime};
+use prescient_tests::test_path;
 use std::os::unix::process::ExitStatusExt;
 use std::process::Command;
 
@@ -85,7 +86,8 @@ fn child(role: &str) {
 fn run_child(test: &str, role: &str) -> (Option<i32>, String) {
     let exe = std::env::current_exe().unwrap();
     let out = Command::new(exe)
-        .args(["--exact", test, "--nocapture", "--test-threads", "1"])
+        .args(["--exact", &test_path(module_path!(), test)])
+        .args(["--nocapture", "--test-threads", "1"])
         .env(CHILD_ENV, role)
         .output()
         .expect("re-execute the test binary");

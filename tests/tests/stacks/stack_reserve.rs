@@ -10,11 +10,11 @@
 //! * the runtime's own paths fit in the headroom it keeps below every
 //!   reserve, whatever the task used of its reserve: a panic formatting its
 //!   backtrace (`RUST_BACKTRACE=1`), dataflow submission under a forced DAST
-//!   manager, and a profiled run, each at the bottom of a 16 KiB reserve
-//!   (child processes: an overflow aborts).
+//!   manager, and (with the `trace` feature) a profiled run, each at the
+//!   bottom of a 16 KiB reserve (child processes: an overflow aborts).
 
 use prescient::{DastMode, Params, Runtime, MIN_STACK_SIZE};
-use prescient_tests::watchdog;
+use prescient_tests::{test_path, watchdog};
 use std::mem::MaybeUninit;
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -294,6 +294,8 @@ fn child(role: &str) {
             assert_eq!(total, 64 * (1 + 6));
             println!("CHILD OK");
         }
+        // The profiler exists only with the `trace` feature.
+        #[cfg(feature = "trace")]
         "profile" => {
             let rt = Runtime::builder()
                 .params(smallest_reserve(Params::DEFAULT))
@@ -327,7 +329,8 @@ fn run_child(test: &str, role: &str) {
         return;
     }
     let out = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", test, "--nocapture", "--test-threads", "1"])
+        .args(["--exact", &test_path(module_path!(), test)])
+        .args(["--nocapture", "--test-threads", "1"])
         .env(CHILD_ENV, role)
         .env("RUST_BACKTRACE", "1")
         .output()
@@ -368,6 +371,7 @@ fn dataflow_under_dast_at_the_bottom_of_the_smallest_reserve() {
     );
 }
 
+#[cfg(feature = "trace")]
 #[test]
 fn profiling_at_the_bottom_of_the_smallest_reserve() {
     run_child("profiling_at_the_bottom_of_the_smallest_reserve", "profile");

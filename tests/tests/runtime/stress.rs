@@ -6,7 +6,8 @@
 //! `soak_random_fork_join_trees` runs the same with at least 1000 trees.
 //!
 //! The seed is printed first; replay a failure with
-//! `PRESCIENT_STRESS_SEED=<seed> cargo test -p prescient-tests --test stress`.
+//! `PRESCIENT_STRESS_SEED=<seed> cargo test -p prescient-tests --test runtime --
+//! stress::`.
 //! A watchdog prints the seed and fails the process on a hang.
 
 use prescient::{Event, Params, QueuePolicy, Runtime, TaskGroup};

@@ -17,9 +17,7 @@
 //! Seeds are printed (shown by the test harness on failure); set
 //! `PRESCIENT_GRAPH_SEED=<hex>` to rerun one.
 
-mod common;
-
-use common::XorShift;
+use crate::common::XorShift;
 use prescient_graph::{AccessMode, DependencyGraph, GraphError, RegionId, TaskId};
 
 const TASKS: usize = 300;

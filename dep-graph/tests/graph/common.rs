@@ -1,6 +1,6 @@
 //! What the graph crate's randomized tests share: their seeded generator.
 
-// Each test binary uses only some of these.
+// Each module of the binary uses only some of these.
 #![allow(dead_code)]
 
 /// xorshift64* (Vigna): tiny, deterministic, good enough for test

@@ -2,13 +2,13 @@
 //! `build()` (never a panic deep in a worker, never a started thread), valid
 //! edge values build and run, and `PRESCIENT_WORKERS` applies only where the
 //! program gives no worker count. (The compile-time side — `checked()` in a
-//! `const` — is the trybuild test `params_ui.rs`.)
+//! `const` — is the trybuild test `ui.rs`, cases `ui_params/`.)
 
 use prescient::{
     BuildError, Params, ParamsError, QueuePolicy, Runtime, MAX_DEPENDENCY_BUCKETS,
     MAX_QUEUE_CAPACITY, MAX_STACK_SIZE, MAX_WORKERS, MIN_STACK_SIZE,
 };
-use prescient_tests::threads_named;
+use prescient_tests::{test_path, threads_named};
 use std::error::Error;
 use std::process::Command;
 
@@ -262,7 +262,8 @@ fn prescient_workers_applies_only_without_a_worker_count() {
         (too_many.as_str(), cores),
     ] {
         let out = Command::new(std::env::current_exe().unwrap())
-            .args(["--exact", TEST, "--nocapture", "--test-threads", "1"])
+            .args(["--exact", &test_path(module_path!(), TEST)])
+            .args(["--nocapture", "--test-threads", "1"])
             .env(CHILD_ENV, "1")
             .env("PRESCIENT_WORKERS", value)
             .output()
