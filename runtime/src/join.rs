@@ -108,7 +108,7 @@ where
 // the closures are inlined into this function and the recursion is a
 // direct call to it. Debug:
 // `inline(always)`, or the unoptimised frame of this function adds ~500
-// bytes to every join level (`tests/tests/join_frame.rs`).
+// bytes to every join level (`tests/tests/stacks/join_frame.rs`).
 #[cfg_attr(debug_assertions, inline(always))]
 #[cfg_attr(not(debug_assertions), inline(never))]
 fn join_routed<A, B, RA, RB>(site: Option<SiteKey>, a: A, b: B) -> (RA, RB)

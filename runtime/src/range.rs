@@ -40,7 +40,7 @@
 //!   per request. Splits halve the remaining length, so the recursion is at
 //!   most `usize::BITS` (64) levels deep: `#[task_program]` charges a range
 //!   loop's body two `JOIN_FRAME_BYTES` of stack per level, 129 in all with
-//!   its own, and `tests/tests/for_range.rs` checks that one level of
+//!   its own, and `tests/tests/runtime/for_range.rs` checks that one level of
 //!   splitting fits in two.
 //!
 //! * **What a body must not do.** Wait for a later iteration: the rest of

@@ -17,17 +17,17 @@ use core::ops::Deref;
 /// nesting in a frame, and 129 times for a range loop
 /// ([`for_range`](crate::for_range)), whose body runs below up to 64 levels of
 /// the joins that halve its range, each charged two of these
-/// (`tests/tests/for_range.rs` checks that one such level, its splitting
+/// (`tests/tests/runtime/for_range.rs` checks that one such level, its splitting
 /// frame included, fits in two: it measures 1024 bytes in debug and 288 in
 /// release).
 ///
-/// Measured by `tests/tests/join_frame.rs` (`cargo test -p prescient-tests
-/// --test join_frame -- --nocapture`, and with `--release`: a recursion whose only
+/// Measured by `tests/tests/stacks/join_frame.rs` (`cargo test -p prescient-tests
+/// --test stacks -- --nocapture join_frame::`, and with `--release`: a recursion whose only
 /// frame content is one `join` per level): a deferred join costs 696 bytes per
 /// level in the debug profile and 144 in release (rustc 1.95, x86-64); an
 /// inlined one (deque full, or inlined by the adaptive inliner) about 372
 /// and 77. The constants round the deferred
-/// figure up with headroom for larger closures; `tests/tests/join_frame.rs`
+/// figure up with headroom for larger closures; `tests/tests/stacks/join_frame.rs`
 /// fails if a change to the join path makes a level cost more than this in the
 /// profile it runs under.
 #[cfg(debug_assertions)]

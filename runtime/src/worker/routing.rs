@@ -41,7 +41,7 @@ impl WorkerThread {
     /// (a closure passed to `with_current` was left out of line in some
     /// binaries: a call per `join`). Out of line in the debug profile, where
     /// an inlined callee's locals would stay in every recursive frame of
-    /// the caller (`tests/tests/join_frame.rs`).
+    /// the caller (`tests/tests/stacks/join_frame.rs`).
     #[cfg_attr(debug_assertions, inline(never))]
     #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn current_task_path(site: Option<SiteKey>, is_join: bool) -> Option<TaskPath> {

@@ -39,8 +39,8 @@
 //! [`one_big_runtime_at_a_time`] (as `dataflow_random`'s programs do) so
 //! that they run one at a time.
 
-use prescient::{dataflow, Counters, DastMode, Event, Params, Runtime};
 use prescient::dataflow::Data;
+use prescient::{dataflow, Counters, DastMode, Event, Params, Runtime};
 use prescient_tests::{
     message, one_big_runtime_at_a_time, per_dast_mode, quiet_expected_panics, watchdog,
     watchdog_diag,

@@ -43,8 +43,8 @@
 //! `PRESCIENT_SOAK_PROGRAMS` programs (at least 1000) of full size, in the
 //! default mode and then per mode.
 
-use prescient::{dataflow, DastMode, Params, QueuePolicy, Runtime};
 use prescient::dataflow::{Data, Dataflow};
+use prescient::{dataflow, DastMode, Params, QueuePolicy, Runtime};
 use prescient_tests::{
     one_big_runtime_at_a_time, per_dast_mode, seed_from_env_or, soak_programs, watchdog_diag,
     XorShift64,
