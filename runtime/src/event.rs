@@ -71,7 +71,7 @@ impl Event {
     /// resumes on the same thread. Other tasks run on this thread meanwhile: do
     /// not hold a `Mutex` guard across the wait that another task on this
     /// worker may need, and do not rely on set/restore of a thread-local across
-    /// it; use [`task_local!`](crate::task_local). On a thread outside any
+    /// it; use [`task_local!`](macro@crate::task_local). On a thread outside any
     /// runtime it blocks the thread.
     pub fn wait(&self) {
         worker::wait_for(self);

@@ -173,7 +173,7 @@ impl TaskGroup {
     /// Waits for every task of the group, then propagates the first panic of
     /// any of them (once). The group's tasks still unstarted in this
     /// worker's deque run here, inline; for tasks other workers run, a wait
-    /// inside a task *suspends* the task (see [`join`](crate::join) about
+    /// inside a task *suspends* the task (see [`join`](fn@crate::join) about
     /// mutex guards and thread-locals across waits). The group can be used
     /// again afterwards.
     pub fn wait(&self) {

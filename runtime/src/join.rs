@@ -48,7 +48,7 @@ use std::panic::{self, AssertUnwindSafe, Location};
 /// Other tasks therefore interleave on this thread while the join waits: do
 /// not hold a `Mutex` guard across `join` that another task on this worker may
 /// need (it would hang), and do not rely on set/restore of a thread-local
-/// across it (`scoped-tls` style); use [`task_local!`](crate::task_local).
+/// across it (`scoped-tls` style); use [`task_local!`](macro@crate::task_local).
 ///
 /// ```
 /// fn fib(n: u64) -> u64 {

@@ -3,12 +3,12 @@
 //! A work-stealing runtime of stackful tasks whose parameters are chosen at
 //! compile time by static analysis.
 //!
-//! * **Fork-join**: [`join`], [`spawn`], [`scope`], [`TaskGroup`], [`Event`]
+//! * **Fork-join**: [`join`](fn@join), [`spawn`](fn@spawn), [`scope`](fn@scope), [`TaskGroup`], [`Event`]
 //!   and [`task_local!`]. A task that waits suspends, and only that task —
 //!   its worker goes on with other tasks, so tasks may block on each other
 //!   without blocking a thread.
 //! * **Loops**: [`for_range`] and [`for_range_chunked`] run a body over a
-//!   range of indices with a grain size, split in halves by [`join`] as far
+//!   range of indices with a grain size, split in halves by [`join`](fn@join) as far
 //!   as the runtime finds it worth deferring them.
 //! * **Dataflow**: [`dataflow()`] tasks declare `in`/`out`/`inout` accesses to
 //!   runtime-owned [`Data`](dataflow::Data) and [`Tiles`](dataflow::Tiles) (the
@@ -29,7 +29,7 @@
 //!   went — work, busy delay, scheduler delay by cause, idle time — as a
 //!   text report, a Chrome trace and an SVG (the `profile` module).
 //!
-//! Coming from rayon: [`join`], [`scope`] and [`spawn`] keep their names;
+//! Coming from rayon: [`join`](fn@join), [`scope`](fn@scope) and [`spawn`](fn@spawn) keep their names;
 //! `(a..b).into_par_iter().with_min_len(g).for_each(f)` is
 //! [`for_range`]`(a..b, g, f)`;
 //! `ThreadPoolBuilder::num_threads` is [`RuntimeBuilder::num_workers`],

@@ -1,5 +1,5 @@
 //! `for_range` and `for_range_chunked`: a parallel loop over a range of
-//! indices, with a grain size, split in halves by [`join`] (INSPIRE's job
+//! indices, with a grain size, split in halves by [`join`](fn@crate::join) (INSPIRE's job
 //! ranges; rayon's `par_iter().for_each` shape).
 //!
 //! # How a range is split: on request
@@ -9,7 +9,7 @@
 //! which a thief raises when it finds this worker's deque empty
 //! (`registry.rs`). When it is up, the worker cuts what is left of its range
 //! in two halves, `start..mid` and `mid..end` with `mid = start + len / 2`,
-//! and runs them with one [`join`], whose second half the worker publishes
+//! and runs them with one [`join`](fn@crate::join), whose second half the worker publishes
 //! at once (a latent join answering the request, `latent.rs`): the thief
 //! takes half of the remaining work, runs it the same way, and splits it
 //! again when another thief asks it. Nobody asking means no split and no
@@ -74,7 +74,7 @@ use std::ops::Range;
 ///
 /// # Panics
 /// A panic in `body` propagates to the caller once no piece of the loop is
-/// running any more, as [`join`](crate::join)'s do; when several pieces panic, the payload
+/// running any more, as [`join`](fn@crate::join)'s do; when several pieces panic, the payload
 /// of the panicking piece with the lowest indices wins (`join` propagates its
 /// first closure's payload). Pieces that were deferred still run; pieces that
 /// would have run inline after a panicking one, in the same plain call chain,

@@ -74,7 +74,7 @@ unsafe impl Send for ScopePtr<'_> {}
 /// A panic in the body or in any task is propagated after all tasks finished.
 /// Waiting at the end of the scope first runs the scope's own unstarted tasks
 /// that are still in this worker's deque, then *suspends* the calling task
-/// until the others finish (see [`join`](crate::join) about mutex guards and
+/// until the others finish (see [`join`](fn@crate::join) about mutex guards and
 /// thread-locals across waits).
 ///
 /// ```

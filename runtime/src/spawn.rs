@@ -125,7 +125,7 @@ impl<T: Send + 'static> TaskHandle<T> {
     /// If the task has not started and sits in this worker's deque, `join`
     /// takes it back and runs it here, as a plain call. If another worker
     /// runs it, `join` inside a task *suspends* the task, not the worker
-    /// (see [`join`](crate::join) for what that means for mutex guards and
+    /// (see [`join`](fn@crate::join) for what that means for mutex guards and
     /// thread-locals held across the wait); on a plain thread it blocks.
     pub fn join(mut self) -> T {
         let result = match self.inner.take().expect("handle already joined") {

@@ -1,4 +1,4 @@
-//! Per-task state: [`task_local!`](crate::task_local) keys whose values are
+//! Per-task state: [`task_local!`](macro@crate::task_local) keys whose values are
 //! bound for the duration of a closure with [`LocalKey::scope`].
 //!
 //! Why not a thread-local: tasks that suspend interleave on one thread out of
@@ -41,7 +41,7 @@ fn set_head(frame: *const Frame) {
     }
 }
 
-/// A key for per-task values, declared with [`task_local!`](crate::task_local).
+/// A key for per-task values, declared with [`task_local!`](macro@crate::task_local).
 pub struct LocalKey<T: 'static> {
     /// Gives every key a distinct address (zero-sized statics may share one).
     _unique: u8,

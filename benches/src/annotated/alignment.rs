@@ -566,7 +566,7 @@ pub mod tasks {
     /// one. Testing the sign of the wrapping difference hides the `smax`
     /// pattern, and `select_unpredictable` tells the backend to keep the
     /// select a `cmov`. It equals `a.max(b)` while `a - b` fits an `i32`,
-    /// which [`MAX_LEN`](super::MAX_LEN) guarantees for every score here.
+    /// which [`MAX_LEN`] guarantees for every score here.
     fn max(a: i32, b: i32) -> i32 {
         std::hint::select_unpredictable(a.wrapping_sub(b) > 0, a, b)
     }

@@ -130,7 +130,7 @@ use std::panic::{self, AssertUnwindSafe};
 ///   — only after its nested tasks are done.
 /// * **Waiting** ([`Dataflow::wait`] and the implicit wait at the end of
 ///   `dataflow`) suspends the waiting task, not its worker; see
-///   [`join`](crate::join) for what that means for mutex guards and
+///   [`join`](fn@crate::join) for what that means for mutex guards and
 ///   thread-locals held across it.
 pub fn dataflow<'env, F, R>(body: F) -> R
 where
@@ -315,7 +315,7 @@ impl<'df, 'env> Dataflow<'df, 'env> {
     /// ([`Data::get_mut`], [`Data::into_inner`], [`Tiles::get_mut`]).
     ///
     /// Waiting suspends the calling task; its worker runs other tasks
-    /// meanwhile (see [`join`](crate::join) about mutex guards and
+    /// meanwhile (see [`join`](fn@crate::join) about mutex guards and
     /// thread-locals held across a wait).
     ///
     /// # Panics

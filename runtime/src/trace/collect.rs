@@ -1,5 +1,5 @@
 //! Assembling a session's per-worker buffers into a
-//! [`Dag`](prescient_graph::trace::Dag): dense strand ids, nanoseconds since
+//! [`Dag`]: dense strand ids, nanoseconds since
 //! the session began, and the repair of cross-core clock skew.
 //!
 //! Strand ids: worker `w`'s strands get `offset[w] + index`, in the order
