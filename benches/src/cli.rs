@@ -617,3 +617,118 @@ mod tests {
         }
     }
 }
+
+/// How large a table's workloads are: its full size, `--quick`, or the
+/// hidden `--test-size` (seconds in all; what the report's own test runs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Size {
+    /// The table's full workloads (the default).
+    #[default]
+    Full,
+    /// `--quick`: smaller inputs and fewer repetitions.
+    Quick,
+    /// `--test-size`: the smallest inputs that still exercise every row.
+    Test,
+}
+
+impl Size {
+    /// The size's name as the flags spell it (`full`, `quick`, `test`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Size::Full => "full",
+            Size::Quick => "quick",
+            Size::Test => "test",
+        }
+    }
+
+    /// Whether the workloads are smaller than full (`--quick` or
+    /// `--test-size`): what a table that knows only two sizes asks.
+    pub fn is_reduced(self) -> bool {
+        self != Size::Full
+    }
+}
+
+/// A thread list as `--threads` gives it (already checked against the
+/// available parallelism).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ThreadList(pub Vec<usize>);
+
+impl std::str::FromStr for ThreadList {
+    type Err = ThreadsError;
+
+    fn from_str(spec: &str) -> Result<ThreadList, ThreadsError> {
+        parse_threads(spec, available_threads()).map(ThreadList)
+    }
+}
+
+/// The flags every table of `prescient-bench` shares (flattened into each
+/// subcommand's options by `clap`).
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct CommonArgs {
+    /// Smaller inputs and fewer repetitions (a minute or two per table).
+    #[arg(long, conflicts_with = "test_size")]
+    pub quick: bool,
+    /// The smallest inputs that exercise every row (seconds; for tests).
+    #[arg(long, hide = true)]
+    pub test_size: bool,
+    /// Thread counts: comma-separated (1,2,4) or `all` (1, 2, 4, ... and the
+    /// available parallelism). Default: $PRESCIENT_BENCH_THREADS, else 1,2.
+    #[arg(long, value_name = "LIST")]
+    pub threads: Option<ThreadList>,
+    /// Also write the results as JSON to FILE (with a `samples` list every
+    /// table shares; see `prescient_benches::samples`).
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<std::path::PathBuf>,
+}
+
+impl CommonArgs {
+    /// The size the flags ask for.
+    pub fn size(&self) -> Size {
+        if self.test_size {
+            Size::Test
+        } else if self.quick {
+            Size::Quick
+        } else {
+            Size::Full
+        }
+    }
+
+    /// The thread counts to measure: `--threads`, else [`THREADS_ENV`],
+    /// else [`default_threads`].
+    ///
+    /// # Errors
+    /// The variable's [`ThreadsError`], prefixed with its name.
+    pub fn threads(&self) -> Result<Vec<usize>, String> {
+        let env = std::env::var(THREADS_ENV).ok();
+        resolve_threads(
+            self.threads.as_ref().map(|list| list.0.as_slice()),
+            env.as_deref(),
+            available_threads(),
+        )
+    }
+
+    /// Writes `value` as pretty JSON to the `--json` file, if one was
+    /// given.
+    ///
+    /// # Errors
+    /// Why the file could not be written.
+    pub fn write_json<T: serde::Serialize>(&self, value: &T) -> Result<(), String> {
+        let Some(path) = &self.json else {
+            return Ok(());
+        };
+        let text = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
+        std::fs::write(path, text + "\n").map_err(|e| format!("{}: {e}", path.display()))
+    }
+}
+
+/// The prefix of a progress line on stderr ([`progress`]); the report
+/// shows the latest such line of the table it runs beside its progress bar.
+pub const PROGRESS_PREFIX: &str = "progress: ";
+
+/// Says on stderr what a table measures now (one line, `progress: ...`):
+/// what a user running a long table sees move, and what the report's
+/// progress bar shows.
+pub fn progress(what: impl std::fmt::Display) {
+    eprintln!("{PROGRESS_PREFIX}{what}");
+}

@@ -26,8 +26,10 @@
 pub mod annotated;
 pub mod cf17;
 pub mod cli;
+pub mod data;
 pub mod dataflow;
 pub mod inlining;
 pub mod programs;
+pub mod samples;
 pub mod stack_memory;
 pub mod suite;

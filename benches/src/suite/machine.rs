@@ -6,7 +6,7 @@ use std::process::Command;
 use super::json::json_string;
 
 /// What the suite ran on.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Machine {
     /// `std::thread::available_parallelism()`.
     pub threads: usize,

@@ -1,0 +1,108 @@
+//! The one JSON shape every table's results share, whatever else a table
+//! records: a list of [`Sample`]s (a program, a runner, a thread count and a
+//! time) under the key `samples`, beside the table's name, the machine and
+//! the size. The report (`prescient_benches::report`) reads this part of
+//! every table's JSON to build its headline ratios and plots without knowing
+//! each table's own layout.
+//!
+//! Runner names are shared too, so that ratios line up across tables:
+//! `sequential` (the plain sequential program; thread count 1), `rayon`,
+//! `chili`, `prescient` (the runtime as a user gets it: default parameters,
+//! or those `#[task_program]` chose), and `prescient-<variant>` for any
+//! other configuration a table measures (`prescient-default` beside
+//! `prescient-tuned`, `prescient-dast-off`, `prescient-never`, ...).
+
+use serde::{Deserialize, Serialize};
+
+use crate::cli::Size;
+use crate::suite::machine::Machine;
+
+/// The runner name of the sequential reference.
+pub const SEQUENTIAL: &str = "sequential";
+/// The runner name of the runtime as a user gets it.
+pub const PRESCIENT: &str = "prescient";
+/// The runner name of rayon.
+pub const RAYON: &str = "rayon";
+/// The runner name of chili.
+pub const CHILI: &str = "chili";
+
+/// One measured configuration.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Sample {
+    /// The program and its size as the table names it (`fib(32)`,
+    /// `two-wave 250`).
+    pub program: String,
+    /// Who ran it: [`SEQUENTIAL`], [`RAYON`], [`CHILI`], [`PRESCIENT`] or
+    /// `prescient-<variant>`.
+    pub runner: String,
+    /// Worker threads (1 for the sequential reference).
+    pub threads: usize,
+    /// The time of one run (or of one task, where [`Sample::per_task`]), in
+    /// seconds: the table's statistic (median or best; its text says which).
+    pub seconds: f64,
+    /// Whether `seconds` is the cost of one task rather than of one run of
+    /// the program (a table of per-task overheads).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub per_task: bool,
+}
+
+impl Sample {
+    /// A sample of one run of `program`.
+    pub fn new(
+        program: impl Into<String>,
+        runner: impl Into<String>,
+        threads: usize,
+        seconds: f64,
+    ) -> Sample {
+        Sample {
+            program: program.into(),
+            runner: runner.into(),
+            threads,
+            seconds,
+            per_task: false,
+        }
+    }
+
+    /// A sample of the cost of one task of `program`.
+    pub fn per_task(
+        program: impl Into<String>,
+        runner: impl Into<String>,
+        threads: usize,
+        seconds: f64,
+    ) -> Sample {
+        Sample {
+            per_task: true,
+            ..Sample::new(program, runner, threads, seconds)
+        }
+    }
+}
+
+/// The shared head of every table's JSON: a table's own JSON is an object
+/// that contains these fields (flattened with `#[serde(flatten)]`) next to
+/// its own.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct TableHead {
+    /// The table's subcommand name (`fork-join`, `dataflow`, ...).
+    pub table: String,
+    /// What it ran on.
+    pub machine: Machine,
+    /// The size it ran at.
+    pub size: Size,
+    /// The thread counts it measured.
+    pub threads: Vec<usize>,
+    /// Every measured configuration.
+    pub samples: Vec<Sample>,
+}
+
+impl TableHead {
+    /// The head of table `table` on this machine, with no samples yet.
+    pub fn new(table: &str, size: Size, threads: &[usize]) -> TableHead {
+        TableHead {
+            table: table.to_string(),
+            machine: Machine::detect(),
+            size,
+            threads: threads.to_vec(),
+            samples: Vec::new(),
+        }
+    }
+}
