@@ -26,10 +26,12 @@
 pub mod annotated;
 pub mod cf17;
 pub mod cli;
+pub mod command;
 pub mod data;
 pub mod dataflow;
 pub mod inlining;
 pub mod programs;
+pub mod report;
 pub mod samples;
 pub mod stack_memory;
 pub mod suite;

@@ -1,0 +1,88 @@
+//! Records how the benchmark binaries were built, for the report's "build"
+//! section (`prescient_benches::report::build`): the commit, the cargo
+//! profile, the compiler, the flags (function alignment) and the features.
+//! A binary copied to a host without the source tree or git still says what
+//! it is.
+
+use std::path::Path;
+use std::process::Command;
+
+fn main() {
+    let manifest_dir = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default();
+    let run = |program: &str, args: &[&str]| -> Option<String> {
+        let output = Command::new(program)
+            .args(args)
+            .current_dir(&manifest_dir)
+            .output()
+            .ok()?;
+        output
+            .status
+            .success()
+            .then(|| String::from_utf8_lossy(&output.stdout).trim().to_string())
+    };
+
+    let commit = run("git", &["rev-parse", "--short=12", "HEAD"]).unwrap_or_default();
+    let dirty = run("git", &["status", "--porcelain", "--untracked-files=no"])
+        .is_some_and(|status| !status.is_empty());
+    let commit = match (commit.is_empty(), dirty) {
+        (true, _) => "unknown".to_string(),
+        (false, true) => format!("{commit} (with uncommitted changes)"),
+        (false, false) => commit,
+    };
+    println!("cargo:rustc-env=PRESCIENT_BENCH_COMMIT={commit}");
+
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".to_string());
+    let compiler = run(&rustc, &["-V"]).unwrap_or_else(|| "unknown".to_string());
+    println!("cargo:rustc-env=PRESCIENT_BENCH_RUSTC={compiler}");
+
+    // CARGO_ENCODED_RUSTFLAGS separates the flags with 0x1f.
+    let flags = std::env::var("CARGO_ENCODED_RUSTFLAGS")
+        .unwrap_or_default()
+        .replace('\u{1f}', " ");
+    println!("cargo:rustc-env=PRESCIENT_BENCH_RUSTFLAGS={flags}");
+
+    // OUT_DIR is <target>/<profile folder>/build/<package>-<hash>/out; the
+    // profile folder names the cargo profile (`benchmark`, `release`,
+    // `debug` for dev and test).
+    let out_dir = std::env::var("OUT_DIR").unwrap_or_default();
+    let profile = Path::new(&out_dir)
+        .ancestors()
+        .nth(3)
+        .and_then(|dir| dir.file_name())
+        .map_or_else(
+            || "unknown".to_string(),
+            |name| name.to_string_lossy().into_owned(),
+        );
+    println!("cargo:rustc-env=PRESCIENT_BENCH_PROFILE={profile}");
+
+    let mut features: Vec<String> = std::env::vars()
+        .filter_map(|(key, _)| {
+            key.strip_prefix("CARGO_FEATURE_")
+                .map(|f| f.to_lowercase().replace('_', "-"))
+        })
+        .collect();
+    features.sort();
+    println!(
+        "cargo:rustc-env=PRESCIENT_BENCH_FEATURES={}",
+        features.join(",")
+    );
+
+    // Rerun when the commit moves or any source of the workspace changes
+    // (a directory is scanned recursively).
+    if let Some(git_dir) = run("git", &["rev-parse", "--absolute-git-dir"]) {
+        println!("cargo:rerun-if-changed={git_dir}/HEAD");
+        println!("cargo:rerun-if-changed={git_dir}/refs/heads");
+        println!("cargo:rerun-if-changed={git_dir}/index");
+    }
+    for dir in [
+        "src",
+        "benches",
+        "Cargo.toml",
+        "../runtime/src",
+        "../analyzer-macro/src",
+        "../dep-graph/src",
+    ] {
+        println!("cargo:rerun-if-changed={dir}");
+    }
+    println!("cargo:rerun-if-env-changed=CARGO_ENCODED_RUSTFLAGS");
+}

@@ -1,0 +1,63 @@
+//! The `prescient-bench` command line: one `clap` parser with a subcommand
+//! per table and `report`, shared by the `prescient-bench` binary and the
+//! `report` bench (`cargo bench -p prescient-benches --bench report`), so
+//! that the report's child processes can run any table through whichever
+//! executable started them.
+
+use clap::{Parser, Subcommand};
+
+use crate::report;
+
+/// Prescient's benchmark tables, side by side with rayon, chili and the
+/// sequential programs.
+///
+/// `prescient-bench report` runs them all within a time budget and writes
+/// one folder per host and date; each subcommand runs one table. Thread
+/// counts come from `--threads`, else $PRESCIENT_BENCH_THREADS.
+#[derive(Parser, Debug)]
+#[command(name = "prescient-bench", version, propagate_version = true)]
+pub struct Cli {
+    /// What to run.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Every table within a time budget, into one folder with report.md,
+    /// SVG plots and JSON.
+    Report(report::Options),
+}
+
+/// The subcommand names (what a first argument must be for [`dispatch`] to
+/// take the command line as `prescient-bench`'s).
+pub fn subcommand_names() -> Vec<String> {
+    use clap::CommandFactory;
+    Cli::command()
+        .get_subcommands()
+        .map(|c| c.get_name().to_string())
+        .chain(["help".to_string()])
+        .collect()
+}
+
+/// Runs `command`; returns the process exit code.
+pub fn run(command: Command) -> i32 {
+    let result = match command {
+        Command::Report(options) => report::run(&options).map(drop),
+    };
+    match result {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("error: {e}");
+            1
+        }
+    }
+}
+
+/// Parses the process's command line as `prescient-bench`'s and runs it;
+/// returns the exit code (`clap` exits by itself for `--help` and bad
+/// flags).
+pub fn main() -> i32 {
+    run(Cli::parse().command)
+}

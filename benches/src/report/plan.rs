@@ -1,0 +1,221 @@
+//! Which tables the report runs, in which order, and at which size: the
+//! table list in priority order with each table's time estimate, and the one
+//! function that fits a table into what is left of the budget.
+//!
+//! The estimates are what a table took at each size on a 2-core development
+//! machine, per thread count measured (a table's runs at more threads are
+//! shorter, but its sequential reference and its sample-time targets are
+//! not, so the count of thread counts is what scales it). Being wrong costs
+//! completeness, never the budget: the report kills a table that runs past
+//! its cap ([`Choice::cap_seconds`]) and the whole report stops at the
+//! budget.
+
+use crate::cli::Size;
+
+/// A table of `prescient-bench` as the report runs it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TableSpec {
+    /// The subcommand's name.
+    pub name: &'static str,
+    /// What the table shows, one line for report.md.
+    pub about: &'static str,
+    /// The table's share of the budget relative to the others.
+    pub weight: f64,
+    /// Estimated seconds per thread count measured, at [`Size::Full`],
+    /// [`Size::Quick`] and [`Size::Test`].
+    pub seconds_per_thread_count: [f64; 3],
+    /// Estimated seconds that do not scale with the thread counts (inputs,
+    /// the sequential reference), at the same three sizes.
+    pub fixed_seconds: [f64; 3],
+    /// Whether the table needs a build with the `trace` feature.
+    pub needs_trace: bool,
+}
+
+/// The tables in the order the report runs them: the comparisons a user on
+/// a new host asks for first (fork-join and dataflow against rayon, chili
+/// and sequential), then the CF'17 suite, loops, the annotated programs, the
+/// inliner, the profiler and stack memory.
+pub const TABLES: [TableSpec; 8] = [
+    TableSpec {
+        name: "fork-join",
+        about: "fine-grained fork-join programs: Prescient against rayon, chili and sequential",
+        weight: 3.0,
+        seconds_per_thread_count: [60.0, 17.0, 1.5],
+        fixed_seconds: [10.0, 4.0, 1.0],
+        needs_trace: false,
+    },
+    TableSpec {
+        name: "dataflow",
+        about: "dataflow programs and per-task costs under each DAST mode",
+        weight: 2.0,
+        seconds_per_thread_count: [60.0, 20.0, 1.0],
+        fixed_seconds: [10.0, 5.0, 1.0],
+        needs_trace: false,
+    },
+    TableSpec {
+        name: "cf17",
+        about: "the CF'17 suite: analyzer-tuned against default parameters, rayon and chili",
+        weight: 2.5,
+        seconds_per_thread_count: [120.0, 35.0, 2.0],
+        fixed_seconds: [15.0, 6.0, 1.0],
+        needs_trace: false,
+    },
+    TableSpec {
+        name: "loops",
+        about: "parallel loops against rayon and sequential",
+        weight: 1.0,
+        seconds_per_thread_count: [20.0, 5.0, 0.5],
+        fixed_seconds: [5.0, 2.0, 0.5],
+        needs_trace: false,
+    },
+    TableSpec {
+        name: "annotated",
+        about: "the annotated BOTS programs: parameters the analyzer chose against the defaults",
+        weight: 1.0,
+        seconds_per_thread_count: [30.0, 3.0, 0.5],
+        fixed_seconds: [5.0, 1.0, 0.5],
+        needs_trace: false,
+    },
+    TableSpec {
+        name: "inlining",
+        about: "adaptive inlining against its fixed policies",
+        weight: 1.0,
+        seconds_per_thread_count: [40.0, 10.0, 0.5],
+        fixed_seconds: [5.0, 2.0, 0.5],
+        needs_trace: false,
+    },
+    TableSpec {
+        name: "trace-overhead",
+        about: "what the critical-path profiler costs",
+        weight: 0.5,
+        seconds_per_thread_count: [20.0, 5.0, 0.5],
+        fixed_seconds: [10.0, 3.0, 0.5],
+        needs_trace: true,
+    },
+    TableSpec {
+        name: "stack-memory",
+        about: "what task stacks cost in memory",
+        weight: 0.5,
+        seconds_per_thread_count: [0.0, 0.0, 0.0],
+        fixed_seconds: [10.0, 5.0, 1.0],
+        needs_trace: false,
+    },
+];
+
+/// The sizes from largest to smallest.
+const SIZES: [Size; 3] = [Size::Full, Size::Quick, Size::Test];
+
+impl TableSpec {
+    /// The estimated seconds at `size` with `thread_counts` thread counts.
+    pub fn estimate(&self, size: Size, thread_counts: usize) -> f64 {
+        let i = SIZES.iter().position(|&s| s == size).unwrap_or(0);
+        self.fixed_seconds[i] + self.seconds_per_thread_count[i] * thread_counts as f64
+    }
+}
+
+/// The table by its subcommand name.
+pub fn table(name: &str) -> Option<&'static TableSpec> {
+    TABLES.iter().find(|spec| spec.name == name)
+}
+
+/// How the report runs one table.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Choice {
+    /// The size it runs at.
+    pub size: Size,
+    /// The estimated seconds at that size.
+    pub estimate_seconds: f64,
+    /// When the report kills it (seconds after it starts).
+    pub cap_seconds: f64,
+}
+
+/// Fits `spec` into `remaining_seconds` of the budget, of which the tables
+/// still to run (this one included) weigh `remaining_weight` in all: the
+/// largest size no larger than `largest` whose estimate fits the table's
+/// share (`remaining × weight / remaining_weight`), else the smallest size if
+/// it fits what is left at all, else `None` (the table is skipped).
+///
+/// The cap lets a table run past its estimate (to twice its share, or one
+/// and a half times the estimate) without taking what the later tables
+/// need more than that, and never past the budget.
+pub fn choose(
+    spec: &TableSpec,
+    remaining_seconds: f64,
+    remaining_weight: f64,
+    thread_counts: usize,
+    largest: Size,
+) -> Option<Choice> {
+    let share = remaining_seconds * spec.weight / remaining_weight.max(spec.weight);
+    let allowed = SIZES.iter().skip_while(|&&s| s != largest);
+    let mut smallest = None;
+    for &size in allowed {
+        let estimate = spec.estimate(size, thread_counts);
+        smallest = Some((size, estimate));
+        if estimate <= share {
+            break;
+        }
+    }
+    let (size, estimate_seconds) = smallest?;
+    if estimate_seconds > remaining_seconds {
+        return None;
+    }
+    let cap_seconds = (2.0 * share)
+        .max(1.5 * estimate_seconds)
+        .min(remaining_seconds);
+    Some(Choice {
+        size,
+        estimate_seconds,
+        cap_seconds,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_names_are_unique_and_found() {
+        for spec in &TABLES {
+            assert_eq!(table(spec.name), Some(spec));
+        }
+        assert_eq!(table("no-such-table"), None);
+    }
+
+    #[test]
+    fn a_generous_budget_gets_the_full_size() {
+        let spec = table("loops").unwrap();
+        let choice = choose(spec, 10_000.0, 1.0, 2, Size::Full).unwrap();
+        assert_eq!(choice.size, Size::Full);
+        assert!(choice.cap_seconds >= choice.estimate_seconds);
+    }
+
+    #[test]
+    fn the_largest_size_asked_for_bounds_the_choice() {
+        let spec = table("loops").unwrap();
+        let choice = choose(spec, 10_000.0, 1.0, 2, Size::Quick).unwrap();
+        assert_eq!(choice.size, Size::Quick);
+        let choice = choose(spec, 10_000.0, 1.0, 2, Size::Test).unwrap();
+        assert_eq!(choice.size, Size::Test);
+    }
+
+    #[test]
+    fn a_tight_budget_shrinks_then_skips() {
+        let spec = table("cf17").unwrap();
+        let test = spec.estimate(Size::Test, 5);
+        // Only the test size fits.
+        let choice = choose(spec, test + 0.5, 1.0, 5, Size::Full).unwrap();
+        assert_eq!(choice.size, Size::Test);
+        assert!(choice.cap_seconds <= test + 0.5);
+        // Nothing fits.
+        assert_eq!(choose(spec, test / 2.0, 1.0, 5, Size::Full), None);
+    }
+
+    #[test]
+    fn a_share_leaves_room_for_the_later_tables() {
+        let spec = table("fork-join").unwrap();
+        let total_weight: f64 = TABLES.iter().map(|t| t.weight).sum();
+        let choice = choose(spec, 480.0, total_weight, 2, Size::Full).unwrap();
+        assert!(choice.estimate_seconds <= 480.0 * spec.weight / total_weight);
+        assert!(choice.cap_seconds < 480.0);
+    }
+}
