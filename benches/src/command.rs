@@ -28,6 +28,9 @@ pub enum Command {
     /// Every table within a time budget, into one folder with report.md,
     /// SVG plots and JSON.
     Report(report::Options),
+    /// Put a report's headline into README.md and the whole report into
+    /// docs/RESULTS.md.
+    Publish(report::publish::Options),
 }
 
 /// The subcommand names (what a first argument must be for [`dispatch`] to
@@ -45,6 +48,7 @@ pub fn subcommand_names() -> Vec<String> {
 pub fn run(command: Command) -> i32 {
     let result = match command {
         Command::Report(options) => report::run(&options).map(drop),
+        Command::Publish(options) => report::publish::run(&options),
     };
     match result {
         Ok(()) => 0,

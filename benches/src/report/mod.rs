@@ -34,6 +34,7 @@ pub mod headline;
 pub mod markdown;
 pub mod plan;
 pub mod plots;
+pub mod publish;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

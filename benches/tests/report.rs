@@ -1,0 +1,156 @@
+//! The report end to end: `prescient-bench report` at test sizes writes its
+//! folder with every table, the plots and the JSON, and `publish` puts it
+//! into a repository's README and results page.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use prescient_benches::report::plan::TABLES;
+use prescient_benches::report::{read_samples, ReportJson};
+
+const EXE: &str = env!("CARGO_BIN_EXE_prescient-bench");
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "prescient-report-test-{name}-{}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[test]
+fn the_report_writes_every_table_plots_and_json() {
+    let root = scratch("full");
+    let out = root.join("results/test-host/2026-01-01");
+    let status = Command::new(EXE)
+        .args([
+            "report",
+            "--test-size",
+            "--threads",
+            "1,2",
+            "--budget",
+            "10m",
+            "--out",
+        ])
+        .arg(&out)
+        .env_remove("PRESCIENT_BENCH_THREADS")
+        .status()
+        .unwrap();
+    assert!(status.success());
+
+    let report: ReportJson = serde_json::from_str(&read(&out.join("report.json"))).unwrap();
+    assert_eq!(report.threads, [1, 2]);
+    let markdown = read(&out.join("report.md"));
+    for spec in &TABLES {
+        let run = report
+            .tables
+            .iter()
+            .find(|run| run.name == spec.name)
+            .unwrap_or_else(|| panic!("{} is missing from report.json", spec.name));
+        assert!(
+            markdown.contains(&format!("## {}\n", spec.name)),
+            "{} has no section",
+            spec.name
+        );
+        if spec.needs_trace && !cfg!(feature = "trace") {
+            // Without a trace build beside it, the profiler's table is
+            // skipped with a reason, not run.
+            assert!(matches!(
+                run.status,
+                prescient_benches::report::child::Status::Skipped(_)
+            ));
+            continue;
+        }
+        assert_eq!(
+            run.status,
+            prescient_benches::report::child::Status::Done,
+            "{}: {:?}",
+            spec.name,
+            run
+        );
+        assert_eq!(run.size.as_deref(), Some("test"));
+        let json = out.join(run.json_file.as_ref().expect("a JSON file"));
+        let value: serde_json::Value = serde_json::from_str(&read(&json)).unwrap();
+        assert_eq!(value["table"], spec.name);
+        if spec.name != "stack-memory" {
+            assert!(
+                !read_samples(&json).is_empty(),
+                "{} wrote no samples",
+                spec.name
+            );
+        }
+    }
+    // The headline has the fork-join and dataflow programs, with rayon.
+    assert!(report
+        .headline
+        .iter()
+        .any(|row| row.table == "fork-join" && row.rayon.is_some()));
+    assert!(report.headline.iter().any(|row| row.table == "dataflow"));
+    assert!(markdown.contains("## Headline") && markdown.contains("geometric mean"));
+    for plot in [
+        "fork-join-speedup.svg",
+        "dataflow-speedup.svg",
+        "dataflow-task-cost.svg",
+        "tuned-vs-default.svg",
+    ] {
+        let svg = read(&out.join(plot));
+        assert!(svg.starts_with("<svg"), "{plot}");
+        assert!(
+            markdown.contains(&format!("]({plot})")),
+            "report.md does not show {plot}"
+        );
+    }
+
+    // publish: the headline into a README, the report into docs/RESULTS.md.
+    std::fs::write(
+        root.join("README.md"),
+        "# R\n<!-- headline:start -->\nold\n<!-- headline:end -->\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(root.join("docs")).unwrap();
+    std::fs::write(
+        root.join("docs/RESULTS.md"),
+        "# Results\n<!-- report:start -->\n<!-- report:end -->\n",
+    )
+    .unwrap();
+    let status = Command::new(EXE)
+        .arg("publish")
+        .arg(&out)
+        .arg("--repo")
+        .arg(&root)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let readme = read(&root.join("README.md"));
+    assert!(
+        readme.contains("test-host") && readme.contains("| fork-join |") && !readme.contains("old")
+    );
+    let results = read(&root.join("docs/RESULTS.md"));
+    assert!(results.contains("](../results/test-host/2026-01-01/fork-join-speedup.svg)"));
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn a_bad_budget_or_table_is_a_clear_error() {
+    let output = Command::new(EXE)
+        .args(["report", "--budget", "5x"])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("unknown unit"));
+    let out = scratch("bad-table");
+    let output = Command::new(EXE)
+        .args(["report", "--tables", "nope", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("unknown table `nope`"));
+    std::fs::remove_dir_all(&out).unwrap();
+}
