@@ -11,7 +11,7 @@
 //! WORKERS defaults to the hardware threads.
 //!
 //! What to look at: each report's `findings`, and the closing lines on
-//! alignment: with a small queue capacity the loop's spawner runs most pairs
+//! alignment: with a small queue capacity the loop's spawner runs many pairs
 //! itself (children run by the spawner on the critical path); with room for
 //! every pair it runs none.
 
@@ -123,6 +123,6 @@ fn main() {
     }
     println!(
         "What to look at: each report's findings, and above how many pairs the spawner ran \
-         itself at each capacity (most at 4, none with room for every pair)."
+         itself at each capacity (many at 4, none with room for every pair)."
     );
 }
