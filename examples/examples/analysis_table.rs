@@ -8,6 +8,10 @@
 //! (add `-- --verbose` for each program's full report: its task contexts and
 //! spawn-site table).
 //!
+//! What to look at: the two right-hand columns, what CF'17's trees and the
+//! calibrated trees (`PARAMS`) choose for each program from its ρ, λ and
+//! effort.
+//!
 //! The rows are `prescient_benches::annotated::PROGRAMS`, every
 //! `#[task_program]` module of the benchmark library. Stack figures include
 //! the runtime's measured per-join frame cost, which differs between the debug
@@ -117,4 +121,9 @@ fn main() {
             print!("{}", program.analysis);
         }
     }
+    println!();
+    println!(
+        "What to look at: the two right-hand columns, what each set of trees chose \
+         from the program's rho, lambda and effort."
+    );
 }

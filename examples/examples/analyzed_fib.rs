@@ -1,8 +1,12 @@
 //! The README's first example: `#[task_program]` analyses a module's spawn
-//! sites and emits `PARAMS` (the runtime parameters CF'17's decision trees
+//! sites and emits `PARAMS` (the runtime parameters the decision trees
 //! choose) and `ANALYSIS` (the figures behind them).
 //!
-//! Run: `cargo run --release --example analyzed_fib`
+//! Run: `cargo run --release -p prescient-examples --example analyzed_fib`
+//!
+//! What to look at: the `params (calibrated trees)` line of the report, the
+//! queue policy and capacity chosen for this module, and the `rho`, `lambda`
+//! and `effort` figures they were chosen from.
 
 #[prescient::task_program]
 mod fib {
@@ -27,4 +31,8 @@ fn main() {
         .unwrap();
     println!("{}", runtime.run(|| fib::fib(30)));
     println!("{}", fib::ANALYSIS);
+    println!(
+        "What to look at: `params (calibrated trees)`, what PARAMS holds for this module, \
+         and the rho, lambda and effort it was chosen from."
+    );
 }

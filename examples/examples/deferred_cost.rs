@@ -8,7 +8,11 @@
 //! own rule) and with it (`adaptive`, the default: the site's joins become
 //! plain calls once measured).
 //!
-//! Run: `cargo run --release --example deferred_cost`
+//! Run: `cargo run --release -p prescient-examples --example deferred_cost`
+//!
+//! What to look at: the ns/join figures, a join's cost over a plain call on one
+//! worker: a few nanoseconds under every policy and capacity, since nothing
+//! reaches the deque.
 
 use prescient::{Inlining, Params, QueuePolicy, Runtime};
 use std::hint::black_box;
@@ -64,4 +68,8 @@ fn main() {
             }
         }
     }
+    println!(
+        "What to look at: ns/join, a join's cost over a plain call on one worker \
+         (a few ns at any capacity: with no thief asking, nothing reaches the deque)."
+    );
 }

@@ -2,7 +2,11 @@
 //! borrowed data with `scope`, task groups, and an `Event` a task blocks on
 //! without blocking its worker.
 //!
-//! Run: `cargo run --release --example hello`
+//! Run: `cargo run --release -p prescient-examples --example hello`
+//!
+//! What to look at: the results are the same on every run, whichever worker
+//! ran each task; the last line's counters say how the runtime ran them
+//! (spawns deferred to a deque or run inline, steals, suspended waits).
 
 use prescient::{Event, Params, QueuePolicy, Runtime, TaskGroup};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -80,5 +84,9 @@ fn main() {
     println!(
         "{} spawns deferred, {} inlined, {} steals, {} suspensions",
         counters.spawns, counters.inlined_spawns, counters.steals, counters.suspensions
+    );
+    println!(
+        "What to look at: the results never change; the counters say how the runtime ran them \
+         (spawns deferred or run inline, steals, suspended waits)."
     );
 }

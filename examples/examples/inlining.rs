@@ -5,7 +5,11 @@
 //! their mean duration, the decision and `Adaptive`'s threshold (in spawn
 //! overheads; `*` once frozen).
 //!
-//! Run: `cargo run --release --example inlining [-- WORKERS]`
+//! Run: `cargo run --release -p prescient-examples --example inlining [-- WORKERS]`
+//!
+//! What to look at: fib's time against sequential per policy, and in each
+//! report the `inlined` share and `mode` per site: the sites of tiny tasks
+//! end inlined, the site of large tasks keeps spawning.
 
 use prescient::{Inlining, Params, Runtime};
 use prescient_benches::programs::fib::{fib_prescient as fib, fib_seq};
@@ -80,4 +84,8 @@ fn main() {
         );
         println!("{}", runtime.inlining_report());
     }
+    println!(
+        "What to look at: each report's `inlined` and `mode` per site: the sites of tiny tasks \
+         end inlined, the site of large tasks keeps spawning."
+    );
 }

@@ -9,6 +9,11 @@
 //! `cargo run --release -p prescient-examples --features trace --example profile [-- WORKERS]`
 //!
 //! WORKERS defaults to the hardware threads.
+//!
+//! What to look at: each report's `findings`, and the closing lines on
+//! alignment: with a small queue capacity the loop's spawner runs many pairs
+//! itself (children run by the spawner on the critical path); with room for
+//! every pair it runs none.
 
 use prescient::profile::Profile;
 use prescient::{Params, Runtime};
@@ -116,4 +121,8 @@ fn main() {
             100.0 * inline.ns as f64 / path_work as f64
         );
     }
+    println!(
+        "What to look at: each report's findings, and above how many pairs the spawner ran \
+         itself at each capacity (many at 4, none with room for every pair)."
+    );
 }
