@@ -353,8 +353,8 @@ mod tests {
     use super::*;
     use clap::Parser;
 
-    /// The options as a command of their own (what `prescient-bench
-    /// fork-join` and the `suite` binary flatten them into).
+    // The options as a command of their own (what `prescient-bench
+    // fork-join` and the `suite` binary flatten them into).
     #[derive(clap::Parser, Debug)]
     struct Cli {
         #[command(flatten)]

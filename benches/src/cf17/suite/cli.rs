@@ -405,8 +405,8 @@ mod tests {
     use super::*;
     use clap::Parser;
 
-    /// The options as a command of their own (what `prescient-bench cf17`
-    /// and the `cf17` binary flatten them into).
+    // The options as a command of their own (what `prescient-bench cf17`
+    // and the `cf17` binary flatten them into).
     #[derive(clap::Parser, Debug)]
     struct Cli {
         #[command(flatten)]
@@ -552,7 +552,7 @@ mod tests {
             err("--quick --size paper"),
             "conflicting sizes: paper and quick"
         );
-        assert!(err("--timeout -1").contains("bad timeout `-1`"));
+        assert!(err("--timeout=-1").contains("bad timeout `-1`"));
         assert!(err("--child fib tuned").contains("3 values required"));
         assert!(err("--child fib tuned 0").contains("at least 1"));
         assert!(err("--bogus").contains("--bogus"));
