@@ -26,6 +26,10 @@ pub const SUBCOMMAND: &str = "cf17";
 pub const DEFAULT_JSON: &str = "target/cf17/cf17.json";
 /// The default directory of the plots.
 pub const DEFAULT_PLOTS: &str = "target/cf17";
+/// The programs `--test-size` runs unless `--only` says otherwise: the
+/// cheapest, one of them without a chili version, so that every row and
+/// section appears (`--size test` alone keeps every program).
+pub const TEST_PROGRAMS: [&str; 3] = ["fib", "delannoy", "floorplan"];
 
 /// Runs the CF'17 suite: every program x runner x thread count in its own
 /// child process (one warm-up run, then N timed and verified runs inside
@@ -45,7 +49,8 @@ pub const DEFAULT_PLOTS: &str = "target/cf17";
 ///
 /// --quick: the quick inputs (sequential runs of about 20-300 ms) and 3
 /// timed runs each; without it, the inputs of the CF'17 paper (Table 2) and
-/// 5 timed runs.
+/// 5 timed runs. --test-size: the test inputs, one timed run, and only fib,
+/// delannoy and floorplan unless --only says otherwise.
 ///
 /// Other modes: --sweep runs every program under every queue policy x
 /// queue capacity {2,4,8,16,32,128} x dependency buckets
@@ -381,9 +386,14 @@ impl Options {
                 reps,
             }));
         }
+        let programs = if self.only.is_empty() && self.common.test_size {
+            TEST_PROGRAMS.to_vec()
+        } else {
+            subset(&NAMES, &self.only)
+        };
         Ok(Command::Run(Settings {
             reps,
-            programs: subset(&NAMES, &self.only),
+            programs,
             runners: subset(&Runner::ALL, &self.runners),
             json: self
                 .common
@@ -446,6 +456,9 @@ mod tests {
         assert_eq!(q.head_size(), cli::Size::Quick);
         let t = run("--test-size --threads 1");
         assert_eq!((t.size, t.reps), (Size::Test, 1));
+        assert_eq!(t.programs, TEST_PROGRAMS.to_vec());
+        assert_eq!(run("--size test --threads 1").programs, NAMES.to_vec());
+        assert_eq!(run("--test-size --only sort --threads 1").programs, ["sort"]);
         assert_eq!(run("--paper --threads 1").size, Size::Paper);
         assert_eq!(run("--size test --threads 1").size, Size::Test);
         assert_eq!(run("--quick --size=quick --threads 1").size, Size::Quick);

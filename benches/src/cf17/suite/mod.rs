@@ -87,8 +87,10 @@
 //! # Sizes
 //!
 //! `--paper` (the default; the shared head's `full`), `--quick` and
-//! `--test-size` (each program's own test input and one timed run: every
-//! row and section in seconds); `--size test|quick|paper` names one too.
+//! `--test-size` (each program's own test input and one timed run, and
+//! only [`cli::TEST_PROGRAMS`] — fib, delannoy, floorplan — unless `--only`
+//! says otherwise: every row and section in seconds); `--size
+//! test|quick|paper` names one too (and keeps every program).
 //!
 //! # Files
 //!
