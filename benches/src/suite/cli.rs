@@ -5,7 +5,7 @@
 //! alias that parses it alone.
 //!
 //! The parent re-executes its own executable once per configuration as
-//! `EXE fork-join --child PROGRAM RUNNER THREADS ...` ([`child_args`]): the
+//! `EXE fork-join --child PROGRAM RUNNER THREADS ...` ([`Settings::child_args`]): the
 //! first word is [`SUBCOMMAND`], so the children of `prescient-bench` (or of
 //! any binary that dispatches the same subcommands) land in this table, and
 //! the `suite` alias accepts and ignores that leading word.

@@ -57,9 +57,9 @@ pub const TEST_PROGRAMS: [&str; 3] = ["fib", "delannoy", "floorplan"];
 /// {97,1021,64567,256019} x stack size {analysed, 8 MiB}, one child process
 /// per program and thread count, and writes one JSON file per program into
 /// --out DIR (it takes --threads, --reps (default 3), --only and --size
-/// (default quick; --quick or --test-size: test)). --calibrate [DIR]
-/// derives and validates the decision trees from the sweep in DIR (default:
-/// the one stored in the repository).
+/// (default quick; --quick or --test-size: test)). --calibrate, with an
+/// optional DIR, derives and validates the decision trees from the sweep in
+/// DIR (default: the one stored in the repository).
 #[derive(clap::Args, Clone, Debug)]
 pub struct Options {
     /// The flags every table shares.
@@ -458,7 +458,10 @@ mod tests {
         assert_eq!((t.size, t.reps), (Size::Test, 1));
         assert_eq!(t.programs, TEST_PROGRAMS.to_vec());
         assert_eq!(run("--size test --threads 1").programs, NAMES.to_vec());
-        assert_eq!(run("--test-size --only sort --threads 1").programs, ["sort"]);
+        assert_eq!(
+            run("--test-size --only sort --threads 1").programs,
+            ["sort"]
+        );
         assert_eq!(run("--paper --threads 1").size, Size::Paper);
         assert_eq!(run("--size test --threads 1").size, Size::Test);
         assert_eq!(run("--quick --size=quick --threads 1").size, Size::Quick);
