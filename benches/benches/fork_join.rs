@@ -21,7 +21,7 @@ use prescient_benches::programs::tree::Layout;
 use prescient_benches::suite::{Pool, Program, Runner};
 
 fn bench_program(c: &mut Criterion, program: Program) {
-    let work = program.prepare(Layout::DEFAULT);
+    let work = program.prepare(Layout::DEFAULT, prescient_benches::cli::Size::Full);
     let mut group = c.benchmark_group(program.name());
     group.sample_size(10);
     match program {

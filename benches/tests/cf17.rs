@@ -31,14 +31,15 @@ fn cf17_runs_fib_through_child_processes() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stdout}\n{stderr}");
 
-    // The table: fib's block, a line per runner and thread count.
-    assert!(stdout.contains("fib (n="), "{stdout}");
+    // The table: fib's block (a Markdown table), a row per runner and
+    // thread count.
+    assert!(stdout.contains("### cf17: fib (n="), "{stdout}");
     for runner in ["seq", "default", "tuned", "cf17", "rayon", "chili"] {
         assert!(
             stdout
                 .lines()
-                .any(|l| l.split_whitespace().nth(1) == Some(runner)),
-            "no {runner} line:\n{stdout}"
+                .any(|l| l.split('|').nth(2).map(str::trim) == Some(runner)),
+            "no {runner} row:\n{stdout}"
         );
     }
     assert!(!stdout.contains("FAILED"), "{stdout}");
@@ -46,10 +47,26 @@ fn cf17_runs_fib_through_child_processes() {
 
     // The JSON: one seq row and five parallel runners at two thread counts.
     let text = std::fs::read_to_string(&json).expect("the JSON is written");
-    assert_eq!(text.matches("\"ok\": true").count(), 11, "{text}");
-    assert!(text.contains("\"size\": \"test\""));
-    assert!(text.contains("\"runner\": \"tuned\", \"threads\": 2, \"params\": \""));
-    assert!(text.contains("\"steals\": "));
+    let v: serde_json::Value = serde_json::from_str(&text).expect("the JSON parses");
+    let results = v["results"].as_array().unwrap();
+    assert_eq!(results.len(), 11, "{text}");
+    assert!(results.iter().all(|r| r["ok"] == true), "{text}");
+    assert_eq!(v["table"], "cf17");
+    assert_eq!(v["size"], "test");
+    assert_eq!(v["input_size"], "test");
+    let tuned2 = results
+        .iter()
+        .find(|r| r["runner"] == "tuned" && r["threads"] == 2)
+        .unwrap();
+    assert!(tuned2["params"].is_string());
+    assert!(tuned2["counters"]["steals"].is_u64());
+    // The shared samples: every row, tuned as `prescient`.
+    let samples = v["samples"].as_array().unwrap();
+    assert_eq!(samples.len(), 11);
+    assert!(samples
+        .iter()
+        .any(|s| s["runner"] == "prescient" && s["threads"] == 2));
+    assert!(samples.iter().any(|s| s["runner"] == "prescient-default"));
 
     for file in ["speedup.svg", "tuned_vs_default.svg", "memory.svg"] {
         let svg = std::fs::read_to_string(dir.join(file)).expect("the plot is written");
@@ -68,8 +85,11 @@ fn cf17_reports_bad_arguments_and_help() {
     };
     let help = run(&["--help"]);
     assert!(help.status.success());
-    assert!(String::from_utf8_lossy(&help.stdout).contains("--plots DIR"));
+    assert!(String::from_utf8_lossy(&help.stdout).contains("--plots <DIR>"));
     let bad = run(&["--only", "nope"]);
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown program `nope`"));
+    // The leading subcommand word of a child is accepted.
+    let calibrate = run(&["cf17", "--calibrate"]);
+    assert!(calibrate.status.success());
 }

@@ -1,19 +1,23 @@
-//! The CF'17 suite under every runner: `cargo bench-run cf17 --
-//! --quick` (see `--help`, and
+//! The CF'17 suite under every runner, `prescient-bench cf17` under its old
+//! name: `cargo bench-run cf17 -- --quick` (see `--help`, and
 //! `prescient_benches::cf17::suite` for the output and its conventions).
-//! `--sweep` runs the parameter sweep (`prescient_benches::cf17::sweep`),
-//! `--calibrate [DIR]` derives and validates the decision trees from a sweep
-//! (`prescient_benches::cf17::calibrate`).
+//! `--sweep` runs the parameter sweep, `--calibrate [DIR]` derives and
+//! validates the decision trees from a sweep. A leading `cf17` word (how the
+//! suite runs its children) is accepted and ignored.
 
-use prescient_benches::cf17::{calibrate, suite, sweep};
+use clap::Parser;
+use prescient_benches::cf17::suite::{self, Options};
+
+#[derive(Parser)]
+#[command(name = "cf17")]
+struct Cli {
+    /// The subcommand's name, accepted for the children (`cf17`).
+    #[arg(hide = true, value_parser = [suite::SUBCOMMAND])]
+    subcommand: Option<String>,
+    #[command(flatten)]
+    options: Options,
+}
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let code = match args.first().map(String::as_str) {
-        Some("--sweep") => sweep::main(args[1..].to_vec()),
-        Some("--sweep-child") => sweep::child_args_main(&args[1..]),
-        Some("--calibrate") => calibrate::main(&args[1..]),
-        _ => suite::main(args),
-    };
-    std::process::exit(code);
+    std::process::exit(suite::run(&Cli::parse().options));
 }

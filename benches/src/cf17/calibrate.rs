@@ -538,10 +538,10 @@ pub fn report(sweeps: &[ProgramSweep]) -> String {
 /// `cf17 --calibrate [DIR]`: reads the sweep in DIR (default: the one
 /// stored in the repository, [`STORED`](super::sweep::STORED)) and prints
 /// the [`report`]. Returns the exit code.
-pub fn main(args: &[String]) -> i32 {
-    let dir = args.first().map_or_else(
+pub fn run(dir: Option<&std::path::Path>) -> i32 {
+    let dir = dir.map_or_else(
         || std::path::PathBuf::from(super::sweep::STORED),
-        std::path::PathBuf::from,
+        std::path::Path::to_path_buf,
     );
     match super::sweep::read_dir(&dir) {
         Ok(sweeps) if !sweeps.is_empty() => {
@@ -599,7 +599,12 @@ mod tests {
             input: String::new(),
             size: "test".into(),
             reps: 1,
-            machine: "{}".into(),
+            machine: crate::suite::machine::Machine {
+                threads: 1,
+                arch: String::new(),
+                os: String::new(),
+                cpu: String::new(),
+            },
             rho,
             lambda,
             effort,

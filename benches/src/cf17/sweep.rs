@@ -4,6 +4,8 @@
 //!
 //! `cargo bench-run cf17 -- --sweep [--threads
 //! LIST] [--reps N] [--only PROGRAMS] [--size test|quick|paper] [--out DIR]`
+//! (`prescient-bench cf17 --sweep ...`; the flags are parsed with the
+//! table's, [`crate::cf17::suite::Options`]).
 //!
 //! The grid ([`Config::all`]) is the one the decision trees choose from:
 //! the four [`QueuePolicy`]s × [`CAPACITIES`] × [`BUCKETS`] × the two
@@ -15,7 +17,8 @@
 //! choices are all points of the grid, so the sweep alone says how every
 //! tree, fixed configuration and the default fare.
 //!
-//! Each (program, thread count) runs in its own child process (`--sweep-child`),
+//! Each (program, thread count) runs in its own child process
+//! (`EXE cf17 --sweep-child PROGRAM THREADS REPS SIZE`),
 //! so that a configuration that crashes (a stack estimate too small is a
 //! guard-page abort) loses only its own program and thread count, and so that
 //! one program's memory does not stay around for the next. The child prepares
@@ -38,13 +41,12 @@ use std::time::Duration;
 
 use prescient::analysis::ProgramAnalysis;
 use prescient::{Params, QueuePolicy, Runtime, DEFAULT_STACK_SIZE};
+use serde::{Deserialize, Serialize};
 
 use super::{workloads, Size, Workload};
 use crate::annotated;
-use crate::cli::{self, Args, Parsed, THREADS_ENV};
 use crate::suite::child::{steady_allocator, LineFields};
 use crate::suite::machine::Machine;
-use crate::suite::report::{json_number, json_string};
 
 /// The queue capacities of the grid.
 pub const CAPACITIES: [usize; 6] = [2, 4, 8, 16, 32, 128];
@@ -198,17 +200,19 @@ impl std::fmt::Display for Config {
 }
 
 /// One measured point: a configuration's times at one thread count.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Point {
     /// The worker count.
     pub threads: usize,
-    /// The queue policy.
+    /// The queue policy (by its short name in the files: `DEF`, `PF`, ...).
+    #[serde(with = "policy_name")]
     pub policy: QueuePolicy,
     /// The queue capacity.
     pub capacity: usize,
     /// The dependency-table buckets.
     pub buckets: usize,
-    /// The stack size in bytes.
+    /// The stack size in bytes (`stack` in the files).
+    #[serde(rename = "stack")]
     pub stack_bytes: usize,
     /// The best of the timed runs, in seconds.
     pub best_s: f64,
@@ -216,8 +220,89 @@ pub struct Point {
     pub median_s: f64,
 }
 
-/// One program's sweep: what a `DIR/PROGRAM.json` file holds.
-#[derive(Clone, Debug, PartialEq)]
+/// A [`QueuePolicy`] in the sweep files: its short name.
+mod policy_name {
+    use prescient::QueuePolicy;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(policy: &QueuePolicy, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(policy.short_name())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<QueuePolicy, D::Error> {
+        let name = String::deserialize(d)?;
+        QueuePolicy::ALL
+            .into_iter()
+            .find(|q| q.short_name() == name)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown policy `{name}`")))
+    }
+}
+
+/// The analysis features of a sweep file (`"analysis"`).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+struct AnalysisFile {
+    rho: u32,
+    lambda: u32,
+    effort: u64,
+    stack_size: usize,
+}
+
+/// The layout of a sweep file; [`ProgramSweep`] converts to and from it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct SweepFile {
+    program: String,
+    input: String,
+    size: String,
+    reps: usize,
+    machine: Machine,
+    analysis: AnalysisFile,
+    seq_s: f64,
+    points: Vec<Point>,
+}
+
+impl From<ProgramSweep> for SweepFile {
+    fn from(s: ProgramSweep) -> SweepFile {
+        SweepFile {
+            program: s.program,
+            input: s.input,
+            size: s.size,
+            reps: s.reps,
+            machine: s.machine,
+            analysis: AnalysisFile {
+                rho: s.rho,
+                lambda: s.lambda,
+                effort: s.effort,
+                stack_size: s.stack_size,
+            },
+            seq_s: s.seq_s,
+            points: s.points,
+        }
+    }
+}
+
+impl From<SweepFile> for ProgramSweep {
+    fn from(f: SweepFile) -> ProgramSweep {
+        ProgramSweep {
+            program: f.program,
+            input: f.input,
+            size: f.size,
+            reps: f.reps,
+            machine: f.machine,
+            rho: f.analysis.rho,
+            lambda: f.analysis.lambda,
+            effort: f.analysis.effort,
+            stack_size: f.analysis.stack_size,
+            seq_s: f.seq_s,
+            points: f.points,
+        }
+    }
+}
+
+/// One program's sweep: what a `DIR/PROGRAM.json` file holds (its layout
+/// nests the analysis features under `"analysis"` and names a point's
+/// stack bytes `"stack"` and its policy by its short name).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(from = "SweepFile", into = "SweepFile")]
 pub struct ProgramSweep {
     /// The program's name.
     pub program: String,
@@ -227,8 +312,8 @@ pub struct ProgramSweep {
     pub size: String,
     /// Timed runs per point.
     pub reps: usize,
-    /// The machine, as [`Machine::json`] wrote it.
-    pub machine: String,
+    /// The machine it ran on.
+    pub machine: Machine,
     /// The analysis features: ρ.
     pub rho: u32,
     /// λ.
@@ -316,96 +401,16 @@ impl ProgramSweep {
 
     /// The file as JSON.
     pub fn to_json(&self) -> String {
-        let mut out = String::new();
-        let _ = write!(
-            out,
-            "{{\n  \"program\": {},\n  \"input\": {},\n  \"size\": {},\n  \"reps\": {},\n  \"machine\": {},\n  \"analysis\": {{\"rho\": {}, \"lambda\": {}, \"effort\": {}, \"stack_size\": {}}},\n  \"seq_s\": {},\n  \"points\": [",
-            json_string(&self.program),
-            json_string(&self.input),
-            json_string(&self.size),
-            self.reps,
-            self.machine,
-            self.rho,
-            self.lambda,
-            self.effort,
-            self.stack_size,
-            json_number(Some(self.seq_s)),
-        );
-        for (i, p) in self.points.iter().enumerate() {
-            let _ = write!(
-                out,
-                "{}\n    {{\"threads\": {}, \"policy\": {}, \"capacity\": {}, \"buckets\": {}, \"stack\": {}, \"best_s\": {}, \"median_s\": {}}}",
-                if i == 0 { "" } else { "," },
-                p.threads,
-                json_string(p.policy.short_name()),
-                p.capacity,
-                p.buckets,
-                p.stack_bytes,
-                json_number(Some(p.best_s)),
-                json_number(Some(p.median_s)),
-            );
-        }
-        out.push_str("\n  ]\n}\n");
-        out
+        serde_json::to_string_pretty(self).expect("a sweep serializes") + "\n"
     }
 
-    /// Reads a file written by [`to_json`](Self::to_json).
+    /// Reads a file written by [`to_json`](Self::to_json) (or by the
+    /// hand-written JSON before it: the layout is the same).
     ///
     /// # Errors
     /// A message naming the field that is missing or malformed.
     pub fn from_json(text: &str) -> Result<ProgramSweep, String> {
-        let v: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
-        let str_of = |v: &serde_json::Value, k: &str| {
-            v.get(k)
-                .and_then(|x| x.as_str())
-                .map(str::to_string)
-                .ok_or_else(|| format!("missing string `{k}`"))
-        };
-        let u64_of = |v: &serde_json::Value, k: &str| {
-            v.get(k)
-                .and_then(|x| x.as_u64())
-                .ok_or_else(|| format!("missing integer `{k}`"))
-        };
-        let f64_of = |v: &serde_json::Value, k: &str| {
-            v.get(k)
-                .and_then(|x| x.as_f64())
-                .ok_or_else(|| format!("missing number `{k}`"))
-        };
-        let analysis = v.get("analysis").ok_or("missing `analysis`")?;
-        let mut points = Vec::new();
-        for p in v
-            .get("points")
-            .and_then(|p| p.as_array())
-            .ok_or("missing `points`")?
-        {
-            let policy_name = str_of(p, "policy")?;
-            let policy = QueuePolicy::ALL
-                .into_iter()
-                .find(|q| q.short_name() == policy_name)
-                .ok_or_else(|| format!("unknown policy `{policy_name}`"))?;
-            points.push(Point {
-                threads: u64_of(p, "threads")? as usize,
-                policy,
-                capacity: u64_of(p, "capacity")? as usize,
-                buckets: u64_of(p, "buckets")? as usize,
-                stack_bytes: u64_of(p, "stack")? as usize,
-                best_s: f64_of(p, "best_s")?,
-                median_s: f64_of(p, "median_s")?,
-            });
-        }
-        Ok(ProgramSweep {
-            program: str_of(&v, "program")?,
-            input: str_of(&v, "input")?,
-            size: str_of(&v, "size")?,
-            reps: u64_of(&v, "reps")? as usize,
-            machine: v.get("machine").map(|m| m.to_string()).unwrap_or_default(),
-            rho: u64_of(analysis, "rho")? as u32,
-            lambda: u64_of(analysis, "lambda")? as u32,
-            effort: u64_of(analysis, "effort")?,
-            stack_size: u64_of(analysis, "stack_size")? as usize,
-            seq_s: f64_of(&v, "seq_s")?,
-            points,
-        })
+        serde_json::from_str(text).map_err(|e| e.to_string())
     }
 }
 
@@ -486,26 +491,6 @@ pub fn timed_runs(
     Ok(times)
 }
 
-/// `cf17 --sweep-child PROGRAM THREADS REPS SIZE` (what the parent runs):
-/// parses the arguments and runs [`child_main`]. Returns the exit code.
-pub fn child_args_main(args: &[String]) -> i32 {
-    match args {
-        [program, threads, reps, size] => {
-            match (threads.parse(), reps.parse(), Size::parse(size)) {
-                (Ok(threads), Ok(reps), Some(size)) => child_main(program, threads, reps, size),
-                _ => {
-                    eprintln!("error: bad --sweep-child arguments {args:?}");
-                    2
-                }
-            }
-        }
-        _ => {
-            eprintln!("error: --sweep-child takes PROGRAM THREADS REPS SIZE");
-            2
-        }
-    }
-}
-
 /// The child: measures `program` at `threads` over the grid and prints one
 /// `SEQ` line and one `POINT` line per configuration. Returns the exit code.
 pub fn child_main(program: &str, threads: usize, reps: usize, size: Size) -> i32 {
@@ -581,77 +566,8 @@ pub struct SweepOptions {
     pub out: PathBuf,
 }
 
-/// The `--sweep` usage text.
-pub fn usage() -> String {
-    cli::usage(
-        "cf17 --sweep [--threads LIST] [--reps N] [--only PROGRAMS] [--size test|quick|paper] [--out DIR]",
-        "Every CF'17 program under every queue policy x queue capacity {2,4,8,16,32,128} x \
-         dependency buckets {97,1021,64567,256019} x stack size {analysed, 8 MiB}, one child \
-         process per program and thread count; one JSON file per program in DIR.",
-        "the same as --size test",
-        "  --reps N             timed runs per configuration (default 3)\n\
-         \x20 --only PROGRAMS      comma-separated program names (default: all)\n\
-         \x20 --size SIZE          test, quick (default) or paper\n\
-         \x20 --out DIR            where the JSON files go (default target/cf17/sweep)\n",
-    )
-}
-
-/// Parses the arguments after `--sweep`.
-///
-/// # Errors
-/// The first bad argument.
-pub fn parse_options(
-    args: impl IntoIterator<Item = String>,
-    env: Option<&str>,
-    available: usize,
-) -> Result<Option<SweepOptions>, String> {
-    let mut reps = DEFAULT_REPS;
-    let mut programs: Vec<&'static str> = workloads::NAMES.to_vec();
-    let mut size = Size::Quick;
-    let mut out = PathBuf::from(DEFAULT_OUT);
-    let parsed = cli::parse(args, available, |flag, args: &mut Args| {
-        match flag {
-            "--reps" => reps = args.positive("--reps")?,
-            "--only" => {
-                let list = args.value("--only")?;
-                programs = list
-                    .split(',')
-                    .map(|name| {
-                        workloads::known_name(name.trim()).map_err(|e| format!("--only: {e}"))
-                    })
-                    .collect::<Result<_, _>>()?;
-            }
-            "--size" => {
-                let name = args.value("--size")?;
-                size =
-                    Size::parse(&name).ok_or_else(|| format!("--size: unknown size `{name}`"))?;
-            }
-            "--out" => out = PathBuf::from(args.value("--out")?),
-            _ => return Ok(false),
-        }
-        Ok(true)
-    })?;
-    match parsed {
-        Parsed::Help => Ok(None),
-        Parsed::Run(common) => Ok(Some(SweepOptions {
-            threads: common.threads(env, available)?,
-            reps,
-            programs,
-            size: if common.quick { Size::Test } else { size },
-            out,
-        })),
-    }
-}
-
 /// `cf17 --sweep …`: the parent. Returns the exit code.
-pub fn main(args: Vec<String>) -> i32 {
-    let env = std::env::var(THREADS_ENV).ok();
-    let Some(options) = cli::options_or_exit(
-        parse_options(args, env.as_deref(), cli::available_threads()),
-        &usage(),
-    ) else {
-        return 0;
-    };
+pub fn run(options: &SweepOptions) -> i32 {
     let exe = match std::env::current_exe() {
         Ok(exe) => exe,
         Err(e) => {
@@ -674,7 +590,8 @@ pub fn main(args: Vec<String>) -> i32 {
     );
     let mut failed = false;
     for &program in &options.programs {
-        match sweep_program(&exe, program, &options, &machine) {
+        crate::cli::progress(format!("cf17 sweep: {program}"));
+        match sweep_program(&exe, program, options, &machine) {
             Ok(sweep) => {
                 print!("{}", summary(&sweep));
                 let path = options.out.join(format!("{program}.json"));
@@ -705,7 +622,7 @@ fn sweep_program(
         input: String::new(),
         size: options.size.name().to_string(),
         reps: options.reps,
-        machine: machine.json(),
+        machine: machine.clone(),
         rho: analysis.rho,
         lambda: analysis.lambda,
         effort: analysis.effort,
@@ -716,6 +633,7 @@ fn sweep_program(
     for &threads in &options.threads {
         let output = Command::new(exe)
             .args([
+                super::suite::SUBCOMMAND,
                 "--sweep-child",
                 program,
                 &threads.to_string(),
@@ -818,7 +736,7 @@ mod tests {
             input: "n=30".into(),
             size: "quick".into(),
             reps: 3,
-            machine: Machine::detect().json(),
+            machine: Machine::detect(),
             rho: 2,
             lambda: 0,
             effort: 7,
@@ -861,17 +779,22 @@ mod tests {
     }
 
     #[test]
-    fn options() {
-        let o = parse_options(
-            ["--only", "fib", "--reps", "2", "--threads", "1,2"].map(String::from),
-            None,
-            2,
-        )
-        .unwrap()
-        .unwrap();
-        assert_eq!(o.programs, ["fib"]);
-        assert_eq!((o.reps, o.size), (2, Size::Quick));
-        assert_eq!(o.threads, [1, 2]);
-        assert!(parse_options(["--only", "nope"].map(String::from), None, 2).is_err());
+    fn the_stored_sweep_loads_and_round_trips() {
+        let sweeps = read_dir(Path::new(STORED)).unwrap();
+        assert_eq!(sweeps.len(), workloads::NAMES.len());
+        for sweep in &sweeps {
+            assert!(!sweep.points.is_empty(), "{}", sweep.program);
+            assert!(sweep.machine.threads >= 1);
+            let back = ProgramSweep::from_json(&sweep.to_json()).unwrap();
+            assert_eq!(&back, sweep);
+        }
+        // The file layout: the analysis nested, a point's stack as `stack`
+        // and its policy by its short name.
+        let v: serde_json::Value = serde_json::from_str(&sweeps[0].to_json()).unwrap();
+        assert!(v["analysis"]["rho"].is_u64());
+        assert!(v["points"][0]["stack"].is_u64());
+        assert!(v["points"][0]["policy"].is_string());
+        assert!(v["machine"]["cpu"].is_string());
+        assert!(ProgramSweep::from_json("{}").is_err());
     }
 }

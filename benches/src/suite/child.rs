@@ -15,10 +15,11 @@ use prescient::Counters;
 
 pub use super::rusage::{cpu_time_ns, peak_rss_kib};
 
-use super::cli::Options;
+use super::cli::Settings;
 use super::config::{Program, Runner};
 use super::pool::Pool;
 use super::work::Work;
+use crate::cli::Size;
 use crate::programs::tree::Layout;
 
 /// The prefix of a child's result line.
@@ -225,10 +226,10 @@ pub fn run_child(
     program: Program,
     runner: Runner,
     threads: usize,
-    quick: bool,
+    size: Size,
     layout: Layout,
 ) -> i32 {
-    let work = program.prepare(layout);
+    let work = program.prepare(layout, size);
     let pool = match Pool::build(runner, threads) {
         Ok(pool) => pool,
         Err(e) => {
@@ -236,7 +237,7 @@ pub fn run_child(
             return 1;
         }
     };
-    let m = pool.measure(&work, &program.plan(quick));
+    let m = pool.measure(&work, &program.plan(size));
     let result = ChildResult {
         median_ns: m.median_ns(),
         min_ns: m.per_run_ns.iter().copied().fold(f64::INFINITY, f64::min),
@@ -255,10 +256,11 @@ pub fn run_child(
 }
 
 /// Builds `runner`'s pool, runs one tiny job on it, then sleeps one second
-/// and measures the process CPU time burned meanwhile. For chili, the scope
+/// (a tenth of one at [`Size::Test`]) and measures the process CPU time
+/// burned meanwhile. For chili, the scope
 /// of the tiny job is dropped before the sleep (a held scope keeps chili's
 /// heartbeat thread ticking). Prints the `IDLE` line; returns the exit code.
-pub fn run_idle_child(runner: Runner, threads: usize) -> i32 {
+pub fn run_idle_child(runner: Runner, threads: usize, size: Size) -> i32 {
     let pool = match Pool::build(runner, threads) {
         Ok(pool) => pool,
         Err(e) => {
@@ -269,7 +271,7 @@ pub fn run_idle_child(runner: Runner, threads: usize) -> i32 {
     pool.time(&Work::fib(15), 1);
     let cpu0 = cpu_time_ns();
     let wall0 = Instant::now();
-    std::thread::sleep(Duration::from_secs(1));
+    std::thread::sleep(idle_time(size));
     let cpu = cpu_time_ns().saturating_sub(cpu0);
     let wall = wall0.elapsed();
     let result = IdleResult {
@@ -279,6 +281,15 @@ pub fn run_idle_child(runner: Runner, threads: usize) -> i32 {
     };
     println!("{}", result.to_line(runner, threads));
     0
+}
+
+/// How long an idle child sleeps: one second, a tenth of one at
+/// [`Size::Test`].
+pub const fn idle_time(size: Size) -> Duration {
+    match size {
+        Size::Test => Duration::from_millis(100),
+        Size::Full | Size::Quick => Duration::from_secs(1),
+    }
 }
 
 /// One configuration's outcome, as the parent saw it.
@@ -305,26 +316,17 @@ pub struct IdleOutcome {
     pub result: Result<IdleResult, String>,
 }
 
-/// Runs `exe --child PROGRAM RUNNER THREADS [--quick]` and reads its line.
+/// Runs `exe fork-join --child PROGRAM RUNNER THREADS ...`
+/// ([`Settings::child_args`]) and reads its line.
 pub fn spawn_run(
     exe: &Path,
     program: Program,
     runner: Runner,
     threads: usize,
-    options: &Options,
+    settings: &Settings,
 ) -> Outcome {
-    let mut args = vec![
-        "--child".to_string(),
-        program.name().to_string(),
-        runner.name().to_string(),
-        threads.to_string(),
-    ];
-    if options.quick {
-        args.push("--quick".to_string());
-    }
-    args.push("--tree-layout".to_string());
-    args.push(options.tree_layout.name().to_string());
-    let result = run_and_read(exe, &args, options.timeout, RESULT_PREFIX)
+    let args = settings.child_args(program, runner, threads);
+    let result = run_and_read(exe, &args, settings.timeout, RESULT_PREFIX)
         .and_then(|line| ChildResult::parse_line(&line));
     Outcome {
         program,
@@ -334,14 +336,11 @@ pub fn spawn_run(
     }
 }
 
-/// Runs `exe --child-idle RUNNER THREADS` and reads its line.
-pub fn spawn_idle(exe: &Path, runner: Runner, threads: usize, options: &Options) -> IdleOutcome {
-    let args = [
-        "--child-idle".to_string(),
-        runner.name().to_string(),
-        threads.to_string(),
-    ];
-    let result = run_and_read(exe, &args, options.timeout, IDLE_PREFIX)
+/// Runs `exe fork-join --child-idle RUNNER THREADS ...`
+/// ([`Settings::idle_args`]) and reads its line.
+pub fn spawn_idle(exe: &Path, runner: Runner, threads: usize, settings: &Settings) -> IdleOutcome {
+    let args = settings.idle_args(runner, threads);
+    let result = run_and_read(exe, &args, settings.timeout, IDLE_PREFIX)
         .and_then(|line| IdleResult::parse_line(&line));
     IdleOutcome {
         runner,

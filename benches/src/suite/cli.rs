@@ -1,57 +1,120 @@
-//! The suite's command line: the shared flags and thread list of every
-//! benchmark binary ([`crate::cli`]) plus the suite's own flags and the
-//! hidden ones of its child processes.
+//! The fork-join suite's command line: [`Options`], a `clap` argument
+//! struct with the flags every table shares ([`CommonArgs`]) plus the
+//! suite's own and the hidden ones of its child processes. `prescient-bench
+//! fork-join` flattens it into its subcommand; the `suite` binary is a thin
+//! alias that parses it alone.
+//!
+//! The parent re-executes its own executable once per configuration as
+//! `EXE fork-join --child PROGRAM RUNNER THREADS ...` ([`Settings::child_args`]): the
+//! first word is [`SUBCOMMAND`], so the children of `prescient-bench` (or of
+//! any binary that dispatches the same subcommands) land in this table, and
+//! the `suite` alias accepts and ignores that leading word.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 use super::config::{Program, Runner};
-use crate::cli::{self, Args, Parsed};
+use crate::cli::{self, CommonArgs, Size};
 use crate::programs::tree::Layout;
 
-/// The usage text of the `suite` binary (its shared flags are those of
-/// every benchmark binary: [`crate::cli::usage`]).
-pub fn usage() -> String {
-    cli::usage(
-        "suite [--quick] [--threads LIST] [--only PROGRAMS] [--runners RUNNERS]
-             [--json PATH] [--no-idle] [--timeout SECONDS] [--tree-layout LAYOUT]
-       suite --profile PROGRAM [--runners RUNNER] [--threads LIST] [--profile-dir DIR]",
-        "Runs every program x runner x thread count in its own child process and
-prints a table of times, T/Tseq, overhead per join, speedups, ratios to rayon
-and chili, peak RSS and Prescient's suspensions; then the idle CPU of each
-runtime; then writes JSON. With --profile, instead profiles one program under
-one Prescient runner at each thread count with the critical-path profiler
-(needs the `trace` feature: cargo bench-run suite --features trace --
---profile fib) and writes its report, Chrome
-trace and SVG.",
-        "a few samples per configuration (the whole suite in
-                      about a minute on two cores)",
-        "  --only PROGRAMS     comma-separated subset of: fib, tree1k, tree16m
-  --runners RUNNERS   comma-separated subset of: seq, prescient-default,
-                      prescient-never, prescient-def-c4, prescient-pf-c4, rayon, chili
-  --json PATH         where to write the JSON (default target/prescient-suite.json)
-  --no-idle           skip the idle-CPU measurement
-  --timeout SECONDS   kill a child that runs longer (default 300 quick, 1800 full)
-  --tree-layout LAYOUT  allocation order of the trees' nodes: level-order
-                      (default; neutral between left- and right-first
-                      traversals), pre-order (Spice's Zig builder) or
-                      post-order (chili's and Spice's Rust builders)
-  --profile PROGRAM   profile PROGRAM (one of the above) under the first
-                      Prescient runner of --runners (default
-                      prescient-default) instead of running the suite
-  --profile-dir DIR   where the profiles go (default target/profile): one
-                      folder PROGRAM-RUNNER-tTHREADS per thread count
-",
-    )
+/// The table's subcommand name: the `table` of its JSON and the first word
+/// of its children's arguments.
+pub const SUBCOMMAND: &str = "fork-join";
+/// Where the JSON goes unless `--json` says otherwise.
+pub const DEFAULT_JSON: &str = "target/prescient-suite.json";
+/// Where `--profile` writes unless `--profile-dir` says otherwise.
+pub const DEFAULT_PROFILE_DIR: &str = "target/profile";
+
+/// Runs every program x runner x thread count in its own child process and
+/// prints a table of times, T/Tseq, overhead per join, speedups, ratios to
+/// rayon and chili, peak RSS and Prescient's suspensions; then the idle CPU
+/// of each runtime; then writes JSON (default target/prescient-suite.json).
+///
+/// Programs: fib (fib(35)), tree1k (a balanced tree of 1023 nodes), tree16m
+/// (2^24 - 1 nodes). Runners: seq, prescient-default, prescient-never,
+/// prescient-def-c4, prescient-pf-c4, rayon, chili.
+///
+/// With --profile, instead profiles one program under one Prescient runner
+/// at each thread count with the critical-path profiler (needs the `trace`
+/// feature: cargo bench-run suite --features trace -- --profile fib) and
+/// writes its report, Chrome trace and SVG.
+///
+/// Thread counts come from --threads, else from the environment variable
+/// PRESCIENT_BENCH_THREADS (same syntax), else 1,2 (capped at the available
+/// parallelism); the command line wins.
+#[derive(clap::Args, Clone, Debug)]
+pub struct Options {
+    /// The flags every table shares (`--quick`: a few samples per
+    /// configuration, the whole suite in about a minute on two cores).
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// Comma-separated subset of the programs: fib, tree1k, tree16m.
+    #[arg(long, value_name = "PROGRAMS", value_delimiter = ',')]
+    pub only: Vec<Program>,
+    /// Comma-separated subset of the runners: seq, prescient-default,
+    /// prescient-never, prescient-def-c4, prescient-pf-c4, rayon, chili.
+    #[arg(long, value_name = "RUNNERS", value_delimiter = ',')]
+    pub runners: Vec<Runner>,
+    /// Skip the idle-CPU measurement.
+    #[arg(long)]
+    pub no_idle: bool,
+    /// Kill a child that runs longer (default 300 with --quick or
+    /// --test-size, 1800 otherwise).
+    #[arg(long, value_name = "SECONDS", value_parser = parse_timeout)]
+    pub timeout: Option<Duration>,
+    /// Allocation order of the trees' nodes: level-order (default; neutral
+    /// between left- and right-first traversals), pre-order (Spice's Zig
+    /// builder) or post-order (chili's and Spice's Rust builders).
+    #[arg(long, value_name = "LAYOUT", value_parser = parse_layout)]
+    pub tree_layout: Option<Layout>,
+    /// Profile PROGRAM (fib, tree1k or tree16m) under the first Prescient
+    /// runner of --runners (default prescient-default) instead of running
+    /// the suite.
+    #[arg(long, value_name = "PROGRAM")]
+    pub profile: Option<Program>,
+    /// Where the profiles go (default target/profile): one folder
+    /// PROGRAM-RUNNER-tTHREADS per thread count.
+    #[arg(long, value_name = "DIR")]
+    pub profile_dir: Option<PathBuf>,
+    /// Hidden: measure one configuration as a child process.
+    #[arg(
+        long,
+        hide = true,
+        num_args = 3,
+        value_names = ["PROGRAM", "RUNNER", "THREADS"],
+        conflicts_with_all = ["child_idle", "profile"]
+    )]
+    pub child: Option<Vec<String>>,
+    /// Hidden: measure the CPU time of an idle pool as a child process.
+    #[arg(
+        long,
+        hide = true,
+        num_args = 2,
+        value_names = ["RUNNER", "THREADS"],
+        conflicts_with = "profile"
+    )]
+    pub child_idle: Option<Vec<String>>,
 }
 
-/// What the `suite` binary was asked to do.
+fn parse_timeout(s: &str) -> Result<Duration, String> {
+    s.parse::<f64>()
+        .ok()
+        .filter(|s| s.is_finite() && *s > 0.0)
+        .map(Duration::from_secs_f64)
+        .ok_or_else(|| format!("bad timeout `{s}` (seconds, > 0)"))
+}
+
+fn parse_layout(name: &str) -> Result<Layout, String> {
+    Layout::parse(name).ok_or_else(|| {
+        format!("unknown tree layout `{name}` (level-order, pre-order or post-order)")
+    })
+}
+
+/// What the options ask for, resolved ([`Options::command`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Command {
-    /// Print the [`usage`].
-    Help,
     /// Run the suite as the parent.
-    Suite(Options),
+    Suite(Settings),
     /// Measure one configuration (hidden: `--child PROGRAM RUNNER THREADS`).
     Child {
         /// The program to run.
@@ -60,8 +123,8 @@ pub enum Command {
         runner: Runner,
         /// The number of threads of its pool.
         threads: usize,
-        /// Whether the suite runs in quick mode.
-        quick: bool,
+        /// The size of the suite's run.
+        size: Size,
         /// The allocation order of a tree's nodes.
         layout: Layout,
     },
@@ -73,6 +136,9 @@ pub enum Command {
         runner: Runner,
         /// The number of threads of its pool.
         threads: usize,
+        /// The size of the suite's run (the idle time shrinks at
+        /// [`Size::Test`]).
+        size: Size,
     },
 }
 
@@ -85,19 +151,19 @@ pub struct ProfileOptions {
     pub runner: Runner,
     /// The thread counts, one profile each.
     pub threads: Vec<usize>,
-    /// Smaller inputs (`--quick`).
-    pub quick: bool,
+    /// The input size.
+    pub size: Size,
     /// The allocation order of a tree's nodes.
     pub layout: Layout,
     /// The folder that receives one folder per profile.
     pub dir: PathBuf,
 }
 
-/// The parent's options.
+/// The parent's settings, resolved from [`Options`].
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Options {
-    /// Few samples per configuration.
-    pub quick: bool,
+pub struct Settings {
+    /// The size: full, `--quick` (few samples) or `--test-size`.
+    pub size: Size,
     /// The thread counts, ascending, without duplicates.
     pub threads: Vec<usize>,
     /// Where to write the JSON.
@@ -114,7 +180,21 @@ pub struct Options {
     pub tree_layout: Layout,
 }
 
-impl Options {
+impl Settings {
+    /// The settings of a run at `size` on `threads` with every default.
+    pub fn new(size: Size, threads: Vec<usize>) -> Settings {
+        Settings {
+            size,
+            threads,
+            json: PathBuf::from(DEFAULT_JSON),
+            programs: Program::ALL.to_vec(),
+            runners: Runner::ALL.to_vec(),
+            idle: true,
+            timeout: default_timeout(size),
+            tree_layout: Layout::DEFAULT,
+        }
+    }
+
     /// Every configuration to run, in order: per program, the sequential
     /// reference first (once, at one thread), then per thread count every
     /// parallel runner.
@@ -132,22 +212,60 @@ impl Options {
         }
         out
     }
+
+    /// The child arguments (after the executable) that measure one
+    /// configuration: `fork-join --child PROGRAM RUNNER THREADS [--quick |
+    /// --test-size] --tree-layout LAYOUT`.
+    pub fn child_args(&self, program: Program, runner: Runner, threads: usize) -> Vec<String> {
+        let mut args = child_args(&["--child", program.name(), runner.name()], threads);
+        args.extend(size_flag(self.size).map(String::from));
+        args.push("--tree-layout".to_string());
+        args.push(self.tree_layout.name().to_string());
+        args
+    }
+
+    /// The child arguments that measure `runner`'s idle CPU at `threads`:
+    /// `fork-join --child-idle RUNNER THREADS [--quick | --test-size]`.
+    pub fn idle_args(&self, runner: Runner, threads: usize) -> Vec<String> {
+        let mut args = child_args(&["--child-idle", runner.name()], threads);
+        args.extend(size_flag(self.size).map(String::from));
+        args
+    }
 }
 
-fn parse_list<T: Copy + PartialEq>(
-    spec: &str,
-    all: &[T],
-    parse: fn(&str) -> Option<T>,
-    what: &str,
-) -> Result<Vec<T>, String> {
-    let mut wanted = Vec::new();
-    for part in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-        wanted.push(parse(part).ok_or_else(|| format!("unknown {what} `{part}`"))?);
+/// `[SUBCOMMAND, words..., threads]` as owned strings.
+fn child_args(words: &[&str], threads: usize) -> Vec<String> {
+    std::iter::once(SUBCOMMAND)
+        .chain(words.iter().copied())
+        .map(String::from)
+        .chain(std::iter::once(threads.to_string()))
+        .collect()
+}
+
+/// The flag that gives a child the size, if not full.
+pub fn size_flag(size: Size) -> Option<&'static str> {
+    match size {
+        Size::Full => None,
+        Size::Quick => Some("--quick"),
+        Size::Test => Some("--test-size"),
     }
+}
+
+/// The default child timeout: 30 minutes at full size, 5 below.
+pub const fn default_timeout(size: Size) -> Duration {
+    match size {
+        Size::Full => Duration::from_secs(1800),
+        Size::Quick | Size::Test => Duration::from_secs(300),
+    }
+}
+
+/// The items of `all` that `wanted` names, in `all`'s order; all of them
+/// if `wanted` is empty.
+fn subset<T: Copy + PartialEq>(all: &[T], wanted: &[T]) -> Vec<T> {
     if wanted.is_empty() {
-        return Err(format!("empty {what} list"));
+        return all.to_vec();
     }
-    Ok(all.iter().copied().filter(|x| wanted.contains(x)).collect())
+    all.iter().copied().filter(|x| wanted.contains(x)).collect()
 }
 
 /// Joins displayable items with commas.
@@ -159,137 +277,100 @@ pub fn join_list<T: std::fmt::Display>(items: &[T]) -> String {
         .join(",")
 }
 
-/// Parses the arguments (without the program name) by the convention of
-/// every benchmark binary ([`crate::cli::parse`]). `env_threads` is the
-/// value of [`THREADS_ENV`](crate::cli::THREADS_ENV), `max_threads` the
-/// available parallelism.
-pub fn parse(
-    args: impl IntoIterator<Item = String>,
-    env_threads: Option<&str>,
-    max_threads: usize,
-) -> Result<Command, String> {
-    let mut json = PathBuf::from("target/prescient-suite.json");
-    let mut programs = Program::ALL.to_vec();
-    let mut runners = Runner::ALL.to_vec();
-    let mut idle = true;
-    let mut timeout = None;
-    let mut child = None;
-    let mut idle_child = None;
-    let mut tree_layout = Layout::DEFAULT;
-    let mut profile = None;
-    let mut profile_dir = PathBuf::from("target/profile");
-
-    fn runner(name: &str) -> Result<Runner, String> {
-        Runner::parse(name).ok_or_else(|| format!("unknown runner `{name}`"))
-    }
-    fn count(args: &mut Args, flag: &str) -> Result<usize, String> {
-        let s = args.positional(flag)?;
-        cli::parse_count(&s).map_err(|e| format!("{flag}: {e}"))
-    }
-
-    let parsed = cli::parse(args, max_threads, |flag, args| {
-        match flag {
-            "--no-idle" => idle = false,
-            "--json" => json = PathBuf::from(args.value(flag)?),
-            "--only" => {
-                programs =
-                    parse_list(&args.value(flag)?, &Program::ALL, Program::parse, "program")?;
-            }
-            "--runners" => {
-                runners = parse_list(&args.value(flag)?, &Runner::ALL, Runner::parse, "runner")?;
-            }
-            "--timeout" => {
-                let s = args.value(flag)?;
-                let secs = s
-                    .parse::<f64>()
-                    .ok()
-                    .filter(|s| s.is_finite() && *s > 0.0)
-                    .ok_or_else(|| format!("bad timeout `{s}`"))?;
-                timeout = Some(Duration::from_secs_f64(secs));
-            }
-            "--tree-layout" => {
-                let name = args.value(flag)?;
-                tree_layout =
-                    Layout::parse(&name).ok_or_else(|| format!("unknown tree layout `{name}`"))?;
-            }
-            "--child" => {
-                let program = args.value(flag)?;
-                let program = Program::parse(&program)
-                    .ok_or_else(|| format!("unknown program `{program}`"))?;
-                let runner = runner(&args.positional(flag)?)?;
-                child = Some((program, runner, count(args, flag)?));
-            }
-            "--profile" => {
-                let name = args.value(flag)?;
-                profile =
-                    Some(Program::parse(&name).ok_or_else(|| format!("unknown program `{name}`"))?);
-            }
-            "--profile-dir" => profile_dir = PathBuf::from(args.value(flag)?),
-            "--child-idle" => {
-                let runner = runner(&args.value(flag)?)?;
-                idle_child = Some((runner, count(args, flag)?));
-            }
-            _ => return Ok(false),
+impl Options {
+    /// What the options ask for: a child's measurement, a profile, or the
+    /// suite. A child ignores the thread list (and so an invalid
+    /// `PRESCIENT_BENCH_THREADS`).
+    ///
+    /// # Errors
+    /// An invalid child argument or thread list from the environment, or a
+    /// `--profile` without a Prescient runner.
+    pub fn command(&self) -> Result<Command, String> {
+        let size = self.common.size();
+        let layout = self.tree_layout.unwrap_or(Layout::DEFAULT);
+        let count = |flag: &str, s: &str| cli::parse_count(s).map_err(|e| format!("{flag}: {e}"));
+        let runner = |s: &str| s.parse::<Runner>();
+        if let Some(words) = &self.child {
+            let [program, r, threads] = words.as_slice() else {
+                return Err("--child takes PROGRAM RUNNER THREADS".to_string());
+            };
+            return Ok(Command::Child {
+                program: program.parse()?,
+                runner: runner(r)?,
+                threads: count("--child", threads)?,
+                size,
+                layout,
+            });
         }
-        Ok(true)
-    })?;
-    let common = match parsed {
-        Parsed::Help => return Ok(Command::Help),
-        Parsed::Run(common) => common,
-    };
-    let quick = common.quick;
-
-    if let Some((program, runner, threads)) = child {
-        return Ok(Command::Child {
-            program,
-            runner,
-            threads,
-            quick,
-            layout: tree_layout,
-        });
+        if let Some(words) = &self.child_idle {
+            let [r, threads] = words.as_slice() else {
+                return Err("--child-idle takes RUNNER THREADS".to_string());
+            };
+            return Ok(Command::Idle {
+                runner: runner(r)?,
+                threads: count("--child-idle", threads)?,
+                size,
+            });
+        }
+        let threads = self.common.threads()?;
+        let runners = subset(&Runner::ALL, &self.runners);
+        if let Some(program) = self.profile {
+            let runner = runners
+                .iter()
+                .copied()
+                .find(|r| r.params().is_some())
+                .ok_or("--profile needs a Prescient runner in --runners")?;
+            return Ok(Command::Profile(ProfileOptions {
+                program,
+                runner,
+                threads,
+                size,
+                layout,
+                dir: self
+                    .profile_dir
+                    .clone()
+                    .unwrap_or_else(|| PathBuf::from(DEFAULT_PROFILE_DIR)),
+            }));
+        }
+        Ok(Command::Suite(Settings {
+            json: self
+                .common
+                .json
+                .clone()
+                .unwrap_or_else(|| PathBuf::from(DEFAULT_JSON)),
+            programs: subset(&Program::ALL, &self.only),
+            runners,
+            idle: !self.no_idle,
+            timeout: self.timeout.unwrap_or(default_timeout(size)),
+            tree_layout: layout,
+            ..Settings::new(size, threads)
+        }))
     }
-    if let Some((runner, threads)) = idle_child {
-        return Ok(Command::Idle { runner, threads });
-    }
-    let threads = common.threads(env_threads, max_threads)?;
-    if let Some(program) = profile {
-        let runner = runners
-            .iter()
-            .copied()
-            .find(|r| r.params().is_some())
-            .ok_or("--profile needs a Prescient runner in --runners")?;
-        return Ok(Command::Profile(ProfileOptions {
-            program,
-            runner,
-            threads,
-            quick,
-            layout: tree_layout,
-            dir: profile_dir,
-        }));
-    }
-    let timeout = timeout.unwrap_or(Duration::from_secs(if quick { 300 } else { 1800 }));
-    Ok(Command::Suite(Options {
-        quick,
-        threads,
-        json,
-        programs,
-        runners,
-        idle,
-        timeout,
-        tree_layout,
-    }))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clap::Parser;
 
-    fn args(s: &str) -> Vec<String> {
-        s.split_whitespace().map(String::from).collect()
+    // The options as a command of their own (what `prescient-bench
+    // fork-join` and the `suite` binary flatten them into).
+    #[derive(clap::Parser, Debug)]
+    struct Cli {
+        #[command(flatten)]
+        options: Options,
     }
 
-    fn suite(s: &str, env: Option<&str>, max: usize) -> Options {
-        match parse(args(s), env, max).unwrap() {
+    fn parse(s: &str) -> Result<Command, String> {
+        let words = std::iter::once("suite").chain(s.split_whitespace());
+        Cli::try_parse_from(words)
+            .map_err(|e| e.to_string())?
+            .options
+            .command()
+    }
+
+    fn suite(s: &str) -> Settings {
+        match parse(s).unwrap() {
             Command::Suite(o) => o,
             other => panic!("not a suite command: {other:?}"),
         }
@@ -297,11 +378,7 @@ mod tests {
 
     #[test]
     fn profile_takes_one_program_and_the_first_prescient_runner() {
-        let parsed = parse(
-            args("--profile tree1k --threads 1,4 --profile-dir /tmp/p"),
-            None,
-            2,
-        );
+        let parsed = parse("--profile tree1k --threads 1,4 --profile-dir /tmp/p");
         let Ok(Command::Profile(p)) = parsed else {
             panic!("not a profile command: {parsed:?}");
         };
@@ -309,49 +386,44 @@ mod tests {
         assert_eq!(p.runner, Runner::PrescientDefault);
         assert_eq!(p.threads, vec![1, 4]);
         assert_eq!(p.dir, PathBuf::from("/tmp/p"));
-        let Ok(Command::Profile(p)) = parse(
-            args("--profile fib --runners rayon,prescient-never"),
-            None,
-            2,
-        ) else {
+        let Ok(Command::Profile(p)) = parse("--profile fib --runners rayon,prescient-never") else {
             panic!("not a profile command");
         };
         assert_eq!(p.runner, Runner::PrescientNever);
         assert_eq!(p.dir, PathBuf::from("target/profile"));
-        assert!(parse(args("--profile nope"), None, 2).is_err());
-        assert!(parse(args("--profile fib --runners rayon"), None, 2).is_err());
+        assert!(parse("--profile nope").is_err());
+        assert!(parse("--profile fib --runners rayon").is_err());
     }
 
     #[test]
-    fn defaults_and_precedence() {
-        let o = suite("", None, 2);
-        assert!(!o.quick && o.idle);
-        assert_eq!(o.threads, vec![1, 2]);
+    fn defaults() {
+        // The thread list comes from --threads here: the environment of a
+        // test run may set PRESCIENT_BENCH_THREADS.
+        let o = suite("--threads 1,2");
+        assert_eq!(o, Settings::new(Size::Full, vec![1, 2]));
+        assert!(o.idle);
         assert_eq!(o.json, PathBuf::from("target/prescient-suite.json"));
         assert_eq!(o.programs, Program::ALL.to_vec());
         assert_eq!(o.timeout, Duration::from_secs(1800));
         assert_eq!(o.tree_layout, Layout::LevelOrder);
         assert_eq!(
-            suite("--tree-layout post-order", None, 2).tree_layout,
+            suite("--tree-layout post-order --threads 1").tree_layout,
             Layout::PostOrder
         );
-        assert!(parse(args("--tree-layout sideways"), None, 2).is_err());
-        assert_eq!(suite("", Some("all"), 4).threads, vec![1, 2, 4]);
-        assert_eq!(suite("--threads 1", Some("all"), 4).threads, vec![1]);
-        assert_eq!(suite("--threads=2,1", None, 4).threads, vec![1, 2]);
-        assert_eq!(suite("", None, 1).threads, vec![1]);
-        assert!(parse(args(""), Some("zero"), 4).is_err());
-        assert!(parse(args("--threads 1,1"), None, 4).is_err());
+        assert!(parse("--tree-layout sideways").is_err());
+        assert_eq!(suite("--threads=2,1").threads, vec![1, 2]);
+        assert!(parse("--threads 1,1").is_err());
+        assert_eq!(suite("--test-size --threads 1").size, Size::Test);
+        assert!(parse("--quick --test-size").is_err());
     }
 
     #[test]
     fn flags() {
         let o = suite(
-            "--quick --only tree1k,fib --runners rayon,seq --json /tmp/x.json --no-idle --timeout 5",
-            None,
-            2,
+            "--quick --only tree1k,fib --runners rayon,seq --json /tmp/x.json --no-idle \
+             --timeout 5 --threads 1,2",
         );
-        assert!(o.quick && !o.idle);
+        assert!(o.size == Size::Quick && !o.idle);
         assert_eq!(o.programs, vec![Program::Fib, Program::Tree1k]);
         assert_eq!(o.runners, vec![Runner::Seq, Runner::Rayon]);
         assert_eq!(o.json, PathBuf::from("/tmp/x.json"));
@@ -367,34 +439,54 @@ mod tests {
                 (Program::Tree1k, Runner::Rayon, 2),
             ]
         );
-        assert!(parse(args("--only nope"), None, 2).is_err());
-        assert!(parse(args("--threads"), None, 2).is_err());
-        assert!(parse(args("--bogus"), None, 2).is_err());
-        assert_eq!(parse(args("--help"), None, 2).unwrap(), Command::Help);
+        assert!(parse("--only nope").is_err());
+        assert!(parse("--threads").is_err());
+        assert!(parse("--bogus").is_err());
+        assert!(parse("--timeout -1").is_err());
+        let help = Cli::try_parse_from(["suite", "--help"]).unwrap_err();
+        assert_eq!(help.kind(), clap::error::ErrorKind::DisplayHelp);
+        let text = help.to_string();
+        for needle in [
+            "--only",
+            "--runners",
+            "--no-idle",
+            "--tree-layout",
+            "--json",
+        ] {
+            assert!(text.contains(needle), "{needle}: {text}");
+        }
+        assert!(!text.contains("--child"), "{text}");
     }
 
     #[test]
-    fn child_commands() {
+    fn child_commands_round_trip() {
+        let mut settings = Settings::new(Size::Quick, vec![2]);
+        settings.tree_layout = Layout::PostOrder;
+        let args = settings.child_args(Program::Tree16m, Runner::PrescientPfCap4, 2);
+        assert_eq!(args[0], SUBCOMMAND);
+        // The child's words after the subcommand parse back.
         assert_eq!(
-            parse(args("--child tree16m prescient-pf-c4 2 --quick"), None, 2).unwrap(),
+            parse(&args[1..].join(" ")).unwrap(),
             Command::Child {
                 program: Program::Tree16m,
                 runner: Runner::PrescientPfCap4,
                 threads: 2,
-                quick: true,
-                layout: Layout::LevelOrder,
+                size: Size::Quick,
+                layout: Layout::PostOrder,
             }
         );
+        let test = Settings::new(Size::Test, vec![4]);
+        let args = test.idle_args(Runner::Chili, 4);
         assert_eq!(
-            parse(args("--child-idle chili 4"), None, 2).unwrap(),
+            parse(&args[1..].join(" ")).unwrap(),
             Command::Idle {
                 runner: Runner::Chili,
-                threads: 4
+                threads: 4,
+                size: Size::Test,
             }
         );
-        assert!(parse(args("--child fib rayon 0"), None, 2).is_err());
-        assert!(parse(args("--child fib rayon"), None, 2).is_err());
-        // A child ignores the thread list of the environment.
-        assert!(parse(args("--child-idle chili 4"), Some("zero"), 2).is_ok());
+        assert!(parse("--child fib rayon 0").is_err());
+        assert!(parse("--child fib rayon").is_err());
+        assert!(parse("--child fib nope 1").is_err());
     }
 }

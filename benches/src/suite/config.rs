@@ -7,8 +7,14 @@ use std::time::Duration;
 use prescient::{Params, QueuePolicy};
 
 use super::work::Work;
+use crate::cli::Size;
 use crate::programs::tree::Layout;
 use crate::programs::{fib, tree};
+
+/// `fib`'s argument at [`Size::Test`].
+pub const TEST_FIB_N: u64 = 20;
+/// The large tree's nodes at [`Size::Test`]: `2^16 - 1`.
+pub const TEST_TREE_NODES: u64 = (1 << 16) - 1;
 
 /// A benchmark program of the suite, at its suite size.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -34,12 +40,40 @@ impl Program {
         }
     }
 
-    /// What the program computes, for humans.
-    pub const fn description(self) -> &'static str {
-        match self {
-            Program::Fib => "fib(35), a join at every level",
-            Program::Tree1k => "sum of a balanced binary tree of 1023 nodes",
-            Program::Tree16m => "sum of a balanced binary tree of 16777215 nodes",
+    /// `fib`'s argument at `size`: 35, or 20 at [`Size::Test`].
+    pub const fn fib_n(size: Size) -> u64 {
+        match size {
+            Size::Full | Size::Quick => fib::SUITE_N,
+            Size::Test => TEST_FIB_N,
+        }
+    }
+
+    /// The nodes of a tree program at `size` (`2^k - 1`), `None` for fib:
+    /// the 1K tree is the same at every size, the 16M tree has `2^16 - 1`
+    /// nodes at [`Size::Test`].
+    pub const fn nodes(self, size: Size) -> Option<u64> {
+        match (self, size) {
+            (Program::Fib, _) => None,
+            (Program::Tree1k, _) => Some(tree::NODES_1K),
+            (Program::Tree16m, Size::Full | Size::Quick) => Some(tree::NODES_16M),
+            (Program::Tree16m, Size::Test) => Some(TEST_TREE_NODES),
+        }
+    }
+
+    /// The program and its input at `size` as the samples of the JSON name
+    /// it: `fib(35)`, `tree 2^10`, `tree 2^24` (a tree of `2^k - 1` nodes).
+    pub fn label(self, size: Size) -> String {
+        match self.nodes(size) {
+            None => format!("fib({})", Program::fib_n(size)),
+            Some(nodes) => format!("tree 2^{}", (nodes + 1).trailing_zeros()),
+        }
+    }
+
+    /// What the program computes at `size`, for humans.
+    pub fn description(self, size: Size) -> String {
+        match self.nodes(size) {
+            None => format!("fib({}), a join at every level", Program::fib_n(size)),
+            Some(nodes) => format!("sum of a balanced binary tree of {nodes} nodes"),
         }
     }
 
@@ -48,39 +82,55 @@ impl Program {
         Program::ALL.into_iter().find(|p| p.name() == name)
     }
 
-    /// The joins one run makes, known analytically.
-    pub const fn joins(self) -> u64 {
-        match self {
-            Program::Fib => fib::joins(fib::SUITE_N),
-            Program::Tree1k => tree::joins(tree::NODES_1K),
-            Program::Tree16m => tree::joins(tree::NODES_16M),
+    /// The joins one run at `size` makes, known analytically.
+    pub const fn joins(self, size: Size) -> u64 {
+        match self.nodes(size) {
+            None => fib::joins(Program::fib_n(size)),
+            Some(nodes) => tree::joins(nodes),
         }
     }
 
-    /// Builds the program's input at its suite size, a tree in `layout`.
-    pub fn prepare(self, layout: Layout) -> Work {
-        match self {
-            Program::Fib => Work::fib(fib::SUITE_N),
-            Program::Tree1k => Work::tree(tree::NODES_1K, layout),
-            Program::Tree16m => Work::tree(tree::NODES_16M, layout),
+    /// Builds the program's input at `size`, a tree in `layout`.
+    pub fn prepare(self, layout: Layout, size: Size) -> Work {
+        match self.nodes(size) {
+            None => Work::fib(Program::fib_n(size)),
+            Some(nodes) => Work::tree(nodes, layout),
         }
     }
 
-    /// How the child measures this program.
-    pub const fn plan(self, quick: bool) -> Plan {
-        let (warmup_ms, samples) = match (self, quick) {
-            (Program::Fib, true) => (300, 5),
-            (Program::Fib, false) => (1000, 15),
-            (Program::Tree1k, true) => (300, 11),
-            (Program::Tree1k, false) => (1000, 31),
-            (Program::Tree16m, true) => (100, 3),
-            (Program::Tree16m, false) => (1000, 10),
+    /// How the child measures this program at `size`.
+    pub const fn plan(self, size: Size) -> Plan {
+        let (warmup_ms, samples) = match (self, size) {
+            (_, Size::Test) => (10, 3),
+            (Program::Fib, Size::Quick) => (300, 5),
+            (Program::Fib, Size::Full) => (1000, 15),
+            (Program::Tree1k, Size::Quick) => (300, 11),
+            (Program::Tree1k, Size::Full) => (1000, 31),
+            (Program::Tree16m, Size::Quick) => (100, 3),
+            (Program::Tree16m, Size::Full) => (1000, 10),
         };
         Plan {
             warmup: Duration::from_millis(warmup_ms),
-            sample_target: Duration::from_millis(if quick { 5 } else { 20 }),
+            sample_target: Duration::from_millis(match size {
+                Size::Full => 20,
+                Size::Quick => 5,
+                Size::Test => 1,
+            }),
             samples,
         }
+    }
+}
+
+impl std::str::FromStr for Program {
+    type Err = String;
+
+    fn from_str(name: &str) -> Result<Program, String> {
+        Program::parse(name).ok_or_else(|| {
+            format!(
+                "unknown program `{name}` (one of {})",
+                Program::ALL.map(Program::name).join(", ")
+            )
+        })
     }
 }
 
@@ -160,6 +210,22 @@ impl Runner {
         Runner::ALL.into_iter().find(|r| r.name() == name)
     }
 
+    /// The runner's name in the shared samples of the JSON
+    /// ([`crate::samples`]): `sequential`, `prescient` (the default
+    /// parameters: the runtime as a user gets it), `prescient-never`,
+    /// `prescient-def-c4`, `prescient-pf-c4`, `rayon`, `chili`.
+    pub const fn sample_name(self) -> &'static str {
+        match self {
+            Runner::Seq => crate::samples::SEQUENTIAL,
+            Runner::PrescientDefault => crate::samples::PRESCIENT,
+            Runner::PrescientNever => "prescient-never",
+            Runner::PrescientDefCap4 => "prescient-def-c4",
+            Runner::PrescientPfCap4 => "prescient-pf-c4",
+            Runner::Rayon => crate::samples::RAYON,
+            Runner::Chili => crate::samples::CHILI,
+        }
+    }
+
     /// The Prescient parameters of this runner, `None` for the others.
     pub const fn params(self) -> Option<Params> {
         match self {
@@ -174,6 +240,19 @@ impl Runner {
     /// Whether this runner uses threads (everything but [`Runner::Seq`]).
     pub const fn is_parallel(self) -> bool {
         !matches!(self, Runner::Seq)
+    }
+}
+
+impl std::str::FromStr for Runner {
+    type Err = String;
+
+    fn from_str(name: &str) -> Result<Runner, String> {
+        Runner::parse(name).ok_or_else(|| {
+            format!(
+                "unknown runner `{name}` (one of {})",
+                Runner::ALL.map(Runner::name).join(", ")
+            )
+        })
     }
 }
 
@@ -232,8 +311,20 @@ mod tests {
 
     #[test]
     fn joins_are_analytic() {
-        assert_eq!(Program::Fib.joins(), 14_930_351);
-        assert_eq!(Program::Tree1k.joins(), 1023);
-        assert_eq!(Program::Tree16m.joins(), 16_777_215);
+        assert_eq!(Program::Fib.joins(Size::Full), 14_930_351);
+        assert_eq!(Program::Tree1k.joins(Size::Quick), 1023);
+        assert_eq!(Program::Tree16m.joins(Size::Full), 16_777_215);
+        assert_eq!(Program::Tree16m.joins(Size::Test), 65_535);
+    }
+
+    #[test]
+    fn labels_name_the_size() {
+        assert_eq!(Program::Fib.label(Size::Full), "fib(35)");
+        assert_eq!(Program::Fib.label(Size::Test), "fib(20)");
+        assert_eq!(Program::Tree1k.label(Size::Test), "tree 2^10");
+        assert_eq!(Program::Tree16m.label(Size::Quick), "tree 2^24");
+        assert_eq!(Program::Tree16m.label(Size::Test), "tree 2^16");
+        assert_eq!(Runner::PrescientDefault.sample_name(), "prescient");
+        assert_eq!(Runner::Seq.sample_name(), "sequential");
     }
 }

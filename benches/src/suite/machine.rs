@@ -3,8 +3,6 @@
 
 use std::process::Command;
 
-use super::json::json_string;
-
 /// What the suite ran on.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Machine {
@@ -31,16 +29,11 @@ impl Machine {
         }
     }
 
-    /// The description as a JSON object (what every benchmark's JSON
-    /// records under `"machine"`).
+    /// The description as a compact JSON object (what every benchmark's
+    /// JSON records under `"machine"`): `serde_json` on the derived
+    /// `Serialize`, kept for the tables that still write JSON by hand.
     pub fn json(&self) -> String {
-        format!(
-            "{{\"threads\": {}, \"arch\": {}, \"os\": {}, \"cpu\": {}}}",
-            self.threads,
-            json_string(&self.arch),
-            json_string(&self.os),
-            json_string(&self.cpu)
-        )
+        serde_json::to_string(self).expect("a Machine serializes")
     }
 
     /// One line for humans.
@@ -110,5 +103,18 @@ mod tests {
         assert!(m.threads >= 1);
         assert!(!m.arch.is_empty());
         assert!(m.describe().contains(&m.arch));
+    }
+
+    #[test]
+    fn json_round_trips() {
+        let m = Machine {
+            threads: 2,
+            arch: "x86_64".into(),
+            os: String::new(),
+            cpu: "a \"quoted\" CPU".into(),
+        };
+        let back: Machine = serde_json::from_str(&m.json()).unwrap();
+        assert_eq!(back, m);
+        assert!(m.json().starts_with("{\"threads\":2,"));
     }
 }

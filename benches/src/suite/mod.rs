@@ -1,9 +1,10 @@
 //! The side-by-side suite: every program × runner × thread count in its own
 //! child process, one table, one JSON file.
 //!
-//! The `suite` binary calls [`main`]. The parent ([`run_suite`]) spawns the
-//! binary itself once per configuration with the hidden `--child PROGRAM
-//! RUNNER THREADS` arguments; the child ([`child`]) builds the pool once,
+//! `prescient-bench fork-join` (and the `suite` binary, its alias) parse
+//! [`Options`] and call [`run`]. The parent ([`run_suite`]) spawns its own
+//! executable once per configuration with the hidden arguments `fork-join
+//! --child PROGRAM RUNNER THREADS` ([`SUBCOMMAND`] first); the child ([`child`]) builds the pool once,
 //! warms up, measures inside the pool (so that entering it is not counted),
 //! checks every result and prints one `RESULT key=value …` line: the median
 //! time per run, its peak RSS (`getrusage`), and for Prescient the
@@ -15,7 +16,33 @@
 //! The parent then prints the machine, the table (time, `T/Tseq`, overhead per
 //! join, speedup over the runner's own one-thread time, ratios to rayon and
 //! chili at the same thread count, peak RSS, suspensions and steals per run),
-//! a summary per runner and the idle CPU, and writes all of it as JSON.
+//! a summary per runner and the idle CPU — each a Markdown table under a
+//! `###` heading — and writes all of it as JSON
+//! ([`report::ForkJoinJson`]).
+//!
+//! # Samples
+//!
+//! The JSON's shared `samples` ([`crate::samples`]) hold one entry per
+//! measured configuration: the median time of one run, in seconds, under
+//! the program with its size — `fib(35)`, `tree 2^10`, `tree 2^24` (a
+//! balanced tree of `2^k - 1` nodes; `fib(20)` and `tree 2^16` at
+//! `--test-size`) — and the runner by the shared names:
+//!
+//! | suite runner (`--runners`) | sample runner |
+//! |---|---|
+//! | `seq` | `sequential` (threads 1) |
+//! | `prescient-default` | `prescient` (the default parameters) |
+//! | `prescient-never` | `prescient-never` |
+//! | `prescient-def-c4` | `prescient-def-c4` |
+//! | `prescient-pf-c4` | `prescient-pf-c4` |
+//! | `rayon`, `chili` | `rayon`, `chili` |
+//!
+//! # Sizes
+//!
+//! Full (the default) and `--quick` run the same inputs (`--quick` takes
+//! fewer samples); `--test-size` runs `fib(20)`, the 1K tree and a tree of
+//! `2^16 - 1` nodes with minimal warm-up and samples, and idles pools for
+//! a tenth of a second: every row and section in a few seconds.
 //!
 //! The pieces are public so that the criterion benches and the tests drive
 //! the same code: [`Program`], [`Runner`], [`Work`] (a prepared input) and
@@ -32,33 +59,36 @@ pub mod report;
 mod rusage;
 mod work;
 
-pub use cli::{Command, Options};
+pub use cli::{Command, Options, Settings, SUBCOMMAND};
 pub use config::{Plan, Program, Runner};
 pub use pool::{median, Measurement, Pool};
 pub use work::Work;
 
-/// The suite binary's entry point: parses `args` (without the program name)
-/// and runs the suite, a child, or prints the usage. Returns the exit code.
-pub fn main(args: impl IntoIterator<Item = String>) -> i32 {
-    let max_threads = crate::cli::available_threads();
-    let env_threads = std::env::var(crate::cli::THREADS_ENV).ok();
-    match cli::parse(args, env_threads.as_deref(), max_threads) {
-        Ok(Command::Help) => {
-            print!("{}", cli::usage());
-            0
-        }
-        Ok(Command::Suite(options)) => run_suite(&options),
+/// Runs what `options` ask for: the suite as the parent, a child's
+/// measurement, or a profile. Returns the exit code (2 for bad options).
+///
+/// This and [`Options`] are all a command needs: `prescient-bench
+/// fork-join` flattens [`Options`] into its subcommand and calls this; the
+/// children are `current_exe fork-join --child ...`, so the executable must
+/// dispatch the subcommand [`SUBCOMMAND`] to this function.
+pub fn run(options: &Options) -> i32 {
+    match options.command() {
+        Ok(Command::Suite(settings)) => run_suite(&settings),
         Ok(Command::Child {
             program,
             runner,
             threads,
-            quick,
+            size,
             layout,
-        }) => child::run_child(program, runner, threads, quick, layout),
-        Ok(Command::Idle { runner, threads }) => child::run_idle_child(runner, threads),
+        }) => child::run_child(program, runner, threads, size, layout),
+        Ok(Command::Idle {
+            runner,
+            threads,
+            size,
+        }) => child::run_idle_child(runner, threads, size),
         Ok(Command::Profile(options)) => profile::run(&options),
         Err(message) => {
-            eprintln!("error: {message}\n\n{}", cli::usage());
+            eprintln!("error: {message}");
             2
         }
     }
@@ -67,7 +97,7 @@ pub fn main(args: impl IntoIterator<Item = String>) -> i32 {
 /// Runs the whole suite as the parent: one child per configuration, then
 /// the table, the summary, the idle CPU and the JSON. Returns the exit code
 /// (1 if any child failed).
-pub fn run_suite(options: &Options) -> i32 {
+pub fn run_suite(settings: &Settings) -> i32 {
     let exe = match std::env::current_exe() {
         Ok(exe) => exe,
         Err(e) => {
@@ -75,72 +105,82 @@ pub fn run_suite(options: &Options) -> i32 {
             return 2;
         }
     };
+    run_suite_with(settings, &exe)
+}
+
+/// [`run_suite`] with the children run as `exe fork-join ...` (`exe` must
+/// dispatch [`SUBCOMMAND`] to [`run`]).
+pub fn run_suite_with(settings: &Settings, exe: &std::path::Path) -> i32 {
+    let size = settings.size;
     let machine = machine::Machine::detect();
-    println!("{}", machine.describe());
+    println!("{}\n", machine.describe());
     println!(
-        "mode: {}; threads: {}; programs: {}; tree layout: {}",
-        if options.quick { "quick" } else { "full" },
-        cli::join_list(&options.threads),
-        cli::join_list(&options.programs),
-        options.tree_layout
+        "size: {}; threads: {}; programs: {}; tree layout: {}\n",
+        size.name(),
+        cli::join_list(&settings.threads),
+        cli::join_list(&settings.programs),
+        settings.tree_layout
     );
-    for program in &options.programs {
+    for program in &settings.programs {
         println!(
-            "  {program}: {} ({} joins per run)",
-            program.description(),
-            program.joins()
+            "- {program}: {} ({} joins per run)",
+            program.description(size),
+            program.joins(size)
         );
     }
     println!();
 
-    let configs = options.configurations();
+    let configs = settings.configurations();
     let mut outcomes = Vec::with_capacity(configs.len());
     for (i, &(program, runner, threads)) in configs.iter().enumerate() {
-        eprint!(
-            "[{:>2}/{}] {program} {runner} {threads} thread(s) ... ",
+        crate::cli::progress(format!(
+            "{SUBCOMMAND}: [{}/{}] {} {runner} {threads} thread(s)",
             i + 1,
-            configs.len()
-        );
-        let outcome = child::spawn_run(&exe, program, runner, threads, options);
+            configs.len(),
+            program.label(size)
+        ));
+        let outcome = child::spawn_run(exe, program, runner, threads, settings);
         match &outcome.result {
-            Ok(r) => eprintln!("{}", report::format_ns(r.median_ns)),
-            Err(e) => eprintln!("FAILED: {e}"),
+            Ok(r) => eprintln!("  {}", report::format_ns(r.median_ns)),
+            Err(e) => eprintln!("  FAILED: {e}"),
         }
         outcomes.push(outcome);
     }
 
     let mut idle = Vec::new();
-    if options.idle {
-        let threads = options.threads.iter().copied().max().unwrap_or(1);
+    if settings.idle {
+        let threads = settings.threads.iter().copied().max().unwrap_or(1);
         for runner in Runner::IDLE {
-            eprint!("[idle] {runner} {threads} thread(s) ... ");
-            let outcome = child::spawn_idle(&exe, runner, threads, options);
+            crate::cli::progress(format!(
+                "{SUBCOMMAND}: idle CPU of {runner} {threads} thread(s)"
+            ));
+            let outcome = child::spawn_idle(exe, runner, threads, settings);
             match &outcome.result {
-                Ok(r) => eprintln!("{:.1} ms CPU in {:.3} s", r.cpu_ns / 1e6, r.wall_ns / 1e9),
-                Err(e) => eprintln!("FAILED: {e}"),
+                Ok(r) => eprintln!("  {:.1} ms CPU in {:.3} s", r.cpu_ns / 1e6, r.wall_ns / 1e9),
+                Err(e) => eprintln!("  FAILED: {e}"),
             }
             idle.push(outcome);
         }
     }
-    eprintln!();
 
-    let table = report::Table::new(&outcomes);
+    let table = report::Table::new(&outcomes, size);
     println!("{}", table.render());
-    println!("{}", table.render_summary(&options.threads));
-    if options.idle {
+    println!("{}", table.render_summary(&settings.threads));
+    if settings.idle {
         println!("{}", report::render_idle(&idle));
     }
 
-    let json = report::json(&machine, options, &table, &idle);
-    if let Some(dir) = options.json.parent() {
+    let json = report::ForkJoinJson::new(&machine, settings, &table, &idle);
+    if let Some(dir) = settings.json.parent() {
         if !dir.as_os_str().is_empty() {
             let _ = std::fs::create_dir_all(dir);
         }
     }
-    match std::fs::write(&options.json, json) {
-        Ok(()) => println!("JSON written to {}", options.json.display()),
+    let text = serde_json::to_string_pretty(&json).expect("the JSON serializes") + "\n";
+    match std::fs::write(&settings.json, text) {
+        Ok(()) => println!("JSON written to {}", settings.json.display()),
         Err(e) => {
-            eprintln!("error: writing {}: {e}", options.json.display());
+            eprintln!("error: writing {}: {e}", settings.json.display());
             return 1;
         }
     }

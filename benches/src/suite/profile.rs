@@ -15,7 +15,7 @@ use super::cli::ProfileOptions;
 pub fn run(options: &ProfileOptions) -> i32 {
     use prescient::Runtime;
 
-    let work = options.program.prepare(options.layout);
+    let work = options.program.prepare(options.layout, options.size);
     let params = options
         .runner
         .params()
@@ -51,7 +51,7 @@ pub fn run(options: &ProfileOptions) -> i32 {
             "## {} under {} on {threads} workers ({})\n",
             options.program.name(),
             options.runner.name(),
-            options.program.description()
+            options.program.description(options.size)
         );
         print!("{}", profile.report());
         match profile.write(&dir) {

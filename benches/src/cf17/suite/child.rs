@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use prescient::Counters;
 
-use super::cli::{ChildSpec, Options};
+use super::cli::{ChildSpec, Settings};
 use super::runner::Runner;
 use crate::cf17::{workloads, Timed, Workload};
 use crate::suite::child::{peak_rss_kib, run_capture, steady_allocator, LineFields};
@@ -237,14 +237,15 @@ pub struct Outcome {
     pub result: Result<ChildResult, String>,
 }
 
-/// Runs `exe --child PROGRAM RUNNER THREADS --size … --reps …` and reads its
-/// line: the `RESULT`, or the child's `ERROR` message if it failed.
+/// Runs `exe cf17 --child PROGRAM RUNNER THREADS --size … --reps …`
+/// ([`ChildSpec::args`]) and reads its line: the `RESULT`, or the child's
+/// `ERROR` message if it failed.
 pub fn spawn(
     exe: &Path,
     program: &'static str,
     runner: Runner,
     threads: usize,
-    options: &Options,
+    options: &Settings,
 ) -> Outcome {
     let spec = ChildSpec {
         program,

@@ -4,7 +4,14 @@
 //!
 //! ```text
 //! cargo bench-run cf17 -- --quick --threads 1,2
+//! prescient-bench cf17 --quick --threads 1,2
 //! ```
+//!
+//! The command line is [`Options`] (a `clap` argument struct; the `cf17`
+//! binary and `prescient-bench cf17` flatten it) and [`run`] runs what it
+//! asks for: the suite, the parameter sweep (`--sweep`,
+//! [`crate::cf17::sweep`]), the calibration (`--calibrate [DIR]`,
+//! [`crate::cf17::calibrate`]) or a hidden child.
 //!
 //! # What runs
 //!
@@ -17,8 +24,9 @@
 //! such a version).
 //!
 //! The parent re-spawns its own executable once per configuration with the
-//! hidden arguments `--child PROGRAM RUNNER THREADS --size SIZE --reps N`
-//! ([`child`]). The child builds the pool with `THREADS` threads, prepares
+//! hidden arguments `cf17 --child PROGRAM RUNNER THREADS --size SIZE --reps
+//! N` ([`child`]; the first word is [`SUBCOMMAND`], so the executable must
+//! dispatch it to [`run`]). The child builds the pool with `THREADS` threads, prepares
 //! the workload, and inside one entry into the pool makes one warm-up run
 //! and `N` timed runs, each verified against the sequential reference. It
 //! prints one line, `RESULT key=value … input=TEXT` (times in nanoseconds,
@@ -30,7 +38,8 @@
 //!
 //! # What it prints
 //!
-//! The machine, then per program a block headed by its input, its
+//! Markdown (`###` headings, `| ... |` tables). The machine, then per
+//! program a block headed by its input, its
 //! sequential time and the three Prescient parameter sets; in it, per thread
 //! count, one line per runner:
 //!
@@ -60,10 +69,35 @@
 //! subject", so that higher is better for the subject; the memory ratio is
 //! the other way round (subject over reference), so lower is better.
 //!
+//! # Samples
+//!
+//! The JSON's shared `samples` ([`crate::samples`]) hold one entry per
+//! measured configuration: the median of the timed runs, in seconds, under
+//! the program with its input (`fib (n=35)`, `fft (2^24 points)`; the input
+//! depends on the size) and the runner by the shared names:
+//!
+//! | cf17 runner (`--runners`) | sample runner |
+//! |---|---|
+//! | `seq` | `sequential` (threads 1) |
+//! | `tuned` | `prescient` (the analysed `PARAMS`: what a user of `#[task_program]` gets) |
+//! | `default` | `prescient-default` (`Params::DEFAULT`) |
+//! | `cf17` | `prescient-cf17` (CF'17's decision trees) |
+//! | `rayon`, `chili` | `rayon`, `chili` |
+//!
+//! # Sizes
+//!
+//! `--paper` (the default; the shared head's `full`), `--quick` and
+//! `--test-size` (each program's own test input and one timed run, and
+//! only [`cli::TEST_PROGRAMS`] — fib, delannoy, floorplan — unless `--only`
+//! says otherwise: every row and section in seconds); `--size
+//! test|quick|paper` names one too (and keeps every program).
+//!
 //! # Files
 //!
-//! The JSON (default `target/cf17/cf17.json`) holds the machine, the size,
-//! the repetitions, the thread counts, the programs with their inputs and
+//! The JSON (default `target/cf17/cf17.json`; [`report::Cf17Json`]) holds
+//! the shared head (table `cf17`, machine, size — `full`, `quick` or `test`
+//! —, thread counts, samples), the input size (`input_size`: `paper`,
+//! `quick` or `test`), the repetitions, the programs with their inputs and
 //! parameter sets, one row per configuration (program, input, runner,
 //! threads, params as text, `median_s`, `min_s`, the program's `seq_s`,
 //! `peak_rss_kib`, counters, or the error), and the summary. The plots
@@ -82,34 +116,37 @@ use crate::cf17::Size;
 use crate::suite::machine::Machine;
 
 pub use child::{ChildResult, Outcome};
-pub use cli::{ChildSpec, Command, Options};
+pub use cli::{ChildSpec, Command, Options, Settings, SUBCOMMAND};
 pub use report::Table;
 pub use runner::{cf17_params, params_text, Runner};
 
-/// The `cf17` binary's entry point: parses `args` (without the program
-/// name) and runs the suite as the parent, a child, or prints the usage.
-/// Returns the exit code.
+/// Runs what `options` ask for: the suite as the parent, the sweep, the
+/// calibration, or a child. Returns the exit code (2 for bad options).
 ///
-/// Other modes of the binary (a `--sweep` over parameters) are dispatched
-/// by the binary before this is called; this function is the default mode.
-pub fn main(args: impl IntoIterator<Item = String>) -> i32 {
-    let max_threads = crate::cli::available_threads();
-    let env_threads = std::env::var(crate::cli::THREADS_ENV).ok();
-    match cli::parse(args, env_threads.as_deref(), max_threads) {
-        Ok(Command::Help) => {
-            print!("{}", cli::usage());
-            0
-        }
-        Ok(Command::Run(options)) => match std::env::current_exe() {
-            Ok(exe) => run_suite(&options, &exe),
+/// This and [`Options`] are all a command needs: `prescient-bench cf17`
+/// flattens [`Options`] into its subcommand and calls this; the children
+/// are `current_exe cf17 ...`, so the executable must dispatch the
+/// subcommand [`SUBCOMMAND`] to this function.
+pub fn run(options: &Options) -> i32 {
+    match options.command() {
+        Ok(Command::Run(settings)) => match std::env::current_exe() {
+            Ok(exe) => run_suite(&settings, &exe),
             Err(e) => {
                 eprintln!("error: cannot find the cf17 binary's own executable: {e}");
                 2
             }
         },
         Ok(Command::Child(spec)) => child::run_child(&spec),
+        Ok(Command::Sweep(sweep)) => crate::cf17::sweep::run(&sweep),
+        Ok(Command::SweepChild {
+            program,
+            threads,
+            reps,
+            size,
+        }) => crate::cf17::sweep::child_main(program, threads, reps, size),
+        Ok(Command::Calibrate(dir)) => crate::cf17::calibrate::run(dir.as_deref()),
         Err(message) => {
-            eprintln!("error: {message}\n\n{}", cli::usage());
+            eprintln!("error: {message}");
             2
         }
     }
@@ -134,14 +171,14 @@ pub fn available_runners(program: &str) -> Vec<Runner> {
         .collect()
 }
 
-/// Runs every configuration of `options` as a child of `exe` (the `cf17`
-/// binary itself), reporting progress on stderr; returns the outcomes in
-/// the order run.
-pub fn collect(options: &Options, exe: &Path) -> Vec<Outcome> {
+/// Runs every configuration of `settings` as a child of `exe` (run as `exe
+/// cf17 --child ...`), reporting progress on stderr; returns the outcomes
+/// in the order run.
+pub fn collect(settings: &Settings, exe: &Path) -> Vec<Outcome> {
     let mut configs = Vec::new();
-    for &program in &options.programs {
+    for &program in &settings.programs {
         let available = available_runners(program);
-        for (runner, threads) in options.configurations() {
+        for (runner, threads) in settings.configurations() {
             if available.contains(&runner) {
                 configs.push((program, runner, threads));
             }
@@ -149,15 +186,15 @@ pub fn collect(options: &Options, exe: &Path) -> Vec<Outcome> {
     }
     let mut outcomes = Vec::with_capacity(configs.len());
     for (i, &(program, runner, threads)) in configs.iter().enumerate() {
-        eprint!(
-            "[{:>3}/{}] {program} {runner} {threads} thread(s) ... ",
+        crate::cli::progress(format!(
+            "{SUBCOMMAND}: [{}/{}] {program} {runner} {threads} thread(s)",
             i + 1,
             configs.len()
-        );
-        let outcome = child::spawn(exe, program, runner, threads, options);
+        ));
+        let outcome = child::spawn(exe, program, runner, threads, settings);
         match &outcome.result {
-            Ok(r) => eprintln!("{}", crate::suite::report::format_ns(r.median_ns)),
-            Err(e) => eprintln!("FAILED: {e}"),
+            Ok(r) => eprintln!("  {}", crate::suite::report::format_ns(r.median_ns)),
+            Err(e) => eprintln!("  FAILED: {e}"),
         }
         outcomes.push(outcome);
     }
@@ -167,35 +204,35 @@ pub fn collect(options: &Options, exe: &Path) -> Vec<Outcome> {
 /// Runs the whole suite as the parent: the children ([`collect`]), then the
 /// table, the summary, the JSON and the plots. Returns the exit code (1 if
 /// any child failed or a file could not be written).
-pub fn run_suite(options: &Options, exe: &Path) -> i32 {
+pub fn run_suite(settings: &Settings, exe: &Path) -> i32 {
     let machine = Machine::detect();
-    println!("{}", machine.describe());
+    println!("{}\n", machine.describe());
     println!(
         "size: {}; reps: {} timed (+1 warm-up) per configuration; threads: {}; programs: {}; runners: {}",
-        options.size.name(),
-        options.reps,
-        crate::suite::cli::join_list(&options.threads),
-        options.programs.join(","),
-        crate::suite::cli::join_list(&options.runners),
+        settings.size.name(),
+        settings.reps,
+        crate::suite::cli::join_list(&settings.threads),
+        settings.programs.join(","),
+        crate::suite::cli::join_list(&settings.runners),
     );
     println!();
 
-    let outcomes = collect(options, exe);
-    eprintln!();
+    let outcomes = collect(settings, exe);
     let table = Table::new(&outcomes);
-    println!("{}", table.render(&options.threads));
-    println!("{}", table.render_summary(&options.threads));
+    println!("{}", table.render(&settings.threads));
+    println!("{}", table.render_summary(&settings.threads));
 
     let mut status = 0;
-    let json = report::json(&machine, options, &table);
-    match write_file(&options.json, &json) {
-        Ok(()) => println!("JSON written to {}", options.json.display()),
+    let json = report::Cf17Json::new(&machine, settings, &table);
+    let text = serde_json::to_string_pretty(&json).expect("the JSON serializes") + "\n";
+    match write_file(&settings.json, &text) {
+        Ok(()) => println!("JSON written to {}", settings.json.display()),
         Err(e) => {
             eprintln!("error: {e}");
             status = 1;
         }
     }
-    match crate::cf17::plots::write_all(&table, &options.threads, &options.plots) {
+    match crate::cf17::plots::write_all(&table, &settings.threads, &settings.plots) {
         Ok(paths) => {
             for path in paths {
                 println!("plot written to {}", path.display());
@@ -232,22 +269,26 @@ mod tests {
     #[test]
     fn failed_children_are_reported_and_the_run_goes_on() {
         let dir = std::env::temp_dir().join(format!("cf17-failing-{}", std::process::id()));
-        let mut options = Options::new(Size::Test, vec![1, 2]);
-        options.programs = vec!["fib"];
-        options.runners = vec![Runner::Seq, Runner::Tuned];
-        options.json = dir.join("cf17.json");
-        options.plots = dir.clone();
+        let mut settings = Settings::new(Size::Test, vec![1, 2]);
+        settings.programs = vec!["fib"];
+        settings.runners = vec![Runner::Seq, Runner::Tuned];
+        settings.json = dir.join("cf17.json");
+        settings.plots = dir.clone();
         // `false` exits 1 without a message; `echo` succeeds without a RESULT.
-        let outcomes = collect(&options, Path::new("/bin/false"));
+        let outcomes = collect(&settings, Path::new("/bin/false"));
         assert_eq!(outcomes.len(), 3);
         for o in &outcomes {
             assert!(o.result.as_ref().unwrap_err().contains("without a message"));
         }
-        let echoed = child::spawn(Path::new("/bin/echo"), "fib", Runner::Seq, 1, &options);
+        let echoed = child::spawn(Path::new("/bin/echo"), "fib", Runner::Seq, 1, &settings);
         assert!(echoed.result.unwrap_err().contains("no RESULT line"));
-        assert_eq!(run_suite(&options, Path::new("/bin/false")), 1);
-        let json = std::fs::read_to_string(&options.json).unwrap();
-        assert_eq!(json.matches("\"ok\": false").count(), 3);
+        assert_eq!(run_suite(&settings, Path::new("/bin/false")), 1);
+        let json = std::fs::read_to_string(&settings.json).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        let results = v["results"].as_array().unwrap();
+        assert_eq!(results.len(), 3);
+        assert!(results.iter().all(|r| r["ok"] == false));
+        assert!(v["samples"].as_array().unwrap().is_empty());
         assert!(dir.join("speedup.svg").exists());
         let _ = std::fs::remove_dir_all(&dir);
     }

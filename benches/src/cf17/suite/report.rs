@@ -1,14 +1,18 @@
-//! The `cf17` binary's table, summary and JSON (written by hand, with the
-//! suite's [`json_string`] and [`json_number`]). The conventions are those of
-//! the module documentation of [`crate::cf17::suite`].
+//! The `cf17` table's Markdown tables and summary, and its JSON
+//! ([`Cf17Json`], through serde). The conventions are those of the module
+//! documentation of [`crate::cf17::suite`].
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+use serde::{Deserialize, Serialize};
+
 use super::child::{ChildResult, Outcome};
-use super::cli::Options;
+use super::cli::{Settings, SUBCOMMAND};
 use super::runner::{params_text, Runner};
+use crate::samples::{Sample, TableHead};
 use crate::suite::machine::Machine;
-use crate::suite::report::{counters_json, format_ns, json_number, json_string};
+use crate::suite::report::{counters_map, format_ns, md_header, md_row};
 
 /// The counters shown per timed run: (name in [`prescient::Counters`],
 /// column heading).
@@ -72,7 +76,7 @@ impl Row {
 }
 
 /// Geometric mean, minimum and maximum of some ratios.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Stats {
     /// How many ratios.
     pub n: usize,
@@ -110,24 +114,11 @@ impl Stats {
             None => "-".to_string(),
         }
     }
-
-    fn json(stats: Option<Stats>) -> String {
-        match stats {
-            Some(s) => format!(
-                "{{\"n\": {}, \"geomean\": {}, \"min\": {}, \"max\": {}}}",
-                s.n,
-                json_number(Some(s.geomean)),
-                json_number(Some(s.min)),
-                json_number(Some(s.max))
-            ),
-            None => "null".to_string(),
-        }
-    }
 }
 
 /// The summary at one thread count (see the module documentation of
 /// [`crate::cf17::suite`] for the conventions).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
     /// The thread count.
     pub threads: usize,
@@ -275,23 +266,54 @@ impl Table {
             .collect()
     }
 
-    /// The table: per program a block headed by its input, sequential time
-    /// and parameter sets, then per thread count one line per runner.
+    /// The program with its input, as the samples name it: `fib (n=35)`
+    /// (the program alone if no child reported its input).
+    pub fn label(&self, program: &str) -> String {
+        match self.input(program) {
+            Some(input) => format!("{program} ({input})"),
+            None => program.to_string(),
+        }
+    }
+
+    /// The shared samples ([`crate::samples`]): one per measured
+    /// configuration, the median of its timed runs, under the program's
+    /// [`label`](Self::label) and the runner's
+    /// [`sample_name`](Runner::sample_name).
+    pub fn samples(&self) -> Vec<Sample> {
+        self.rows
+            .iter()
+            .filter_map(|row| {
+                let o = &row.outcome;
+                let r = row.ok()?;
+                Some(Sample::new(
+                    self.label(o.program),
+                    o.runner.sample_name(),
+                    o.threads,
+                    r.median_ns / 1e9,
+                ))
+            })
+            .collect()
+    }
+
+    /// The table: per program a `###` heading with its input and
+    /// sequential time, its parameter sets, then a Markdown table with per
+    /// thread count one line per runner.
     pub fn render(&self, threads: &[usize]) -> String {
         let mut out = String::new();
-        let mut header = format!(
-            "  {:>3} {:<8} {:>10} {:>10} {:>7} {:>7} {:>7} {:>8}",
-            "thr", "runner", "time", "min", "T/Tseq", "speedup", "Tdef/T", "RSS MiB"
-        );
+        let mut columns: Vec<String> = [
+            "thr", "runner", "time", "min", "T/Tseq", "speedup", "Tdef/T", "RSS MiB",
+        ]
+        .map(String::from)
+        .to_vec();
         for (_, heading) in PER_RUN_COUNTERS {
-            let _ = write!(header, " {:>10}", format!("{heading}/run"));
+            columns.push(format!("{heading}/run"));
         }
-        let _ = write!(header, " {:>7}", PEAK_COUNTER.1);
+        columns.push(PEAK_COUNTER.1.to_string());
 
         for &program in &self.programs {
             let _ = writeln!(
                 out,
-                "{program} ({}), seq {}",
+                "### {SUBCOMMAND}: {program} ({}), seq {}\n",
                 self.input(program).unwrap_or("?"),
                 format_ns(self.seq_time(program).unwrap_or(f64::NAN))
             );
@@ -299,51 +321,46 @@ impl Table {
                 .into_iter()
                 .filter_map(|r| {
                     let p = r.params(program).ok().flatten()?;
-                    Some(format!("{r} {}", params_text(&p)))
+                    Some(format!("{r} `{}`", params_text(&p)))
                 })
                 .collect();
-            let _ = writeln!(out, "  params: {}", sets.join("; "));
-            let _ = writeln!(out, "{header}");
-            let rows = self.rows.iter().filter(|r| r.outcome.program == program);
-            let mut last_threads = None;
-            for row in rows {
+            let _ = writeln!(out, "params: {}\n", sets.join("; "));
+            out.push_str(&md_header(&columns, 2));
+            for row in self.rows.iter().filter(|r| r.outcome.program == program) {
                 let o = &row.outcome;
                 let thr = if o.runner.is_parallel() {
-                    if last_threads.is_some() && last_threads != Some(o.threads) {
-                        out.push('\n');
-                    }
-                    last_threads = Some(o.threads);
                     o.threads.to_string()
                 } else {
                     "-".to_string()
                 };
-                let _ = write!(out, "  {thr:>3} {:<8} ", o.runner.name());
+                let mut cells = vec![thr, o.runner.name().to_string()];
                 match &o.result {
                     Ok(r) => {
-                        let _ = write!(
-                            out,
-                            "{:>10} {:>10} {:>7} {:>7} {:>7} {:>8.1}",
+                        cells.extend([
                             format_ns(r.median_ns),
                             format_ns(r.min_ns),
                             opt(row.t_over_tseq, 2),
                             opt(row.speedup, 2),
                             opt(row.def_over_t, 2),
-                            r.rss_kib as f64 / 1024.0
-                        );
+                            format!("{:.1}", r.rss_kib as f64 / 1024.0),
+                        ]);
                         for (name, _) in PER_RUN_COUNTERS {
-                            let _ = write!(out, " {:>10}", count(r.per_run(name)));
+                            cells.push(count(r.per_run(name)));
                         }
                         let peak = r
                             .counters
                             .as_ref()
                             .and_then(|c| c.get(PEAK_COUNTER.0))
                             .map(|v| v as f64);
-                        let _ = writeln!(out, " {:>7}", count(peak));
+                        cells.push(count(peak));
                     }
                     Err(e) => {
-                        let _ = writeln!(out, "FAILED: {e}");
+                        cells.push(format!("FAILED: {e}"));
+                        cells.resize(columns.len(), String::new());
                     }
                 }
+                out.push_str(&md_row(&cells));
+                out.push('\n');
             }
             out.push('\n');
         }
@@ -362,134 +379,199 @@ impl Table {
 
     /// The summary per thread count: geometric mean [min..max] (programs).
     pub fn render_summary(&self, threads: &[usize]) -> String {
-        let mut out = String::from(
-            "summary per thread count, over the programs: geometric mean [min..max] (programs)\n\
-             speedup of X over Y = T_Y / T_X (> 1: X is faster); RSS tuned/default = peak RSS \
-             of tuned / default's (< 1: tuned uses less)\n",
+        let mut out = format!(
+            "### {SUBCOMMAND}: summary\n\nPer thread count, over the programs: geometric mean \
+             [min..max] (programs).\nspeedup of X over Y = T_Y / T_X (> 1: X is faster); RSS \
+             tuned/default = peak RSS of tuned / default's (< 1: tuned uses less).\n\n"
         );
-        let _ = writeln!(
-            out,
-            "{:>3}  {:<28} {:<28} {:<28} tuned/rayon",
-            "thr", "tuned/default", "cf17/default", "RSS tuned/default"
-        );
+        out.push_str(&md_header(
+            &[
+                "thr",
+                "tuned/default",
+                "cf17/default",
+                "RSS tuned/default",
+                "tuned/rayon",
+            ],
+            0,
+        ));
         for s in self.summary(threads) {
-            let _ = writeln!(
-                out,
-                "{:>3}  {:<28} {:<28} {:<28} {}",
-                s.threads,
+            out.push_str(&md_row(&[
+                s.threads.to_string(),
                 Stats::render(s.tuned_over_default),
                 Stats::render(s.cf17_over_default),
                 Stats::render(s.rss_tuned_over_default),
                 Stats::render(s.tuned_over_rayon),
-            );
+            ]));
+            out.push('\n');
         }
         out
     }
 }
 
-/// The whole run as JSON.
-pub fn json(machine: &Machine, options: &Options, table: &Table) -> String {
-    let mut out = String::from("{\n");
-    let _ = writeln!(out, "  \"machine\": {},", machine.json());
-    let _ = writeln!(out, "  \"size\": {},", json_string(options.size.name()));
-    let _ = writeln!(out, "  \"reps\": {},", options.reps);
-    let _ = writeln!(
-        out,
-        "  \"threads\": [{}],",
-        crate::suite::cli::join_list(&options.threads)
-    );
-    let _ = writeln!(
-        out,
-        "  \"conventions\": {},",
-        json_string(
-            "median_s, min_s: median and fastest of the timed runs; seq_s: the program's \
-             sequential median; speedups are T_reference / T_subject (> 1: subject faster); \
-             rss ratios are subject / reference; counters: sums over the timed runs \
-             (live_stacks, peak_live_stacks: values after them)"
-        )
-    );
-    out.push_str("  \"programs\": [");
-    for (i, &p) in table.programs.iter().enumerate() {
-        let _ = write!(
-            out,
-            "{}\n    {{\"name\": {}, \"input\": {}, \"seq_s\": {}, \"params\": {{",
-            if i == 0 { "" } else { "," },
-            json_string(p),
-            table.input(p).map_or("null".to_string(), json_string),
-            json_number(table.seq_time(p).map(|ns| ns / 1e9)),
-        );
-        let sets: Vec<String> = [Runner::Default, Runner::Tuned, Runner::Cf17]
-            .into_iter()
-            .map(|r| {
-                let text = r.params(p).ok().flatten().map(|p| params_text(&p));
-                format!(
-                    "{}: {}",
-                    json_string(r.name()),
-                    text.map_or("null".to_string(), |t| json_string(&t))
-                )
+/// The conventions of the JSON's figures, recorded in it.
+pub const CONVENTIONS: &str = "median_s, min_s: median and fastest of the timed runs; seq_s: \
+     the program's sequential median; speedups are T_reference / T_subject (> 1: subject \
+     faster); rss ratios are subject / reference; counters: sums over the timed runs \
+     (live_stacks, peak_live_stacks: values after them)";
+
+/// The `cf17` table's JSON: the shared head (table `cf17`, machine, size,
+/// threads, samples) and the suite's own results.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Cf17Json {
+    /// The head every table's JSON shares.
+    #[serde(flatten)]
+    pub head: TableHead,
+    /// The input size: `paper`, `quick` or `test`.
+    pub input_size: String,
+    /// Timed runs per configuration.
+    pub reps: usize,
+    /// [`CONVENTIONS`].
+    pub conventions: String,
+    /// The programs, in the order run.
+    pub programs: Vec<ProgramJson>,
+    /// One entry per configuration, in the order run.
+    pub results: Vec<ResultJson>,
+    /// The summary per thread count.
+    pub summary: Vec<Summary>,
+}
+
+/// A program in the JSON.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ProgramJson {
+    /// The program's name.
+    pub name: String,
+    /// Its input, as its children reported it.
+    pub input: Option<String>,
+    /// Its sequential median, in seconds.
+    pub seq_s: Option<f64>,
+    /// The parameters of the Prescient runners as text, by runner name
+    /// (`default`, `tuned`, `cf17`).
+    pub params: BTreeMap<String, Option<String>>,
+}
+
+/// One configuration in the JSON: what its child measured and the figures
+/// derived from it (absent where they do not apply), or its error.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ResultJson {
+    /// The program.
+    pub program: String,
+    /// Its input.
+    pub input: Option<String>,
+    /// The runner's name (`seq`, `default`, `tuned`, `cf17`, `rayon`,
+    /// `chili`).
+    pub runner: String,
+    /// The thread count.
+    pub threads: usize,
+    /// The Prescient parameters as text.
+    pub params: Option<String>,
+    /// The program's sequential median, in seconds.
+    pub seq_s: Option<f64>,
+    /// Whether the child succeeded.
+    pub ok: bool,
+    /// Why it failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The median of the timed runs, in seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub median_s: Option<f64>,
+    /// The fastest timed run, in seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_s: Option<f64>,
+    /// The timed runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reps: Option<u64>,
+    /// The child's peak RSS, KiB.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peak_rss_kib: Option<u64>,
+    /// Time over the sequential time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub t_over_tseq: Option<f64>,
+    /// The runner's own one-thread time over this time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speedup: Option<f64>,
+    /// Prescient-default's time at the same thread count over this time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speedup_over_default: Option<f64>,
+    /// For Prescient, every counter summed over the timed runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counters: Option<BTreeMap<String, u64>>,
+}
+
+/// A finite number, `None` otherwise (JSON has no NaN).
+fn finite(value: Option<f64>) -> Option<f64> {
+    value.filter(|v| v.is_finite())
+}
+
+impl Cf17Json {
+    /// The whole run's JSON.
+    pub fn new(machine: &Machine, settings: &Settings, table: &Table) -> Cf17Json {
+        let seq_s = |p: &str| finite(table.seq_time(p).map(|ns| ns / 1e9));
+        let programs = table
+            .programs
+            .iter()
+            .map(|&p| ProgramJson {
+                name: p.to_string(),
+                input: table.input(p).map(str::to_string),
+                seq_s: seq_s(p),
+                params: [Runner::Default, Runner::Tuned, Runner::Cf17]
+                    .into_iter()
+                    .map(|r| {
+                        let text = r.params(p).ok().flatten().map(|p| params_text(&p));
+                        (r.name().to_string(), text)
+                    })
+                    .collect(),
             })
             .collect();
-        let _ = write!(out, "{}}}}}", sets.join(", "));
-    }
-    out.push_str("\n  ],\n  \"results\": [\n");
-    for (i, row) in table.rows.iter().enumerate() {
-        let o = &row.outcome;
-        let _ = write!(
-            out,
-            "    {{\"program\": {}, \"input\": {}, \"runner\": {}, \"threads\": {}, \"params\": {}, \
-             \"seq_s\": {}, ",
-            json_string(o.program),
-            table.input(o.program).map_or("null".to_string(), json_string),
-            json_string(o.runner.name()),
-            o.threads,
-            row.params.as_deref().map_or("null".to_string(), json_string),
-            json_number(table.seq_time(o.program).map(|ns| ns / 1e9)),
-        );
-        match &o.result {
-            Ok(r) => {
-                let _ = write!(
-                    out,
-                    "\"ok\": true, \"median_s\": {}, \"min_s\": {}, \"reps\": {}, \
-                     \"peak_rss_kib\": {}, \"t_over_tseq\": {}, \"speedup\": {}, \
-                     \"speedup_over_default\": {}, \"counters\": ",
-                    json_number(Some(r.median_ns / 1e9)),
-                    json_number(Some(r.min_ns / 1e9)),
-                    r.reps,
-                    r.rss_kib,
-                    json_number(row.t_over_tseq),
-                    json_number(row.speedup),
-                    json_number(row.def_over_t),
-                );
-                out.push_str(&counters_json(r.counters.as_ref(), None));
-            }
-            Err(e) => {
-                let _ = write!(out, "\"ok\": false, \"error\": {}", json_string(e));
-            }
+        let results = table
+            .rows
+            .iter()
+            .map(|row| {
+                let o = &row.outcome;
+                let base = ResultJson {
+                    program: o.program.to_string(),
+                    input: table.input(o.program).map(str::to_string),
+                    runner: o.runner.name().to_string(),
+                    threads: o.threads,
+                    params: row.params.clone(),
+                    seq_s: seq_s(o.program),
+                    ..ResultJson::default()
+                };
+                match &o.result {
+                    Ok(r) => ResultJson {
+                        ok: true,
+                        median_s: finite(Some(r.median_ns / 1e9)),
+                        min_s: finite(Some(r.min_ns / 1e9)),
+                        reps: Some(r.reps),
+                        peak_rss_kib: Some(r.rss_kib),
+                        t_over_tseq: finite(row.t_over_tseq),
+                        speedup: finite(row.speedup),
+                        speedup_over_default: finite(row.def_over_t),
+                        counters: r.counters.as_ref().map(|c| counters_map(c, None)),
+                        ..base
+                    },
+                    Err(e) => ResultJson {
+                        error: Some(e.clone()),
+                        ..base
+                    },
+                }
+            })
+            .collect();
+        Cf17Json {
+            head: TableHead {
+                table: SUBCOMMAND.to_string(),
+                machine: machine.clone(),
+                size: settings.head_size(),
+                threads: settings.threads.clone(),
+                samples: table.samples(),
+            },
+            input_size: settings.size.name().to_string(),
+            reps: settings.reps,
+            conventions: CONVENTIONS.to_string(),
+            programs,
+            results,
+            summary: table.summary(&settings.threads),
         }
-        out.push('}');
-        out.push_str(if i + 1 < table.rows.len() {
-            ",\n"
-        } else {
-            "\n"
-        });
     }
-    out.push_str("  ],\n  \"summary\": [\n");
-    let summary = table.summary(&options.threads);
-    for (i, s) in summary.iter().enumerate() {
-        let _ = write!(
-            out,
-            "    {{\"threads\": {}, \"tuned_over_default\": {}, \"cf17_over_default\": {}, \
-             \"rss_tuned_over_default\": {}, \"tuned_over_rayon\": {}}}",
-            s.threads,
-            Stats::json(s.tuned_over_default),
-            Stats::json(s.cf17_over_default),
-            Stats::json(s.rss_tuned_over_default),
-            Stats::json(s.tuned_over_rayon),
-        );
-        out.push_str(if i + 1 < summary.len() { ",\n" } else { "\n" });
-    }
-    out.push_str("  ]\n}\n");
-    out
 }
 
 #[cfg(test)]
@@ -583,34 +665,79 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn json_is_well_formed_enough() {
+    fn json_round_trips_through_serde() {
         let machine = Machine {
             threads: 2,
             arch: "x86_64".into(),
             os: "Linux".into(),
             cpu: "Some \"CPU\"".into(),
         };
-        let options = Options::new(crate::cf17::Size::Test, vec![1, 2]);
-        let text = json(&machine, &options, &Table::new(&sample()));
-        let (mut depth, mut in_str, mut escaped) = (0i32, false, false);
-        for c in text.chars() {
-            match (in_str, escaped, c) {
-                (true, true, _) => escaped = false,
-                (true, false, '\\') => escaped = true,
-                (true, false, '"') => in_str = false,
-                (false, _, '"') => in_str = true,
-                (false, _, '{' | '[') => depth += 1,
-                (false, _, '}' | ']') => depth -= 1,
-                _ => {}
+        let settings = Settings::new(crate::cf17::Size::Test, vec![1, 2]);
+        let table = Table::new(&sample());
+        let json = Cf17Json::new(&machine, &settings, &table);
+        let text = serde_json::to_string_pretty(&json).unwrap();
+        // What was written reads back as the same JSON (numbers compared
+        // as serde_json parses them).
+        let back: Cf17Json = serde_json::from_str(&text).unwrap();
+        let value = |text: &str| serde_json::from_str::<serde_json::Value>(text).unwrap();
+        assert_eq!(serde_json::to_value(&back).unwrap(), value(&text));
+        assert_eq!(back.programs.len(), json.programs.len());
+        assert_eq!(back.results.len(), json.results.len());
+
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(v["table"], "cf17");
+        assert_eq!(v["size"], "test");
+        assert_eq!(v["input_size"], "test");
+        assert_eq!(v["reps"], 1);
+        let tuned2 = v["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["runner"] == "tuned" && r["threads"] == 2)
+            .unwrap();
+        assert_eq!(tuned2["counters"]["steals"], 4);
+        assert_eq!(tuned2["median_s"], 5e-8);
+        assert!(tuned2["params"].as_str().unwrap().contains("stack="));
+        let failed = v["results"].as_array().unwrap().last().unwrap();
+        assert_eq!(failed["ok"], false);
+        assert_eq!(failed["error"], "wrong \"result\"");
+        assert_eq!(v["summary"][1]["tuned_over_default"]["n"], 2);
+        assert_eq!(v["summary"][1]["tuned_over_default"]["geomean"], 2.0);
+        assert!(v["programs"][0]["params"]["cf17"].is_string());
+
+        // The samples: every successful row, tuned as `prescient` and
+        // default as `prescient-default`, the program with its input.
+        let head: TableHead = serde_json::from_str(&text).unwrap();
+        assert_eq!(head.samples.len(), 18);
+        assert_eq!(head.samples.len(), table.samples().len());
+        let runners: Vec<&str> = head.samples[..5]
+            .iter()
+            .map(|s| s.runner.as_str())
+            .collect();
+        assert_eq!(
+            runners,
+            [
+                "sequential",
+                "prescient-default",
+                "prescient",
+                "prescient-cf17",
+                "rayon"
+            ]
+        );
+        assert_eq!(head.samples[0].program, "fib (fib input)");
+        assert!((head.samples[2].seconds - 100e-9).abs() < 1e-18);
+    }
+
+    #[test]
+    fn markdown_tables() {
+        let t = Table::new(&sample());
+        for text in [t.render(&[1, 2]), t.render_summary(&[1, 2])] {
+            assert!(text.starts_with("### cf17: "), "{text}");
+            let mut lines = text.lines().filter(|l| l.starts_with('|')).peekable();
+            let bars = lines.peek().unwrap().matches('|').count();
+            for line in lines {
+                assert_eq!(line.matches('|').count(), bars, "{line}");
             }
-            assert!(depth >= 0);
         }
-        assert_eq!(depth, 0, "{text}");
-        assert!(!text.contains(",\n  ]") && !text.contains(", }"));
-        assert!(text.contains("\"size\": \"test\""));
-        assert!(text.contains("\"steals\": 4"));
-        assert!(text.contains("\"median_s\": 0.0000001,"), "{text}");
-        assert!(text.contains("\"error\": \"wrong \\\"result\\\"\""));
-        assert!(text.contains("\"tuned_over_default\": {\"n\": 2, \"geomean\": 2,"));
     }
 }

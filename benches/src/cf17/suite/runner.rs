@@ -52,6 +52,21 @@ impl Runner {
         Runner::ALL.into_iter().find(|r| r.name() == name)
     }
 
+    /// The runner's name in the shared samples of the JSON
+    /// ([`crate::samples`]): `sequential`, `prescient` for `tuned` (the
+    /// analysed parameters: the runtime as a `#[task_program]` user gets
+    /// it), `prescient-default`, `prescient-cf17`, `rayon`, `chili`.
+    pub const fn sample_name(self) -> &'static str {
+        match self {
+            Runner::Seq => crate::samples::SEQUENTIAL,
+            Runner::Default => "prescient-default",
+            Runner::Tuned => crate::samples::PRESCIENT,
+            Runner::Cf17 => "prescient-cf17",
+            Runner::Rayon => crate::samples::RAYON,
+            Runner::Chili => crate::samples::CHILI,
+        }
+    }
+
     /// Whether this runner uses threads (everything but [`Runner::Seq`]).
     pub const fn is_parallel(self) -> bool {
         !matches!(self, Runner::Seq)
