@@ -6,7 +6,7 @@
 
 use clap::{Parser, Subcommand};
 
-use crate::report;
+use crate::{cf17, report, suite};
 
 /// Prescient's benchmark tables, side by side with rayon, chili and the
 /// sequential programs.
@@ -23,8 +23,17 @@ pub struct Cli {
 }
 
 /// The subcommands.
+///
+/// A table's variant has no doc comment of its own: `clap` would show it in
+/// place of the long description on the table's `Options` (each variant's
+/// doc is its module's).
 #[derive(Subcommand, Debug)]
+#[allow(missing_docs)]
 pub enum Command {
+    // The fork-join suite: `crate::suite`.
+    ForkJoin(suite::Options),
+    // The CF'17 suite, its sweep and calibration: `crate::cf17::suite`.
+    Cf17(cf17::suite::Options),
     /// Every table within a time budget, into one folder with report.md,
     /// SVG plots and JSON.
     Report(report::Options),
@@ -47,6 +56,8 @@ pub fn subcommand_names() -> Vec<String> {
 /// Runs `command`; returns the process exit code.
 pub fn run(command: Command) -> i32 {
     let result = match command {
+        Command::ForkJoin(options) => return suite::run(&options),
+        Command::Cf17(options) => return cf17::suite::run(&options),
         Command::Report(options) => report::run(&options).map(drop),
         Command::Publish(options) => report::publish::run(&options),
     };
