@@ -209,11 +209,16 @@ pub fn prepare(name: &str, size: Size) -> Result<Workload, String> {
 }
 
 fn fib_workload(size: Size) -> Workload {
-    let n: u64 = match size {
+    fib_at(match size {
         Size::Test => fib::TEST_N,
         Size::Quick => QUICK_FIB_N,
         Size::Paper => 35,
-    };
+    })
+}
+
+/// The fib workload at `n` (any `n`, not only a [`Size`]'s; what a table
+/// with sizes of its own prepares).
+pub fn fib_at(n: u64) -> Workload {
     let expected = fib::expected(n);
     Workload {
         program: "fib",
@@ -246,11 +251,18 @@ fn fib_workload(size: Size) -> Workload {
 }
 
 fn nqueens_workload(size: Size) -> Result<Workload, String> {
-    let n = match size {
+    nqueens_at(match size {
         Size::Test => nqueens::TEST_SIZES[nqueens::TEST_SIZES.len() - 1],
         Size::Quick => QUICK_NQUEENS_N,
         Size::Paper => PAPER_NQUEENS_N,
-    };
+    })
+}
+
+/// The nqueens workload at board size `n` (see [`fib_at`]).
+///
+/// # Errors
+/// A board size without a known solution count.
+pub fn nqueens_at(n: usize) -> Result<Workload, String> {
     let expected =
         nqueens::expected(n).ok_or_else(|| format!("nqueens: no known solution count for {n}"))?;
     Ok(Workload {
@@ -772,6 +784,16 @@ fn health_workload(size: Size) -> Result<Workload, String> {
         Size::Quick => (health::paper_input(), Some(QUICK_HEALTH_STEPS)),
         Size::Paper => (health::paper_input(), None),
     };
+    health_at(&path, steps)
+}
+
+/// The health workload on the input file `path`, simulating `steps` steps
+/// instead of the file's own count if given (see [`fib_at`]; the reference
+/// is checked against BOTS' stated statistics only for the file's count).
+///
+/// # Errors
+/// An unreadable input, a reference that disagrees with BOTS.
+pub fn health_at(path: &std::path::Path, steps: Option<i32>) -> Result<Workload, String> {
     let file = file_name(&path);
     let mut sim =
         health::read_simulation(&path).map_err(|e| format!("health: {}: {e}", path.display()))?;

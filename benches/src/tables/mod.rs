@@ -5,5 +5,5 @@
 //! data) to `--json`.
 
 pub mod annotated;
-// pub mod inlining;
+pub mod inlining;
 // pub mod stack_memory;
