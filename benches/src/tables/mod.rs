@@ -6,4 +6,4 @@
 
 pub mod annotated;
 pub mod inlining;
-// pub mod stack_memory;
+pub mod stack_memory;
