@@ -794,9 +794,9 @@ fn health_workload(size: Size) -> Result<Workload, String> {
 /// # Errors
 /// An unreadable input, a reference that disagrees with BOTS.
 pub fn health_at(path: &std::path::Path, steps: Option<i32>) -> Result<Workload, String> {
-    let file = file_name(&path);
+    let file = file_name(path);
     let mut sim =
-        health::read_simulation(&path).map_err(|e| format!("health: {}: {e}", path.display()))?;
+        health::read_simulation(path).map_err(|e| format!("health: {}: {e}", path.display()))?;
     let input = match steps {
         Some(time) => {
             sim.time = time;
