@@ -13,6 +13,9 @@
 //! * [`stack_memory`] measures what task stacks cost in memory (the
 //!   `stack_memory` binary): suspended tasks, the pool after a deep phase,
 //!   the same work on OS threads.
+//! * [`tables`] holds the tables of `prescient-bench`, one module per
+//!   subcommand (`annotated`, `inlining`, `stack-memory`, ...): its options
+//!   and a `run` that prints a Markdown table and writes JSON.
 //! * [`cli`] is the command-line convention of every benchmark: the shared
 //!   flags (`--quick`, `--threads LIST`, `--help`), the one thread-list
 //!   parser and the `PRESCIENT_BENCH_THREADS` fallback.
@@ -35,3 +38,4 @@ pub mod report;
 pub mod samples;
 pub mod stack_memory;
 pub mod suite;
+pub mod tables;

@@ -68,7 +68,7 @@ fn main() {
     let fib_profile = profiled("fib", workers, fib::PARAMS, || fib::fib(30));
     assert_eq!(*fib_profile.result(), 832_040);
 
-    let seqs = alignment::read_sequences(alignment::PROT_20).expect("the alignment input");
+    let seqs = alignment::read_sequences(alignment::prot_20()).expect("the alignment input");
     let scoring = alignment::Scoring::protein();
     let expected = alignment::pairalign_seq(&seqs, &scoring);
     let align = || alignment::pairalign(&seqs, &scoring);

@@ -43,7 +43,7 @@
 //! **Sequential speed.** On a 2-core Intel Xeon VM (2.6 GHz, shared, so
 //! each program's best of 5 runs, taken alternately), [`pairalign_seq`] on
 //! `prot.20.aa` takes 162 ms (a release build of a small program timing
-//! `pairalign_seq(&read_sequences(PROT_20)?, &Scoring::protein())`; rustc
+//! `pairalign_seq(&read_sequences(prot_20())?, &Scoring::protein())`; rustc
 //! 1.95), against 228 ms for BOTS' C `pairalign_seq` built with gcc 12.2.0
 //! `-O2` (BOTS' default) and 240 ms with `-O3`, same scores: 0.71× C. On
 //! `prot.100.aa` (best of 2): 4.4 s against 6.0 s (`-O2`) and 6.2 s
@@ -71,26 +71,30 @@
 //! must match it cell for cell (BOTS' `align_verify`).
 //!
 //! Inputs: BOTS' `prot.20.aa` and `prot.100.aa` in `benches/data/alignment/`
-//! ([`PROT_20`], [`PROT_100`]; see `SOURCE.md` there).
+//! ([`prot_20`], [`prot_100`]; see `SOURCE.md` there).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 pub use tasks::{pair_score, pairalign, ANALYSIS, PARAMS};
 
 /// BOTS' small alignment input: 20 protein sequences, 97 to 1841 residues.
-pub const PROT_20: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/data/alignment/prot.20.aa");
+pub fn prot_20() -> PathBuf {
+    crate::data::input("alignment/prot.20.aa")
+}
 
 /// BOTS' larger alignment input: 100 protein sequences, up to 2069 residues.
-pub const PROT_100: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/data/alignment/prot.100.aa");
+pub fn prot_100() -> PathBuf {
+    crate::data::input("alignment/prot.100.aa")
+}
 
-/// The [`ScoreMatrix::fingerprint`] of BOTS' own result on [`PROT_20`]: its
+/// The [`ScoreMatrix::fingerprint`] of BOTS' own result on [`prot_20`]: its
 /// C `pairalign_seq` (commit 2607a69, compiled with gcc) run on the same file.
 pub const BOTS_PROT_20_FINGERPRINT: Fingerprint = Fingerprint {
     sum: 848,
     fnv1a: 0xa2dd_1d0d_5292_4861,
 };
 
-/// The [`ScoreMatrix::fingerprint`] of BOTS' own result on [`PROT_100`] (see
+/// The [`ScoreMatrix::fingerprint`] of BOTS' own result on [`prot_100`] (see
 /// [`BOTS_PROT_20_FINGERPRINT`]).
 pub const BOTS_PROT_100_FINGERPRINT: Fingerprint = Fingerprint {
     sum: 19297,

@@ -63,29 +63,39 @@
 //! `input.15`, 896 for `input.20`), which checks both.
 //!
 //! Inputs: BOTS' `input.5`, `input.15` and `input.20` in
-//! `benches/data/floorplan/` ([`INPUT_5`], [`INPUT_15`], [`INPUT_20`]; see
+//! `benches/data/floorplan/` ([`input_5`], [`input_15`], [`input_20`]; see
 //! `SOURCE.md` there).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicI32;
 use std::sync::Mutex;
 
 pub use tasks::{add_cell, compute_floorplan, record, ANALYSIS, PARAMS};
 
 /// BOTS' smallest floorplan input: 5 cells, minimal area 216.
-pub const INPUT_5: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/data/floorplan/input.5");
+pub fn input_5() -> PathBuf {
+    crate::data::input("floorplan/input.5")
+}
 
 /// BOTS' medium floorplan input: 15 cells, minimal area 713.
-pub const INPUT_15: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/data/floorplan/input.15");
+pub fn input_15() -> PathBuf {
+    crate::data::input("floorplan/input.15")
+}
 
 /// BOTS' largest floorplan input, the paper's: 20 cells, minimal area 896.
-pub const INPUT_20: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/data/floorplan/input.20");
+pub fn input_20() -> PathBuf {
+    crate::data::input("floorplan/input.20")
+}
 
 /// The paper's input.
-pub const PAPER_INPUT: &str = INPUT_20;
+pub fn paper_input() -> PathBuf {
+    input_20()
+}
 
 /// The input the integration tests run under both build profiles.
-pub const TEST_INPUT: &str = INPUT_5;
+pub fn test_input() -> PathBuf {
+    input_5()
+}
 
 /// The board's rows (BOTS' `ROWS`).
 pub const ROWS: usize = 64;

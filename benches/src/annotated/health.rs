@@ -70,28 +70,38 @@
 //! records ([`Simulation::expected`], BOTS' `check_village`).
 //!
 //! Inputs: BOTS' `test.input`, `small.input` and `medium.input` in
-//! `benches/data/health/` ([`TEST`], [`SMALL`], [`MEDIUM`]; see `SOURCE.md`
+//! `benches/data/health/` ([`test`], [`small`], [`medium`]; see `SOURCE.md`
 //! there).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 pub use tasks::{sim_main, sim_village, ANALYSIS, PARAMS};
 
 /// BOTS' test input: 3 levels of 18 cities, 343 villages, 7280 people.
-pub const TEST: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/data/health/test.input");
+pub fn test() -> PathBuf {
+    crate::data::input("health/test.input")
+}
 
 /// BOTS' small input: 4 levels of 18 cities, 6175 villages, 131 200 people.
-pub const SMALL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/data/health/small.input");
+pub fn small() -> PathBuf {
+    crate::data::input("health/small.input")
+}
 
 /// BOTS' medium input, the paper's: 4 levels of 36 cities, 47 989 villages,
 /// 988 000 people.
-pub const MEDIUM: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/data/health/medium.input");
+pub fn medium() -> PathBuf {
+    crate::data::input("health/medium.input")
+}
 
 /// The paper's input.
-pub const PAPER_INPUT: &str = MEDIUM;
+pub fn paper_input() -> PathBuf {
+    medium()
+}
 
 /// The input the integration tests run under both build profiles.
-pub const TEST_INPUT: &str = TEST;
+pub fn test_input() -> PathBuf {
+    test()
+}
 
 /// BOTS' `IA`: the generator's multiplier.
 const IA: i32 = 16807;

@@ -91,7 +91,7 @@ pub const BENCH_SIZE: usize = 36;
 /// The path of BOTS' input with `items` items (`knapsack-012.input` for 12);
 /// see [`INPUT_SIZES`].
 pub fn input(items: usize) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("data/knapsack/knapsack-{items:03}.input"))
+    crate::data::input(&format!("knapsack/knapsack-{items:03}.input"))
 }
 
 /// One item: its value and its weight (positive).

@@ -209,11 +209,16 @@ pub fn prepare(name: &str, size: Size) -> Result<Workload, String> {
 }
 
 fn fib_workload(size: Size) -> Workload {
-    let n: u64 = match size {
+    fib_at(match size {
         Size::Test => fib::TEST_N,
         Size::Quick => QUICK_FIB_N,
         Size::Paper => 35,
-    };
+    })
+}
+
+/// The fib workload at `n` (any `n`, not only a [`Size`]'s; what a table
+/// with sizes of its own prepares).
+pub fn fib_at(n: u64) -> Workload {
     let expected = fib::expected(n);
     Workload {
         program: "fib",
@@ -246,11 +251,18 @@ fn fib_workload(size: Size) -> Workload {
 }
 
 fn nqueens_workload(size: Size) -> Result<Workload, String> {
-    let n = match size {
+    nqueens_at(match size {
         Size::Test => nqueens::TEST_SIZES[nqueens::TEST_SIZES.len() - 1],
         Size::Quick => QUICK_NQUEENS_N,
         Size::Paper => PAPER_NQUEENS_N,
-    };
+    })
+}
+
+/// The nqueens workload at board size `n` (see [`fib_at`]).
+///
+/// # Errors
+/// A board size without a known solution count.
+pub fn nqueens_at(n: usize) -> Result<Workload, String> {
     let expected =
         nqueens::expected(n).ok_or_else(|| format!("nqueens: no known solution count for {n}"))?;
     Ok(Workload {
@@ -281,19 +293,19 @@ fn nqueens_workload(size: Size) -> Result<Workload, String> {
 fn alignment_workload(size: Size) -> Result<Workload, String> {
     let (path, file, count) = match size {
         Size::Test => (
-            alignment::PROT_20,
+            alignment::prot_20(),
             "prot.20",
             Some(TEST_ALIGNMENT_SEQUENCES),
         ),
         Size::Quick => (
-            alignment::PROT_20,
+            alignment::prot_20(),
             "prot.20",
             Some(QUICK_ALIGNMENT_SEQUENCES),
         ),
-        Size::Paper => (alignment::PROT_100, "prot.100", None),
+        Size::Paper => (alignment::prot_100(), "prot.100", None),
     };
-    let mut seqs =
-        alignment::read_sequences(path).map_err(|e| format!("alignment: {path}: {e}"))?;
+    let mut seqs = alignment::read_sequences(&path)
+        .map_err(|e| format!("alignment: {}: {e}", path.display()))?;
     let input = match count {
         Some(k) if k < seqs.len() => {
             seqs.truncate(k);
@@ -611,7 +623,8 @@ fn knapsack_workload(size: Size) -> Result<Workload, String> {
 }
 
 fn uts_workload(size: Size) -> Result<Workload, String> {
-    let tree = uts::read_tree(uts::TEST).map_err(|e| format!("uts: {}: {e}", uts::TEST))?;
+    let tree =
+        uts::read_tree(uts::test()).map_err(|e| format!("uts: {}: {e}", uts::test().display()))?;
     let (tree, start, expected, input) = match size {
         Size::Test => {
             let tree = tree.with_root_branching(uts::TEST_ROOT_CHILDREN);
@@ -688,14 +701,23 @@ fn check_floorplan(
     }
 }
 
+/// The last component of `path` (`input.5`), for the input's description.
+fn file_name(path: &std::path::Path) -> String {
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |f| f.to_string_lossy().into_owned(),
+    )
+}
+
 fn floorplan_workload(size: Size) -> Result<Workload, String> {
     let path = match size {
-        Size::Test => floorplan::TEST_INPUT,
-        Size::Quick => floorplan::INPUT_15,
-        Size::Paper => floorplan::PAPER_INPUT,
+        Size::Test => floorplan::test_input(),
+        Size::Quick => floorplan::input_15(),
+        Size::Paper => floorplan::paper_input(),
     };
-    let file = path.rsplit('/').next().unwrap_or(path);
-    let fp = floorplan::read_floorplan(path).map_err(|e| format!("floorplan: {path}: {e}"))?;
+    let file = file_name(&path);
+    let fp = floorplan::read_floorplan(&path)
+        .map_err(|e| format!("floorplan: {}: {e}", path.display()))?;
     let (fp, area, input) = if size == Size::Quick {
         let fp = first_cells(&fp, QUICK_FLOORPLAN_CELLS);
         let (reference, _) = floorplan::floorplan_seq(&fp);
@@ -710,7 +732,7 @@ fn floorplan_workload(size: Size) -> Result<Workload, String> {
     } else {
         let area = fp
             .solution
-            .ok_or_else(|| format!("floorplan: {path} records no minimal area"))?;
+            .ok_or_else(|| format!("floorplan: {} records no minimal area", path.display()))?;
         (fp, area, file.to_string())
     };
     let fp = Arc::new(fp);
@@ -758,12 +780,23 @@ fn check_village(
 
 fn health_workload(size: Size) -> Result<Workload, String> {
     let (path, steps) = match size {
-        Size::Test => (health::TEST_INPUT, None),
-        Size::Quick => (health::PAPER_INPUT, Some(QUICK_HEALTH_STEPS)),
-        Size::Paper => (health::PAPER_INPUT, None),
+        Size::Test => (health::test_input(), None),
+        Size::Quick => (health::paper_input(), Some(QUICK_HEALTH_STEPS)),
+        Size::Paper => (health::paper_input(), None),
     };
-    let file = path.rsplit('/').next().unwrap_or(path);
-    let mut sim = health::read_simulation(path).map_err(|e| format!("health: {path}: {e}"))?;
+    health_at(&path, steps)
+}
+
+/// The health workload on the input file `path`, simulating `steps` steps
+/// instead of the file's own count if given (see [`fib_at`]; the reference
+/// is checked against BOTS' stated statistics only for the file's count).
+///
+/// # Errors
+/// An unreadable input, a reference that disagrees with BOTS.
+pub fn health_at(path: &std::path::Path, steps: Option<i32>) -> Result<Workload, String> {
+    let file = file_name(path);
+    let mut sim =
+        health::read_simulation(path).map_err(|e| format!("health: {}: {e}", path.display()))?;
     let input = match steps {
         Some(time) => {
             sim.time = time;

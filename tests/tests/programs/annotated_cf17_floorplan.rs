@@ -32,20 +32,20 @@ const LIMIT: Duration = Duration::from_secs(120);
 #[test]
 fn the_inputs_parse_with_their_solutions() {
     for (path, cells, solution) in [
-        (floorplan::INPUT_5, 5, 216),
-        (floorplan::INPUT_15, 15, 713),
-        (floorplan::INPUT_20, 20, 896),
+        (floorplan::input_5(), 5, 216),
+        (floorplan::input_15(), 15, 713),
+        (floorplan::input_20(), 20, 896),
     ] {
-        let fp = floorplan::read_floorplan(path).expect("BOTS input");
-        assert_eq!(fp.len(), cells, "{path}");
-        assert_eq!(fp.solution, Some(solution), "{path}");
+        let fp = floorplan::read_floorplan(&path).expect("BOTS input");
+        assert_eq!(fp.len(), cells, "{}", path.display());
+        assert_eq!(fp.solution, Some(solution), "{}", path.display());
         // Each cell is reached once from cell 1 along `next`.
         let (mut id, mut seen) = (1, 0);
         while id != 0 {
             seen += 1;
             id = fp.cells[id].next;
         }
-        assert_eq!(seen, cells, "{path}");
+        assert_eq!(seen, cells, "{}", path.display());
     }
     assert!(floorplan::parse_floorplan("2\n1\n1 1\n0 -1\n2\n").is_err());
     assert!(floorplan::parse_floorplan("1\n1\n1 1\n0 -1\n0\n").is_ok());
@@ -53,7 +53,7 @@ fn the_inputs_parse_with_their_solutions() {
 
 #[test]
 fn the_sequential_search_finds_bots_area() {
-    let fp = floorplan::read_floorplan(floorplan::TEST_INPUT).expect("BOTS input");
+    let fp = floorplan::read_floorplan(floorplan::test_input()).expect("BOTS input");
     let (best, examined) = floorplan::floorplan_seq(&fp);
     assert_eq!(Some(best.area), fp.solution);
     assert!(best.is_placement_of(&fp), "{best:?}");
@@ -104,7 +104,7 @@ fn floorplan_is_recursive_with_a_spawn_in_a_loop() {
 
 #[test]
 fn floorplan_runs_under_its_params() {
-    let fp = floorplan::read_floorplan(floorplan::TEST_INPUT).expect("BOTS input");
+    let fp = floorplan::read_floorplan(floorplan::test_input()).expect("BOTS input");
     let (expected, _) = floorplan::floorplan_seq(&fp);
     for workers in WORKERS {
         let rt = analysed_runtime(floorplan::PARAMS, &floorplan::ANALYSIS, workers);

@@ -32,16 +32,21 @@ const LIMIT: Duration = Duration::from_secs(120);
 #[test]
 fn the_inputs_parse_and_build_bots_trees() {
     for (path, levels, cities, villages) in [
-        (health::TEST, 3, 18, 343),
-        (health::SMALL, 4, 18, 6175),
-        (health::MEDIUM, 4, 36, 47_989),
+        (health::test(), 3, 18, 343),
+        (health::small(), 4, 18, 6175),
+        (health::medium(), 4, 36, 47_989),
     ] {
-        let sim = health::read_simulation(path).expect("BOTS input");
-        assert_eq!((sim.level, sim.cities), (levels, cities), "{path}");
-        assert_eq!(sim.expected.hospitals, villages, "{path}");
-        assert_eq!(sim.time, 365, "{path}");
+        let sim = health::read_simulation(&path).expect("BOTS input");
+        assert_eq!(
+            (sim.level, sim.cities),
+            (levels, cities),
+            "{}",
+            path.display()
+        );
+        assert_eq!(sim.expected.hospitals, villages, "{}", path.display());
+        assert_eq!(sim.time, 365, "{}", path.display());
     }
-    let sim = health::read_simulation(health::TEST).expect("BOTS input");
+    let sim = health::read_simulation(health::test()).expect("BOTS input");
     let top = health::allocate_village(&sim);
     let start = health::get_results(&top);
     assert_eq!(start.hospitals, sim.expected.hospitals);
@@ -71,7 +76,7 @@ fn my_rand_is_bots_generator() {
 
 #[test]
 fn the_sequential_simulation_gives_bots_statistics() {
-    let sim = health::read_simulation(health::TEST_INPUT).expect("BOTS input");
+    let sim = health::read_simulation(health::test_input()).expect("BOTS input");
     let mut top = health::allocate_village(&sim);
     health::sim_main_seq(&mut top, &sim);
     let result = health::get_results(&top);
@@ -124,7 +129,7 @@ fn health_is_recursive_with_a_spawn_in_a_loop() {
 
 #[test]
 fn health_runs_under_its_params() {
-    let sim = health::read_simulation(health::TEST_INPUT).expect("BOTS input");
+    let sim = health::read_simulation(health::test_input()).expect("BOTS input");
     let mut expected = health::allocate_village(&sim);
     health::sim_main_seq(&mut expected, &sim);
     for workers in WORKERS {

@@ -68,7 +68,7 @@ fn sha1_gives_the_standard_digests() {
 
 #[test]
 fn the_generator_and_the_input_format() {
-    let tree = uts::read_tree(uts::TEST).expect("BOTS input");
+    let tree = uts::read_tree(uts::test()).expect("BOTS input");
     assert_eq!(tree.root_branching, 2000.0);
     assert_eq!(tree.non_leaf_prob, 0.124875);
     assert_eq!((tree.non_leaf_children, tree.root_seed), (8, 42));
@@ -105,7 +105,7 @@ fn the_generator_and_the_input_format() {
     ignore = "4.1 million SHA-1 nodes, twice, take about 20 s in the debug profile; run with --ignored"
 )]
 fn the_test_input_has_the_stated_size() {
-    let tree = uts::read_tree(uts::TEST).expect("BOTS input");
+    let tree = uts::read_tree(uts::test()).expect("BOTS input");
     assert_eq!(
         uts::tree_search_seq(&tree, &tree.root()),
         tree.expected_size
@@ -157,7 +157,7 @@ fn uts_is_recursive_not_loop_like() {
 
 #[test]
 fn uts_runs_under_its_params() {
-    let full = uts::read_tree(uts::TEST).expect("BOTS input");
+    let full = uts::read_tree(uts::test()).expect("BOTS input");
     let tree = full.with_root_branching(uts::TEST_ROOT_CHILDREN);
     let expected = uts::tree_search_seq(&tree, &tree.root());
     assert_eq!(expected, uts::TEST_ROOT_100_NODES);

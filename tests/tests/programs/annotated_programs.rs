@@ -224,7 +224,7 @@ fn nqueens_runs_under_its_params() {
 
 #[test]
 fn alignment_inputs_parse() {
-    let prot20 = alignment::read_sequences(alignment::PROT_20).expect("prot.20.aa");
+    let prot20 = alignment::read_sequences(alignment::prot_20()).expect("prot.20.aa");
     let lengths: Vec<usize> = prot20.iter().map(alignment::Sequence::len).collect();
     assert_eq!(
         lengths,
@@ -238,7 +238,7 @@ fn alignment_inputs_parse() {
         "{}",
         prot20[0].name()
     );
-    let prot100 = alignment::read_sequences(alignment::PROT_100).expect("prot.100.aa");
+    let prot100 = alignment::read_sequences(alignment::prot_100()).expect("prot.100.aa");
     assert_eq!(prot100.len(), 100);
     assert_eq!(
         prot100.iter().map(alignment::Sequence::len).max(),
@@ -250,7 +250,7 @@ fn alignment_inputs_parse() {
 
 #[test]
 fn alignment_runs_under_its_params() {
-    let seqs = alignment::read_sequences(alignment::PROT_20).expect("prot.20.aa");
+    let seqs = alignment::read_sequences(alignment::prot_20()).expect("prot.20.aa");
     let scoring = alignment::Scoring::protein();
     let expected = alignment::pairalign_seq(&seqs, &scoring);
     let n = seqs.len();
@@ -287,7 +287,7 @@ fn alignment_longest_pair_fits_the_analysed_stack() {
     // longest sequences of prot.100.aa, aligned in a task (every job a worker
     // starts runs on a runtime stack of `PARAMS.stack_size` bytes, with the
     // analysed commitment).
-    let mut seqs = alignment::read_sequences(alignment::PROT_100).expect("prot.100.aa");
+    let mut seqs = alignment::read_sequences(alignment::prot_100()).expect("prot.100.aa");
     seqs.sort_by_key(|s| std::cmp::Reverse(s.len()));
     let (a, b) = (&seqs[0], &seqs[1]);
     let scoring = alignment::Scoring::protein();
@@ -307,7 +307,7 @@ fn alignment_longest_pair_fits_the_analysed_stack() {
     ignore = "prot.100.aa takes about 70 s in the debug profile; run with --ignored"
 )]
 fn alignment_prot100_runs_under_its_params() {
-    let seqs = alignment::read_sequences(alignment::PROT_100).expect("prot.100.aa");
+    let seqs = alignment::read_sequences(alignment::prot_100()).expect("prot.100.aa");
     let scoring = alignment::Scoring::protein();
     let rt = analysed_runtime(alignment::PARAMS, &alignment::ANALYSIS, 8);
     let got = watchdog("alignment prot.100.aa", LIMIT, || {

@@ -1,0 +1,655 @@
+//! The `inlining` table: adaptive task inlining per spawn site, measured —
+//! each program under Prescient's inlining policies (`never`, `baseline`,
+//! `adaptive` and a sweep of fixed thresholds), next to rayon, chili and
+//! the sequential reference, at each thread count.
+//!
+//! Programs: `mixed` (many tiny and a few large tasks from different spawn
+//! sites, [`crate::inlining`]), `fib`, `nqueens` and `health` (the CF'17
+//! `#[task_program]` versions, whose sites carry the analyzer's static
+//! effort to the inliner, prepared by [`crate::cf17::workloads`] at the
+//! paper size, or the CF'17 quick or test size), `tree1k` (1 000 sums of a
+//! 1 023-node balanced tree per run) and `tree16m` (one sum of a
+//! 2^24 − 1-node tree); `--programs` also takes the other CF'17 programs.
+//!
+//! [`measure`] has the workloads and the measurement; this module the
+//! options, the Markdown tables and the JSON ([`InliningJson`]).
+//!
+//! Samples ([`crate::samples`]): per program (`mixed 100 sweeps x (...)`,
+//! `fib(35)`, `health medium.input`, `tree16m 16777215 nodes`) the runners
+//! `sequential` (threads 1), `prescient-<policy>` for each policy
+//! (`prescient-never`, `prescient-baseline`, `prescient-adaptive`,
+//! `prescient-fixed-16`, ...), `prescient` for the default policy
+//! (adaptive; the same median as `prescient-adaptive`), `rayon` and `chili`
+//! (where the program has such a version), at each thread count; the time
+//! is the median of the timed runs.
+
+pub mod measure;
+
+use prescient::{Inlining, Params};
+use serde::{Deserialize, Serialize};
+use std::fmt::Write as _;
+use std::num::NonZeroUsize;
+use std::time::Duration;
+
+use crate::cli::{CommonArgs, Size};
+use crate::samples::{Sample, TableHead};
+use crate::suite::machine::{load_average, Machine};
+use crate::tables::annotated::measure::sample_name;
+use measure::{
+    is_fixed, known_programs, measure, workload, Results, Runner, DEFAULT_POLICIES, PROGRAMS,
+};
+
+/// The subcommand's name (and the `table` of its JSON).
+pub const TABLE: &str = "inlining";
+
+/// Runs each program under Prescient's task-inlining policies (never,
+/// baseline, adaptive, a sweep of fixed thresholds reported as best-fixed),
+/// rayon, chili and sequentially, at each thread count, and prints per
+/// program a Markdown table of median times and T/Tseq, the adaptive
+/// runtime's per-site inlining report, and a summary of ratios.
+///
+/// Per program and thread count, every runner gets a pool of its own, built
+/// once and dropped afterwards. It makes one untimed warm-up run — during
+/// which the inliner learns its per-site decisions, which carry over to the
+/// timed runs — and then --reps timed runs; a Prescient run is timed inside
+/// runtime.run. Every result is checked against the sequential reference.
+/// Full size runs the paper sizes (fib 35, nqueens 14, health medium.input
+/// for 365 steps, a 2^24-node tree): expect it to take long at low thread
+/// counts. --quick: mixed 20 sweeps, the CF'17 quick sizes of fib, nqueens
+/// and health, tree16m at 2^20 - 1 nodes, 5 repetitions.
+#[derive(clap::Args, Clone, Debug)]
+pub struct Options {
+    /// The shared flags.
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// Comma-separated Prescient inlining policies: never, baseline,
+    /// adaptive, fixed-T (a fixed threshold of T spawn overheads; the fixed
+    /// ones form the best-fixed sweep) or baseline-C-L-U (default never,
+    /// baseline, adaptive, fixed-1, fixed-4, fixed-16, fixed-64, fixed-256).
+    #[arg(long, value_name = "LIST")]
+    pub policies: Option<PolicyList>,
+    /// Comma-separated programs: mixed, fib, nqueens, health, tree1k,
+    /// tree16m (the default), and any other CF'17 program (alignment,
+    /// delannoy, fft, sort, strassen, knapsack, uts, floorplan, sparselu).
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_program)]
+    pub programs: Vec<String>,
+    /// Timed repetitions per runner (median of; default 11, --quick 5).
+    #[arg(long, value_name = "N")]
+    pub reps: Option<NonZeroUsize>,
+}
+
+/// A list of inlining policies as `--policies` gives it: names of
+/// `Inlining::from_name`, each once, each valid in `Params`, in the order
+/// given.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PolicyList(pub Vec<Inlining>);
+
+impl std::str::FromStr for PolicyList {
+    type Err = String;
+
+    fn from_str(spec: &str) -> Result<PolicyList, String> {
+        let mut policies = Vec::new();
+        for entry in spec.split(',').map(str::trim) {
+            if entry.is_empty() {
+                return Err(format!("{spec:?}: empty entry"));
+            }
+            let policy = Inlining::from_name(entry).ok_or_else(|| {
+                format!(
+                    "`{entry}` is not an inlining policy (never, baseline, adaptive, fixed-T, \
+                     baseline-C-L-U)"
+                )
+            })?;
+            Params::DEFAULT
+                .with_inlining(policy)
+                .validate()
+                .map_err(|e| format!("`{entry}`: {e}"))?;
+            if policies.contains(&policy) {
+                return Err(format!("`{entry}` is listed twice"));
+            }
+            policies.push(policy);
+        }
+        Ok(PolicyList(policies))
+    }
+}
+
+/// One entry of `--programs`: a name of [`known_programs`].
+fn parse_program(name: &str) -> Result<String, String> {
+    let known = known_programs();
+    if known.contains(&name.trim()) {
+        Ok(name.trim().to_string())
+    } else {
+        Err(format!(
+            "unknown program `{name}` (known: {})",
+            known.join(", ")
+        ))
+    }
+}
+
+impl Options {
+    /// The policies: `--policies`, else [`DEFAULT_POLICIES`].
+    pub fn policies(&self) -> Vec<Inlining> {
+        match &self.policies {
+            Some(list) => list.0.clone(),
+            None => {
+                DEFAULT_POLICIES
+                    .parse::<PolicyList>()
+                    .expect("the default policies parse")
+                    .0
+            }
+        }
+    }
+
+    /// The programs, in table order: `--programs`, else [`PROGRAMS`].
+    pub fn programs(&self) -> Vec<&'static str> {
+        if self.programs.is_empty() {
+            return PROGRAMS.to_vec();
+        }
+        known_programs()
+            .into_iter()
+            .filter(|p| self.programs.iter().any(|q| q == p))
+            .collect()
+    }
+
+    /// The timed repetitions: `--reps`, else 11 (full), 5 (quick) or 1
+    /// (test).
+    pub fn reps(&self) -> usize {
+        self.reps.map_or(
+            match self.common.size() {
+                Size::Full => 11,
+                Size::Quick => 5,
+                Size::Test => 1,
+            },
+            NonZeroUsize::get,
+        )
+    }
+}
+
+/// The JSON of the table: the shared head and the table's own results.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct InliningJson {
+    /// The shared head (`table`, `machine`, `size`, `threads`, `samples`).
+    #[serde(flatten)]
+    pub head: TableHead,
+    /// The command line.
+    pub command: Vec<String>,
+    /// `/proc/loadavg` at the start (the machine may be shared).
+    pub load_average_at_start: String,
+    /// Timed repetitions per runner.
+    pub reps: usize,
+    /// The policies measured (`never`, `fixed-16`, ...).
+    pub policies: Vec<String>,
+    /// Each program's medians.
+    pub programs: Vec<ProgramJson>,
+    /// The summary's ratios per program and thread count.
+    pub summary: Vec<SummaryJson>,
+}
+
+/// One program of [`InliningJson::programs`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ProgramJson {
+    /// The program (`fib`).
+    pub program: String,
+    /// Its input (`n=35`).
+    pub input: String,
+    /// The sequential median, in nanoseconds.
+    pub seq_ns: f64,
+    /// The medians at each thread count.
+    pub by_threads: Vec<ThreadsJson>,
+    /// The inliner's per-site report of the `adaptive` runtime at the
+    /// largest thread count (its text), if `adaptive` was measured.
+    pub inliner_report: Option<String>,
+}
+
+/// One thread count of [`ProgramJson::by_threads`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ThreadsJson {
+    /// Worker threads.
+    pub threads: usize,
+    /// Each runner's median (`None`: no such version of the program).
+    pub runners: Vec<RunnerJson>,
+    /// The fastest fixed threshold (`fixed-16`), if any was measured.
+    pub best_fixed: Option<String>,
+}
+
+/// One runner's median.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunnerJson {
+    /// The runner as the table names it (`adaptive`, `fixed-16`, `rayon`).
+    pub runner: String,
+    /// Its median, in nanoseconds.
+    pub median_ns: Option<f64>,
+}
+
+/// One line of the summary.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SummaryJson {
+    /// The program.
+    pub program: String,
+    /// Worker threads.
+    pub threads: usize,
+    /// Each ratio of [`SUMMARY`] by its heading (`adapt/never`), `None`
+    /// where a runner is missing.
+    pub ratios: Vec<(String, Option<f64>)>,
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.2} ms", d.as_secs_f64() * 1e3)
+}
+
+fn ratio(a: Duration, b: Duration) -> f64 {
+    a.as_secs_f64() / b.as_secs_f64()
+}
+
+fn plural(threads: usize) -> &'static str {
+    if threads == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+/// A table's two cells: the time (and `tag`) and its ratio over seq, or
+/// `-`.
+fn cells(d: Option<Duration>, seq: Duration, tag: &str) -> String {
+    match d {
+        Some(d) => format!(" {}{tag} | {:.2} |", ms(d), ratio(d, seq)),
+        None => " - | - |".to_string(),
+    }
+}
+
+/// The Markdown table of one program, and the fixed sweep's lines.
+fn render(results: &Results, threads: &[usize], policies: &[Inlining]) -> String {
+    let mut out = "| runner |".to_string();
+    for &t in threads {
+        let _ = write!(out, " {t} thread{} | T/Tseq |", plural(t));
+    }
+    out.push_str("\n|---|");
+    out.push_str(&"---:|---:|".repeat(threads.len()));
+    out.push('\n');
+    let seq = results.seq;
+    let _ = write!(out, "| seq |{}", cells(Some(seq), seq, ""));
+    out.push_str(&" | |".repeat(threads.len().saturating_sub(1)));
+    out.push('\n');
+    let mut row = |name: &str, cells: String| {
+        let _ = writeln!(out, "| {name} |{cells}");
+    };
+    let fixed: Vec<Inlining> = policies.iter().copied().filter(|&p| is_fixed(p)).collect();
+    for &policy in policies.iter().filter(|&&p| !is_fixed(p)) {
+        let runner = Runner::Prescient(policy);
+        let line: String = (0..threads.len())
+            .map(|k| cells(results.get(k, runner), seq, ""))
+            .collect();
+        row(&policy.to_string(), line);
+    }
+    if !fixed.is_empty() {
+        let line: String = (0..threads.len())
+            .map(|k| match results.best_fixed(k) {
+                Some((p, d)) => cells(Some(d), seq, &format!(" ({p})")),
+                None => cells(None, seq, ""),
+            })
+            .collect();
+        row("best-fixed", line);
+    }
+    for runner in [Runner::Rayon, Runner::Chili] {
+        let line: String = (0..threads.len())
+            .map(|k| cells(results.get(k, runner), seq, ""))
+            .collect();
+        row(&runner.to_string(), line);
+    }
+    if !fixed.is_empty() {
+        out.push('\n');
+        for (k, &t) in threads.iter().enumerate() {
+            let sweep: Vec<String> = fixed
+                .iter()
+                .map(|&p| {
+                    let time = results
+                        .get(k, Runner::Prescient(p))
+                        .map_or("-".to_string(), |d| format!("{:.2}", d.as_secs_f64() * 1e3));
+                    format!("{} {time}", p.short_name().trim_start_matches("fixed-"))
+                })
+                .collect();
+            let _ = writeln!(
+                out,
+                "fixed sweep at {t} thread{} (threshold: ms): {}\n",
+                plural(t),
+                sweep.join(", ")
+            );
+        }
+    }
+    out
+}
+
+/// The ratios of the summary: (heading, numerator, denominator). `None` as
+/// a runner stands for best-fixed.
+pub const SUMMARY: [(&str, Option<Runner>, Option<Runner>); 5] = [
+    (
+        "adapt/bestfix",
+        Some(Runner::Prescient(Inlining::Adaptive)),
+        None,
+    ),
+    (
+        "adapt/never",
+        Some(Runner::Prescient(Inlining::Adaptive)),
+        Some(Runner::Prescient(Inlining::Never)),
+    ),
+    (
+        "base/never",
+        Some(Runner::Prescient(Inlining::BASELINE)),
+        Some(Runner::Prescient(Inlining::Never)),
+    ),
+    (
+        "adapt/chili",
+        Some(Runner::Prescient(Inlining::Adaptive)),
+        Some(Runner::Chili),
+    ),
+    (
+        "adapt/rayon",
+        Some(Runner::Prescient(Inlining::Adaptive)),
+        Some(Runner::Rayon),
+    ),
+];
+
+/// The summary's ratios of one program at each thread count.
+fn summary_of(program: &str, results: &Results, threads: &[usize]) -> Vec<SummaryJson> {
+    threads
+        .iter()
+        .enumerate()
+        .map(|(k, &t)| {
+            let best = results.best_fixed(k);
+            let time = |r: Option<Runner>| match r {
+                Some(r) => results.get(k, r),
+                None => best.map(|(_, d)| d),
+            };
+            let ratios = SUMMARY
+                .iter()
+                .map(|&(heading, num, den)| {
+                    let value = match (time(num), time(den)) {
+                        (Some(a), Some(b)) => Some(ratio(a, b)),
+                        _ => None,
+                    };
+                    (heading.to_string(), value)
+                })
+                .collect();
+            SummaryJson {
+                program: program.to_string(),
+                threads: t,
+                ratios,
+            }
+        })
+        .collect()
+}
+
+/// The summary's Markdown table.
+fn render_summary(summary: &[SummaryJson]) -> String {
+    let mut out = "| program | thr |".to_string();
+    for (heading, _, _) in SUMMARY {
+        let _ = write!(out, " {heading} |");
+    }
+    out.push_str("\n|---|---:|");
+    out.push_str(&"---:|".repeat(SUMMARY.len()));
+    out.push('\n');
+    for line in summary {
+        let _ = write!(out, "| {} | {} |", line.program, line.threads);
+        for (_, value) in &line.ratios {
+            match value {
+                Some(v) => {
+                    let _ = write!(out, " {v:.2} |");
+                }
+                None => out.push_str(" - |"),
+            }
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// The JSON and the samples of one program's results.
+fn program_json(
+    program: &str,
+    input: &str,
+    results: &Results,
+    threads: &[usize],
+) -> (Vec<ThreadsJson>, Vec<Sample>) {
+    let name = sample_name(program, input);
+    let mut samples: Vec<Sample> = Runner::Seq
+        .sample_names()
+        .into_iter()
+        .map(|runner| Sample::new(&name, runner, 1, results.seq.as_secs_f64()))
+        .collect();
+    let mut by_threads = Vec::new();
+    for (k, &t) in threads.iter().enumerate() {
+        let mut runners = Vec::new();
+        for &(runner, median) in &results.by_threads[k] {
+            runners.push(RunnerJson {
+                runner: runner.to_string(),
+                median_ns: median.map(|d| d.as_nanos() as f64),
+            });
+            if let Some(d) = median {
+                for runner in runner.sample_names() {
+                    samples.push(Sample::new(&name, runner, t, d.as_secs_f64()));
+                }
+            }
+        }
+        by_threads.push(ThreadsJson {
+            threads: t,
+            runners,
+            best_fixed: results.best_fixed(k).map(|(p, _)| p.short_name()),
+        });
+    }
+    (by_threads, samples)
+}
+
+/// Runs the table: prints it on stdout, writes the JSON to `--json`.
+///
+/// # Errors
+/// Bad thread counts, a program that cannot be prepared, a wrong result, a
+/// pool that cannot be built, a JSON file that cannot be written.
+pub fn run(options: &Options) -> Result<(), String> {
+    let threads = options.common.threads()?;
+    let size = options.common.size();
+    let (reps, policies) = (options.reps(), options.policies());
+    let load = load_average();
+    let names: Vec<String> = policies.iter().map(Inlining::short_name).collect();
+    let machine = Machine::detect();
+    println!(
+        "### Prescient task inlining per spawn site ({} size; thread counts {threads:?}; load \
+         average {load} at start)\n\n{}\n\npolicies: {}. One pool per runner, program and thread \
+         count, built once: one untimed warm-up run (the inliner learns during it), then the \
+         median of {reps} timed runs (Prescient: timed inside runtime.run). T/Tseq = time over \
+         seq's median; best-fixed = the fastest fixed threshold (named); - = no such version.\n",
+        size.name(),
+        machine.describe(),
+        names.join(", "),
+    );
+    let mut head = TableHead::new(TABLE, size, &threads);
+    head.machine = machine;
+    let mut json = InliningJson {
+        head,
+        command: std::env::args().collect(),
+        load_average_at_start: load,
+        reps,
+        policies: names,
+        programs: Vec::new(),
+        summary: Vec::new(),
+    };
+    for program in options.programs() {
+        let w = workload(program, size)?;
+        let name = sample_name(program, &w.input);
+        let note = match (program, size) {
+            ("tree16m", Size::Quick) => " (--quick: 2^20 - 1 nodes instead of 2^24 - 1)",
+            ("tree16m", Size::Test) => " (--test-size: 2^14 - 1 nodes instead of 2^24 - 1)",
+            _ => "",
+        };
+        println!("#### {program}: {}{note}\n", w.input);
+        crate::cli::progress(format_args!("inlining: {name}, sequential"));
+        let (seq, _) =
+            measure(&w, Runner::Seq, 1, reps)?.ok_or("every program has a sequential version")?;
+        let mut report = None;
+        let mut by_threads = Vec::new();
+        for (k, &t) in threads.iter().enumerate() {
+            let mut row = Vec::new();
+            let runners = policies
+                .iter()
+                .map(|&p| Runner::Prescient(p))
+                .chain([Runner::Rayon, Runner::Chili]);
+            for runner in runners {
+                crate::cli::progress(format_args!(
+                    "inlining: {name}, {runner}, {t} thread{}",
+                    plural(t)
+                ));
+                let measured = measure(&w, runner, t, reps)?;
+                if let Some((_, Some(r))) = &measured {
+                    if runner == Runner::Prescient(Inlining::Adaptive) && k + 1 == threads.len() {
+                        report = Some((t, r.clone()));
+                    }
+                }
+                row.push((runner, measured.map(|(d, _)| d)));
+            }
+            by_threads.push(row);
+        }
+        let results = Results { seq, by_threads };
+        println!("{}", render(&results, &threads, &policies));
+        if let Some((t, r)) = &report {
+            println!(
+                "inliner report, adaptive at {t} thread{} (warm-up and timed runs):\n\n```text\n\
+                 {r}\n```\n",
+                plural(*t)
+            );
+            if r.sites.is_empty() {
+                println!(
+                    "(no site of {program} went through the inliner: its tasks are scope or \
+                     group spawns, which keep lazy task creation and are not routed, so the \
+                     policies differ here by noise only)\n"
+                );
+            }
+        }
+        let (program_threads, samples) = program_json(program, &w.input, &results, &threads);
+        json.head.samples.extend(samples);
+        json.summary.extend(summary_of(program, &results, &threads));
+        json.programs.push(ProgramJson {
+            program: program.to_string(),
+            input: w.input.clone(),
+            seq_ns: seq.as_nanos() as f64,
+            by_threads: program_threads,
+            inliner_report: report.map(|(_, r)| r.to_string()),
+        });
+        // Large inputs take a while to free; drop them before the next program.
+        drop(w);
+    }
+    println!(
+        "#### summary: ratios of medians (below 1: the first is faster; bestfix = best-fixed)\n\n{}",
+        render_summary(&json.summary)
+    );
+    options.common.write_json(&json)?;
+    if let Some(path) = &options.common.json {
+        eprintln!("JSON written to {}", path.display());
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        options: Options,
+    }
+
+    fn parse(s: &str) -> Result<Options, clap::Error> {
+        Cli::try_parse_from(std::iter::once("inlining").chain(s.split_whitespace()))
+            .map(|c| c.options)
+    }
+
+    #[test]
+    fn options_parse_the_tables_flags() {
+        let o = parse("").unwrap();
+        assert_eq!((o.reps(), o.programs()), (11, PROGRAMS.to_vec()));
+        let names: Vec<String> = o.policies().iter().map(Inlining::short_name).collect();
+        assert_eq!(names.join(","), DEFAULT_POLICIES);
+        let o =
+            parse("--quick --policies adaptive,fixed-8 --programs fib,mixed --reps 3 --threads 1")
+                .unwrap();
+        assert_eq!(o.reps(), 3);
+        assert_eq!(o.policies(), [Inlining::Adaptive, Inlining::fixed(8)]);
+        assert_eq!(o.programs(), ["mixed", "fib"], "table order");
+        assert_eq!(o.common.threads().unwrap(), [1]);
+        assert_eq!(parse("--quick").unwrap().reps(), 5);
+        assert_eq!(parse("--test-size").unwrap().reps(), 1);
+        assert_eq!(parse("--programs uts").unwrap().programs(), ["uts"]);
+        for bad in [
+            "--policies sometimes",
+            "--policies never,never",
+            "--policies never,",
+            "--policies fixed-100000",
+            "--programs tree",
+            "--reps 0",
+            "--bogus",
+        ] {
+            assert!(parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn json_round_trips() {
+        let ms = Duration::from_millis;
+        let results = Results {
+            seq: ms(4),
+            by_threads: vec![vec![
+                (Runner::Prescient(Inlining::Never), Some(ms(3))),
+                (Runner::Prescient(Inlining::Adaptive), Some(ms(2))),
+                (Runner::Prescient(Inlining::fixed(4)), Some(ms(1))),
+                (Runner::Chili, None),
+            ]],
+        };
+        let (by_threads, samples) = program_json("fib", "n=20", &results, &[2]);
+        let runners: Vec<&str> = samples.iter().map(|s| s.runner.as_str()).collect();
+        assert_eq!(
+            runners,
+            [
+                "sequential",
+                "prescient-never",
+                "prescient",
+                "prescient-adaptive",
+                "prescient-fixed-4"
+            ]
+        );
+        assert!(samples.iter().all(|s| s.program == "fib(20)"));
+        let mut head = TableHead::new(TABLE, Size::Test, &[2]);
+        head.samples = samples;
+        let json = InliningJson {
+            head,
+            command: vec!["inlining".to_string()],
+            load_average_at_start: "0.1".to_string(),
+            reps: 1,
+            policies: vec!["never".to_string()],
+            programs: vec![ProgramJson {
+                program: "fib".to_string(),
+                input: "n=20".to_string(),
+                seq_ns: 4e6,
+                by_threads,
+                inliner_report: None,
+            }],
+            summary: summary_of("fib", &results, &[2]),
+        };
+        let text = serde_json::to_string(&json).unwrap();
+        let back: InliningJson = serde_json::from_str(&text).unwrap();
+        assert_eq!(back.head.samples, json.head.samples);
+        assert_eq!(back.programs, json.programs);
+        assert_eq!(back.summary, json.summary);
+        assert_eq!(
+            back.programs[0].by_threads[0].best_fixed.as_deref(),
+            Some("fixed-4")
+        );
+        assert_eq!(
+            back.summary[0].ratios[1],
+            ("adapt/never".to_string(), Some(2.0 / 3.0))
+        );
+        let table = render(&results, &[2], &[Inlining::Never, Inlining::fixed(4)]);
+        let lines: Vec<&str> = table.lines().collect();
+        assert_eq!(lines[1], "|---|---:|---:|");
+        assert_eq!(lines[0].matches('|').count(), lines[2].matches('|').count());
+    }
+}
