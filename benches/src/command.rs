@@ -6,7 +6,7 @@
 
 use clap::{Parser, Subcommand};
 
-use crate::{cf17, report, suite};
+use crate::{cf17, report, suite, tables};
 
 /// Prescient's benchmark tables, side by side with rayon, chili and the
 /// sequential programs.
@@ -34,6 +34,13 @@ pub enum Command {
     ForkJoin(suite::Options),
     // The CF'17 suite, its sweep and calibration: `crate::cf17::suite`.
     Cf17(cf17::suite::Options),
+    // The annotated programs under their own and fixed parameters:
+    // `crate::tables::annotated`.
+    Annotated(tables::annotated::Options),
+    // Adaptive inlining against the fixed policies: `crate::tables::inlining`.
+    Inlining(tables::inlining::Options),
+    // What task stacks cost in memory: `crate::tables::stack_memory`.
+    StackMemory(tables::stack_memory::Options),
     /// Every table within a time budget, into one folder with report.md,
     /// SVG plots and JSON.
     Report(report::Options),
@@ -58,6 +65,9 @@ pub fn run(command: Command) -> i32 {
     let result = match command {
         Command::ForkJoin(options) => return suite::run(&options),
         Command::Cf17(options) => return cf17::suite::run(&options),
+        Command::Annotated(options) => tables::annotated::run(&options),
+        Command::Inlining(options) => tables::inlining::run(&options),
+        Command::StackMemory(options) => tables::stack_memory::run(&options),
         Command::Report(options) => report::run(&options).map(drop),
         Command::Publish(options) => report::publish::run(&options),
     };
