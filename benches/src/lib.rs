@@ -13,6 +13,9 @@
 //! * [`stack_memory`] measures what task stacks cost in memory (the
 //!   `stack_memory` binary): suspended tasks, the pool after a deep phase,
 //!   the same work on OS threads.
+//! * [`tables`] holds the tables of the `prescient-bench` command, one
+//!   module per subcommand (`dataflow`, `loops`, `trace-overhead`, ...):
+//!   each one's clap options and its `run`.
 //! * [`cli`] is the command-line convention of every benchmark: the shared
 //!   flags (`--quick`, `--threads LIST`, `--help`), the one thread-list
 //!   parser and the `PRESCIENT_BENCH_THREADS` fallback.
@@ -33,3 +36,4 @@ pub mod programs;
 pub mod samples;
 pub mod stack_memory;
 pub mod suite;
+pub mod tables;

@@ -1,0 +1,11 @@
+//! The tables of `prescient-bench`, one module per subcommand: each has its
+//! clap `Options` (the shared [`crate::cli::CommonArgs`] flattened in, then
+//! its own flags) and a `run` that prints the table as Markdown on stdout,
+//! says what it measures on stderr ([`crate::cli::progress`]) and, with
+//! `--json FILE`, writes its results with the shared `samples` list
+//! ([`crate::samples`]).
+
+pub mod dataflow;
+pub mod loops;
+#[cfg(feature = "trace")]
+pub mod trace_overhead;
