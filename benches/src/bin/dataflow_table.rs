@@ -7,7 +7,7 @@
 use clap::Parser;
 use prescient_benches::tables::dataflow::{run, Options};
 
-/// The dataflow benchmarks side by side under each DAST mode.
+// No doc comment: the help's about and long about are `Options`'s.
 #[derive(Parser)]
 #[command(name = "dataflow_table")]
 struct Cli {

@@ -7,7 +7,6 @@
 use clap::Parser;
 use prescient_benches::tables::loops::{run, Options};
 
-/// A loop of independent work items: sequential vs Prescient's for_range vs rayon.
 #[derive(Parser)]
 #[command(name = "loop_table")]
 struct Cli {

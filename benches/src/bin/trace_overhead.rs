@@ -7,7 +7,7 @@
 use clap::Parser;
 use prescient_benches::tables::trace_overhead::{run, Options};
 
-/// What the critical-path profiler costs.
+// No doc comment: the help's about and long about are `Options`'s.
 #[derive(Parser)]
 #[command(name = "trace_overhead")]
 struct Cli {

@@ -54,6 +54,9 @@ mod kernel {
     }
 }
 
+/// A loop of independent work items: sequential vs Prescient's for_range vs
+/// rayon.
+///
 /// Runs a loop of `n` independent work items side by side: sequential,
 /// Prescient's `for_range` (under the default parameters, under the
 /// parameters `#[task_program]` chooses for the loop, and under PF) and

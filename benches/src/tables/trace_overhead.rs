@@ -25,6 +25,9 @@ use std::time::Instant;
 /// The table's name: its subcommand and the `table` of its JSON.
 pub const TABLE: &str = "trace-overhead";
 
+/// What the critical-path profiler costs: fib untraced, traced and
+/// profiled, then one profile at scale.
+///
 /// Times fib under a runtime without tracing, one built with trace(true) but
 /// not recording, and one recording (Runtime::profile); then profiles a
 /// program of millions of tasks and prints the recording's size, memory and
@@ -232,7 +235,8 @@ fn overhead_table(threads: &[usize], sizes: Sizes, samples: &mut Vec<Sample>) ->
     for &threads in threads {
         for inlining in [Inlining::Adaptive, Inlining::Never] {
             progress(format!(
-                "trace-overhead: {program}, {threads} threads, inlining {}, plain/enabled/profiled",
+                "trace-overhead: {program}, {threads} thread{}, inlining {}, plain/enabled/profiled",
+                if threads == 1 { "" } else { "s" },
                 inlining.short_name()
             ));
             let params = Params::DEFAULT.with_inlining(inlining);
@@ -302,7 +306,8 @@ fn trace_capacity(n: u64, threads: usize) -> usize {
 fn big_profile(threads: &[usize], n: u64) -> BigProfile {
     let threads = *threads.iter().max().expect("at least one thread count");
     progress(format!(
-        "trace-overhead: profiling fib_tasks({n}) on {threads} threads"
+        "trace-overhead: profiling fib_tasks({n}) on {threads} thread{}",
+        if threads == 1 { "" } else { "s" }
     ));
     let params = Params::DEFAULT
         .with_inlining(Inlining::Never)

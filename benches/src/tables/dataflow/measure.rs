@@ -165,7 +165,8 @@ impl Bench {
             .iter()
             .map(|&threads| {
                 progress(format!(
-                    "dataflow: {program}, {threads} threads, {}",
+                    "dataflow: {program}, {threads} thread{}, {}",
+                    if threads == 1 { "" } else { "s" },
                     self.mode_list()
                 ));
                 let runtimes: Vec<Runtime> = modes

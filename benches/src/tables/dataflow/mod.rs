@@ -33,6 +33,9 @@ use std::time::Instant;
 /// The table's name: its subcommand and the `table` of its JSON.
 pub const TABLE: &str = "dataflow";
 
+/// The dataflow benchmarks side by side under each DAST mode, checked
+/// against their sequential references.
+///
 /// Runs the dataflow benchmarks side by side — sequential vs Prescient at
 /// each thread count, under each DAST mode (`off`, `forced`, `adaptive`,
 /// `idle`), the modes interleaved — and prints their tables: the DAST

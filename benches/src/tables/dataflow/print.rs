@@ -263,7 +263,8 @@ pub fn request_cost(bench: &Bench, sizes: &Sizes) {
         for &threads in &bench.threads {
             for &mode in &bench.modes {
                 progress(format!(
-                    "dataflow: request cost of {name}, {threads} threads, {}",
+                    "dataflow: request cost of {name}, {threads} thread{}, {}",
+                    if threads == 1 { "" } else { "s" },
                     mode.short_name()
                 ));
                 let rt = runtime(threads, DEFERRING.with_dast(mode));
