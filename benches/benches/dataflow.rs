@@ -329,8 +329,11 @@ impl Ratios {
             if mode == Params::DEFAULT.dast {
                 runners.push(PRESCIENT.to_string());
             }
+            let plural = if threads == 1 { "" } else { "s" };
             for r in runners {
-                println!("ratio {r}/{SEQUENTIAL}: {program} at {threads} threads = {ratio:.2}");
+                println!(
+                    "ratio {r}/{SEQUENTIAL}: {program} at {threads} thread{plural} = {ratio:.2}"
+                );
             }
         }
     }

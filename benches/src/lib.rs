@@ -9,7 +9,8 @@
 //!   program × runner × thread count runs in its own child process, so that its
 //!   peak RSS is its own, and the parent prints one table and writes JSON.
 //! * [`dataflow`] holds the dataflow benchmark programs, behind the
-//!   `dataflow_table` binary and the `dataflow` criterion bench.
+//!   `dataflow` table ([`tables::dataflow`]) and the `dataflow` criterion
+//!   bench.
 //! * [`stack_memory`] measures what task stacks cost in memory (the
 //!   `stack_memory` binary): suspended tasks, the pool after a deep phase,
 //!   the same work on OS threads.
