@@ -34,11 +34,19 @@ pub enum Command {
     ForkJoin(suite::Options),
     // The CF'17 suite, its sweep and calibration: `crate::cf17::suite`.
     Cf17(cf17::suite::Options),
+    // The dataflow programs under each DAST mode: `crate::tables::dataflow`.
+    Dataflow(tables::dataflow::Options),
+    // Range loops against rayon: `crate::tables::loops`.
+    Loops(tables::loops::Options),
     // The annotated programs under their own and fixed parameters:
     // `crate::tables::annotated`.
     Annotated(tables::annotated::Options),
     // Adaptive inlining against the fixed policies: `crate::tables::inlining`.
     Inlining(tables::inlining::Options),
+    // What the critical-path profiler costs: `crate::tables::trace_overhead`
+    // (in a build with the `trace` feature).
+    #[cfg(feature = "trace")]
+    TraceOverhead(tables::trace_overhead::Options),
     // What task stacks cost in memory: `crate::tables::stack_memory`.
     StackMemory(tables::stack_memory::Options),
     /// Every table within a time budget, into one folder with report.md,
@@ -65,6 +73,10 @@ pub fn run(command: Command) -> i32 {
     let result = match command {
         Command::ForkJoin(options) => return suite::run(&options),
         Command::Cf17(options) => return cf17::suite::run(&options),
+        Command::Dataflow(options) => tables::dataflow::run(&options),
+        Command::Loops(options) => tables::loops::run(&options),
+        #[cfg(feature = "trace")]
+        Command::TraceOverhead(options) => tables::trace_overhead::run(&options),
         Command::Annotated(options) => tables::annotated::run(&options),
         Command::Inlining(options) => tables::inlining::run(&options),
         Command::StackMemory(options) => tables::stack_memory::run(&options),

@@ -9,13 +9,14 @@
 //!   program × runner × thread count runs in its own child process, so that its
 //!   peak RSS is its own, and the parent prints one table and writes JSON.
 //! * [`dataflow`] holds the dataflow benchmark programs, behind the
-//!   `dataflow_table` binary and the `dataflow` criterion bench.
+//!   `dataflow` table ([`tables::dataflow`]) and the `dataflow` criterion
+//!   bench.
 //! * [`stack_memory`] measures what task stacks cost in memory (the
 //!   `stack_memory` binary): suspended tasks, the pool after a deep phase,
 //!   the same work on OS threads.
-//! * [`tables`] holds the tables of `prescient-bench`, one module per
-//!   subcommand (`annotated`, `inlining`, `stack-memory`, ...): its options
-//!   and a `run` that prints a Markdown table and writes JSON.
+//! * [`tables`] holds the tables of the `prescient-bench` command, one
+//!   module per subcommand (`dataflow`, `loops`, `trace-overhead`, ...):
+//!   each one's clap options and its `run`.
 //! * [`cli`] is the command-line convention of every benchmark: the shared
 //!   flags (`--quick`, `--threads LIST`, `--help`), the one thread-list
 //!   parser and the `PRESCIENT_BENCH_THREADS` fallback.

@@ -1,9 +1,15 @@
-//! The tables of `prescient-bench`, one module per subcommand: each has an
-//! `Options` (its `clap` flags, the shared [`crate::cli::CommonArgs`]
-//! flattened in) and a `run` that prints the table as Markdown on stdout and
-//! writes its JSON (the shared [`crate::samples::TableHead`] and its own
-//! data) to `--json`.
+//! The tables of `prescient-bench`, one module per subcommand: each has its
+//! clap `Options` (the shared [`crate::cli::CommonArgs`] flattened in, then
+//! its own flags) and a `run` that prints the table as Markdown on stdout,
+//! says what it measures on stderr ([`crate::cli::progress`]) and, with
+//! `--json FILE`, writes its results with the shared `samples` list
+//! ([`crate::samples`]). The fork-join and CF'17 tables, older and larger,
+//! live in [`crate::suite`] and [`crate::cf17::suite`].
 
 pub mod annotated;
+pub mod dataflow;
 pub mod inlining;
+pub mod loops;
 pub mod stack_memory;
+#[cfg(feature = "trace")]
+pub mod trace_overhead;

@@ -1,0 +1,290 @@
+//! The Markdown tables of the `dataflow` table: the kernels' and the bucket
+//! sweep's rows (sequential vs Prescient per mode), the empty-task cost, the
+//! DAST counters, the summary relative to `off` and, with `dast-stats`, the
+//! per-request cost.
+
+#[cfg(feature = "dast-stats")]
+use super::measure::Sizes;
+use super::measure::{Bench, Entry, Measured};
+use super::ModeRatio;
+use crate::cf17::calibrate::geomean;
+use prescient::DastMode;
+use std::time::Duration;
+
+fn ms(d: Duration) -> String {
+    format!("{:.2}", d.as_secs_f64() * 1e3)
+}
+
+/// Width of the benchmark-name column.
+const NAME: usize = 30;
+
+/// The header of a table with a sequential column and, per thread count,
+/// Prescient's time and its ratio to the sequential one.
+pub fn header(threads: &[usize], first: &str) {
+    let mut line = format!("| {first:<NAME$} | {:<8} | {:>9} |", "mode", "seq ms");
+    let mut rule = format!("|{:-<w$}|{:-<10}|{:->10}:|", "", "", "", w = NAME + 2);
+    for t in threads {
+        line += &format!(" {:>9} | {:>5} |", format!("P{t} ms"), format!("P{t}/s"));
+        rule += &format!("{:->10}:|{:->6}:|", "", "");
+    }
+    println!("{line}\n{rule}");
+}
+
+/// An entry's rows under [`header`]: one per mode.
+pub fn rows(entry: &Entry, modes: &[DastMode]) {
+    let seq = entry.seq.expect("a table with a sequential column");
+    for (m, mode) in modes.iter().enumerate() {
+        let mut line = format!(
+            "| {:<NAME$} | {:<8} | {:>9} |",
+            entry.label,
+            mode.short_name(),
+            ms(seq)
+        );
+        for measured in &entry.measured {
+            let t = measured[m].time;
+            line += &format!(
+                " {:>9} | {:>5.2} |",
+                ms(t),
+                t.as_secs_f64() / seq.as_secs_f64()
+            );
+        }
+        println!("{line}");
+    }
+}
+
+/// The heading and header of the empty-task cost table.
+pub fn task_cost_header(threads: &[usize], per_timing: usize) {
+    println!(
+        "\n### Cost per empty task (all deferred: queue_capacity 2^16; ns per task; each timing \
+         covers {per_timing} tasks)\n"
+    );
+    let mut line = format!("| {:>15} | {:<8} |", "tasks in flight", "mode");
+    let mut rule = format!("|{:->16}:|{:-<10}|", "", "");
+    for t in threads {
+        line += &format!(
+            " {:>10} | {:>10} |",
+            format!("P{t} ind ns"),
+            format!("P{t} dep ns")
+        );
+        rule += &format!("{:->11}:|{:->11}:|", "", "");
+    }
+    println!("{line}\n{rule}");
+}
+
+/// The empty-task cost's rows for `tasks` in flight (`per_timing` tasks per
+/// timed run), one per mode; returns the spawns that ran inline.
+pub fn task_cost_rows(
+    bench: &Bench,
+    tasks: usize,
+    per_timing: usize,
+    independent: &[Vec<Measured>],
+    dependent: &[Vec<Measured>],
+) -> u64 {
+    let per_task = |d: Duration| d.as_secs_f64() * 1e9 / per_timing as f64;
+    let mut inlined = 0;
+    for (m, mode) in bench.modes.iter().enumerate() {
+        let mut line = format!("| {tasks:>15} | {:<8} |", mode.short_name());
+        for (ind, dep) in independent.iter().zip(dependent) {
+            line += &format!(
+                " {:>10.1} | {:>10.1} |",
+                per_task(ind[m].time),
+                per_task(dep[m].time)
+            );
+            inlined += ind[m].delta.inlined_spawns + dep[m].delta.inlined_spawns;
+        }
+        println!("{line}");
+    }
+    inlined
+}
+
+/// The DAST counters of `entries`, per run (the change over a mode's runs
+/// divided by their number): new / done / delete requests pushed to the
+/// manager's queues vs executed inline, pushed requests executed by the
+/// manager thread vs by workers, and done-bound doublings.
+pub fn counters<'a>(bench: &Bench, entries: impl Iterator<Item = &'a Entry>) {
+    let mut entries = entries.peekable();
+    if entries.peek().is_none() {
+        return;
+    }
+    println!(
+        "\n### DAST counters per timed run (a task_cost run: its timing's tasks): requests \
+         pushed to the DAST queues vs executed inline, pushed ones executed by the manager \
+         thread vs by workers; tasks run inline at submission without a graph entry make no \
+         request\n"
+    );
+    let columns = [
+        "new push",
+        "new inl",
+        "done push",
+        "done inl",
+        "del push",
+        "del inl",
+        "by mgr",
+        "by wrk",
+        "doublings",
+    ];
+    let mut line = format!("| {:<NAME$} | {:>3} | {:<8} |", "benchmark", "P", "mode");
+    let mut rule = format!("|{:-<w$}|{:->4}:|{:-<10}|", "", "", "", w = NAME + 2);
+    for c in columns {
+        line += &format!(" {c:>9} |");
+        rule += &format!("{:->10}:|", "");
+    }
+    println!("{line}\n{rule}");
+    for entry in entries {
+        for (t, measured) in bench.threads.iter().zip(&entry.measured) {
+            for (mode, s) in bench.modes.iter().zip(measured) {
+                let d = &s.delta;
+                let mut line = format!(
+                    "| {:<NAME$} | {t:>3} | {:<8} |",
+                    entry.label,
+                    mode.short_name()
+                );
+                for value in [
+                    d.dast_new_pushed,
+                    d.dast_new_inline,
+                    d.dast_done_pushed,
+                    d.dast_done_inline,
+                    d.dast_delete_pushed,
+                    d.dast_delete_inline,
+                    d.dast_executed_by_manager,
+                    d.dast_executed_by_workers,
+                    d.dast_bound_doublings,
+                ] {
+                    line += &format!(" {:>9.0} |", value as f64 / s.runs as f64);
+                }
+                println!("{line}");
+            }
+        }
+    }
+}
+
+/// Each mode's time relative to `off`, per benchmark and thread count, and
+/// the geometric mean of those ratios per mode and thread count (returned
+/// for the JSON; empty without `off` or another mode).
+pub fn summary(bench: &Bench, entries: &[Entry]) -> Vec<ModeRatio> {
+    if entries.is_empty() {
+        return Vec::new();
+    }
+    println!("\n### DAST modes relative to off: T_mode / T_off (< 1: faster than off)\n");
+    let Some(off) = bench.modes.iter().position(|&m| m == DastMode::Off) else {
+        println!("(no summary: `off`, the baseline, is not among the measured modes)");
+        return Vec::new();
+    };
+    let others: Vec<usize> = (0..bench.modes.len()).filter(|&m| m != off).collect();
+    if others.is_empty() {
+        println!("(no summary: only `off` was measured)");
+        return Vec::new();
+    }
+    let mut line = format!("| {:<NAME$} | {:<8} |", "benchmark", "mode");
+    let mut rule = format!("|{:-<w$}|{:-<10}|", "", "", w = NAME + 2);
+    for t in &bench.threads {
+        line += &format!(" {:>6} |", format!("P{t}"));
+        rule += &format!("{:->7}:|", "");
+    }
+    println!("{line}\n{rule}");
+    let ratio = |entry: &Entry, i: usize, m: usize| {
+        entry.measured[i][m].time.as_secs_f64() / entry.measured[i][off].time.as_secs_f64()
+    };
+    for entry in entries {
+        for &m in &others {
+            let mut line = format!(
+                "| {:<NAME$} | {:<8} |",
+                entry.label,
+                bench.modes[m].short_name()
+            );
+            for i in 0..bench.threads.len() {
+                line += &format!(" {:>6.2} |", ratio(entry, i, m));
+            }
+            println!("{line}");
+        }
+    }
+    let mut means = Vec::new();
+    for &m in &others {
+        let mut line = format!(
+            "| {:<NAME$} | {:<8} |",
+            format!("geomean ({} benchmarks)", entries.len()),
+            bench.modes[m].short_name()
+        );
+        for (i, &threads) in bench.threads.iter().enumerate() {
+            let ratios: Vec<f64> = entries.iter().map(|e| ratio(e, i, m)).collect();
+            let mean = geomean(&ratios);
+            line += &format!(" {mean:>6.2} |");
+            means.push(ModeRatio {
+                mode: bench.modes[m].short_name().to_string(),
+                threads,
+                geomean: mean,
+                benchmarks: entries.len(),
+            });
+        }
+        println!("{line}");
+    }
+    means
+}
+
+/// With the `dast-stats` feature: per thread count and mode, the harmonic
+/// mean execution time of each request kind by executor (the DAST paper's
+/// Fig. 7) and the graph-lock acquisition time (its Fig. 8), over one run of
+/// two-wave at task size 250 and one of dependent empty tasks (their counts
+/// from `sizes`), all deferred (so that every task makes its three
+/// requests).
+#[cfg(feature = "dast-stats")]
+pub fn request_cost(bench: &Bench, sizes: &Sizes) {
+    use crate::cli::progress;
+    use crate::dataflow::{overhead, runtime, two_wave, DEFERRING};
+    use prescient::dataflow::{DastStats, Timing};
+    println!(
+        "\n### Per-request cost (harmonic mean ns; count in parentheses) and graph-lock \
+         acquisition (dast-stats build: every timing adds two clock reads)\n"
+    );
+    println!(
+        "| workload | P | mode | new inline | new queued | done inline | done queued | \
+         delete inline | delete queued | lock hmean | lock mean | lock max |"
+    );
+    println!("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let cell = |t: &Timing| {
+        if t.count == 0 {
+            "-".to_string()
+        } else {
+            format!("{:.0} ({})", t.harmonic_mean_ns, t.count)
+        }
+    };
+    let (waves, dependent) = sizes.request_cost;
+    let workloads: [(String, Box<dyn Fn() -> u64 + Sync>); 2] = [
+        (
+            format!("two_wave {waves}x2 size {}", two_wave::OVERHEAD),
+            Box::new(move || two_wave::dataflow(waves, two_wave::OVERHEAD).len() as u64),
+        ),
+        (
+            format!("{dependent} dependent empty"),
+            Box::new(move || overhead::empty_dependent(dependent)),
+        ),
+    ];
+    for (name, work) in &workloads {
+        for &threads in &bench.threads {
+            for &mode in &bench.modes {
+                progress(format!(
+                    "dataflow: request cost of {name}, {threads} thread{}, {}",
+                    if threads == 1 { "" } else { "s" },
+                    mode.short_name()
+                ));
+                let rt = runtime(threads, DEFERRING.with_dast(mode));
+                rt.run(work);
+                let before = DastStats::snapshot();
+                std::hint::black_box(rt.run(work));
+                let s = DastStats::snapshot().since(&before);
+                println!(
+                    "| {name} | {threads} | {mode} | {} | {} | {} | {} | {} | {} | {:.0} | {:.0} | {} |",
+                    cell(&s.new_inline),
+                    cell(&s.new_queued),
+                    cell(&s.done_inline),
+                    cell(&s.done_queued),
+                    cell(&s.delete_inline),
+                    cell(&s.delete_queued),
+                    s.lock_acquisition.harmonic_mean_ns,
+                    s.lock_acquisition.mean_ns(),
+                    s.lock_acquisition.max_ns,
+                );
+            }
+        }
+    }
+}
