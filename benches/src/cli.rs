@@ -1,35 +1,34 @@
-//! The command-line convention every benchmark of this package follows: one
-//! thread-list parser, one environment fallback and the flags the binaries
-//! share.
+//! The command-line conventions every table of `prescient-bench` follows:
+//! the flags they share, one thread-list parser, one environment fallback,
+//! the sizes and the progress lines.
 //!
-//! * The binaries (`suite`, `dataflow_table`) read their arguments through
-//!   [`parse`], which handles the shared flags — `--quick`, `--threads LIST`
-//!   and `-h`/`--help` — and hands every other flag to the binary. A flag's
-//!   value may follow it (`--threads 1,2`) or be attached (`--threads=1,2`).
+//! * [`CommonArgs`] is the `clap` group every table flattens into its
+//!   options: `--quick`, the hidden `--test-size` ([`Size`]), `--threads
+//!   LIST` and `--json FILE`.
 //! * The thread counts come from `--threads`, else from the environment
 //!   variable [`THREADS_ENV`] (`PRESCIENT_BENCH_THREADS`; the same syntax),
 //!   else [`default_threads`]: the command line wins. The criterion benches
 //!   cannot take flags of their own (`cargo bench` passes its filter), so
 //!   they read the variable alone, through [`env_threads`].
-//! * [`parse_threads`] is the one parser of a thread list, and
-//!   [`usage`] writes the `--help` text around the shared flags, so both
-//!   binaries document them in the same words.
-//! * The dataflow benchmarks (the `dataflow_table` binary and the `dataflow`
+//! * [`parse_threads`] is the one parser of a thread list.
+//! * The dataflow benchmarks (`prescient-bench dataflow` and the `dataflow`
 //!   criterion bench) also take a list of DAST modes the same way: its
 //!   `--dast LIST`, else the variable [`DAST_ENV`]
 //!   (`PRESCIENT_BENCH_DAST`), else all four ([`resolve_dast`],
 //!   [`env_dast`]; one parser, [`parse_dast`]).
+//! * [`progress`] writes the `progress:` lines on stderr that show a long
+//!   table moving, and that the report's progress bar displays.
 
 use prescient::DastMode;
 
 /// The environment variable with the thread counts to measure (`1,2,4` or
-/// `all`) when `--threads` is not given: read by both binaries and the
+/// `all`) when `--threads` is not given: read by every table, the report and the
 /// criterion benches.
 pub const THREADS_ENV: &str = "PRESCIENT_BENCH_THREADS";
 
 /// The environment variable with the DAST modes the dataflow benchmarks
 /// measure (`off,adaptive` or `all`; see [`parse_dast`]) when `--dast` is
-/// not given: read by `dataflow_table` and the `dataflow` criterion bench.
+/// not given: read by `prescient-bench dataflow` and the `dataflow` criterion bench.
 pub const DAST_ENV: &str = "PRESCIENT_BENCH_DAST";
 
 /// The available parallelism (1 if unknown): what `all` and the default
@@ -39,7 +38,7 @@ pub fn available_threads() -> usize {
 }
 
 /// Why a thread list was rejected (its `Display` is the message the
-/// binaries print).
+/// tables print).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ThreadsError {
     /// The list is empty (or only white space).
@@ -234,212 +233,9 @@ pub fn env_dast() -> Vec<DastMode> {
     resolve_dast(None, env.as_deref()).unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// A binary's arguments (without the program name), read one flag at a time;
-/// the value of a flag may follow it or be attached with `=`.
-#[derive(Debug)]
-pub struct Args {
-    rest: std::vec::IntoIter<String>,
-    /// The flag last returned by [`Args::next_flag`] and its `=value`
-    /// part, until [`Args::value`] takes that value.
-    attached: Option<(String, String)>,
-}
-
-impl Args {
-    /// The arguments `args` (without the program name).
-    pub fn new(args: impl IntoIterator<Item = String>) -> Args {
-        Args {
-            rest: args.into_iter().collect::<Vec<_>>().into_iter(),
-            attached: None,
-        }
-    }
-
-    /// The next flag (`--threads=1,2` gives `--threads`, keeping `1,2` for
-    /// [`Args::value`]), or `None` at the end.
-    ///
-    /// # Errors
-    /// If the previous flag had an attached value that it does not take
-    /// (`--quick=yes`).
-    pub fn next_flag(&mut self) -> Result<Option<String>, String> {
-        if let Some((flag, _)) = self.attached.take() {
-            return Err(format!("{flag} takes no value"));
-        }
-        let Some(arg) = self.rest.next() else {
-            return Ok(None);
-        };
-        match arg.split_once('=') {
-            Some((flag, value)) if flag.starts_with("--") => {
-                self.attached = Some((flag.to_string(), value.to_string()));
-                Ok(Some(flag.to_string()))
-            }
-            _ => Ok(Some(arg)),
-        }
-    }
-
-    /// The value of `flag`: its attached `=value`, else the next argument.
-    ///
-    /// # Errors
-    /// If there is none.
-    pub fn value(&mut self, flag: &str) -> Result<String, String> {
-        match self.attached.take() {
-            Some((_, value)) => Ok(value),
-            None => self.positional(flag),
-        }
-    }
-
-    /// The value of `flag` as a whole number of at least 1 (`--reps`).
-    ///
-    /// # Errors
-    /// If there is none, or it is not such a number.
-    pub fn positive(&mut self, flag: &str) -> Result<usize, String> {
-        let value = self.value(flag)?;
-        value
-            .parse()
-            .ok()
-            .filter(|&n| n > 0)
-            .ok_or_else(|| format!("{flag} {value:?}: not a number >= 1"))
-    }
-
-    /// The next argument as a further value of `flag` (for a flag that
-    /// takes several, such as the suite's `--child PROGRAM RUNNER THREADS`).
-    ///
-    /// # Errors
-    /// If there is none.
-    pub fn positional(&mut self, flag: &str) -> Result<String, String> {
-        self.rest
-            .next()
-            .ok_or_else(|| format!("{flag} needs a value"))
-    }
-}
-
-/// The shared flags, as given on the command line.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Common {
-    /// `--quick`: the binary's short mode.
-    pub quick: bool,
-    /// `--threads LIST`, parsed; `None` if not given.
-    pub threads: Option<Vec<usize>>,
-}
-
-impl Common {
-    /// The thread counts to measure: `--threads`, else `env` (the value of
-    /// [`THREADS_ENV`]), else the default (see [`resolve_threads`]).
-    ///
-    /// # Errors
-    /// If `env` is used and is not a valid list.
-    pub fn threads(&self, env: Option<&str>, available: usize) -> Result<Vec<usize>, String> {
-        resolve_threads(self.threads.as_deref(), env, available)
-    }
-}
-
-/// What [`parse`] found.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Parsed {
-    /// `-h` or `--help` was given: print the usage and exit 0.
-    Help,
-    /// Run, with these shared flags.
-    Run(Common),
-}
-
-/// Parses `args` (without the program name): the shared flags here, every
-/// other flag by `own`, which is given the flag and the arguments (to take
-/// its values from) and returns whether it knew the flag. `--help` stops
-/// the parse at once; `available` is what `--threads all` expands to.
-///
-/// # Errors
-/// The message of the first bad argument: an unknown flag, a missing or
-/// attached-but-not-taken value, an invalid thread list, or `own`'s error.
-pub fn parse(
-    args: impl IntoIterator<Item = String>,
-    available: usize,
-    mut own: impl FnMut(&str, &mut Args) -> Result<bool, String>,
-) -> Result<Parsed, String> {
-    let mut args = Args::new(args);
-    let mut common = Common::default();
-    while let Some(flag) = args.next_flag()? {
-        match flag.as_str() {
-            "-h" | "--help" => return Ok(Parsed::Help),
-            "--quick" => common.quick = true,
-            "--threads" => {
-                let list = args.value("--threads")?;
-                let threads = parse_threads(&list, available)
-                    .map_err(|e| format!("--threads {list:?}: {e}"))?;
-                common.threads = Some(threads);
-            }
-            other => {
-                if !own(other, &mut args)? {
-                    return Err(format!("unknown argument `{other}`"));
-                }
-            }
-        }
-    }
-    Ok(Parsed::Run(common))
-}
-
-/// A binary's options from its command line: runs `parse` on the arguments
-/// (without the program name), the value of [`THREADS_ENV`] and the
-/// available parallelism, then [`options_or_exit`] with `usage`.
-pub fn options_from_command_line<T>(
-    parse: impl FnOnce(Vec<String>, Option<&str>, usize) -> Result<Option<T>, String>,
-    usage: &str,
-) -> Option<T> {
-    let env_threads = std::env::var(THREADS_ENV).ok();
-    let args = std::env::args().skip(1).collect();
-    options_or_exit(
-        parse(args, env_threads.as_deref(), available_threads()),
-        usage,
-    )
-}
-
-/// What a binary's `main` does with the result of its option parser: the
-/// options to run with, or `None` after printing `usage` for `--help`; a bad
-/// argument prints the message and `usage` on stderr and exits with status 2.
-pub fn options_or_exit<T>(parsed: Result<Option<T>, String>, usage: &str) -> Option<T> {
-    match parsed {
-        Ok(Some(options)) => Some(options),
-        Ok(None) => {
-            print!("{usage}");
-            None
-        }
-        Err(message) => {
-            eprintln!("error: {message}\n\n{usage}");
-            std::process::exit(2);
-        }
-    }
-}
-
-/// The `--help` text of a binary: `synopsis` (after `usage: `, the shared
-/// flags first), `about` (a paragraph), then the flags — `--quick` meaning
-/// `quick`, `--threads`, the binary's own `flags` (lines indented like
-/// these, descriptions from column 23) and `--help` — and last how the
-/// thread counts are chosen.
-pub fn usage(synopsis: &str, about: &str, quick: &str, flags: &str) -> String {
-    format!(
-        "usage: {synopsis}
-
-{about}
-
-  --quick             {quick}
-  --threads LIST      the thread counts to measure: comma-separated counts
-                      (e.g. 1,2,4) or `all` (1, 2, 4, ... up to the available
-                      parallelism, which is included)
-{flags}  -h, --help          print this help and exit
-
-Thread counts come from --threads, else from the environment variable
-{THREADS_ENV} (same syntax), else 1,2 (capped at the available
-parallelism); the command line wins. A count is a whole number of at least 1
-and may be listed once; they run in ascending order, and counts above the
-available parallelism are kept (oversubscription).
-"
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn args(s: &str) -> Vec<String> {
-        s.split_whitespace().map(String::from).collect()
-    }
 
     #[test]
     fn good_thread_lists() {
@@ -538,83 +334,6 @@ mod tests {
         assert!(resolve_dast(None, Some("nope"))
             .unwrap_err()
             .starts_with("PRESCIENT_BENCH_DAST=\"nope\": `nope` is not a DAST mode"));
-    }
-
-    #[test]
-    fn shared_flags() {
-        let none = |_: &str, _: &mut Args| Ok(false);
-        let run = |s: &str| match parse(args(s), 4, none) {
-            Ok(Parsed::Run(common)) => common,
-            other => panic!("{s}: {other:?}"),
-        };
-        assert_eq!(run(""), Common::default());
-        assert!(run("--quick").quick);
-        assert_eq!(run("--threads 2,1").threads, Some(vec![1, 2]));
-        assert_eq!(run("--threads=all").threads, Some(vec![1, 2, 4]));
-        assert_eq!(run("--threads 1 --threads 4").threads, Some(vec![4]));
-        assert_eq!(parse(args("--help --bogus"), 4, none), Ok(Parsed::Help));
-        assert_eq!(parse(args("-h"), 4, none), Ok(Parsed::Help));
-        let err = |s: &str| parse(args(s), 4, none).unwrap_err();
-        assert_eq!(err("--bogus"), "unknown argument `--bogus`");
-        assert_eq!(err("--threads"), "--threads needs a value");
-        assert_eq!(err("--quick=yes"), "--quick takes no value");
-        assert_eq!(
-            err("--threads 1,1"),
-            "--threads \"1,1\": the thread count 1 is listed twice"
-        );
-        assert_eq!(
-            err("--threads="),
-            "--threads \"\": the thread list is empty"
-        );
-    }
-
-    #[test]
-    fn own_flags_take_values() {
-        let mut seen = Vec::new();
-        let parsed = parse(args("--reps=3 --child a b --quick"), 4, |flag, args| {
-            match flag {
-                "--reps" => seen.push(args.value(flag)?),
-                "--child" => {
-                    seen.push(args.value(flag)?);
-                    seen.push(args.positional(flag)?);
-                }
-                _ => return Ok(false),
-            }
-            Ok(true)
-        });
-        assert_eq!(
-            parsed,
-            Ok(Parsed::Run(Common {
-                quick: true,
-                threads: None
-            }))
-        );
-        assert_eq!(seen, ["3", "a", "b"]);
-        let parsed = parse(args("--child a"), 4, |flag, args| {
-            args.value(flag)?;
-            args.positional(flag)?;
-            Ok(true)
-        });
-        assert_eq!(parsed, Err("--child needs a value".to_string()));
-    }
-
-    #[test]
-    fn usage_documents_the_shared_flags() {
-        let text = usage(
-            "demo [--quick] [--threads LIST]",
-            "About.",
-            "short",
-            "  --x  own\n",
-        );
-        for needle in [
-            "--quick             short",
-            "--threads LIST",
-            "  --x  own\n",
-            "-h, --help",
-            THREADS_ENV,
-        ] {
-            assert!(text.contains(needle), "{needle}: {text}");
-        }
     }
 }
 

@@ -1,11 +1,12 @@
-//! The mixed-granularity workload of the `inlining_table` binary: an
+//! The mixed-granularity workload of the inlining table
+//! (`prescient-bench inlining`, [`crate::tables::inlining`]): an
 //! iterative program whose sweeps mix many tiny tasks and a few large ones
 //! from *different* spawn sites, as an alternating-least-squares sweep mixes
 //! per-row updates with a few whole-factor products. It is what per-site
 //! adaptive inlining is for: the tiny site should run its tasks as plain
 //! calls, the large site should keep spawning.
 //!
-//! `cargo bench-run inlining_table -- [--quick] [--threads LIST] [--policies LIST] [--programs LIST]`
+//! `cargo bench-run prescient-bench -- inlining [--quick] [--threads LIST] [--policies LIST] [--programs LIST]`
 //!
 //! # The work
 //! A sweep runs [`Mixed::tiny`] tiny tasks of [`TINY_ROUNDS`] rounds of a

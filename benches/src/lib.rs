@@ -1,25 +1,29 @@
-//! Benchmark programs and the suite runner of the Prescient task runtime.
+//! Benchmark programs, the tables of `prescient-bench` and its report, for
+//! the Prescient task runtime.
 //!
-//! * [`programs`] holds the benchmark programs, each with a sequential
-//!   reference and one variant per runner (Prescient, rayon, chili) that
-//!   differ only in the fork–join call. It is a plain library shared by the
-//!   criterion benches, the suite, the examples and the integration tests.
-//! * [`suite`] is the side-by-side runner behind the `suite` binary
-//!   (`cargo bench-run suite -- --quick`): every
-//!   program × runner × thread count runs in its own child process, so that its
-//!   peak RSS is its own, and the parent prints one table and writes JSON.
-//! * [`dataflow`] holds the dataflow benchmark programs, behind the
-//!   `dataflow` table ([`tables::dataflow`]) and the `dataflow` criterion
-//!   bench.
-//! * [`stack_memory`] measures what task stacks cost in memory (the
-//!   `stack_memory` binary): suspended tasks, the pool after a deep phase,
-//!   the same work on OS threads.
-//! * [`tables`] holds the tables of the `prescient-bench` command, one
-//!   module per subcommand (`dataflow`, `loops`, `trace-overhead`, ...):
-//!   each one's clap options and its `run`.
-//! * [`cli`] is the command-line convention of every benchmark: the shared
-//!   flags (`--quick`, `--threads LIST`, `--help`), the one thread-list
-//!   parser and the `PRESCIENT_BENCH_THREADS` fallback.
+//! * [`programs`] holds the fork-join benchmark programs, each with a
+//!   sequential reference and one variant per runner (Prescient, rayon,
+//!   chili) that differ only in the fork–join call. It is a plain library
+//!   shared by the criterion benches, the tables, the examples and the
+//!   integration tests; [`cf17`], [`dataflow`], [`annotated`] and
+//!   [`inlining`] hold the other tables' programs, [`stack_memory`] the
+//!   memory measurements.
+//! * [`command`] is the `prescient-bench` command line: one `clap` parser,
+//!   a subcommand per table, `report` and `publish`.
+//! * [`suite`] is the fork-join table (`prescient-bench fork-join`): every
+//!   program × runner × thread count runs in its own child process, so that
+//!   its peak RSS is its own, and the parent prints one table and writes
+//!   JSON; [`cf17::suite`] is the CF'17 table, built the same way.
+//! * [`tables`] holds the other tables, one module per subcommand
+//!   (`dataflow`, `loops`, `annotated`, `inlining`, `trace-overhead`,
+//!   `stack-memory`): each one's clap options and its `run`.
+//! * [`report`] runs every table within a time budget and writes one folder
+//!   per host and date (report.md, SVG plots, JSON); [`samples`] is the JSON
+//!   every table shares for it.
+//! * [`cli`] holds the conventions every table follows: the shared flags
+//!   ([`cli::CommonArgs`]: `--quick`, `--threads LIST`, `--json FILE`), the
+//!   one thread-list parser and the `PRESCIENT_BENCH_THREADS` fallback;
+//!   [`data`] finds the input files, also beside a copied binary.
 //!
 //! The fork–join anchors are rayon 1.12 (`rayon::join` inside
 //! `ThreadPool::install`) and chili 0.2.1 (`Scope::join`, the Rust port of

@@ -1,5 +1,5 @@
 //! What task stacks cost in memory, behind the `stack-memory` table
-//! ([`crate::tables::stack_memory`], and the `stack_memory` binary).
+//! ([`crate::tables::stack_memory`], `prescient-bench stack-memory`).
 //!
 //! Two phases, each configuration in a child process of its own (so the RSS
 //! it reads is its own):

@@ -1,4 +1,4 @@
-//! The fork-join suite (`suite` binary, `prescient-bench fork-join`) end to
+//! The fork-join suite (`prescient-bench fork-join`) end to
 //! end at the test size: every program x runner x thread count through real
 //! child processes (`EXE fork-join --child ...`), the Markdown tables on
 //! stdout, and the JSON with the shared samples.
@@ -10,12 +10,13 @@ fn suite_runs_every_configuration_through_child_processes() {
     let dir = std::env::temp_dir().join(format!("prescient-suite-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let json = dir.join("fork-join.json");
-    let out = Command::new(env!("CARGO_BIN_EXE_suite"))
+    let out = Command::new(env!("CARGO_BIN_EXE_prescient-bench"))
+        .arg("fork-join")
         .args(["--test-size", "--threads", "1,2", "--json"])
         .arg(&json)
         .env_remove("PRESCIENT_BENCH_THREADS")
         .output()
-        .expect("the suite binary runs");
+        .expect("prescient-bench runs");
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stdout}\n{stderr}");
@@ -58,21 +59,22 @@ fn suite_runs_every_configuration_through_child_processes() {
 }
 
 #[test]
-fn suite_accepts_its_subcommand_word_and_rejects_bad_flags() {
+fn fork_join_has_help_rejects_bad_flags_and_runs_a_child() {
     let run = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_suite"))
+        Command::new(env!("CARGO_BIN_EXE_prescient-bench"))
+            .arg("fork-join")
             .args(args)
             .output()
-            .expect("the suite binary runs")
+            .expect("prescient-bench runs")
     };
-    let help = run(&["fork-join", "--help"]);
+    let help = run(&["--help"]);
     assert!(help.status.success());
     assert!(String::from_utf8_lossy(&help.stdout).contains("--tree-layout"));
     let bad = run(&["--only", "nope"]);
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown program `nope`"));
     // A child measures one configuration and prints its RESULT line.
-    let child = run(&["fork-join", "--child", "fib", "rayon", "1", "--test-size"]);
+    let child = run(&["--child", "fib", "rayon", "1", "--test-size"]);
     assert!(child.status.success());
     assert!(String::from_utf8_lossy(&child.stdout).starts_with("RESULT program=fib runner=rayon"));
 }

@@ -40,8 +40,8 @@
 //!
 //! The two constants are set against rayon's idle cost: after its last job a
 //! rayon worker searches and yields for 32 rounds (tens of microseconds)
-//! and then sleeps with no timeout. `suite --child-idle prescient-default
-//! 16` measures the CPU an idle runtime burns in the second after one tiny
+//! and then sleeps with no timeout. `prescient-bench fork-join --child-idle
+//! prescient-default 16` measures the CPU an idle runtime burns in the second after one tiny
 //! job; with these constants it is about rayon's, where a longer spin and a
 //! shorter first timeout cost several times more (docs/measurements.md,
 //! "Idle workers").

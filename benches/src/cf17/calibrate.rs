@@ -1,7 +1,7 @@
 //! Deriving decision trees from the sweep, and validating them leave one
 //! program out: the evidence behind `prescient::analysis::calibrated`.
 //!
-//! `cargo bench-run cf17 -- --calibrate [DIR]`
+//! `cargo bench-run prescient-bench -- cf17 --calibrate [DIR]`
 //! (DIR defaults to the sweep stored in the repository,
 //! `benches/results/sweep`).
 //!

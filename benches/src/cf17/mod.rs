@@ -12,7 +12,7 @@
 //! * [`workloads`] prepares a program by name at a [`Size`];
 //! * [`baselines`] holds the rayon and chili versions of the task code;
 //! * [`suite`] runs them all, each program × runner × thread count in its own
-//!   child process, behind the `cf17` binary (its documentation explains the
+//!   child process, behind `prescient-bench cf17` (its documentation explains the
 //!   output and its conventions); [`plots`] draws its SVG plots.
 
 pub mod baselines;

@@ -1,4 +1,4 @@
-//! The `cf17` binary's three SVG plots (drawn with `plotters`' SVG backend
+//! `prescient-bench cf17`'s three SVG plots (drawn with `plotters`' SVG backend
 //! from a [`Table`]):
 //!
 //! * `speedup.svg`: per program one panel, the speedup over the sequential

@@ -2,9 +2,9 @@
 //! program under every queue policy × queue capacity × dependency buckets ×
 //! stack commitment, at each thread count, stored as JSON with the host described.
 //!
-//! `cargo bench-run cf17 -- --sweep [--threads
+//! `cargo bench-run prescient-bench -- cf17 --sweep [--threads
 //! LIST] [--reps N] [--only PROGRAMS] [--size test|quick|paper] [--out DIR]`
-//! (`prescient-bench cf17 --sweep ...`; the flags are parsed with the
+//! (the flags are parsed with the
 //! table's, [`crate::cf17::suite::Options`]).
 //!
 //! The grid ([`Config::all`]) is the one the decision trees choose from:

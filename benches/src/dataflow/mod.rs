@@ -19,8 +19,7 @@
 //! bitwise equal to the reference's: the checkers compare exactly.
 //!
 //! The criterion benches are in `benches/dataflow.rs`; the quick side-by-side
-//! table is [`crate::tables::dataflow`] (the `dataflow` table; for now also
-//! the `dataflow_table` binary). Both take their thread counts by the
+//! table is [`crate::tables::dataflow`] (`prescient-bench dataflow`). Both take their thread counts by the
 //! convention of [`crate::cli`].
 
 pub mod cholesky;

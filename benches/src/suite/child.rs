@@ -370,7 +370,7 @@ fn run_and_read(
 
 /// Runs `exe args…` with stdin closed and stderr passed through, kills it
 /// after `timeout`, and returns its exit status and everything it printed
-/// on stdout (also the `cf17` binary's way to run its children).
+/// on stdout (also `prescient-bench cf17`'s way to run its children).
 ///
 /// # Errors
 /// If it cannot be spawned or waited for, or ran past `timeout`.

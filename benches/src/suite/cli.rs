@@ -1,8 +1,7 @@
 //! The fork-join suite's command line: [`Options`], a `clap` argument
 //! struct with the flags every table shares ([`CommonArgs`]) plus the
 //! suite's own and the hidden ones of its child processes. `prescient-bench
-//! fork-join` flattens it into its subcommand; the `suite` binary is a thin
-//! alias that parses it alone.
+//! fork-join` flattens it into its subcommand.
 //!
 //! The parent re-executes its own executable once per configuration as
 //! `EXE fork-join --child PROGRAM RUNNER THREADS ...` ([`Settings::child_args`]): the
@@ -25,6 +24,8 @@ pub const DEFAULT_JSON: &str = "target/prescient-suite.json";
 /// Where `--profile` writes unless `--profile-dir` says otherwise.
 pub const DEFAULT_PROFILE_DIR: &str = "target/profile";
 
+/// Fork-join programs (fib, tree sums) against rayon, chili and sequential.
+///
 /// Runs every program x runner x thread count in its own child process and
 /// prints a table of times, T/Tseq, overhead per join, speedups, ratios to
 /// rayon and chili, peak RSS and Prescient's suspensions; then the idle CPU
@@ -36,7 +37,7 @@ pub const DEFAULT_PROFILE_DIR: &str = "target/profile";
 ///
 /// With --profile, instead profiles one program under one Prescient runner
 /// at each thread count with the critical-path profiler (needs the `trace`
-/// feature: cargo bench-run suite --features trace -- --profile fib) and
+/// feature: cargo bench-run prescient-bench --features trace -- fork-join --profile fib) and
 /// writes its report, Chrome trace and SVG.
 ///
 /// Thread counts come from --threads, else from the environment variable
@@ -354,7 +355,7 @@ mod tests {
     use clap::Parser;
 
     // The options as a command of their own (what `prescient-bench
-    // fork-join` and the `suite` binary flatten them into).
+    // fork-join` flattens them into).
     #[derive(clap::Parser, Debug)]
     struct Cli {
         #[command(flatten)]

@@ -29,13 +29,6 @@ impl Machine {
         }
     }
 
-    /// The description as a compact JSON object (what every benchmark's
-    /// JSON records under `"machine"`): `serde_json` on the derived
-    /// `Serialize`, kept for the tables that still write JSON by hand.
-    pub fn json(&self) -> String {
-        serde_json::to_string(self).expect("a Machine serializes")
-    }
-
     /// One line for humans.
     pub fn describe(&self) -> String {
         format!(
@@ -113,8 +106,10 @@ mod tests {
             os: String::new(),
             cpu: "a \"quoted\" CPU".into(),
         };
-        let back: Machine = serde_json::from_str(&m.json()).unwrap();
+        let back: Machine = serde_json::from_str(&serde_json::to_string(&m).unwrap()).unwrap();
         assert_eq!(back, m);
-        assert!(m.json().starts_with("{\"threads\":2,"));
+        assert!(serde_json::to_string(&m)
+            .unwrap()
+            .starts_with("{\"threads\":2,"));
     }
 }

@@ -1,7 +1,7 @@
 //! The side-by-side suite: every program × runner × thread count in its own
 //! child process, one table, one JSON file.
 //!
-//! `prescient-bench fork-join` (and the `suite` binary, its alias) parse
+//! `prescient-bench fork-join` parses
 //! [`Options`] and call [`run`]. The parent ([`run_suite`]) spawns its own
 //! executable once per configuration with the hidden arguments `fork-join
 //! --child PROGRAM RUNNER THREADS` ([`SUBCOMMAND`] first); the child ([`child`]) builds the pool once,
@@ -51,7 +51,6 @@
 pub mod child;
 pub mod cli;
 mod config;
-mod json;
 pub mod machine;
 mod pool;
 pub mod profile;

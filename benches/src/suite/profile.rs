@@ -78,7 +78,7 @@ pub fn run(options: &ProfileOptions) -> i32 {
 pub fn run(options: &ProfileOptions) -> i32 {
     eprintln!(
         "error: --profile needs the critical-path profiler; rebuild with the `trace` feature:\n  \
-         cargo bench-run suite --features trace -- --profile {}",
+         cargo bench-run prescient-bench --features trace -- fork-join --profile {}",
         options.program.name()
     );
     2

@@ -8,7 +8,6 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 
 // The hand-written JSON helpers, for the tables that still use them.
-pub use super::json::{counters_json, json_number, json_string};
 
 use super::child::{ChildResult, IdleOutcome, Outcome};
 use super::cli::{Settings, SUBCOMMAND};

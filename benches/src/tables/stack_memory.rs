@@ -8,9 +8,8 @@
 //! Each (phase, tasks, workers, configuration) runs in a child process of
 //! its own, so that the resident set it reads is its own: the table runs
 //! its own executable again ([`std::env::current_exe`]) with the words of
-//! its command line that precede the first flag — none for the
-//! `stack_memory` binary, the subcommand (`stack-memory`) for
-//! `prescient-bench` — then the hidden flag `--child
+//! its command line that precede the first flag — the subcommand
+//! (`stack-memory`) for `prescient-bench` — then the hidden flag `--child
 //! CONFIG,PHASE,TASKS,WORKERS,DEEP` ([`child_prefix`], [`child_args`]).
 //! A caller whose subcommand words are not simply the leading words of its
 //! command line sets [`Options::child_prefix`] itself.
@@ -30,6 +29,8 @@ use crate::suite::machine::Machine;
 /// The subcommand's name (and the `table` of its JSON).
 pub const TABLE: &str = "stack-memory";
 
+/// What task stacks cost in memory: suspended tasks, the pool after a deep phase, OS threads.
+///
 /// Measures the resident memory of suspended tasks (each recursed, then
 /// waiting on an Event) per task against the stack each used, under
 /// Params::DEFAULT, under an annotated module's PARAMS and as OS threads;

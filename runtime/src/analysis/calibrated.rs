@@ -4,13 +4,13 @@
 //! # Where they come from
 //! CF'17's trees ([`super::cf17`]) were derived "based on empirical
 //! experience" on the Insieme runtime. These come from a parameter sweep of
-//! the twelve CF'17 programs on Prescient (`cargo run --release -p
-//! prescient-benches --bin cf17 -- --sweep`, stored with its host in
+//! the twelve CF'17 programs on Prescient (`cargo bench-run prescient-bench --
+//! cf17 --sweep`, stored with its host in
 //! `benches/results/sweep/`): every program under the four queue policies ×
 //! queue capacities {2, 4, 8, 16, 32, 128} × dependency buckets {97, 1021,
 //! 64567, 256019} × stack {analysed, 8 MiB}, best of three runs each, on one
 //! and two workers of a 2-core Intel Xeon VM. A learner over the same features
-//! as the paper's (ρ, λ, effort; `cf17 --calibrate` prints it, its tree and a
+//! as the paper's (ρ, λ, effort; `prescient-bench cf17 --calibrate` prints it, its tree and a
 //! leave-one-program-out validation) chose, for the parallel runs, the
 //! configuration of least mean `ln(T / T_best)`, splitting only where a split
 //! lowered that loss by at least 2 % with two programs or more on each side.

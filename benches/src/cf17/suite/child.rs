@@ -1,4 +1,4 @@
-//! The `cf17` binary's child processes: one configuration each, measured and
+//! `prescient-bench cf17`'s child processes: one configuration each, measured and
 //! reported on one line of stdout; and the parent's side that spawns them and
 //! reads that line.
 //!

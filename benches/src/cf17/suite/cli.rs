@@ -2,8 +2,7 @@
 //! with the flags every table shares ([`CommonArgs`]), the suite's own, the
 //! two other modes (`--sweep`, `--calibrate [DIR]`) and the hidden
 //! arguments of the child processes. `prescient-bench cf17` flattens it
-//! into its subcommand; the `cf17` binary is a thin alias that parses it
-//! alone.
+//! into its subcommand.
 //!
 //! Every child is `EXE cf17 ...` ([`SUBCOMMAND`] first): the suite's
 //! `cf17 --child PROGRAM RUNNER THREADS --size SIZE --reps N`
@@ -31,6 +30,8 @@ pub const DEFAULT_PLOTS: &str = "target/cf17";
 /// section appears (`--size test` alone keeps every program).
 pub const TEST_PROGRAMS: [&str; 3] = ["fib", "delannoy", "floorplan"];
 
+/// The twelve CF'17 programs: analyzer-tuned parameters against the defaults, rayon and chili.
+///
 /// Runs the CF'17 suite: every program x runner x thread count in its own
 /// child process (one warm-up run, then N timed and verified runs inside
 /// one pool entry). Prints per program the median and fastest time, T/Tseq,
@@ -416,7 +417,7 @@ mod tests {
     use clap::Parser;
 
     // The options as a command of their own (what `prescient-bench cf17`
-    // and the `cf17` binary flatten them into).
+    // flattens them into).
     #[derive(clap::Parser, Debug)]
     struct Cli {
         #[command(flatten)]

@@ -1,10 +1,9 @@
-//! The `cf17` binary: the CF'17 suite ([`crate::cf17::workloads`]) under
+//! `prescient-bench cf17`: the CF'17 suite ([`crate::cf17::workloads`]) under
 //! every runner, each program × runner × thread count in its own child
 //! process; one table, one JSON file and three SVG plots.
 //!
 //! ```text
-//! cargo bench-run cf17 -- --quick --threads 1,2
-//! prescient-bench cf17 --quick --threads 1,2
+//! cargo bench-run prescient-bench -- cf17 --quick --threads 1,2
 //! ```
 //!
 //! The command line is [`Options`] (a `clap` argument struct; the `cf17`

@@ -53,6 +53,8 @@ const COUNTER_COLUMNS: [(&str, &str); 5] = [
     ("published_joins", "pub.joins"),
 ];
 
+/// The #[task_program] programs under the parameters the analyzer chose, the defaults and fixed sets.
+///
 /// Runs the #[task_program] programs fib (n = 35), nqueens (n = 11) and
 /// alignment (BOTS prot.20.aa) sequentially and under several runtime
 /// configurations — own (the program's analysed PARAMS), default

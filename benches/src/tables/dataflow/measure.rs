@@ -115,6 +115,10 @@ pub struct Entry {
     pub tasks_per_run: Option<usize>,
     /// Whether its DAST counters are printed without `--counters`.
     pub counted_by_default: bool,
+    /// Whether it runs under `Params::DEFAULT`, as a user's program would
+    /// (then its default mode's samples are also Prescient's own); the task
+    /// cost and the bucket sweep defer every spawn.
+    pub default_params: bool,
     /// `measured[i][m]`: at the `i`-th thread count under the `m`-th mode.
     pub measured: Vec<Vec<Measured>>,
 }
@@ -241,6 +245,7 @@ impl Bench {
             seq: Some(seq),
             tasks_per_run: None,
             counted_by_default: false,
+            default_params: true,
             measured,
         }
     }
@@ -268,6 +273,7 @@ impl Bench {
                     seq: Some(seq),
                     tasks_per_run: None,
                     counted_by_default: size == two_wave::OVERHEAD,
+                    default_params: true,
                     measured,
                 }
             })
@@ -352,6 +358,7 @@ impl Bench {
                     seq: None,
                     tasks_per_run: Some(tasks * repeat),
                     counted_by_default: false,
+                    default_params: false,
                     measured,
                 });
             }
@@ -394,6 +401,7 @@ impl Bench {
                     seq: Some(seq),
                     tasks_per_run: None,
                     counted_by_default: false,
+                    default_params: false,
                     measured,
                 };
                 print::rows(&entry, &self.modes);

@@ -354,7 +354,8 @@ pub fn runner(mode: DastMode) -> String {
 
 /// The samples of `entry`: the sequential reference (if any), and per
 /// thread count and mode its time (per task, where the entry counts tasks)
-/// under [`runner`], the default mode's also under [`PRESCIENT`].
+/// under [`runner`], the default mode's also under [`PRESCIENT`] where the
+/// entry runs under the default parameters.
 fn samples(entry: &Entry, threads: &[usize], modes: &[DastMode]) -> Vec<Sample> {
     let mut samples = Vec::new();
     if let Some(seq) = entry.seq {
@@ -368,7 +369,7 @@ fn samples(entry: &Entry, threads: &[usize], modes: &[DastMode]) -> Vec<Sample> 
     for (&t, per_mode) in threads.iter().zip(&entry.measured) {
         for (&mode, measured) in modes.iter().zip(per_mode) {
             let mut runners = vec![runner(mode)];
-            if mode == Params::DEFAULT.dast {
+            if entry.default_params && mode == Params::DEFAULT.dast {
                 runners.push(PRESCIENT.to_string());
             }
             for runner in runners {
@@ -517,6 +518,7 @@ mod tests {
                 seq: Some(Duration::from_millis(4)),
                 tasks_per_run: None,
                 counted_by_default: true,
+                default_params: true,
                 measured: vec![
                     vec![measured(5), measured(6)],
                     vec![measured(3), measured(2)],
@@ -528,6 +530,7 @@ mod tests {
                 seq: None,
                 tasks_per_run: Some(1000),
                 counted_by_default: false,
+                default_params: true,
                 measured: vec![
                     vec![measured(1), measured(1)],
                     vec![measured(2), measured(2)],

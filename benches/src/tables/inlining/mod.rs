@@ -42,6 +42,8 @@ use measure::{
 /// The subcommand's name (and the `table` of its JSON).
 pub const TABLE: &str = "inlining";
 
+/// Adaptive task inlining against its fixed policies, rayon, chili and sequential.
+///
 /// Runs each program under Prescient's task-inlining policies (never,
 /// baseline, adaptive, a sweep of fixed thresholds reported as best-fixed),
 /// rayon, chili and sequentially, at each thread count, and prints per
