@@ -423,10 +423,12 @@ pub fn run(options: &Options) -> Result<PathBuf, String> {
             errors: String::new(),
         };
         let executable = executable_for(spec, &exe);
+        let reserved = plan::smallest_need(&selected[i + 1..], threads.len());
         let choice = plan::choose(
             spec,
             remaining.max(0.0),
             remaining_weight,
+            reserved,
             threads.len(),
             largest,
         );
@@ -434,7 +436,8 @@ pub fn run(options: &Options) -> Result<PathBuf, String> {
             (Err(why), _) => run.status = Status::Skipped(why),
             (Ok(_), None) => {
                 run.status = Status::Skipped(format!(
-                    "the {:.0} s left of the budget are less than its smallest size needs",
+                    "the {:.0} s left of the budget, less what the later tables need, are less \
+                     than its smallest size needs",
                     remaining.max(0.0)
                 ))
             }

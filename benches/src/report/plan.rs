@@ -56,7 +56,7 @@ pub const TABLES: [TableSpec; 8] = [
         name: "cf17",
         about: "the CF'17 suite: analyzer-tuned against default parameters, rayon and chili",
         weight: 2.5,
-        seconds_per_thread_count: [120.0, 35.0, 2.0],
+        seconds_per_thread_count: [120.0, 40.0, 2.0],
         fixed_seconds: [15.0, 6.0, 1.0],
         needs_trace: false,
     },
@@ -80,7 +80,7 @@ pub const TABLES: [TableSpec; 8] = [
         name: "inlining",
         about: "adaptive inlining against its fixed policies",
         weight: 1.0,
-        seconds_per_thread_count: [40.0, 10.0, 0.5],
+        seconds_per_thread_count: [150.0, 28.0, 0.5],
         fixed_seconds: [5.0, 2.0, 0.5],
         needs_trace: false,
     },
@@ -130,43 +130,54 @@ pub struct Choice {
 }
 
 /// Fits `spec` into `remaining_seconds` of the budget, of which the tables
-/// still to run (this one included) weigh `remaining_weight` in all: the
-/// largest size no larger than `largest` whose estimate fits the table's
-/// share (`remaining × weight / remaining_weight`), else the smallest size if
-/// it fits what is left at all, else `None` (the table is skipped).
+/// still to run (this one included) weigh `remaining_weight` in all and the
+/// later ones need `reserved_seconds` at their smallest size: the largest
+/// size no larger than `largest` whose estimate fits the table's share
+/// (`remaining × weight / remaining_weight`), else the smallest size if it
+/// fits what the later tables leave, else `None` (the table is skipped).
 ///
 /// The cap lets a table run past its estimate (to twice its share, or one
-/// and a half times the estimate) without taking what the later tables
-/// need more than that, and never past the budget.
+/// and a half times the estimate), but never into what the later tables
+/// need at their smallest size, nor past the budget: a table whose estimate
+/// is wrong costs its own completeness, not the tables after it.
 pub fn choose(
     spec: &TableSpec,
     remaining_seconds: f64,
     remaining_weight: f64,
+    reserved_seconds: f64,
     thread_counts: usize,
     largest: Size,
 ) -> Option<Choice> {
     let share = remaining_seconds * spec.weight / remaining_weight.max(spec.weight);
+    let available = (remaining_seconds - reserved_seconds).max(0.0);
     let allowed = SIZES.iter().skip_while(|&&s| s != largest);
     let mut smallest = None;
     for &size in allowed {
         let estimate = spec.estimate(size, thread_counts);
         smallest = Some((size, estimate));
-        if estimate <= share {
+        if estimate <= share.min(available) {
             break;
         }
     }
     let (size, estimate_seconds) = smallest?;
-    if estimate_seconds > remaining_seconds {
+    if estimate_seconds > available {
         return None;
     }
-    let cap_seconds = (2.0 * share)
-        .max(1.5 * estimate_seconds)
-        .min(remaining_seconds);
+    let cap_seconds = (2.0 * share).max(1.5 * estimate_seconds).min(available);
     Some(Choice {
         size,
         estimate_seconds,
         cap_seconds,
     })
+}
+
+/// What `tables` need at their test size, in seconds: what a table before
+/// them must leave.
+pub fn smallest_need(tables: &[&TableSpec], thread_counts: usize) -> f64 {
+    tables
+        .iter()
+        .map(|spec| spec.estimate(Size::Test, thread_counts))
+        .sum()
 }
 
 #[cfg(test)]
@@ -184,7 +195,7 @@ mod tests {
     #[test]
     fn a_generous_budget_gets_the_full_size() {
         let spec = table("loops").unwrap();
-        let choice = choose(spec, 10_000.0, 1.0, 2, Size::Full).unwrap();
+        let choice = choose(spec, 10_000.0, 1.0, 0.0, 2, Size::Full).unwrap();
         assert_eq!(choice.size, Size::Full);
         assert!(choice.cap_seconds >= choice.estimate_seconds);
     }
@@ -192,9 +203,9 @@ mod tests {
     #[test]
     fn the_largest_size_asked_for_bounds_the_choice() {
         let spec = table("loops").unwrap();
-        let choice = choose(spec, 10_000.0, 1.0, 2, Size::Quick).unwrap();
+        let choice = choose(spec, 10_000.0, 1.0, 0.0, 2, Size::Quick).unwrap();
         assert_eq!(choice.size, Size::Quick);
-        let choice = choose(spec, 10_000.0, 1.0, 2, Size::Test).unwrap();
+        let choice = choose(spec, 10_000.0, 1.0, 0.0, 2, Size::Test).unwrap();
         assert_eq!(choice.size, Size::Test);
     }
 
@@ -203,19 +214,40 @@ mod tests {
         let spec = table("cf17").unwrap();
         let test = spec.estimate(Size::Test, 5);
         // Only the test size fits.
-        let choice = choose(spec, test + 0.5, 1.0, 5, Size::Full).unwrap();
+        let choice = choose(spec, test + 0.5, 1.0, 0.0, 5, Size::Full).unwrap();
         assert_eq!(choice.size, Size::Test);
         assert!(choice.cap_seconds <= test + 0.5);
         // Nothing fits.
-        assert_eq!(choose(spec, test / 2.0, 1.0, 5, Size::Full), None);
+        assert_eq!(choose(spec, test / 2.0, 1.0, 0.0, 5, Size::Full), None);
     }
 
     #[test]
     fn a_share_leaves_room_for_the_later_tables() {
         let spec = table("fork-join").unwrap();
         let total_weight: f64 = TABLES.iter().map(|t| t.weight).sum();
-        let choice = choose(spec, 480.0, total_weight, 2, Size::Full).unwrap();
+        let choice = choose(spec, 480.0, total_weight, 0.0, 2, Size::Full).unwrap();
         assert!(choice.estimate_seconds <= 480.0 * spec.weight / total_weight);
         assert!(choice.cap_seconds < 480.0);
+    }
+
+    #[test]
+    fn a_table_never_takes_what_the_later_ones_need() {
+        let spec = table("inlining").unwrap();
+        let later: Vec<&TableSpec> = TABLES
+            .iter()
+            .skip_while(|t| t.name != "inlining")
+            .skip(1)
+            .collect();
+        let reserved = smallest_need(&later, 2);
+        assert!(reserved > 0.0);
+        // A whole budget left for one heavy table and its light successors:
+        // the cap stops short of their need.
+        let choice = choose(spec, 300.0, spec.weight, reserved, 2, Size::Full).unwrap();
+        assert!(choice.cap_seconds <= 300.0 - reserved);
+        // With less left than the later tables need, it is skipped.
+        assert_eq!(
+            choose(spec, reserved, spec.weight, reserved, 2, Size::Full),
+            None
+        );
     }
 }
