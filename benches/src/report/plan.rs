@@ -97,7 +97,7 @@ pub const TABLES: [TableSpec; 8] = [
         about: "what task stacks cost in memory",
         weight: 0.5,
         seconds_per_thread_count: [0.0, 0.0, 0.0],
-        fixed_seconds: [10.0, 5.0, 1.0],
+        fixed_seconds: [50.0, 5.0, 3.0],
         needs_trace: false,
     },
 ];
