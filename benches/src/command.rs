@@ -57,7 +57,7 @@ pub enum Command {
     Publish(report::publish::Options),
 }
 
-/// The subcommand names (what a first argument must be for [`dispatch`] to
+/// The subcommand names (what a first argument must be for [`main`] to
 /// take the command line as `prescient-bench`'s).
 pub fn subcommand_names() -> Vec<String> {
     use clap::CommandFactory;

@@ -70,7 +70,7 @@
 //! records ([`Simulation::expected`], BOTS' `check_village`).
 //!
 //! Inputs: BOTS' `test.input`, `small.input` and `medium.input` in
-//! `benches/data/health/` ([`test`], [`small`], [`medium`]; see `SOURCE.md`
+//! `benches/data/health/` ([`test`](fn@test), [`small`], [`medium`]; see `SOURCE.md`
 //! there).
 
 use std::path::{Path, PathBuf};

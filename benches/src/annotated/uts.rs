@@ -21,12 +21,12 @@
 //! random number is its state's last four bytes, big-endian, with the sign
 //! bit cleared ([`rng_rand`]), as a probability `r / 2³¹`. A node below the
 //! root is a non-leaf iff that probability is below `q`. The counts are thus
-//! fixed by the input, whatever the schedule: BOTS' `test.input` ([`test`],
+//! fixed by the input, whatever the schedule: BOTS' `test.input` ([`test`](fn@test),
 //! `b₀ = 2000, q = 0.124875, m = 8`, seed 42) has 4 112 897 nodes, the value
 //! its first line states and BOTS checks; this port counts exactly that, and
 //! the stated 30 399 117 of [`tiny`] and 111 345 631 of [`small`] as well
 //! (checked once in release, 4.7 s and 17 s sequentially on the development
-//! host; the tests count [`test`]'s tree).
+//! host; the tests count [`test`](fn@test)'s tree).
 //!
 //! **Parallel structure.** BOTS' `parTreeSearch`: a node computes its
 //! children one after the other in a loop — SHA-1 of the child's state, its
@@ -62,7 +62,7 @@
 //! the count the input file states.
 //!
 //! Inputs: BOTS' `test.input`, `tiny.input` and `small.input` in
-//! `benches/data/uts/` ([`test`], [`tiny`], [`small`]; see `SOURCE.md`
+//! `benches/data/uts/` ([`test`](fn@test), [`tiny`], [`small`]; see `SOURCE.md`
 //! there).
 
 use std::hint::black_box;
@@ -86,13 +86,13 @@ pub fn small() -> PathBuf {
 }
 
 /// The root branching factor of the tree the integration tests count under
-/// both build profiles: [`test`]'s tree with the root's 2000 children cut to
+/// both build profiles: [`test`](fn@test)'s tree with the root's 2000 children cut to
 /// the first 100, the first 100 subtrees of the full tree
 /// ([`TEST_ROOT_100_NODES`] nodes). Child 100 onwards would not do for a
 /// quick test: the subtrees of children 100 to 127 hold 2.38 million nodes.
 pub const TEST_ROOT_CHILDREN: f64 = 100.0;
 
-/// The node count of [`test`]'s tree cut to [`TEST_ROOT_CHILDREN`] root
+/// The node count of [`test`](fn@test)'s tree cut to [`TEST_ROOT_CHILDREN`] root
 /// children (computed with [`tree_search_seq`], whose SHA-1 and full count
 /// are checked against the standard's test vectors and BOTS' stated count).
 pub const TEST_ROOT_100_NODES: u64 = 6797;

@@ -24,6 +24,10 @@ pub mod workloads;
 
 use std::time::Duration;
 
+/// The CF'17 table's subcommand name: the `table` of its JSON and the
+/// first word of its children's arguments (the suite's and the sweep's).
+pub const SUBCOMMAND: &str = "cf17";
+
 /// A run's time and whether its result was right (`Err` says what was wrong).
 pub type Timed = (Duration, Result<(), String>);
 

@@ -633,7 +633,7 @@ fn sweep_program(
     for &threads in &options.threads {
         let output = Command::new(exe)
             .args([
-                super::suite::SUBCOMMAND,
+                super::SUBCOMMAND,
                 "--sweep-child",
                 program,
                 &threads.to_string(),

@@ -18,9 +18,7 @@ use crate::cf17::workloads::{known_name, NAMES};
 use crate::cf17::Size;
 use crate::cli::{self, CommonArgs};
 
-/// The table's subcommand name: the `table` of its JSON and the first word
-/// of its children's arguments.
-pub const SUBCOMMAND: &str = "cf17";
+pub use crate::cf17::SUBCOMMAND;
 /// The default JSON path.
 pub const DEFAULT_JSON: &str = "target/cf17/cf17.json";
 /// The default directory of the plots.

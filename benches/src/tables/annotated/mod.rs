@@ -14,7 +14,7 @@
 //! each keeps its best time: the machine may be shared, and a change in its
 //! load then hits every runner alike.
 //!
-//! [`measure`] has the workloads and the measurement; this module the
+//! [`measure`](mod@measure) has the workloads and the measurement; this module the
 //! options, the Markdown table and the JSON ([`AnnotatedJson`]).
 //!
 //! Samples ([`crate::samples`]): per program (`fib(35)`, `nqueens(11)`,
@@ -53,9 +53,9 @@ const COUNTER_COLUMNS: [(&str, &str); 5] = [
     ("published_joins", "pub.joins"),
 ];
 
-/// The #[task_program] programs under the parameters the analyzer chose, the defaults and fixed sets.
+/// The `#[task_program]` programs under the parameters the analyzer chose, the defaults and fixed sets.
 ///
-/// Runs the #[task_program] programs fib (n = 35), nqueens (n = 11) and
+/// Runs the `#[task_program]` programs fib (n = 35), nqueens (n = 11) and
 /// alignment (BOTS prot.20.aa) sequentially and under several runtime
 /// configurations — own (the program's analysed PARAMS), default
 /// (Params::DEFAULT), DEF and PF at queue capacities 4, 16 and 128 — at each

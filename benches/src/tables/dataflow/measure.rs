@@ -3,7 +3,6 @@
 //! benchmarks' entries (two-wave, the kernels, the empty-task cost and the
 //! bucket sweep; the last two print their own tables as they go).
 
-use super::print;
 use crate::cli::{progress, Size};
 use crate::dataflow::{
     best_time, cholesky, compare_exact, matmul, overhead, runtime, sparselu, two_wave, Kernel,
@@ -319,7 +318,7 @@ impl Bench {
     /// and per dependent task at each thread count (its table is printed as
     /// it goes). Returns its four entries (no sequential time).
     pub fn task_cost(&self, sizes: &Sizes) -> Vec<Entry> {
-        print::task_cost_header(&self.threads, sizes.task_cost_per_timing);
+        task_cost_header(&self.threads, sizes.task_cost_per_timing);
         let mut entries = Vec::new();
         let mut inlined = 0;
         for tasks in sizes.task_cost_in_flight {
@@ -350,7 +349,7 @@ impl Bench {
                 },
                 check,
             );
-            inlined += print::task_cost_rows(self, tasks, tasks * repeat, &independent, &dependent);
+            inlined += task_cost_rows(self, tasks, tasks * repeat, &independent, &dependent);
             for (kind, measured) in [("independent", independent), ("dependent", dependent)] {
                 entries.push(Entry {
                     label: format!("task_cost {tasks} {kind}"),
@@ -382,7 +381,7 @@ impl Bench {
             std::hint::black_box(overhead::many_handles_sequential(handles, rounds, work));
         });
         let reference = overhead::many_handles_sequential(handles, rounds, work);
-        print::header(&self.threads, "buckets");
+        header(&self.threads, "buckets");
         sizes
             .bucket_counts
             .iter()
@@ -404,7 +403,7 @@ impl Bench {
                     default_params: false,
                     measured,
                 };
-                print::rows(&entry, &self.modes);
+                rows(&entry, &self.modes);
                 entry
             })
             .collect()
@@ -420,6 +419,94 @@ pub fn two_wave_program(size: usize, tasks: usize) -> String {
     } else {
         format!("two-wave {size} ({tasks} tasks per wave)")
     }
+}
+
+// The rows printed as the benchmarks are measured.
+
+fn ms(d: Duration) -> String {
+    format!("{:.2}", d.as_secs_f64() * 1e3)
+}
+
+/// Width of the benchmark-name column.
+pub const NAME: usize = 30;
+
+/// The header of a table with a sequential column and, per thread count,
+/// Prescient's time and its ratio to the sequential one.
+pub fn header(threads: &[usize], first: &str) {
+    let mut line = format!("| {first:<NAME$} | {:<8} | {:>9} |", "mode", "seq ms");
+    let mut rule = format!("|{:-<w$}|{:-<10}|{:->10}:|", "", "", "", w = NAME + 2);
+    for t in threads {
+        line += &format!(" {:>9} | {:>5} |", format!("P{t} ms"), format!("P{t}/s"));
+        rule += &format!("{:->10}:|{:->6}:|", "", "");
+    }
+    println!("{line}\n{rule}");
+}
+
+/// An entry's rows under [`header`]: one per mode.
+pub fn rows(entry: &Entry, modes: &[DastMode]) {
+    let seq = entry.seq.expect("a table with a sequential column");
+    for (m, mode) in modes.iter().enumerate() {
+        let mut line = format!(
+            "| {:<NAME$} | {:<8} | {:>9} |",
+            entry.label,
+            mode.short_name(),
+            ms(seq)
+        );
+        for measured in &entry.measured {
+            let t = measured[m].time;
+            line += &format!(
+                " {:>9} | {:>5.2} |",
+                ms(t),
+                t.as_secs_f64() / seq.as_secs_f64()
+            );
+        }
+        println!("{line}");
+    }
+}
+
+/// The heading and header of the empty-task cost table.
+pub fn task_cost_header(threads: &[usize], per_timing: usize) {
+    println!(
+        "\n### Cost per empty task (all deferred: queue_capacity 2^16; ns per task; each timing \
+         covers {per_timing} tasks)\n"
+    );
+    let mut line = format!("| {:>15} | {:<8} |", "tasks in flight", "mode");
+    let mut rule = format!("|{:->16}:|{:-<10}|", "", "");
+    for t in threads {
+        line += &format!(
+            " {:>10} | {:>10} |",
+            format!("P{t} ind ns"),
+            format!("P{t} dep ns")
+        );
+        rule += &format!("{:->11}:|{:->11}:|", "", "");
+    }
+    println!("{line}\n{rule}");
+}
+
+/// The empty-task cost's rows for `tasks` in flight (`per_timing` tasks per
+/// timed run), one per mode; returns the spawns that ran inline.
+pub fn task_cost_rows(
+    bench: &Bench,
+    tasks: usize,
+    per_timing: usize,
+    independent: &[Vec<Measured>],
+    dependent: &[Vec<Measured>],
+) -> u64 {
+    let per_task = |d: Duration| d.as_secs_f64() * 1e9 / per_timing as f64;
+    let mut inlined = 0;
+    for (m, mode) in bench.modes.iter().enumerate() {
+        let mut line = format!("| {tasks:>15} | {:<8} |", mode.short_name());
+        for (ind, dep) in independent.iter().zip(dependent) {
+            line += &format!(
+                " {:>10.1} | {:>10.1} |",
+                per_task(ind[m].time),
+                per_task(dep[m].time)
+            );
+            inlined += ind[m].delta.inlined_spawns + dep[m].delta.inlined_spawns;
+        }
+        println!("{line}");
+    }
+    inlined
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 //!
 //! * [`measure`] times the benchmarks (the modes interleaved, one runtime
 //!   per mode and thread count) and holds the sizes of each [`Size`];
-//! * [`print`] writes the Markdown tables (kernels, task cost, bucket sweep,
+//! * [`print`](mod@print) writes the Markdown tables (kernels, task cost, bucket sweep,
 //!   DAST counters, the summary relative to `off`, and with `dast-stats`
 //!   the per-request cost).
 //!
@@ -27,6 +27,7 @@ use crate::cli::{self, CommonArgs, Size};
 use crate::samples::{Sample, TableHead, PRESCIENT, SEQUENTIAL};
 use measure::{Bench, Entry, Measured, Sizes};
 use prescient::{Counters, DastMode, Params};
+pub use print::ModeRatio;
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
 
@@ -237,19 +238,6 @@ impl From<&Counters> for DastCounters {
     }
 }
 
-/// One cell of the summary's geometric-mean rows.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ModeRatio {
-    /// The mode's short name.
-    pub mode: String,
-    /// Worker threads.
-    pub threads: usize,
-    /// The geometric mean of `T_mode / T_off` over the benchmarks.
-    pub geomean: f64,
-    /// How many benchmarks that mean is over.
-    pub benchmarks: usize,
-}
-
 /// Runs the table (see [`Options`]).
 ///
 /// # Errors
@@ -289,11 +277,11 @@ pub fn run(options: &Options) -> Result<(), String> {
             "### Kernels (default Params: DEF, capacity 16, 97 buckets; one row per DAST mode); \
              ratio = T / T_seq\n"
         );
-        print::header(threads, "benchmark");
+        measure::header(threads, "benchmark");
     }
     if options.wants(TwoWave) {
         for entry in bench.two_wave(&sizes) {
-            print::rows(&entry, modes);
+            measure::rows(&entry, modes);
             if entry.counted_by_default {
                 counted.push(entry.label.clone());
             }
@@ -302,17 +290,17 @@ pub fn run(options: &Options) -> Result<(), String> {
     }
     if options.wants(Cholesky) {
         let entry = bench.cholesky(&sizes);
-        print::rows(&entry, modes);
+        measure::rows(&entry, modes);
         entries.push(entry);
     }
     if options.wants(Matmul) {
         let entry = bench.matmul(&sizes);
-        print::rows(&entry, modes);
+        measure::rows(&entry, modes);
         entries.push(entry);
     }
     if options.wants(Sparselu) {
         let entry = bench.sparselu(&sizes);
-        print::rows(&entry, modes);
+        measure::rows(&entry, modes);
         entries.push(entry);
     }
 

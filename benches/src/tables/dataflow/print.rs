@@ -1,100 +1,26 @@
-//! The Markdown tables of the `dataflow` table: the kernels' and the bucket
-//! sweep's rows (sequential vs Prescient per mode), the empty-task cost, the
-//! DAST counters, the summary relative to `off` and, with `dast-stats`, the
-//! per-request cost.
+//! The `dataflow` table's closing Markdown tables: the DAST counters, the
+//! summary relative to `off` (and its [`ModeRatio`]s for the JSON) and,
+//! with `dast-stats`, the per-request cost. The rows printed while the
+//! benchmarks are measured are in [`super::measure`].
 
 #[cfg(feature = "dast-stats")]
 use super::measure::Sizes;
-use super::measure::{Bench, Entry, Measured};
-use super::ModeRatio;
+use super::measure::{Bench, Entry, NAME};
 use crate::cf17::calibrate::geomean;
 use prescient::DastMode;
-use std::time::Duration;
+use serde::{Deserialize, Serialize};
 
-fn ms(d: Duration) -> String {
-    format!("{:.2}", d.as_secs_f64() * 1e3)
-}
-
-/// Width of the benchmark-name column.
-const NAME: usize = 30;
-
-/// The header of a table with a sequential column and, per thread count,
-/// Prescient's time and its ratio to the sequential one.
-pub fn header(threads: &[usize], first: &str) {
-    let mut line = format!("| {first:<NAME$} | {:<8} | {:>9} |", "mode", "seq ms");
-    let mut rule = format!("|{:-<w$}|{:-<10}|{:->10}:|", "", "", "", w = NAME + 2);
-    for t in threads {
-        line += &format!(" {:>9} | {:>5} |", format!("P{t} ms"), format!("P{t}/s"));
-        rule += &format!("{:->10}:|{:->6}:|", "", "");
-    }
-    println!("{line}\n{rule}");
-}
-
-/// An entry's rows under [`header`]: one per mode.
-pub fn rows(entry: &Entry, modes: &[DastMode]) {
-    let seq = entry.seq.expect("a table with a sequential column");
-    for (m, mode) in modes.iter().enumerate() {
-        let mut line = format!(
-            "| {:<NAME$} | {:<8} | {:>9} |",
-            entry.label,
-            mode.short_name(),
-            ms(seq)
-        );
-        for measured in &entry.measured {
-            let t = measured[m].time;
-            line += &format!(
-                " {:>9} | {:>5.2} |",
-                ms(t),
-                t.as_secs_f64() / seq.as_secs_f64()
-            );
-        }
-        println!("{line}");
-    }
-}
-
-/// The heading and header of the empty-task cost table.
-pub fn task_cost_header(threads: &[usize], per_timing: usize) {
-    println!(
-        "\n### Cost per empty task (all deferred: queue_capacity 2^16; ns per task; each timing \
-         covers {per_timing} tasks)\n"
-    );
-    let mut line = format!("| {:>15} | {:<8} |", "tasks in flight", "mode");
-    let mut rule = format!("|{:->16}:|{:-<10}|", "", "");
-    for t in threads {
-        line += &format!(
-            " {:>10} | {:>10} |",
-            format!("P{t} ind ns"),
-            format!("P{t} dep ns")
-        );
-        rule += &format!("{:->11}:|{:->11}:|", "", "");
-    }
-    println!("{line}\n{rule}");
-}
-
-/// The empty-task cost's rows for `tasks` in flight (`per_timing` tasks per
-/// timed run), one per mode; returns the spawns that ran inline.
-pub fn task_cost_rows(
-    bench: &Bench,
-    tasks: usize,
-    per_timing: usize,
-    independent: &[Vec<Measured>],
-    dependent: &[Vec<Measured>],
-) -> u64 {
-    let per_task = |d: Duration| d.as_secs_f64() * 1e9 / per_timing as f64;
-    let mut inlined = 0;
-    for (m, mode) in bench.modes.iter().enumerate() {
-        let mut line = format!("| {tasks:>15} | {:<8} |", mode.short_name());
-        for (ind, dep) in independent.iter().zip(dependent) {
-            line += &format!(
-                " {:>10.1} | {:>10.1} |",
-                per_task(ind[m].time),
-                per_task(dep[m].time)
-            );
-            inlined += ind[m].delta.inlined_spawns + dep[m].delta.inlined_spawns;
-        }
-        println!("{line}");
-    }
-    inlined
+/// One cell of the summary's geometric-mean rows.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ModeRatio {
+    /// The mode's short name.
+    pub mode: String,
+    /// Worker threads.
+    pub threads: usize,
+    /// The geometric mean of `T_mode / T_off` over the benchmarks.
+    pub geomean: f64,
+    /// How many benchmarks that mean is over.
+    pub benchmarks: usize,
 }
 
 /// The DAST counters of `entries`, per run (the change over a mode's runs

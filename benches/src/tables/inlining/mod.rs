@@ -11,7 +11,7 @@
 //! 1 023-node balanced tree per run) and `tree16m` (one sum of a
 //! 2^24 − 1-node tree); `--programs` also takes the other CF'17 programs.
 //!
-//! [`measure`] has the workloads and the measurement; this module the
+//! [`measure`](mod@measure) has the workloads and the measurement; this module the
 //! options, the Markdown tables and the JSON ([`InliningJson`]).
 //!
 //! Samples ([`crate::samples`]): per program (`mixed 100 sweeps x (...)`,
