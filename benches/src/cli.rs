@@ -360,12 +360,6 @@ impl Size {
             Size::Test => "test",
         }
     }
-
-    /// Whether the workloads are smaller than full (`--quick` or
-    /// `--test-size`): what a table that knows only two sizes asks.
-    pub fn is_reduced(self) -> bool {
-        self != Size::Full
-    }
 }
 
 /// A thread list as `--threads` gives it (already checked against the
@@ -450,4 +444,17 @@ pub const PROGRESS_PREFIX: &str = "progress: ";
 /// progress bar shows.
 pub fn progress(what: impl std::fmt::Display) {
     eprintln!("{PROGRESS_PREFIX}{what}");
+}
+
+/// Parses `words` (without the executable) as the options `O` of the
+/// subcommand `name`, as `prescient-bench name words...` would: how the
+/// tables' tests check their flags.
+#[cfg(test)]
+pub(crate) fn parse_words<'a, O: clap::Args + clap::FromArgMatches>(
+    name: &'static str,
+    words: impl IntoIterator<Item = &'a str>,
+) -> Result<O, clap::Error> {
+    let matches = O::augment_args(clap::Command::new(name))
+        .try_get_matches_from(std::iter::once(name).chain(words))?;
+    O::from_arg_matches(&matches)
 }

@@ -352,21 +352,11 @@ impl Options {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser;
 
-    // The options as a command of their own (what `prescient-bench
-    // fork-join` flattens them into).
-    #[derive(clap::Parser, Debug)]
-    struct Cli {
-        #[command(flatten)]
-        options: Options,
-    }
-
+    // The options parsed as `prescient-bench fork-join` parses them.
     fn parse(s: &str) -> Result<Command, String> {
-        let words = std::iter::once("suite").chain(s.split_whitespace());
-        Cli::try_parse_from(words)
+        crate::cli::parse_words::<Options>("suite", s.split_whitespace())
             .map_err(|e| e.to_string())?
-            .options
             .command()
     }
 
@@ -444,7 +434,7 @@ mod tests {
         assert!(parse("--threads").is_err());
         assert!(parse("--bogus").is_err());
         assert!(parse("--timeout -1").is_err());
-        let help = Cli::try_parse_from(["suite", "--help"]).unwrap_err();
+        let help = crate::cli::parse_words::<Options>("suite", ["--help"]).unwrap_err();
         assert_eq!(help.kind(), clap::error::ErrorKind::DisplayHelp);
         let text = help.to_string();
         for needle in [

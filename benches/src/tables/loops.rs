@@ -540,19 +540,11 @@ pub fn run(options: &Options) -> Result<(), String> {
 mod tests {
     use super::*;
     use crate::samples::RAYON;
-    use clap::Parser;
     use prescient::analysis::calibrated::VISIBLE_EFFORT_MIN;
     use prescient::analysis::Trees;
 
-    #[derive(Parser)]
-    struct Cli {
-        #[command(flatten)]
-        options: Options,
-    }
-
     fn parse(s: &str) -> Result<Options, clap::Error> {
-        Cli::try_parse_from(std::iter::once("loops").chain(s.split_whitespace()))
-            .map(|cli| cli.options)
+        crate::cli::parse_words("loops", s.split_whitespace())
     }
 
     #[test]

@@ -412,20 +412,11 @@ impl Options {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser;
 
-    // The options as a command of their own (what `prescient-bench cf17`
-    // flattens them into).
-    #[derive(clap::Parser, Debug)]
-    struct Cli {
-        #[command(flatten)]
-        options: Options,
-    }
-
+    // The options parsed as `prescient-bench cf17` parses them.
     fn parse_words<'a>(words: impl IntoIterator<Item = &'a str>) -> Result<Command, String> {
-        Cli::try_parse_from(std::iter::once("cf17").chain(words))
+        crate::cli::parse_words::<Options>("cf17", words)
             .map_err(|e| e.to_string())?
-            .options
             .command()
     }
 
@@ -571,7 +562,7 @@ mod tests {
         assert!(err("--child fib tuned").contains("3 values required"));
         assert!(err("--child fib tuned 0").contains("at least 1"));
         assert!(err("--bogus").contains("--bogus"));
-        let help = Cli::try_parse_from(["cf17", "--help"]).unwrap_err();
+        let help = crate::cli::parse_words::<Options>("cf17", ["--help"]).unwrap_err();
         assert_eq!(help.kind(), clap::error::ErrorKind::DisplayHelp);
         let text = help.to_string();
         for needle in [

@@ -446,17 +446,9 @@ pub fn run(options: &Options) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser;
-
-    #[derive(Parser)]
-    struct Cli {
-        #[command(flatten)]
-        options: Options,
-    }
 
     fn parse(s: &str) -> Result<Options, clap::Error> {
-        Cli::try_parse_from(std::iter::once("annotated").chain(s.split_whitespace()))
-            .map(|c| c.options)
+        crate::cli::parse_words("annotated", s.split_whitespace())
     }
 
     #[test]

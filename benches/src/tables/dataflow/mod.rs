@@ -428,18 +428,10 @@ fn run_json(threads: usize, mode: DastMode, m: &Measured) -> RunJson {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser;
     use std::time::Duration;
 
-    #[derive(Parser)]
-    struct Cli {
-        #[command(flatten)]
-        options: Options,
-    }
-
     fn parse(s: &str) -> Result<Options, clap::Error> {
-        Cli::try_parse_from(std::iter::once("dataflow").chain(s.split_whitespace()))
-            .map(|cli| cli.options)
+        crate::cli::parse_words("dataflow", s.split_whitespace())
     }
 
     #[test]
