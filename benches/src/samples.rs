@@ -106,3 +106,20 @@ impl TableHead {
         }
     }
 }
+
+/// The distinct values of `key` (a program or a runner name) over
+/// `samples`, in first-seen order: the rows of a headline, the panels and
+/// lines of a plot.
+pub fn distinct<'a>(
+    samples: impl IntoIterator<Item = &'a Sample>,
+    key: impl Fn(&'a Sample) -> &'a str,
+) -> Vec<&'a str> {
+    let mut seen: Vec<&str> = Vec::new();
+    for sample in samples {
+        let value = key(sample);
+        if !seen.contains(&value) {
+            seen.push(value);
+        }
+    }
+    seen
+}

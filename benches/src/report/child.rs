@@ -31,6 +31,18 @@ pub enum Status {
     Skipped(String),
 }
 
+impl Status {
+    /// How it ended, for humans (`done`, `failed (exit status: 2)`, ...).
+    pub fn describe(&self) -> String {
+        match self {
+            Status::Done => "done".to_string(),
+            Status::Failed(why) => format!("failed ({why})"),
+            Status::CutAtCap => "stopped at its share of the budget".to_string(),
+            Status::Skipped(why) => format!("skipped: {why}"),
+        }
+    }
+}
+
 /// What a finished child left.
 #[derive(Debug)]
 pub struct ChildRun {

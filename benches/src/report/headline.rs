@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::samples::{Sample, CHILI, PRESCIENT, RAYON, SEQUENTIAL};
+use crate::samples::{distinct, Sample, CHILI, PRESCIENT, RAYON, SEQUENTIAL};
 
 /// The tables whose programs make the headline.
 pub const HEADLINE_TABLES: [&str; 2] = ["fork-join", "dataflow"];
@@ -40,12 +40,7 @@ pub fn rows(table: &str, samples: &[Sample]) -> Vec<HeadlineRow> {
         .iter()
         .filter(|s| !s.per_task && s.seconds > 0.0)
         .collect();
-    let mut programs: Vec<&str> = Vec::new();
-    for sample in &runs {
-        if !programs.contains(&sample.program.as_str()) {
-            programs.push(&sample.program);
-        }
-    }
+    let programs = distinct(runs.iter().copied(), |s| s.program.as_str());
     let time = |program: &str, runner: &str, threads: usize| {
         runs.iter()
             .find(|s| s.program == program && s.runner == runner && s.threads == threads)

@@ -54,15 +54,6 @@ pub struct Header<'a> {
     pub threads: &'a [usize],
 }
 
-fn status_text(status: &Status) -> String {
-    match status {
-        Status::Done => "done".to_string(),
-        Status::Failed(why) => format!("failed ({why})"),
-        Status::CutAtCap => "stopped at its share of the budget".to_string(),
-        Status::Skipped(why) => format!("skipped: {why}"),
-    }
-}
-
 /// The whole of report.md.
 pub fn render(
     header: &Header<'_>,
@@ -112,7 +103,7 @@ pub fn render(
         out.push_str(&format!(
             "| [{name}](#{name}) | {about} | {} | {} | {:.0} s | {:.0} s |\n",
             run.size.as_deref().unwrap_or("–"),
-            status_text(&run.status),
+            run.status.describe(),
             run.seconds,
             run.estimate_seconds,
             name = run.name,
@@ -128,10 +119,10 @@ pub fn render(
             out.push_str(&format!(
                 "`prescient-bench {}` — {}\n\n",
                 run.args.join(" "),
-                status_text(&run.status)
+                run.status.describe()
             ));
         } else {
-            out.push_str(&format!("{}\n\n", status_text(&run.status)));
+            out.push_str(&format!("{}\n\n", run.status.describe()));
         }
         if !run.text.trim().is_empty() {
             out.push_str(run.text.trim_end());

@@ -218,40 +218,46 @@ struct Folder<'a> {
 
 impl Folder<'_> {
     fn write(&self, runs: &[TableRun], with_plots: bool) -> Result<Vec<HeadlineRow>, String> {
-        let samples_of = |name: &str| -> Vec<Sample> {
-            runs.iter()
-                .find(|run| run.name == name)
-                .and_then(|run| run.json_file.as_ref())
-                .map_or_else(Vec::new, |file| read_samples(&self.dir.join(file)))
+        // Each table's JSON, read once per rewrite.
+        let samples: Vec<(&str, Vec<Sample>)> = runs
+            .iter()
+            .map(|run| {
+                let read = |file: &String| read_samples(&self.dir.join(file));
+                (
+                    run.name.as_str(),
+                    run.json_file.as_ref().map_or_else(Vec::new, read),
+                )
+            })
+            .collect();
+        let samples_of = |name: &str| -> &[Sample] {
+            samples
+                .iter()
+                .find(|(table, _)| *table == name)
+                .map_or(&[], |(_, of_table)| of_table.as_slice())
         };
         let headline_rows: Vec<HeadlineRow> = headline::HEADLINE_TABLES
             .iter()
-            .flat_map(|table| headline::rows(table, &samples_of(table)))
+            .flat_map(|table| headline::rows(table, samples_of(table)))
             .collect();
         let mut plots = Vec::new();
         if with_plots {
-            for run in runs {
-                let samples = samples_of(&run.name);
-                if let Some(svg) = plots::speedup(&run.name, &samples)? {
-                    let file = format!("{}-speedup.svg", run.name);
+            for (table, of_table) in &samples {
+                if let Some(svg) = plots::speedup(table, of_table)? {
+                    let file = format!("{table}-speedup.svg");
                     plots::write(self.dir, &file, &svg)?;
-                    plots.push((file, format!("{}: speedup over sequential", run.name)));
+                    plots.push((file, format!("{table}: speedup over sequential")));
                 }
-                if let Some(svg) = plots::task_cost(&run.name, &samples)? {
-                    let file = format!("{}-task-cost.svg", run.name);
+                if let Some(svg) = plots::task_cost(table, of_table)? {
+                    let file = format!("{table}-task-cost.svg");
                     plots::write(self.dir, &file, &svg)?;
-                    plots.push((file, format!("{}: the cost of one task", run.name)));
+                    plots.push((file, format!("{table}: the cost of one task")));
                 }
             }
-            let tuned_tables: Vec<(&str, Vec<Sample>)> = ["cf17", "annotated"]
-                .iter()
-                .map(|t| (*t, samples_of(t)))
+            let tuned_tables: Vec<(&str, &[Sample])> = ["cf17", "annotated"]
+                .into_iter()
+                .map(|table| (table, samples_of(table)))
                 .collect();
-            let borrowed: Vec<(&str, &[Sample])> = tuned_tables
-                .iter()
-                .map(|(t, s)| (*t, s.as_slice()))
-                .collect();
-            if let Some(svg) = plots::tuned_vs_default(&borrowed)? {
+            if let Some(svg) = plots::tuned_vs_default(&tuned_tables)? {
                 plots::write(self.dir, "tuned-vs-default.svg", &svg)?;
                 plots.push((
                     "tuned-vs-default.svg".to_string(),
@@ -323,16 +329,18 @@ fn say(bar: &ProgressBar, line: &str) {
 pub fn run(options: &Options) -> Result<PathBuf, String> {
     let start = Instant::now();
     let available = cli::available_threads();
-    let threads = match &options.threads {
-        Some(list) => list.0.clone(),
-        None => match std::env::var(cli::THREADS_ENV)
-            .ok()
-            .filter(|v| !v.trim().is_empty())
-        {
-            Some(env) => cli::parse_threads(&env, available)
-                .map_err(|e| format!("{}={env:?}: {e}", cli::THREADS_ENV))?,
-            None => cli::parse_threads("all", available).map_err(|e| e.to_string())?,
-        },
+    // The default is every count up to this host's, not a single table's
+    // 1,2: the report is the whole picture.
+    let env = std::env::var(cli::THREADS_ENV)
+        .ok()
+        .filter(|v| !v.trim().is_empty());
+    let threads = match (&options.threads, env) {
+        (None, None) => cli::parse_threads("all", available).map_err(|e| e.to_string())?,
+        (flag, env) => cli::resolve_threads(
+            flag.as_ref().map(|list| list.0.as_slice()),
+            env.as_deref(),
+            available,
+        )?,
     };
     for name in &options.tables {
         if plan::table(name).is_none() {
@@ -485,10 +493,9 @@ pub fn run(options: &Options) -> Result<PathBuf, String> {
                 run.size.as_deref().unwrap_or("-"),
                 run.seconds,
                 match &run.status {
-                    Status::Done => "done".to_string(),
+                    // Loud on the console, where a failure scrolls past.
                     Status::Failed(why) => format!("FAILED ({why})"),
-                    Status::CutAtCap => "stopped at its share of the budget".to_string(),
-                    Status::Skipped(why) => format!("skipped: {why}"),
+                    other => other.describe(),
                 }
             ),
         );

@@ -17,7 +17,7 @@ use std::path::Path;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use crate::samples::{Sample, CHILI, PRESCIENT, RAYON, SEQUENTIAL};
+use crate::samples::{distinct, Sample, CHILI, PRESCIENT, RAYON, SEQUENTIAL};
 
 const FONT: &str = "sans-serif";
 
@@ -49,24 +49,6 @@ const GREY: RGBColor = RGBColor(150, 150, 150);
 
 fn err(e: impl std::fmt::Display) -> String {
     e.to_string()
-}
-
-/// The distinct values of `key` over `items`, in first-seen order.
-fn distinct<'a, T>(
-    items: impl IntoIterator<Item = &'a T>,
-    key: impl Fn(&'a T) -> &'a str,
-) -> Vec<&'a str>
-where
-    T: 'a,
-{
-    let mut seen: Vec<&str> = Vec::new();
-    for item in items {
-        let value = key(item);
-        if !seen.contains(&value) {
-            seen.push(value);
-        }
-    }
-    seen
 }
 
 /// Draws a legend row: a line and a name per entry, left to right.
