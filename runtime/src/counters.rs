@@ -101,7 +101,8 @@ macro_rules! define_counters {
 }
 
 define_counters! {
-    /// Tasks pushed to a deque (deferred).
+    /// Tasks deferred: pushed to a deque, or recorded as latent spawns
+    /// (counted once, whether they are published later or not).
     cumulative spawns,
     /// Spawns run inline as plain calls because the deque was full.
     cumulative inlined_spawns,
@@ -124,6 +125,19 @@ define_counters! {
     /// thief's request, or before its task suspended (the other joins ran
     /// both halves without touching the deque). Also counted in `spawns`.
     cumulative published_joins,
+    /// Latent spawns a worker published to its deque: at a thief's request,
+    /// before its task suspended, or after its job ended without their
+    /// owner's wait (the others ran inline at that wait without touching
+    /// the deque). Counted in `spawns` when they were recorded.
+    cumulative published_spawns,
+    /// Times an idle worker parked its thread (after spinning, or straight
+    /// away when its last park timed out).
+    cumulative parks,
+    /// Parks that ended by their timeout with work to do: a wake-up the
+    /// pushes missed, repaired by the backstop (`sleep.rs`).
+    cumulative missed_wakeups,
+    /// Microseconds workers spent parked.
+    cumulative parked_micros,
     /// Dataflow new-task requests a worker queued for the DAST manager.
     cumulative dast_new_pushed,
     /// Dataflow new-task requests a worker executed itself (inline).

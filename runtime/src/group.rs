@@ -3,16 +3,22 @@
 //!
 //! The group's state is shared (`Arc`): a group is `'static`, clonable and
 //! may be waited for from several places. Only deferred tasks pay for that —
-//! a count and a reference each, and one allocation for the job; a task run
-//! inline (lazy task creation) is a plain call under `catch_unwind`. A wait
-//! first runs the group's own unstarted tasks still in this worker's deque
-//! (jobs carry the state's address, `JobRef::owner`; a job keeps the state
-//! alive, so the address names this group while the job exists).
+//! a count and a reference each; a task run inline (lazy task creation) is
+//! a plain call under `catch_unwind`. A deferred task is first *latent*
+//! (`latent_spawn.rs`): kept in its worker's arena, with no allocation and
+//! no deque operation, until a thief asks for it, the spawning task
+//! suspends or ends, or a wait on this worker runs it. A wait first runs
+//! the group's own unstarted tasks this worker holds — latent ones, then
+//! those still in its deque (jobs and records carry the state's address,
+//! `JobRef::owner`; each keeps the state alive, so the address names this
+//! group while it exists). The count is taken when the task is recorded,
+//! because a wait elsewhere must see it.
 
 use crate::analysis::SpawnSite;
 use crate::inlining::SiteKey;
 use crate::job::{drop_caught, keep_first_panic, HeapJob, JobRef, PanicPayload};
 use crate::latch::CountLatch;
+use crate::latent_spawn::LatentTask;
 use crate::runtime::Runtime;
 use crate::trace::{self, AtomicStrandRef};
 use crate::worker::{self, on_worker, TaskPath, WorkerThread};
@@ -121,13 +127,19 @@ impl TaskGroup {
         }
     }
 
-    /// Defers `f` to this worker's deque.
+    /// Defers `f`: as a latent spawn of this worker, or (too large for its
+    /// arena) to its deque.
     fn spawn_deferred<F>(&self, f: F)
     where
         F: FnOnce() + Send + 'static,
     {
-        let job = self.deferred(f);
-        on_worker(|worker| worker.push_forked(job));
+        let task = self.counted(f);
+        let owner = Arc::as_ptr(&self.state) as *const ();
+        on_worker(|worker| {
+            if let Err(task) = worker.record_spawn(owner, task) {
+                worker.push_forked(task.into_job());
+            }
+        });
     }
 
     /// Runs `f` now. It finishes before `spawn` returns, while `self` keeps
@@ -142,32 +154,39 @@ impl TaskGroup {
         }
     }
 
+    /// Counts `f` as pending, with a reference to the group's state.
+    fn counted<F>(&self, f: F) -> GroupTask<F>
+    where
+        F: FnOnce() + Send + 'static,
+    {
+        self.state.pending.increment();
+        GroupTask {
+            state: self.state.clone(),
+            f,
+        }
+    }
+
     /// Counts `f` as pending and boxes it into a job tagged with this group
     /// (the address of its shared state, which the job keeps alive).
     fn deferred<F>(&self, f: F) -> JobRef
     where
         F: FnOnce() + Send + 'static,
     {
-        self.state.pending.increment();
-        let state = self.state.clone();
-        let tag = Arc::as_ptr(&state) as *const ();
-        let task = move || {
-            if let Err(payload) = panic::catch_unwind(AssertUnwindSafe(f)) {
-                keep_first_panic(&state.panic, payload);
-            }
-            state.last_finished.store(trace::task_finish());
-            state.pending.decrement();
-            // Possibly the last reference to the group (dropped without a
-            // wait, holding an unobserved panic): nothing of it may unwind
-            // into the worker.
-            drop_caught(state);
-        };
-        HeapJob::into_owned_job_ref(task, tag)
+        self.counted(f).into_job()
     }
 
     /// The number of tasks spawned and not yet finished.
+    ///
+    /// While it is not zero, a call makes its worker's unstarted tasks
+    /// visible to other workers, so that a task polling it (instead of
+    /// waiting) does not keep its own spawns to itself (see
+    /// [`TaskHandle::is_finished`](crate::TaskHandle::is_finished)).
     pub fn pending(&self) -> usize {
-        self.state.pending.pending()
+        let pending = self.state.pending.pending();
+        if pending != 0 {
+            worker::publish_latent_spawns();
+        }
+        pending
     }
 
     /// Waits for every task of the group, then propagates the first panic of
@@ -189,5 +208,46 @@ impl TaskGroup {
         if let Some(payload) = self.state.panic.lock().take() {
             panic::resume_unwind(payload);
         }
+    }
+}
+
+/// A counted task of a group: what a deferred task carries, whether it
+/// waits in its worker's arena or runs as a job.
+struct GroupTask<F> {
+    state: Arc<GroupState>,
+    f: F,
+}
+
+impl<F: FnOnce() + Send + 'static> GroupTask<F> {
+    /// Runs the task, keeps its panic for the group and releases its count
+    /// and its reference.
+    fn run(self, finished: impl FnOnce(&GroupState)) {
+        let GroupTask { state, f } = self;
+        if let Err(payload) = panic::catch_unwind(AssertUnwindSafe(f)) {
+            keep_first_panic(&state.panic, payload);
+        }
+        finished(&state);
+        state.pending.decrement();
+        // Possibly the last reference to the group (dropped without a wait,
+        // holding an unobserved panic): nothing of it may unwind into the
+        // worker.
+        drop_caught(state);
+    }
+}
+
+impl<F: FnOnce() + Send + 'static> LatentTask for GroupTask<F> {
+    /// Run by a wait on the spawning worker: what its job does.
+    fn run_here(self) {
+        self.run(|state| state.last_finished.store(trace::task_finish()));
+    }
+
+    fn into_job(self) -> JobRef {
+        let tag = Arc::as_ptr(&self.state) as *const ();
+        HeapJob::into_owned_job_ref(
+            move || {
+                self.run(|state| state.last_finished.store(trace::task_finish()));
+            },
+            tag,
+        )
     }
 }

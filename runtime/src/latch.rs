@@ -303,11 +303,6 @@ impl ScopeLatch {
         self.pending.fetch_sub(1, Ordering::AcqRel) == 1
     }
 
-    /// Whether tasks are still pending after the creator released its count.
-    pub(crate) fn has_pending(&self) -> bool {
-        self.pending.load(Ordering::Relaxed) != 0
-    }
-
     /// What the creator waits for after `release_creator` returned `false`.
     pub(crate) fn done(&self) -> &Latch {
         &self.done

@@ -167,6 +167,7 @@ mod job;
 mod join;
 mod latch;
 mod latent;
+mod latent_spawn;
 #[cfg(unix)]
 mod overflow;
 #[cfg(not(unix))]

@@ -6,12 +6,22 @@
 //! scope allocates nothing. A spawn that runs inline (the worker's deque is
 //! full: lazy task creation) is a plain call under `catch_unwind` — no count,
 //! no allocation, no atomic read-modify-write — because it finishes before
-//! `spawn` returns, while the scope is certainly alive. Only a deferred task
-//! is counted (`pending`) and boxed, once (`HeapJob`: the closure and a
-//! pointer to the scope). Before, every spawn cloned an `Arc` of the scope
-//! state and counted itself, inline or not (four atomic read-modify-writes),
-//! and every scope allocated that state, which a program of many small
-//! inline spawns paid on each (docs/measurements.md, "Scopes").
+//! `spawn` returns, while the scope is certainly alive. A spawn made on the
+//! fiber that runs the scope's body is *latent* (`latent_spawn.rs`): its
+//! closure is moved into the worker's arena, uncounted, and the scope's end
+//! runs it there as a plain call unless a thief asked for it first. Only a
+//! task that is published (a thief asked, or the body suspends) or spawned
+//! from another fiber (a stolen task of the scope) is counted (`pending`)
+//! and boxed, once (`HeapJob`: the closure and a pointer to the scope).
+//!
+//! # Why a latent task's scope is alive
+//! Records are made only on the body's fiber, where the scope's end is still
+//! ahead on the same stack; the end runs every record of the scope (records
+//! made by the tasks it runs included) *before* it releases the body's
+//! count, so a record published meanwhile is counted while a count is held
+//! (`ScopeLatch::add`'s contract), and none can be made after: from then on
+//! only the end's wait runs on that fiber. The fiber never switches out with
+//! a record left (its worker publishes them before the body suspends).
 //!
 //! # Why the scope may live on the stack
 //! A deferred task's last access to the scope is the release of its count
@@ -29,12 +39,13 @@
 
 use crate::analysis::SpawnSite;
 use crate::inlining::SiteKey;
-use crate::job::{keep_first_panic, HeapJob, PanicPayload};
+use crate::job::{keep_first_panic, HeapJob, JobRef, PanicPayload};
 use crate::latch::ScopeLatch;
+use crate::latent_spawn::LatentTask;
 use crate::registry::Registry;
 use crate::runtime::in_registry;
 use crate::trace::{self, AtomicStrandRef};
-use crate::worker::{self, on_worker, TaskPath, WorkerThread};
+use crate::worker::{self, on_worker, LatentMark, TaskPath, WorkerThread};
 use parking_lot::Mutex;
 use std::marker::PhantomData;
 use std::panic::{self, AssertUnwindSafe, Location};
@@ -52,12 +63,16 @@ pub struct Scope<'scope> {
     /// Where spawns from a thread outside the runtime go. The scope runs on
     /// a worker of this registry, which keeps it alive until the scope ends.
     registry: *const Registry,
+    /// The fiber that runs the body and the first latent spawn the scope may
+    /// own (module docs, *Why a latent task's scope is alive*).
+    latent_mark: LatentMark,
     /// Invariant in `'scope`, like `std::thread::Scope`.
     marker: PhantomData<&'scope mut &'scope ()>,
 }
 
-// SAFETY: every field but `registry` is Sync and Send; `registry` points to a
-// registry that outlives the scope (see the field) and is itself Sync.
+// SAFETY: every field but `registry` and `latent_mark` is Sync and Send;
+// `registry` points to a registry that outlives the scope (see the field)
+// and is itself Sync; `latent_mark` is compared, never dereferenced.
 unsafe impl Sync for Scope<'_> {}
 // SAFETY: as above.
 unsafe impl Send for Scope<'_> {}
@@ -97,6 +112,9 @@ where
             panic: Mutex::new(None),
             last_finished: AtomicStrandRef::new(),
             registry,
+            latent_mark: WorkerThread::with_current(|worker| {
+                worker.map_or(LatentMark::NONE, WorkerThread::latent_mark)
+            }),
             marker: PhantomData,
         };
         let result = panic::catch_unwind(AssertUnwindSafe(|| body(&scope)));
@@ -166,13 +184,27 @@ impl<'scope> Scope<'scope> {
         }
     }
 
-    /// Defers `f` to this worker's deque.
+    /// Defers `f`: as a latent spawn when this runs on the body's fiber,
+    /// else to this worker's deque.
     fn spawn_deferred<F>(&self, f: F)
     where
         F: FnOnce(&Scope<'scope>) + Send + 'scope,
     {
-        let job = self.deferred(f);
-        on_worker(|worker| worker.push_forked(job));
+        let owner = self as *const Scope<'scope> as *const ();
+        let recorded = on_worker(|worker| {
+            if !worker.may_record_for(self.latent_mark) {
+                return Err(f);
+            }
+            let task = LatentScopeTask {
+                scope: ScopePtr(self),
+                f,
+            };
+            worker.record_spawn(owner, task).map_err(|task| task.f)
+        });
+        if let Err(f) = recorded {
+            let job = self.deferred(f);
+            on_worker(|worker| worker.push_forked(job));
+        }
     }
 
     /// Runs `f` now, as its spawner's inline child (lazy task creation or
@@ -229,16 +261,52 @@ impl<'scope> Scope<'scope> {
         unsafe { ScopeLatch::release(&(*this).pending) };
     }
 
-    /// The body returned: release its count, run this scope's own unstarted
-    /// tasks that are still in this worker's deque, and wait for the rest.
+    /// The body returned: run this scope's own unstarted tasks that this
+    /// worker holds (its latent spawns, its jobs in the deque), then release
+    /// the body's count and wait for the rest. The count is held while they
+    /// run (module docs, *Why a latent task's scope is alive*).
     fn finish_body(&self) {
+        let since = self.latent_mark.since();
+        // The common case of a scope whose tasks all ran inline: nothing
+        // recorded since it began, nothing deferred.
+        let recorded = WorkerThread::with_current(|worker| {
+            worker.is_some_and(|worker| worker.recorded_since(since))
+        });
+        if recorded || !self.pending.is_idle() {
+            worker::claim_own(self as *const Scope<'scope> as *const (), since, || {
+                !self.pending.is_idle()
+            });
+        }
         if !self.pending.is_idle() && !self.pending.release_creator() {
-            worker::claim_own_then_wait(
-                self as *const Scope<'scope> as *const (),
-                || self.pending.has_pending(),
-                self.pending.done(),
-            );
+            worker::wait_for(self.pending.done());
         }
         trace::joined(self.last_finished.load());
+    }
+}
+
+/// A latent spawn of a scope (`latent_spawn.rs`): the closure and its scope,
+/// which outlives the record (module docs).
+struct LatentScopeTask<'scope, F> {
+    scope: ScopePtr<'scope>,
+    f: F,
+}
+
+impl<'scope, F> LatentTask for LatentScopeTask<'scope, F>
+where
+    F: FnOnce(&Scope<'scope>) + Send + 'scope,
+{
+    /// What a deferred task does (`deferred`), less the count it never
+    /// took.
+    fn run_here(self) {
+        // SAFETY: the scope outlives its records (module docs).
+        let scope = unsafe { &*self.scope.0 };
+        scope.run(self.f);
+        scope.last_finished.store(trace::task_finish());
+    }
+
+    fn into_job(self) -> JobRef {
+        // SAFETY: as above; and the body's count is held (module docs), as
+        // `deferred`'s count needs.
+        unsafe { &*self.scope.0 }.deferred(self.f)
     }
 }

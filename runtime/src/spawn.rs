@@ -20,6 +20,7 @@ use crate::analysis::SpawnSite;
 use crate::inlining::SiteKey;
 use crate::job::{report, try_drop, JobRef, PanicPayload};
 use crate::latch::Latch;
+use crate::latent_spawn::ReadyJob;
 use crate::registry::{Registry, RegistryHandle};
 use crate::runtime::Runtime;
 use crate::trace::{self, AtomicStrandRef};
@@ -156,12 +157,22 @@ impl<T: Send + 'static> TaskHandle<T> {
 
 impl<T> TaskHandle<T> {
     /// Whether the task has finished.
+    ///
+    /// A task that polls this instead of joining makes its own worker's
+    /// unstarted tasks visible to other workers while the answer is no: a
+    /// spawned task may wait unseen on its spawner's worker until the
+    /// spawner joins, waits or spawns again, and a poll loop does none of
+    /// those.
     pub fn is_finished(&self) -> bool {
-        match &self.inner {
+        let finished = match &self.inner {
             Some(HandleInner::Ready(..)) => true,
             Some(HandleInner::Shared(shared)) => shared.state().latch.is_set(),
             None => false,
+        };
+        if !finished {
+            worker::publish_latent_spawns();
         }
+        finished
     }
 }
 
@@ -245,9 +256,13 @@ where
                 .then(|| on_worker(|worker| worker.registry.clone()));
             HandleInner::Ready(result, registry)
         }
+        // Latent (`latent_spawn.rs`): the handle's `join` on this worker
+        // runs it from the arena; the allocation keeps what it needs alive.
         true => on_worker(|worker| {
             let (shared, job) = deferred(&worker.registry_handle, f);
-            worker.push_forked(job);
+            if let Err(ReadyJob(job)) = worker.record_spawn(job.owner(), ReadyJob(job)) {
+                worker.push_forked(job);
+            }
             HandleInner::Shared(shared)
         }),
     };

@@ -128,13 +128,16 @@ pub fn run(
             Err(e) => break Status::Failed(e.to_string()),
         }
     };
+    // The reader sends the last lines after the child exited: drain the
+    // channel once it has read everything (it ends at end of file).
+    let stderr = stderr_reader.join().unwrap_or_default();
     while let Ok(what) = progress_rx.try_recv() {
         on_progress(&what);
     }
     ChildRun {
         status,
         stdout: stdout_reader.join().unwrap_or_default(),
-        stderr: stderr_reader.join().unwrap_or_default(),
+        stderr,
         elapsed: start.elapsed(),
     }
 }

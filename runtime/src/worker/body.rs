@@ -10,6 +10,7 @@ use crate::deque::TaskDeque;
 use crate::fiber::{self, FiberInput};
 use crate::job::{drop_caught, report};
 use crate::latent::{LatentChain, MAX_LATENT_JOINS};
+use crate::latent_spawn::LatentSpawns;
 use crate::params::Inlining;
 use crate::registry::{Registry, RegistryHandle};
 use crate::sleep::PARK_TIMEOUT_MIN;
@@ -42,6 +43,8 @@ pub(crate) fn worker_main(
         steals_seen: Cell::new(0),
         latent: LatentChain::with_capacity(MAX_LATENT_JOINS),
         latent_limit: registry.params.queue_capacity.min(MAX_LATENT_JOINS),
+        // Room for a short burst of small spawns before the arena grows.
+        latent_spawns: LatentSpawns::with_capacity(registry.params.queue_capacity.min(64), 4096),
         inlining: registry.params.inlining != Inlining::Never,
         sites: &*info.sites,
         info,

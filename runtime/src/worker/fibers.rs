@@ -114,12 +114,17 @@ impl WorkerThread {
         );
         match yielded {
             Some(FiberYield::Done) => {
+                self.publish_leftover_spawns();
                 if fiber.recycle() {
                     bump(&self.counters().stack_trims);
                 }
                 self.fiber_pool.borrow_mut().push(fiber);
             }
             Some(FiberYield::Wait { target }) => {
+                debug_assert!(
+                    self.latent_spawns.is_empty(),
+                    "a fiber suspended with latent spawns"
+                );
                 bump(&self.counters().suspensions);
                 let suspended = self.suspended.get() + 1;
                 self.suspended.set(suspended);

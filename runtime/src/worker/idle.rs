@@ -135,9 +135,23 @@ impl WorkerThread {
         // task (waiting for an event set later) must not spin its workers
         // while it waits.
         let timeout = self.park_timeout.get();
+        let parked_at = Instant::now();
         let timed_out = self
             .wake()
             .sleep(|| self.has_work() || self.can_exit(), timeout);
+        let counters = self.counters();
+        bump(&counters.parks);
+        add(
+            &counters.parked_micros,
+            parked_at
+                .elapsed()
+                .as_micros()
+                .try_into()
+                .unwrap_or(u64::MAX),
+        );
+        if timed_out && self.has_work() {
+            bump(&counters.missed_wakeups);
+        }
         self.park_timeout.set(if timed_out {
             (timeout * 2).min(PARK_TIMEOUT_MAX)
         } else {

@@ -46,6 +46,7 @@ mod thread;
 mod wait;
 
 pub(crate) use body::worker_main;
+pub(crate) use latent::{publish_latent_spawns, LatentMark};
 pub(crate) use routing::TaskPath;
 pub(crate) use thread::{is_current, on_worker, WorkerThread};
-pub(crate) use wait::{claim_own_then_wait, wait_for};
+pub(crate) use wait::{claim_own, claim_own_then_wait, wait_for};

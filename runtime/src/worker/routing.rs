@@ -125,7 +125,7 @@ impl WorkerThread {
             self.latent.len() < INLINE_LATENT_JOINS
         } else {
             // The deque's real length: `local_len` does not see steals.
-            self.deque.len() < INLINE_QUEUED_TASKS
+            self.deque.len() + self.latent_spawns.len() < INLINE_QUEUED_TASKS
         }
     }
 

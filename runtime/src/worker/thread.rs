@@ -13,6 +13,7 @@ use crate::deque::TaskDeque;
 use crate::fiber::Fiber;
 use crate::inlining::WorkerSites;
 use crate::latent::LatentChain;
+use crate::latent_spawn::LatentSpawns;
 use crate::registry::{Registry, RegistryHandle, WorkerInfo};
 use crate::sleep::WorkerWake;
 use std::cell::{Cell, RefCell};
@@ -39,7 +40,8 @@ pub(crate) struct WorkerThread {
     pub(crate) registry_handle: Arc<RegistryHandle>,
     pub(super) deque: TaskDeque,
     pub(super) queue_capacity: usize,
-    /// Jobs pushed and not taken back, as far as the owner knows.
+    /// Jobs pushed and not taken back, as far as the owner knows, plus the
+    /// latent spawns (`latent_spawns`): the work this worker deferred.
     pub(super) local_len: Cell<usize>,
     /// `ThiefSignals::stolen` as of the last re-read of the real length.
     pub(super) steals_seen: Cell<u64>,
@@ -47,6 +49,8 @@ pub(crate) struct WorkerThread {
     pub(super) latent: LatentChain,
     /// `queue_capacity`, at most `MAX_LATENT_JOINS`: the longest `latent`.
     pub(super) latent_limit: usize,
+    /// The running fiber's latent spawns (see `latent_spawn.rs`).
+    pub(super) latent_spawns: LatentSpawns,
     /// Whether the runtime's `Params::inlining` routes spawn sites.
     pub(super) inlining: bool,
     /// This worker's site state (`WorkerInfo::sites`, boxed there), kept

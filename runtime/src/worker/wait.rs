@@ -1,16 +1,18 @@
 //! How a task waits for what it depends on. A `join` waits for its second
 //! half ([`WorkerThread::end_latent`]), and a scope, group or task handle for
-//! its own tasks ([`claim_own_then_wait`]); each first takes its own
-//! unstarted children back from the deque and runs them inline, as
-//! sequential code would. What is left to wait for, it waits for through
-//! [`WorkerThread::wait_until`] (the task suspends; its worker runs other
-//! work) or, off a worker's fibers, by parking the thread ([`wait_for`]).
+//! its own tasks ([`claim_own`], [`claim_own_then_wait`]); each first runs
+//! its own unstarted children inline, as sequential code would — its latent
+//! spawns, then the jobs it finds in the deque. What is left to wait for,
+//! it waits for through [`WorkerThread::wait_until`] (the task suspends; its
+//! worker runs other work) or, off a worker's fibers, by parking the thread
+//! ([`wait_for`]).
 
 use super::thread::WorkerThread;
 use crate::deque::TakeOwn;
 use crate::fiber::{self, FiberYield, WaitTarget};
 use crate::job::JobRef;
 use crate::latch::{self, Latch, Waitable};
+use crate::latent_spawn::{run_taken, RunFn, Taken};
 use crate::trace;
 
 impl WorkerThread {
@@ -55,7 +57,7 @@ impl WorkerThread {
                 self.note_taken();
                 return true;
             }
-            TakeOwn::Empty => self.local_len.set(0),
+            TakeOwn::Empty => self.local_len.set(self.latent_spawns.len()),
             TakeOwn::NotFound => {}
         }
         self.wait_until(latch);
@@ -111,28 +113,62 @@ impl WorkerThread {
     }
 }
 
-/// How a scope's end, a group's wait and a handle's join wait for their own
-/// tasks: while `pending()` holds, takes the unstarted jobs tagged `owner`
-/// (see `JobRef::owner`) back from this worker's deque and runs them inline,
-/// one at a time (its own children, see `WorkerThread::take_back_or_wait`);
-/// at the first search that finds none, or off a worker, it waits for
-/// `waitable` instead. `pending` lets the common case — everything claimed,
-/// nothing stolen — end without a search that finds nothing.
+/// One of its own tasks that an owner found to run here.
+enum Claimed {
+    /// A latent spawn, taken out of the worker's arena.
+    Latent(Taken<RunFn>),
+    /// A job taken back from the worker's deque.
+    Queued(JobRef),
+}
+
+/// Runs here, inline and one at a time, the unstarted tasks of `owner` (a
+/// scope, group or handle: the tag of its jobs, see `JobRef::owner`) that
+/// this worker holds: its latent spawns recorded since `since` (newest
+/// first; they are not counted by the owner, so they are looked for
+/// first), then — while `queued()` says tasks are pending — its jobs in
+/// this worker's deque (its own children, see
+/// `WorkerThread::take_back_or_wait`). Returns at the first look that finds
+/// neither. Tasks run here may record or push more of the owner's tasks,
+/// which the next look finds. Off a worker it does nothing.
+pub(crate) fn claim_own(owner: *const (), since: u64, queued: impl Fn() -> bool) {
+    loop {
+        let claimed = WorkerThread::with_current(|worker| {
+            let worker = worker?;
+            // Before taking: answering may publish the oldest record, and
+            // a taken task must run before the arena is used again.
+            worker.answer_if_hungry();
+            if let Some(taken) = worker.take_latent_owned_by(owner, since) {
+                return Some(Claimed::Latent(taken));
+            }
+            if !queued() {
+                return None;
+            }
+            worker.claim_owned_by(owner).map(Claimed::Queued)
+        });
+        match claimed {
+            // SAFETY: just taken, and the worker's arena was not used since.
+            Some(Claimed::Latent(taken)) => unsafe { run_taken(taken) },
+            Some(Claimed::Queued(job)) => {
+                // SAFETY: taken out of the deque, so it runs exactly once,
+                // here; a scope's, group's or handle's job is alive until it
+                // runs.
+                trace::run_nested(job.creator(), || unsafe { job.execute() });
+            }
+            None => return,
+        }
+    }
+}
+
+/// How a group's wait and a handle's join wait for their own tasks: runs
+/// the ones this worker holds ([`claim_own`]; `pending` lets the common
+/// case — everything claimed, nothing stolen — end without a search of the
+/// deque that finds nothing), then waits for `waitable`.
 pub(crate) fn claim_own_then_wait<W: Waitable>(
     owner: *const (),
     pending: impl Fn() -> bool,
     waitable: &W,
 ) {
-    while pending() {
-        let Some(job) =
-            WorkerThread::with_current(|worker| worker.and_then(|w| w.claim_owned_by(owner)))
-        else {
-            break;
-        };
-        // SAFETY: taken out of the deque, so it runs exactly once, here; a
-        // scope's, group's or handle's job is alive until it runs.
-        trace::run_nested(job.creator(), || unsafe { job.execute() });
-    }
+    claim_own(owner, 0, pending);
     wait_for(waitable);
 }
 

@@ -1,6 +1,6 @@
 //! The runtime's fork-join API and scheduler, one test binary: every API
 //! under every configuration, panics and panicking drops, shutdown, wake-ups,
-//! idle parking, suspension, inlining, latent joins, lazy task creation,
+//! idle parking, suspension, inlining, latent joins and spawns, lazy task creation,
 //! pinning, the global runtime, `Params` validation and the fork-join
 //! stress. One module per concern (its own `//!` says what it checks); a
 //! test's name is `module::test`, e.g. `cargo test -p prescient-tests --test
@@ -19,6 +19,7 @@ mod global;
 mod idle;
 mod inlining;
 mod latent_joins;
+mod latent_spawns;
 mod lazy_creation;
 mod one_worker;
 mod panicking_drops;
