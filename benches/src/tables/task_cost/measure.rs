@@ -149,7 +149,7 @@ mod tests {
         let cost = rt
             .run(|| cost(&rt, Form::Scope, Shape::Loop, timing))
             .unwrap();
-        assert!(cost.tasks >= 8 && cost.tasks % 8 == 0);
+        assert!(cost.tasks >= 8 && cost.tasks.is_multiple_of(8));
         assert_eq!(cost.counted_tasks, 3 * cost.tasks);
         assert!(cost.task_ns > 0.0 && cost.plain_ns > 0.0);
         // At one worker nobody steals, and every task was either deferred,

@@ -79,17 +79,18 @@ pub struct Sizes {
 }
 
 impl Sizes {
-    /// The measurements of `size`: full (2 ms batches, 41 of each, nqueens
-    /// 9 rounds), quick (15 batches, 3 rounds), test (tiny batches, a tree
-    /// of depth 8, nqueens(8) once).
+    /// The measurements of `size`: full (2 ms batches, 61 of each, nqueens
+    /// 11 rounds; about 30 s at two thread counts on 2 cores), quick (15
+    /// batches, 3 rounds; about 8 s), test (tiny batches, a tree of depth
+    /// 8, nqueens(8) once).
     pub fn of(size: Size) -> Sizes {
         match size {
             Size::Full => Sizes {
                 batch_us: 2000,
-                batches: 41,
+                batches: 61,
                 tree_depth: 16,
                 nqueens: 11,
-                nqueens_reps: 9,
+                nqueens_reps: 11,
             },
             Size::Quick => Sizes {
                 batches: 15,
