@@ -33,9 +33,10 @@ pub struct TableSpec {
 
 /// The tables in the order the report runs them: the comparisons a user on
 /// a new host asks for first (fork-join and dataflow against rayon, chili
-/// and sequential), then the CF'17 suite, loops, the annotated programs, the
-/// inliner, the profiler and stack memory.
-pub const TABLES: [TableSpec; 8] = [
+/// and sequential), then the CF'17 suite, loops, what a task costs over a
+/// plain call, the annotated programs, the inliner, the profiler and stack
+/// memory.
+pub const TABLES: [TableSpec; 9] = [
     TableSpec {
         name: "fork-join",
         about: "fine-grained fork-join programs: Prescient against rayon, chili and sequential",
@@ -66,6 +67,15 @@ pub const TABLES: [TableSpec; 8] = [
         weight: 1.0,
         seconds_per_thread_count: [20.0, 5.0, 0.5],
         fixed_seconds: [5.0, 2.0, 0.5],
+        needs_trace: false,
+    },
+    TableSpec {
+        name: "task-cost",
+        about:
+            "what a task nobody steals costs over a plain call, per form; nqueens at two capacities",
+        weight: 0.5,
+        seconds_per_thread_count: [8.0, 2.5, 0.1],
+        fixed_seconds: [14.0, 4.0, 0.5],
         needs_trace: false,
     },
     TableSpec {

@@ -11,5 +11,6 @@ pub mod dataflow;
 pub mod inlining;
 pub mod loops;
 pub mod stack_memory;
+pub mod task_cost;
 #[cfg(feature = "trace")]
 pub mod trace_overhead;

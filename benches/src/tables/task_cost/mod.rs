@@ -1,0 +1,431 @@
+//! The `task-cost` table: what a task nobody steals costs over a plain
+//! call, for each way of creating one — `join`, a scope's `spawn`,
+//! `TaskGroup::spawn` + `wait`, `spawn` + `TaskHandle::join` — in a loop of
+//! tiny tasks and in a recursion, at queue capacities 4, 16 (the default)
+//! and 128, on one worker; then nqueens(11) under the default capacity and
+//! 128 against its sequential time, at each thread count. [`Options`] says
+//! what it prints; [`run`] prints it.
+//!
+//! The programs are in `shapes`, the alternating batch timing in `measure`,
+//! nqueens in `nqueens`; this module has the options, the Markdown and the
+//! JSON ([`TaskCostJson`]). The JSON's `samples` hold one per-task sample
+//! per form, shape and capacity (`task-cost scope loop c16`, runner
+//! `prescient`, 1 thread, `per_task`: the seconds over a plain call), and
+//! nqueens' runs (`nqueens(11)`: `sequential`, `prescient` at the default
+//! capacity, `prescient-c128`).
+
+mod measure;
+mod nqueens;
+mod shapes;
+
+use prescient::Params;
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
+
+use crate::cli::{self, progress, CommonArgs, Size};
+use crate::dataflow::runtime;
+use crate::samples::{Sample, TableHead, PRESCIENT, SEQUENTIAL};
+use crate::suite::machine::load_average;
+use measure::{cost, Cost, Timing};
+use shapes::{Form, Shape, LOOP_TASKS};
+
+/// The table's name: its subcommand and the `table` of its JSON.
+pub const TABLE: &str = "task-cost";
+
+/// The queue capacities the per-task costs are measured at: lazy task
+/// creation's limit, small, the default and large.
+pub const CAPACITIES: [usize; 3] = [4, Params::DEFAULT.queue_capacity, 128];
+
+/// What a task nobody steals costs over a plain call, per form; nqueens at two capacities.
+///
+/// Part 1, on one worker: for each way of creating a task — join(a, b), a
+/// scope's spawn, TaskGroup::spawn then wait, spawn then TaskHandle::join —
+/// in two shapes, a loop of 8 tiny tasks (each an integer hash of its
+/// index) and a binary recursion of depth 16 that creates its two children
+/// as tasks at every node, the nanoseconds per task of the task version
+/// minus those of the same closures called directly ("over a call"), at
+/// queue capacities 4, 16 (the default) and 128. The runtime's counters per
+/// task say which path the tasks took: deferred (pushed to the deque),
+/// inlined because the deque was full, or neither (latent joins, or run
+/// inline by the adaptive inliner).
+///
+/// Timing: batches of units long enough (2 ms at least), task batches and
+/// plain batches alternated, the median of each; all of it inside one
+/// rt.run per capacity.
+///
+/// Part 2: nqueens(11), the annotated scope version, under Params::DEFAULT
+/// and with capacity 128, at each thread count, against the sequential
+/// program (median of round-robin runs). --quick: fewer batches and runs.
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct Options {
+    /// The flags every table shares.
+    #[command(flatten)]
+    pub common: CommonArgs,
+}
+
+/// What one [`Size`] measures.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sizes {
+    /// The shortest batch, in microseconds.
+    pub batch_us: u64,
+    /// Timed batches of each form per row.
+    pub batches: usize,
+    /// The depth of the recursion shape.
+    pub tree_depth: u32,
+    /// The nqueens board.
+    pub nqueens: usize,
+    /// Timed nqueens rounds.
+    pub nqueens_reps: usize,
+}
+
+impl Sizes {
+    /// The measurements of `size`: full (2 ms batches, 61 of each, nqueens
+    /// 11 rounds; about 30 s at two thread counts on 2 cores), quick (15
+    /// batches, 3 rounds; about 8 s), test (tiny batches, a tree of depth
+    /// 8, nqueens(8) once).
+    pub fn of(size: Size) -> Sizes {
+        match size {
+            Size::Full => Sizes {
+                batch_us: 2000,
+                batches: 61,
+                tree_depth: 16,
+                nqueens: 11,
+                nqueens_reps: 11,
+            },
+            Size::Quick => Sizes {
+                batches: 15,
+                nqueens_reps: 3,
+                ..Sizes::of(Size::Full)
+            },
+            Size::Test => Sizes {
+                batch_us: 100,
+                batches: 3,
+                tree_depth: 8,
+                nqueens: 8,
+                nqueens_reps: 1,
+            },
+        }
+    }
+}
+
+/// The JSON of the table (`--json FILE`).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct TaskCostJson {
+    /// The shared head: table, machine, size, thread counts and samples.
+    #[serde(flatten)]
+    pub head: TableHead,
+    /// The one-minute load average at the start.
+    pub load_average: String,
+    /// The shortest batch, in seconds.
+    pub batch_seconds: f64,
+    /// Timed batches of each form per row.
+    pub batches: usize,
+    /// Tasks per unit of the loop shape.
+    pub loop_tasks: usize,
+    /// The depth of the recursion shape.
+    pub tree_depth: u32,
+    /// The per-task rows (one worker).
+    pub rows: Vec<CostRow>,
+    /// The nqueens board.
+    pub nqueens: usize,
+    /// The nqueens rows.
+    pub nqueens_rows: Vec<NqueensRow>,
+}
+
+/// One per-task row: a form in a shape at a queue capacity, one worker.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CostRow {
+    /// `join`, `scope`, `group` or `spawn`.
+    pub form: String,
+    /// `loop` or `tree`.
+    pub shape: String,
+    /// The queue capacity.
+    pub capacity: usize,
+    /// Its program name in the samples (`task-cost join loop c4`).
+    pub program: String,
+    /// Tasks per batch.
+    pub tasks_per_batch: u64,
+    /// Nanoseconds per task with tasks (median batch).
+    pub task_ns: f64,
+    /// Nanoseconds per task as plain calls (median batch).
+    pub plain_ns: f64,
+    /// `task_ns - plain_ns`.
+    pub over_call_ns: f64,
+    /// Deferred tasks (`Counters::spawns`) per task.
+    pub deferred_per_task: f64,
+    /// Tasks run inline because the deque was full
+    /// (`Counters::inlined_spawns`) per task.
+    pub inlined_per_task: f64,
+}
+
+/// One nqueens row.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NqueensRow {
+    /// The runner in the samples (`sequential`, `prescient`,
+    /// `prescient-c128`).
+    pub runner: String,
+    /// Threads (1 for the sequential program).
+    pub threads: usize,
+    /// The queue capacity (`None`: the sequential program).
+    pub capacity: Option<usize>,
+    /// The median time of one run, in seconds.
+    pub seconds: f64,
+    /// Over the sequential time.
+    pub vs_sequential: f64,
+    /// Deferred tasks per run.
+    pub deferred_per_run: Option<f64>,
+    /// Tasks run inline because the deque was full, per run.
+    pub inlined_per_run: Option<f64>,
+    /// Steals per run.
+    pub steals_per_run: Option<f64>,
+}
+
+/// The program name of a per-task sample: `task-cost join loop c4`.
+fn program(form: Form, shape: Shape, capacity: usize) -> String {
+    format!("{TABLE} {} {} c{capacity}", form.name(), shape.name())
+}
+
+/// The runner of an nqueens run at `capacity` in the samples: `prescient`
+/// under the default parameters, `prescient-c<capacity>` otherwise.
+fn nqueens_runner(capacity: Option<usize>) -> String {
+    match capacity {
+        None => SEQUENTIAL.to_string(),
+        Some(c) if c == Params::DEFAULT.queue_capacity => PRESCIENT.to_string(),
+        Some(c) => format!("{PRESCIENT}-c{c}"),
+    }
+}
+
+/// The row of `cost`.
+fn cost_row(form: Form, shape: Shape, capacity: usize, cost: &Cost) -> CostRow {
+    CostRow {
+        form: form.name().to_string(),
+        shape: shape.name().to_string(),
+        capacity,
+        program: program(form, shape, capacity),
+        tasks_per_batch: cost.tasks,
+        task_ns: cost.task_ns,
+        plain_ns: cost.plain_ns,
+        over_call_ns: cost.over_call_ns(),
+        deferred_per_task: cost.per_task(cost.counters.spawns),
+        inlined_per_task: cost.per_task(cost.counters.inlined_spawns),
+    }
+}
+
+/// The Markdown line of a per-task row.
+fn render_cost(row: &CostRow) -> String {
+    format!(
+        "| {:<5} | {:<5} | {:>4} | {:>8.1} | {:>8.1} | {:>11.1} | {:>8.2} | {:>7.2} |",
+        row.form,
+        row.shape,
+        row.capacity,
+        row.task_ns,
+        row.plain_ns,
+        row.over_call_ns,
+        row.deferred_per_task,
+        row.inlined_per_task
+    )
+}
+
+/// The Markdown line of an nqueens row.
+fn render_nqueens(row: &NqueensRow) -> String {
+    let opt = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.0}"));
+    format!(
+        "| {:<16} | {:>3} | {:>4} | {:>10.2} | {:>6.2} | {:>9} | {:>9} | {:>7} |",
+        row.runner,
+        row.threads,
+        row.capacity.map_or("-".to_string(), |c| c.to_string()),
+        row.seconds * 1e3,
+        row.vs_sequential,
+        opt(row.deferred_per_run),
+        opt(row.inlined_per_run),
+        opt(row.steals_per_run)
+    )
+}
+
+/// Part 1: every form in every shape at every capacity, one worker; the
+/// rows in table order (shape, form, capacity) and their samples.
+fn per_task_costs(sizes: &Sizes) -> Result<Vec<CostRow>, String> {
+    let timing = Timing {
+        batch: Duration::from_micros(sizes.batch_us),
+        batches: sizes.batches,
+    };
+    let shapes = [Shape::Loop, Shape::Tree(sizes.tree_depth)];
+    let mut rows = Vec::new();
+    // One runtime per capacity, entered once: every row of that capacity
+    // is measured from inside it, so a batch is the program's own work and
+    // nothing of entering the runtime.
+    let mut by_capacity = Vec::new();
+    for capacity in CAPACITIES {
+        progress(format!(
+            "{TABLE}: per-task costs at capacity {capacity}, one worker"
+        ));
+        let rt = runtime(1, Params::DEFAULT.with_queue_capacity(capacity));
+        let costs = rt.run(|| {
+            let mut costs = Vec::new();
+            for shape in shapes {
+                for form in Form::ALL {
+                    costs.push((form, shape, cost(&rt, form, shape, timing)?));
+                }
+            }
+            Ok::<_, String>(costs)
+        })?;
+        by_capacity.push((capacity, costs));
+    }
+    for shape in shapes {
+        for form in Form::ALL {
+            for (capacity, costs) in &by_capacity {
+                let (_, _, c) = costs
+                    .iter()
+                    .find(|(f, s, _)| *f == form && *s == shape)
+                    .expect("every form and shape was measured");
+                rows.push(cost_row(form, shape, *capacity, c));
+            }
+        }
+    }
+    Ok(rows)
+}
+
+/// Part 2: nqueens' rows, the sequential one first.
+fn nqueens_rows(sizes: &Sizes, threads: &[usize]) -> Result<Vec<NqueensRow>, String> {
+    progress(format!(
+        "{TABLE}: nqueens({}), sequential and at threads {threads:?} x capacities {:?}",
+        sizes.nqueens,
+        nqueens::CAPACITIES
+    ));
+    let runs = nqueens::measure(sizes.nqueens, threads, sizes.nqueens_reps)?;
+    let seq = runs[0].time.as_secs_f64();
+    Ok(runs
+        .iter()
+        .map(|r| NqueensRow {
+            runner: nqueens_runner(r.capacity),
+            threads: r.threads.unwrap_or(1),
+            capacity: r.capacity,
+            seconds: r.time.as_secs_f64(),
+            vs_sequential: r.time.as_secs_f64() / seq,
+            deferred_per_run: r.counters_per_run.map(|c| c[0]),
+            inlined_per_run: r.counters_per_run.map(|c| c[1]),
+            steals_per_run: r.counters_per_run.map(|c| c[2]),
+        })
+        .collect())
+}
+
+/// Runs the table (see [`Options`]).
+///
+/// # Errors
+/// A bad thread list in the environment, a task version whose result
+/// differs from the plain one's, or a JSON file that cannot be written.
+pub fn run(options: &Options) -> Result<(), String> {
+    let size = options.common.size();
+    let sizes = Sizes::of(size);
+    let threads = options.common.threads()?;
+    let load = load_average();
+    println!(
+        "### The cost of a task nobody steals, over a plain call ({} size; one worker; {} \
+         hardware threads; load average {load} at start)\n",
+        size.name(),
+        cli::available_threads(),
+    );
+    println!(
+        "Each task hashes its index (a few ns). loop: {LOOP_TASKS} tasks spawned in a loop, \
+         then the scope / group / handles end (join: {LOOP_TASKS} joins of two items); tree: a \
+         binary recursion of depth {} whose every node creates its two children as tasks \
+         (join: one join per node, one task per join). tasks / plain: ns per task, median of \
+         {} batches of at least {} us each, task and plain batches alternated. over a call: \
+         the difference. deferred / inlined: Counters::spawns / inlined_spawns per task (the \
+         rest ran as latent joins or through the adaptive inliner as plain calls).\n",
+        sizes.tree_depth, sizes.batches, sizes.batch_us,
+    );
+    let rows = per_task_costs(&sizes)?;
+    println!("| form  | shape |  cap | tasks ns | plain ns | over a call | deferred | inlined |");
+    println!("|-------|-------|-----:|---------:|---------:|------------:|---------:|--------:|");
+    for row in &rows {
+        println!("{}", render_cost(row));
+    }
+    println!();
+
+    let nqueens = nqueens_rows(&sizes, &threads)?;
+    println!(
+        "### nqueens({}) under the default capacity ({}) and 128 (median of {} round-robin \
+         runs; T/Tseq: time over the sequential program's; deferred, inlined, steals: the \
+         runtime's counters per run)\n",
+        sizes.nqueens,
+        Params::DEFAULT.queue_capacity,
+        sizes.nqueens_reps
+    );
+    println!(
+        "| runner           | thr |  cap |  time (ms) | T/Tseq |  deferred |   inlined |  steals |"
+    );
+    println!(
+        "|------------------|----:|-----:|-----------:|-------:|----------:|----------:|--------:|"
+    );
+    for row in &nqueens {
+        println!("{}", render_nqueens(row));
+    }
+    println!();
+
+    if options.common.json.is_some() {
+        let mut head = TableHead::new(TABLE, size, &threads);
+        for row in &rows {
+            head.samples.push(Sample::per_task(
+                &row.program,
+                PRESCIENT,
+                1,
+                row.over_call_ns * 1e-9,
+            ));
+        }
+        let program = format!("nqueens({})", sizes.nqueens);
+        for row in &nqueens {
+            head.samples
+                .push(Sample::new(&program, &row.runner, row.threads, row.seconds));
+        }
+        options.common.write_json(&TaskCostJson {
+            head,
+            load_average: load,
+            batch_seconds: sizes.batch_us as f64 * 1e-6,
+            batches: sizes.batches,
+            loop_tasks: LOOP_TASKS,
+            tree_depth: sizes.tree_depth,
+            rows,
+            nqueens: sizes.nqueens,
+            nqueens_rows: nqueens,
+        })?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(s: &str) -> Result<Options, clap::Error> {
+        crate::cli::parse_words(TABLE, s.split_whitespace())
+    }
+
+    #[test]
+    fn flags_and_sizes() {
+        let o = parse("").unwrap();
+        assert_eq!(Sizes::of(o.common.size()).tree_depth, 16);
+        let o = parse("--quick --threads 2,1 --json out.json").unwrap();
+        assert_eq!(o.common.size(), Size::Quick);
+        assert_eq!(o.common.threads(), Ok(vec![1, 2]));
+        assert_eq!(Sizes::of(Size::Quick).nqueens, 11);
+        assert!(parse("--test-size").is_ok());
+        assert!(parse("--bogus").is_err());
+    }
+
+    #[test]
+    fn names() {
+        assert_eq!(
+            program(Form::Join, Shape::Loop, 4),
+            "task-cost join loop c4"
+        );
+        assert_eq!(
+            program(Form::Group, Shape::Tree(16), 128),
+            "task-cost group tree c128"
+        );
+        assert_eq!(nqueens_runner(None), "sequential");
+        assert_eq!(nqueens_runner(Some(16)), "prescient");
+        assert_eq!(nqueens_runner(Some(128)), "prescient-c128");
+        assert_eq!(CAPACITIES, [4, 16, 128]);
+    }
+}
