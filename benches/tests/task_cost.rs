@@ -5,7 +5,7 @@
 use std::process::Command;
 
 use prescient_benches::samples::{PRESCIENT, SEQUENTIAL};
-use prescient_benches::tables::task_cost::{TaskCostJson, CAPACITIES, TABLE};
+use prescient_benches::tables::task_cost::{TaskCostJson, CAPACITIES, INLINERS, TABLE};
 
 const EXE: &str = env!("CARGO_BIN_EXE_prescient-bench");
 
@@ -35,8 +35,11 @@ fn the_json_has_every_form_at_every_capacity() {
     let samples = &table.head.samples;
     for form in ["join", "scope", "group", "spawn"] {
         for shape in ["loop", "tree"] {
-            for capacity in CAPACITIES {
-                let program = format!("task-cost {form} {shape} c{capacity}");
+            for (capacity, suffix) in CAPACITIES
+                .into_iter()
+                .flat_map(|c| [(c, ""), (c, " never")])
+            {
+                let program = format!("task-cost {form} {shape} c{capacity}{suffix}");
                 let sample = samples
                     .iter()
                     .find(|s| s.program == program)
@@ -57,7 +60,7 @@ fn the_json_has_every_form_at_every_capacity() {
             }
         }
     }
-    assert_eq!(table.rows.len(), 4 * 2 * CAPACITIES.len());
+    assert_eq!(table.rows.len(), 4 * 2 * CAPACITIES.len() * INLINERS.len());
 
     // nqueens: the sequential program, and Prescient at the default
     // capacity and at 128 at each thread count.

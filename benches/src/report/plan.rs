@@ -75,7 +75,7 @@ pub const TABLES: [TableSpec; 9] = [
             "what a task nobody steals costs over a plain call, per form; nqueens at two capacities",
         weight: 0.5,
         seconds_per_thread_count: [8.0, 2.5, 0.1],
-        fixed_seconds: [14.0, 4.0, 0.5],
+        fixed_seconds: [28.0, 8.0, 1.0],
         needs_trace: false,
     },
     TableSpec {

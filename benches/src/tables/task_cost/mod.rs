@@ -18,7 +18,7 @@ mod measure;
 mod nqueens;
 mod shapes;
 
-use prescient::Params;
+use prescient::{Inlining, Params};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
@@ -36,6 +36,13 @@ pub const TABLE: &str = "task-cost";
 /// creation's limit, small, the default and large.
 pub const CAPACITIES: [usize; 3] = [4, Params::DEFAULT.queue_capacity, 128];
 
+/// The inliner settings the per-task costs are measured under: off (the
+/// scheduler's own path: latent joins and spawns, the deque) and the
+/// default adaptive inliner (what a user gets, which runs a site's tiny
+/// tasks as plain calls).
+pub const INLINERS: [(&str, Inlining); 2] =
+    [("never", Inlining::Never), ("adaptive", Inlining::Adaptive)];
+
 /// What a task nobody steals costs over a plain call, per form; nqueens at two capacities.
 ///
 /// Part 1, on one worker: for each way of creating a task — join(a, b), a
@@ -44,10 +51,11 @@ pub const CAPACITIES: [usize; 3] = [4, Params::DEFAULT.queue_capacity, 128];
 /// index) and a binary recursion of depth 16 that creates its two children
 /// as tasks at every node, the nanoseconds per task of the task version
 /// minus those of the same closures called directly ("over a call"), at
-/// queue capacities 4, 16 (the default) and 128. The runtime's counters per
-/// task say which path the tasks took: deferred (pushed to the deque),
-/// inlined because the deque was full, or neither (latent joins, or run
-/// inline by the adaptive inliner).
+/// queue capacities 4, 16 (the default) and 128, with the inliner off (the
+/// scheduler's own path) and adaptive (the default). The runtime's counters
+/// per task say which path the tasks took: deferred (recorded as latent
+/// spawns or pushed to the deque), inlined because the capacity was full,
+/// or neither (latent joins, or run inline by the adaptive inliner).
 ///
 /// Timing: batches of units long enough (2 ms at least), task batches and
 /// plain batches alternated, the median of each; all of it inside one
@@ -141,6 +149,9 @@ pub struct CostRow {
     pub shape: String,
     /// The queue capacity.
     pub capacity: usize,
+    /// The inliner: `never` or `adaptive` (the default).
+    #[serde(default)]
+    pub inliner: String,
     /// Its program name in the samples (`task-cost join loop c4`).
     pub program: String,
     /// Tasks per batch.
@@ -180,9 +191,19 @@ pub struct NqueensRow {
     pub steals_per_run: Option<f64>,
 }
 
-/// The program name of a per-task sample: `task-cost join loop c4`.
-fn program(form: Form, shape: Shape, capacity: usize) -> String {
-    format!("{TABLE} {} {} c{capacity}", form.name(), shape.name())
+/// The program name of a per-task sample: `task-cost join loop c4` under
+/// the default inliner, `task-cost join loop c4 never` without it.
+fn program(form: Form, shape: Shape, capacity: usize, inliner: &str) -> String {
+    let suffix = if inliner == "adaptive" {
+        String::new()
+    } else {
+        format!(" {inliner}")
+    };
+    format!(
+        "{TABLE} {} {} c{capacity}{suffix}",
+        form.name(),
+        shape.name()
+    )
 }
 
 /// The runner of an nqueens run at `capacity` in the samples: `prescient`
@@ -196,12 +217,13 @@ fn nqueens_runner(capacity: Option<usize>) -> String {
 }
 
 /// The row of `cost`.
-fn cost_row(form: Form, shape: Shape, capacity: usize, cost: &Cost) -> CostRow {
+fn cost_row(form: Form, shape: Shape, capacity: usize, inliner: &str, cost: &Cost) -> CostRow {
     CostRow {
         form: form.name().to_string(),
         shape: shape.name().to_string(),
         capacity,
-        program: program(form, shape, capacity),
+        inliner: inliner.to_string(),
+        program: program(form, shape, capacity, inliner),
         tasks_per_batch: cost.tasks,
         task_ns: cost.task_ns,
         plain_ns: cost.plain_ns,
@@ -214,9 +236,10 @@ fn cost_row(form: Form, shape: Shape, capacity: usize, cost: &Cost) -> CostRow {
 /// The Markdown line of a per-task row.
 fn render_cost(row: &CostRow) -> String {
     format!(
-        "| {:<5} | {:<5} | {:>4} | {:>8.1} | {:>8.1} | {:>11.1} | {:>8.2} | {:>7.2} |",
+        "| {:<5} | {:<5} | {:<8} | {:>4} | {:>8.1} | {:>8.1} | {:>11.1} | {:>8.2} | {:>7.2} |",
         row.form,
         row.shape,
+        row.inliner,
         row.capacity,
         row.task_ns,
         row.plain_ns,
@@ -255,30 +278,37 @@ fn per_task_costs(sizes: &Sizes) -> Result<Vec<CostRow>, String> {
     // is measured from inside it, so a batch is the program's own work and
     // nothing of entering the runtime.
     let mut by_capacity = Vec::new();
-    for capacity in CAPACITIES {
-        progress(format!(
-            "{TABLE}: per-task costs at capacity {capacity}, one worker"
-        ));
-        let rt = runtime(1, Params::DEFAULT.with_queue_capacity(capacity));
-        let costs = rt.run(|| {
-            let mut costs = Vec::new();
-            for shape in shapes {
-                for form in Form::ALL {
-                    costs.push((form, shape, cost(&rt, form, shape, timing)?));
+    for (inliner, inlining) in INLINERS {
+        for capacity in CAPACITIES {
+            progress(format!(
+                "{TABLE}: per-task costs at capacity {capacity}, inliner {inliner}, one worker"
+            ));
+            let rt = runtime(
+                1,
+                Params::DEFAULT
+                    .with_queue_capacity(capacity)
+                    .with_inlining(inlining),
+            );
+            let costs = rt.run(|| {
+                let mut costs = Vec::new();
+                for shape in shapes {
+                    for form in Form::ALL {
+                        costs.push((form, shape, cost(&rt, form, shape, timing)?));
+                    }
                 }
-            }
-            Ok::<_, String>(costs)
-        })?;
-        by_capacity.push((capacity, costs));
+                Ok::<_, String>(costs)
+            })?;
+            by_capacity.push((inliner, capacity, costs));
+        }
     }
     for shape in shapes {
         for form in Form::ALL {
-            for (capacity, costs) in &by_capacity {
+            for (inliner, capacity, costs) in &by_capacity {
                 let (_, _, c) = costs
                     .iter()
                     .find(|(f, s, _)| *f == form && *s == shape)
                     .expect("every form and shape was measured");
-                rows.push(cost_row(form, shape, *capacity, c));
+                rows.push(cost_row(form, shape, *capacity, inliner, c));
             }
         }
     }
@@ -336,8 +366,12 @@ pub fn run(options: &Options) -> Result<(), String> {
         sizes.tree_depth, sizes.batches, sizes.batch_us,
     );
     let rows = per_task_costs(&sizes)?;
-    println!("| form  | shape |  cap | tasks ns | plain ns | over a call | deferred | inlined |");
-    println!("|-------|-------|-----:|---------:|---------:|------------:|---------:|--------:|");
+    println!(
+        "| form  | shape | inliner  |  cap | tasks ns | plain ns | over a call | deferred | inlined |"
+    );
+    println!(
+        "|-------|-------|----------|-----:|---------:|---------:|------------:|---------:|--------:|"
+    );
     for row in &rows {
         println!("{}", render_cost(row));
     }
@@ -416,12 +450,12 @@ mod tests {
     #[test]
     fn names() {
         assert_eq!(
-            program(Form::Join, Shape::Loop, 4),
+            program(Form::Join, Shape::Loop, 4, "adaptive"),
             "task-cost join loop c4"
         );
         assert_eq!(
-            program(Form::Group, Shape::Tree(16), 128),
-            "task-cost group tree c128"
+            program(Form::Group, Shape::Tree(16), 128, "never"),
+            "task-cost group tree c128 never"
         );
         assert_eq!(nqueens_runner(None), "sequential");
         assert_eq!(nqueens_runner(Some(16)), "prescient");
