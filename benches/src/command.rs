@@ -6,7 +6,7 @@
 
 use clap::{Parser, Subcommand};
 
-use crate::{cf17, report, suite, tables};
+use crate::{cf17, competing, report, suite, tables};
 
 /// Prescient's benchmark tables, side by side with rayon, chili and the
 /// sequential programs.
@@ -58,6 +58,10 @@ pub enum Command {
     /// Put a report's headline into README.md and the whole report into
     /// docs/RESULTS.md.
     Publish(report::publish::Options),
+    // A competing busy process of `--competing N`, hidden from the help:
+    // `crate::competing` (the tables start it as `current_exe burn`).
+    #[command(name = competing::SUBCOMMAND, hide = true)]
+    Burn,
 }
 
 /// The subcommand names (what a first argument must be for [`main`] to
@@ -86,6 +90,7 @@ pub fn run(command: Command) -> i32 {
         Command::StackMemory(options) => tables::stack_memory::run(&options),
         Command::Report(options) => report::run(&options).map(drop),
         Command::Publish(options) => report::publish::run(&options),
+        Command::Burn => competing::burn(),
     };
     match result {
         Ok(()) => 0,

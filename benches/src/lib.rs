@@ -24,6 +24,9 @@
 //!   ([`cli::CommonArgs`]: `--quick`, `--threads LIST`, `--json FILE`), the
 //!   one thread-list parser and the `PRESCIENT_BENCH_THREADS` fallback;
 //!   [`data`] finds the input files, also beside a copied binary.
+//! * [`competing`] holds `--competing N` of the fork-join and dataflow
+//!   tables: busy processes that share the CPUs with the measurement (the
+//!   hidden subcommand `burn`).
 //!
 //! The fork–join anchors are rayon 1.12 (`rayon::join` inside
 //! `ThreadPool::install`) and chili 0.2.1 (`Scope::join`, the Rust port of
@@ -35,6 +38,7 @@ pub mod annotated;
 pub mod cf17;
 pub mod cli;
 pub mod command;
+pub mod competing;
 pub mod data;
 pub mod dataflow;
 pub mod inlining;

@@ -90,18 +90,25 @@ pub struct TableHead {
     pub size: Size,
     /// The thread counts it measured.
     pub threads: Vec<usize>,
+    /// The competing busy processes that shared the CPUs while it measured
+    /// (`--competing`, [`crate::competing`]); 0 in the JSON of a table
+    /// without the flag, and of one written before it existed.
+    #[serde(default)]
+    pub competing: usize,
     /// Every measured configuration.
     pub samples: Vec<Sample>,
 }
 
 impl TableHead {
-    /// The head of table `table` on this machine, with no samples yet.
+    /// The head of table `table` on this machine, with no competing
+    /// processes and no samples yet.
     pub fn new(table: &str, size: Size, threads: &[usize]) -> TableHead {
         TableHead {
             table: table.to_string(),
             machine: Machine::detect(),
             size,
             threads: threads.to_vec(),
+            competing: 0,
             samples: Vec::new(),
         }
     }
@@ -122,4 +129,57 @@ pub fn distinct<'a>(
         }
     }
     seen
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn competing_defaults_to_zero_in_old_json() {
+        let old = r#"{"table": "t", "machine": {"threads": 2, "arch": "x86_64", "os": "", "cpu": "c"},
+                      "size": "quick", "threads": [1, 2], "samples": []}"#;
+        let head: TableHead = serde_json::from_str(old).unwrap();
+        assert_eq!(head.competing, 0);
+        let mut head = TableHead::new("t", Size::Test, &[1]);
+        head.competing = 2;
+        let text = serde_json::to_string(&head).unwrap();
+        assert!(text.contains("\"competing\":2"), "{text}");
+        assert_eq!(
+            serde_json::from_str::<TableHead>(&text).unwrap().competing,
+            2
+        );
+    }
+
+    #[test]
+    fn the_stored_reports_still_load() {
+        // Every table's JSON of every committed report, written before
+        // `competing` existed: each reads as a quiet run.
+        let results = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("results");
+        let mut read = 0;
+        for host in std::fs::read_dir(&results).unwrap().flatten() {
+            for report in std::fs::read_dir(host.path())
+                .into_iter()
+                .flatten()
+                .flatten()
+            {
+                if !report.path().join("report.json").is_file() {
+                    continue;
+                }
+                for file in std::fs::read_dir(report.path()).unwrap().flatten() {
+                    let path = file.path();
+                    let name = path.file_name().unwrap().to_string_lossy().into_owned();
+                    if !name.ends_with(".json") || name == "report.json" {
+                        continue;
+                    }
+                    let text = std::fs::read_to_string(&path).unwrap();
+                    let head: TableHead = serde_json::from_str(&text)
+                        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                    assert_eq!(head.competing, 0, "{}", path.display());
+                    read += 1;
+                }
+            }
+        }
+        assert!(read > 0, "no stored table JSON under {}", results.display());
+    }
 }

@@ -154,3 +154,49 @@ fn a_bad_budget_or_table_is_a_clear_error() {
     assert!(String::from_utf8_lossy(&output.stderr).contains("unknown table `nope`"));
     std::fs::remove_dir_all(&out).unwrap();
 }
+
+#[test]
+fn competing_reaches_fork_join_and_dataflow_only() {
+    let out = scratch("competing");
+    let status = Command::new(EXE)
+        .args([
+            "report",
+            "--test-size",
+            "--threads",
+            "1",
+            "--tables",
+            "fork-join,dataflow,loops",
+            "--competing",
+            "1",
+            "--budget",
+            "10m",
+            "--out",
+        ])
+        .arg(&out)
+        .env_remove("PRESCIENT_BENCH_THREADS")
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let report: ReportJson = serde_json::from_str(&read(&out.join("report.json"))).unwrap();
+    assert_eq!(report.competing, 1);
+    for run in &report.tables {
+        let passed = run.args.windows(2).any(|w| w == ["--competing", "1"]);
+        assert_eq!(passed, run.name != "loops", "{}: {:?}", run.name, run.args);
+        let json: serde_json::Value = serde_json::from_str(&read(
+            &out.join(run.json_file.as_ref().expect("a JSON file")),
+        ))
+        .unwrap();
+        let expected = u64::from(run.name != "loops");
+        assert_eq!(json["competing"], expected, "{}", run.name);
+    }
+    let markdown = read(&out.join("report.md"));
+    assert!(
+        markdown.contains("- competing busy processes: 1 (one CPU spin loop each)"),
+        "{markdown}"
+    );
+    assert!(
+        markdown.contains("competing busy processes: 1\n"),
+        "{markdown}"
+    );
+    std::fs::remove_dir_all(&out).unwrap();
+}

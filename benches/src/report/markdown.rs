@@ -46,6 +46,8 @@ pub struct Header<'a> {
     pub load_average: &'a str,
     /// The command that produced it.
     pub command: &'a str,
+    /// The competing busy processes beside the tables that take them.
+    pub competing: usize,
     /// The budget in seconds.
     pub budget_seconds: f64,
     /// The wall time so far, in seconds.
@@ -79,6 +81,15 @@ pub fn render(
     out.push_str(&format!(
         "- load average at the start: {}\n",
         header.load_average
+    ));
+    out.push_str(&format!(
+        "- {}{}\n",
+        crate::competing::describe(header.competing),
+        if header.competing > 0 {
+            " (one CPU spin loop each), while fork-join and dataflow measured; the other tables ran without"
+        } else {
+            ""
+        }
     ));
     out.push_str(&format!("- build: {}\n", header.build.describe()));
     if !header.build.rustflags.is_empty() {

@@ -23,6 +23,12 @@
 //! `--out`. The host's name is its host name and hardware threads (`--host`
 //! overrides it).
 //!
+//! `--competing N` runs the tables that take it (fork-join and dataflow,
+//! [`plan::TableSpec::competing`]) beside N busy processes
+//! ([`crate::competing`]); the default folder is then
+//! `<host>/<date>-competingN/` ([`folder_name`]), so that a loaded run never
+//! overwrites the quiet one of the same day.
+//!
 //! The profiler's table needs a build with the `trace` feature, which the
 //! other tables must not pay for: the report runs it through a sibling
 //! executable `prescient-bench-trace` when one lies beside this one (the
@@ -93,6 +99,11 @@ pub struct Options {
     /// order.
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     pub tables: Vec<String>,
+    /// Run fork-join and dataflow beside N competing busy processes (their
+    /// `--competing N`; the other tables run without). With N > 0 the
+    /// default folder is `<host>/<date>-competingN`.
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = crate::competing::parse_competing)]
+    pub competing: usize,
 }
 
 /// Parses a duration: `8m`, `90s`, `1h30m`, `2m30s`, or a number of seconds.
@@ -148,6 +159,10 @@ pub struct ReportJson {
     pub build: BuildInfo,
     /// The thread counts.
     pub threads: Vec<usize>,
+    /// The competing busy processes beside the tables that take them
+    /// (`--competing`; 0 in a report written before the flag existed).
+    #[serde(default)]
+    pub competing: usize,
     /// The budget, in seconds.
     pub budget_seconds: f64,
     /// The report's wall time, in seconds.
@@ -169,6 +184,16 @@ pub fn default_folder(host: &str, date: &str) -> PathBuf {
         PathBuf::from("results")
     };
     base.join(host).join(date)
+}
+
+/// The last part of the default folder: the date, with `-competingN`
+/// after it for a run beside `competing` > 0 busy processes.
+pub fn folder_name(date: &str, competing: usize) -> String {
+    if competing == 0 {
+        date.to_string()
+    } else {
+        format!("{date}-competing{competing}")
+    }
 }
 
 /// The executable that runs `table`, or why there is none.
@@ -212,6 +237,7 @@ struct Folder<'a> {
     load_average: String,
     command: String,
     threads: Vec<usize>,
+    competing: usize,
     budget: Duration,
     start: Instant,
 }
@@ -273,6 +299,7 @@ impl Folder<'_> {
             build: &self.build,
             load_average: &self.load_average,
             command: &self.command,
+            competing: self.competing,
             budget_seconds: self.budget.as_secs_f64(),
             elapsed_seconds,
             threads: &self.threads,
@@ -286,6 +313,7 @@ impl Folder<'_> {
             machine: self.machine.clone(),
             build: self.build.clone(),
             threads: self.threads.clone(),
+            competing: self.competing,
             budget_seconds: self.budget.as_secs_f64(),
             elapsed_seconds,
             tables: runs.to_vec(),
@@ -374,7 +402,7 @@ pub fn run(options: &Options) -> Result<PathBuf, String> {
     let dir = options
         .out
         .clone()
-        .unwrap_or_else(|| default_folder(&host, &date));
+        .unwrap_or_else(|| default_folder(&host, &folder_name(&date, options.competing)));
     std::fs::create_dir_all(&dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
     let exe = std::env::current_exe().map_err(|e| format!("finding this executable: {e}"))?;
     let command = std::iter::once("prescient-bench".to_string())
@@ -390,6 +418,7 @@ pub fn run(options: &Options) -> Result<PathBuf, String> {
         load_average: load_average(),
         command,
         threads: threads.clone(),
+        competing: options.competing,
         budget: options.budget,
         start,
     };
@@ -458,6 +487,9 @@ pub fn run(options: &Options) -> Result<PathBuf, String> {
                     Size::Test => args.push("--test-size".to_string()),
                 }
                 args.extend(["--threads".to_string(), threads_arg.clone()]);
+                if spec.competing && options.competing > 0 {
+                    args.extend(["--competing".to_string(), options.competing.to_string()]);
+                }
                 args.extend([
                     "--json".to_string(),
                     dir.join(&json_file).display().to_string(),
@@ -526,6 +558,46 @@ mod tests {
         assert!(parse_duration("5x").is_err());
         assert!(parse_duration("m").is_err());
         assert!(parse_duration("5m3").is_err());
+    }
+
+    #[test]
+    fn a_loaded_run_has_its_own_folder() {
+        assert_eq!(folder_name("2026-11-26", 0), "2026-11-26");
+        assert_eq!(folder_name("2026-11-26", 1), "2026-11-26-competing1");
+        let options = crate::cli::parse_words::<Options>("report", ["--competing", "2"]).unwrap();
+        assert_eq!(options.competing, 2);
+        let quiet = crate::cli::parse_words::<Options>("report", []).unwrap();
+        assert_eq!(quiet.competing, 0);
+        assert!(crate::cli::parse_words::<Options>("report", ["--competing", "x"]).is_err());
+    }
+
+    #[test]
+    fn the_stored_reports_still_load() {
+        // report.json of the committed reports, written before `competing`
+        // existed, reads as a quiet run.
+        let results = Path::new(env!("CARGO_MANIFEST_DIR")).join("results");
+        let mut read = 0;
+        for host in std::fs::read_dir(&results).unwrap().flatten() {
+            for report in std::fs::read_dir(host.path())
+                .into_iter()
+                .flatten()
+                .flatten()
+            {
+                let path = report.path().join("report.json");
+                let Ok(text) = std::fs::read_to_string(&path) else {
+                    continue;
+                };
+                let json: ReportJson = serde_json::from_str(&text)
+                    .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                assert_eq!(json.competing, 0, "{}", path.display());
+                read += 1;
+            }
+        }
+        assert!(
+            read > 0,
+            "no stored report.json under {}",
+            results.display()
+        );
     }
 
     #[test]

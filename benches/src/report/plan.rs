@@ -29,6 +29,9 @@ pub struct TableSpec {
     pub fixed_seconds: [f64; 3],
     /// Whether the table needs a build with the `trace` feature.
     pub needs_trace: bool,
+    /// Whether the table takes `--competing N` (the report passes its own
+    /// on to these tables only).
+    pub competing: bool,
 }
 
 /// The tables in the order the report runs them: the comparisons a user on
@@ -44,6 +47,7 @@ pub const TABLES: [TableSpec; 9] = [
         seconds_per_thread_count: [60.0, 17.0, 1.5],
         fixed_seconds: [10.0, 4.0, 1.0],
         needs_trace: false,
+        competing: true,
     },
     TableSpec {
         name: "dataflow",
@@ -52,6 +56,7 @@ pub const TABLES: [TableSpec; 9] = [
         seconds_per_thread_count: [60.0, 20.0, 1.0],
         fixed_seconds: [10.0, 5.0, 1.0],
         needs_trace: false,
+        competing: true,
     },
     TableSpec {
         name: "cf17",
@@ -60,6 +65,7 @@ pub const TABLES: [TableSpec; 9] = [
         seconds_per_thread_count: [120.0, 40.0, 2.0],
         fixed_seconds: [15.0, 6.0, 1.0],
         needs_trace: false,
+        competing: false,
     },
     TableSpec {
         name: "loops",
@@ -68,6 +74,7 @@ pub const TABLES: [TableSpec; 9] = [
         seconds_per_thread_count: [20.0, 5.0, 0.5],
         fixed_seconds: [5.0, 2.0, 0.5],
         needs_trace: false,
+        competing: false,
     },
     TableSpec {
         name: "task-cost",
@@ -85,6 +92,7 @@ pub const TABLES: [TableSpec; 9] = [
         seconds_per_thread_count: [30.0, 3.0, 0.5],
         fixed_seconds: [5.0, 1.0, 0.5],
         needs_trace: false,
+        competing: false,
     },
     TableSpec {
         name: "inlining",
@@ -93,6 +101,7 @@ pub const TABLES: [TableSpec; 9] = [
         seconds_per_thread_count: [150.0, 28.0, 0.5],
         fixed_seconds: [5.0, 2.0, 0.5],
         needs_trace: false,
+        competing: false,
     },
     TableSpec {
         name: "trace-overhead",
@@ -101,6 +110,7 @@ pub const TABLES: [TableSpec; 9] = [
         seconds_per_thread_count: [20.0, 5.0, 0.5],
         fixed_seconds: [10.0, 3.0, 0.5],
         needs_trace: true,
+        competing: false,
     },
     TableSpec {
         name: "stack-memory",
@@ -109,6 +119,7 @@ pub const TABLES: [TableSpec; 9] = [
         seconds_per_thread_count: [0.0, 0.0, 0.0],
         fixed_seconds: [50.0, 5.0, 3.0],
         needs_trace: false,
+        competing: false,
     },
 ];
 

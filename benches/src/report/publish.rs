@@ -75,11 +75,20 @@ pub fn relocate(report_md: &str, prefix: &str) -> String {
 /// to the repository's root).
 pub fn headline_section(report: &ReportJson, folder: &str) -> String {
     format!(
-        "On **{host}** ({machine}), {date}, build {commit}; the whole report is in \
+        "On **{host}** ({machine}), {date}{loaded}, build {commit}; the whole report is in \
          [`{folder}`]({folder}/report.md).\n\n{table}",
         host = report.host,
         machine = report.machine.describe().trim_start_matches("machine: "),
         date = report.date,
+        // A loaded run says so wherever its numbers are quoted.
+        loaded = if report.competing > 0 {
+            format!(
+                ", beside {} competing busy process(es) during fork-join and dataflow",
+                report.competing
+            )
+        } else {
+            String::new()
+        },
         commit = report.build.commit,
         table = headline::render(&report.headline),
     )
@@ -159,6 +168,21 @@ mod tests {
         assert_eq!(
             relocate(md, "../benches/results/h/d"),
             "## Title\n![plot](../benches/results/h/d/a.svg) and [t](#t) and [w](https://x)\n"
+        );
+    }
+
+    #[test]
+    fn a_loaded_report_says_so_in_the_headline() {
+        let path =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("results/vm-2t/2026-11-26/report.json");
+        let text = std::fs::read_to_string(path).unwrap();
+        let mut report: ReportJson = serde_json::from_str(&text).unwrap();
+        assert!(!headline_section(&report, "f").contains("competing"));
+        report.competing = 1;
+        let loaded = headline_section(&report, "f");
+        assert!(
+            loaded.contains(", beside 1 competing busy process(es) during fork-join and dataflow,"),
+            "{loaded}"
         );
     }
 }

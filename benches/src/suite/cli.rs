@@ -14,6 +14,7 @@ use std::time::Duration;
 
 use super::config::{Program, Runner};
 use crate::cli::{self, CommonArgs, Size};
+use crate::competing::CompetingArgs;
 use crate::programs::tree::Layout;
 
 /// The table's subcommand name: the `table` of its JSON and the first word
@@ -35,6 +36,9 @@ pub const DEFAULT_PROFILE_DIR: &str = "target/profile";
 /// (2^24 - 1 nodes). Runners: seq, prescient-default, prescient-never,
 /// prescient-def-c4, prescient-pf-c4, rayon, chili.
 ///
+/// With --competing N, N busy processes (one CPU spin loop each) share the
+/// CPUs with every child while it measures.
+///
 /// With --profile, instead profiles one program under one Prescient runner
 /// at each thread count with the critical-path profiler (needs the `trace`
 /// feature: cargo bench-run prescient-bench --features trace -- fork-join --profile fib) and
@@ -49,6 +53,9 @@ pub struct Options {
     /// configuration, the whole suite in about a minute on two cores).
     #[command(flatten)]
     pub common: CommonArgs,
+    /// `--competing N`: busy processes beside the children.
+    #[command(flatten)]
+    pub competing: CompetingArgs,
     /// Comma-separated subset of the programs: fib, tree1k, tree16m.
     #[arg(long, value_name = "PROGRAMS", value_delimiter = ',')]
     pub only: Vec<Program>,
@@ -71,7 +78,7 @@ pub struct Options {
     /// Profile PROGRAM (fib, tree1k or tree16m) under the first Prescient
     /// runner of --runners (default prescient-default) instead of running
     /// the suite.
-    #[arg(long, value_name = "PROGRAM")]
+    #[arg(long, value_name = "PROGRAM", conflicts_with = "competing")]
     pub profile: Option<Program>,
     /// Where the profiles go (default target/profile): one folder
     /// PROGRAM-RUNNER-tTHREADS per thread count.
@@ -179,6 +186,9 @@ pub struct Settings {
     pub timeout: Duration,
     /// The allocation order of the trees' nodes.
     pub tree_layout: Layout,
+    /// The competing busy processes that run while the children measure
+    /// (`--competing`; see [`crate::competing`]).
+    pub competing: usize,
 }
 
 impl Settings {
@@ -193,6 +203,7 @@ impl Settings {
             idle: true,
             timeout: default_timeout(size),
             tree_layout: Layout::DEFAULT,
+            competing: 0,
         }
     }
 
@@ -344,6 +355,7 @@ impl Options {
             idle: !self.no_idle,
             timeout: self.timeout.unwrap_or(default_timeout(size)),
             tree_layout: layout,
+            competing: self.competing.competing,
             ..Settings::new(size, threads)
         }))
     }
@@ -397,6 +409,7 @@ mod tests {
         assert_eq!(o.programs, Program::ALL.to_vec());
         assert_eq!(o.timeout, Duration::from_secs(1800));
         assert_eq!(o.tree_layout, Layout::LevelOrder);
+        assert_eq!(o.competing, 0);
         assert_eq!(
             suite("--tree-layout post-order --threads 1").tree_layout,
             Layout::PostOrder
@@ -419,6 +432,9 @@ mod tests {
         assert_eq!(o.runners, vec![Runner::Seq, Runner::Rayon]);
         assert_eq!(o.json, PathBuf::from("/tmp/x.json"));
         assert_eq!(o.timeout, Duration::from_secs(5));
+        assert_eq!(suite("--competing 3 --threads 1").competing, 3);
+        assert!(parse("--competing -1").is_err());
+        assert!(parse("--profile fib --competing 1").is_err());
         assert_eq!(
             o.configurations(),
             vec![
@@ -443,6 +459,7 @@ mod tests {
             "--no-idle",
             "--tree-layout",
             "--json",
+            "--competing",
         ] {
             assert!(text.contains(needle), "{needle}: {text}");
         }

@@ -20,6 +20,11 @@
 //! `###` heading — and writes all of it as JSON
 //! ([`report::ForkJoinJson`]).
 //!
+//! With `--competing N` the parent starts N busy processes
+//! ([`crate::competing`]) before the first child and stops them after the
+//! last, so that every child measures on CPUs it shares with them; the
+//! header and the JSON say how many.
+//!
 //! # Samples
 //!
 //! The JSON's shared `samples` ([`crate::samples`]) hold one entry per
@@ -112,7 +117,11 @@ pub fn run_suite(settings: &Settings) -> i32 {
 pub fn run_suite_with(settings: &Settings, exe: &std::path::Path) -> i32 {
     let size = settings.size;
     let machine = machine::Machine::detect();
-    println!("{}\n", machine.describe());
+    println!(
+        "{}\n{}\n",
+        machine.describe(),
+        crate::competing::describe(settings.competing)
+    );
     println!(
         "size: {}; threads: {}; programs: {}; tree layout: {}\n",
         size.name(),
@@ -128,6 +137,22 @@ pub fn run_suite_with(settings: &Settings, exe: &std::path::Path) -> i32 {
         );
     }
     println!();
+
+    // Started here, in the parent, so that they run through every child's
+    // measurement; dropped (killed and reaped) once the last child is done.
+    if settings.competing > 0 {
+        crate::cli::progress(format!(
+            "{SUBCOMMAND}: starting {} competing busy process(es)",
+            settings.competing
+        ));
+    }
+    let competitors = match crate::competing::Competitors::start_with(exe, settings.competing) {
+        Ok(competitors) => competitors,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 1;
+        }
+    };
 
     let configs = settings.configurations();
     let mut outcomes = Vec::with_capacity(configs.len());
@@ -161,6 +186,7 @@ pub fn run_suite_with(settings: &Settings, exe: &std::path::Path) -> i32 {
             idle.push(outcome);
         }
     }
+    drop(competitors);
 
     let table = report::Table::new(&outcomes, size);
     println!("{}", table.render());

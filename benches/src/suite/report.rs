@@ -558,6 +558,7 @@ impl ForkJoinJson {
                 machine: machine.clone(),
                 size,
                 threads: settings.threads.clone(),
+                competing: settings.competing,
                 samples: table.samples(),
             },
             tree_layout: settings.tree_layout.name().to_string(),
@@ -660,6 +661,7 @@ mod tests {
         };
         let mut settings = Settings::new(Size::Test, vec![1, 2]);
         settings.programs = vec![Program::Tree1k];
+        settings.competing = 2;
         let idle = vec![IdleOutcome {
             runner: Runner::Rayon,
             threads: 2,
@@ -685,6 +687,7 @@ mod tests {
         let v: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert_eq!(v["table"], "fork-join");
         assert_eq!(v["size"], "test");
+        assert_eq!(v["competing"], 2);
         assert_eq!(v["machine"]["cpu"], "Some \"CPU\"");
         let samples = v["samples"].as_array().unwrap();
         assert_eq!(samples.len(), 6, "the failed row has no sample");

@@ -562,6 +562,8 @@ impl Cf17Json {
                 machine: machine.clone(),
                 size: settings.head_size(),
                 threads: settings.threads.clone(),
+                // The CF'17 table measures on a quiet machine only.
+                competing: 0,
                 samples: table.samples(),
             },
             input_size: settings.size.name().to_string(),

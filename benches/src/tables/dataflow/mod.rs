@@ -18,12 +18,15 @@
 //! flight)`, under the same runners. The program names say the size (see
 //! [`measure::Sizes`]): `two-wave 250`, `two-wave 25000 (2000 tasks per
 //! wave)`, `cholesky 1024/64`, `matmul 512/64`, `sparselu 1200/40`,
-//! `bucket sweep 97 (20000 handles x 4 rounds)`.
+//! `bucket sweep 97 (20000 handles x 4 rounds)`. Its `competing` is
+//! `--competing N`: the busy processes ([`crate::competing`]) that ran
+//! beside every measurement.
 
 pub mod measure;
 pub mod print;
 
 use crate::cli::{self, CommonArgs, Size};
+use crate::competing::{self, CompetingArgs, Competitors};
 use crate::samples::{Sample, TableHead, PRESCIENT, SEQUENTIAL};
 use measure::{Bench, Entry, Measured, Sizes};
 use prescient::{Counters, DastMode, Params};
@@ -58,6 +61,9 @@ pub const TABLE: &str = "dataflow";
 /// round: a slow phase of a shared machine touches all modes alike. Every
 /// parallel result is checked against the sequential reference.
 ///
+/// With --competing N, N busy processes (one CPU spin loop each) share the
+/// CPUs with every measurement.
+///
 /// --quick runs fewer two-wave tasks at the coarse task sizes, smaller
 /// kernels and the buckets 97 and 64567 only. The DAST modes come from
 /// --dast, else $PRESCIENT_BENCH_DAST (same syntax), else all four.
@@ -66,6 +72,9 @@ pub struct Options {
     /// The flags every table shares.
     #[command(flatten)]
     pub common: CommonArgs,
+    /// `--competing N`: busy processes beside the measurements.
+    #[command(flatten)]
+    pub competing: CompetingArgs,
     /// The DAST modes to measure: comma-separated names (off, forced,
     /// adaptive, idle; each once) or `all`. Default: $PRESCIENT_BENCH_DAST,
     /// else all four. Rows follow that order; `off` is the summary's
@@ -263,6 +272,16 @@ pub fn run(options: &Options) -> Result<(), String> {
         size.name(),
         cli::available_threads(),
     );
+    println!("{}\n", competing::describe(options.competing.competing));
+    // Every measurement below runs beside them; they are killed and reaped
+    // once the last one is done (or when a failed check unwinds).
+    if options.competing.competing > 0 {
+        cli::progress(format!(
+            "{TABLE}: starting {} competing busy process(es)",
+            options.competing.competing
+        ));
+    }
+    let competitors = Competitors::start(options.competing.competing)?;
     let mut entries: Vec<Entry> = Vec::new();
     // Labels of the entries whose counters are printed.
     let mut counted: Vec<String> = Vec::new();
@@ -327,9 +346,16 @@ pub fn run(options: &Options) -> Result<(), String> {
         entries.iter().filter(|e| counted.contains(&e.label)),
     );
     let relative_to_off = print::summary(&bench, &entries);
+    drop(competitors);
     println!("\n(finished in {:.1} s)", started.elapsed().as_secs_f64());
     if options.common.json.is_some() {
-        let json = to_json(&bench, size, &entries, relative_to_off);
+        let json = to_json(
+            &bench,
+            size,
+            options.competing.competing,
+            &entries,
+            relative_to_off,
+        );
         options.common.write_json(&json)?;
     }
     Ok(())
@@ -376,14 +402,16 @@ fn samples(entry: &Entry, threads: &[usize], modes: &[DastMode]) -> Vec<Sample> 
     samples
 }
 
-/// The table's JSON.
+/// The table's JSON, of a run at `size` beside `competing` busy processes.
 fn to_json(
     bench: &Bench,
     size: Size,
+    competing: usize,
     entries: &[Entry],
     relative_to_off: Vec<ModeRatio>,
 ) -> DataflowJson {
     let mut head = TableHead::new(TABLE, size, &bench.threads);
+    head.competing = competing;
     let mut benchmarks = Vec::new();
     for entry in entries {
         head.samples
@@ -439,6 +467,8 @@ mod tests {
         use DastMode::*;
         let o = parse("").unwrap();
         assert!(o.only.is_none() && !o.counters && o.dast.is_none());
+        assert_eq!(o.competing.competing, 0);
+        assert_eq!(parse("--competing 2").unwrap().competing.competing, 2);
         assert_eq!((o.common.size(), o.reps()), (Size::Full, 5));
         let o = parse("--quick --threads 2,1 --reps 7 --counters").unwrap();
         assert_eq!(
@@ -473,6 +503,8 @@ mod tests {
             "--threads 2,2",
             "--quick --test-size",
             "--counters=1",
+            "--competing",
+            "--competing -2",
             "--bogus",
         ] {
             assert!(parse(bad).is_err(), "{bad}");
@@ -517,7 +549,7 @@ mod tests {
                 ],
             },
         ];
-        let json = to_json(&bench, Size::Test, &entries, Vec::new());
+        let json = to_json(&bench, Size::Test, 1, &entries, Vec::new());
         let s = &json.head.samples;
         // seq + 2 threads x (off, adaptive, prescient) for the first; no
         // seq for the second.
@@ -537,9 +569,11 @@ mod tests {
         assert!((per_task.seconds - 1e-6).abs() < 1e-12);
         let text = serde_json::to_string(&json).unwrap();
         assert!(text.contains("\"table\":\"dataflow\"") && text.contains("\"samples\""));
+        assert!(text.contains("\"competing\":1"), "{text}");
         let back: DataflowJson = serde_json::from_str(&text).unwrap();
         assert_eq!(back.head.samples, json.head.samples);
         assert_eq!(back.benchmarks, json.benchmarks);
         assert_eq!(back.modes, ["off", "adaptive"]);
+        assert_eq!(back.head.competing, 1);
     }
 }
