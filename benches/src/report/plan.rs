@@ -84,6 +84,7 @@ pub const TABLES: [TableSpec; 9] = [
         seconds_per_thread_count: [8.0, 2.5, 0.1],
         fixed_seconds: [28.0, 8.0, 1.0],
         needs_trace: false,
+        competing: false,
     },
     TableSpec {
         name: "annotated",
