@@ -131,6 +131,27 @@ pub fn distinct<'a>(
     seen
 }
 
+/// The folders of the committed reports (`benches/results/<host>/<date>/`,
+/// each with its `report.json`), for the tests that check old JSON still
+/// loads.
+#[cfg(test)]
+pub(crate) fn stored_reports() -> Vec<std::path::PathBuf> {
+    let results = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("results");
+    let mut reports = Vec::new();
+    for host in std::fs::read_dir(&results).unwrap().flatten() {
+        for report in std::fs::read_dir(host.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            if report.path().join("report.json").is_file() {
+                reports.push(report.path());
+            }
+        }
+    }
+    reports
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -155,31 +176,21 @@ mod tests {
     fn the_stored_reports_still_load() {
         // Every table's JSON of every committed report, written before
         // `competing` existed: each reads as a quiet run.
-        let results = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("results");
         let mut read = 0;
-        for host in std::fs::read_dir(&results).unwrap().flatten() {
-            for report in std::fs::read_dir(host.path())
-                .into_iter()
-                .flatten()
-                .flatten()
-            {
-                if !report.path().join("report.json").is_file() {
+        for report in stored_reports() {
+            for file in std::fs::read_dir(&report).unwrap().flatten() {
+                let path = file.path();
+                let name = path.file_name().unwrap().to_string_lossy().into_owned();
+                if !name.ends_with(".json") || name == "report.json" {
                     continue;
                 }
-                for file in std::fs::read_dir(report.path()).unwrap().flatten() {
-                    let path = file.path();
-                    let name = path.file_name().unwrap().to_string_lossy().into_owned();
-                    if !name.ends_with(".json") || name == "report.json" {
-                        continue;
-                    }
-                    let text = std::fs::read_to_string(&path).unwrap();
-                    let head: TableHead = serde_json::from_str(&text)
-                        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-                    assert_eq!(head.competing, 0, "{}", path.display());
-                    read += 1;
-                }
+                let text = std::fs::read_to_string(&path).unwrap();
+                let head: TableHead = serde_json::from_str(&text)
+                    .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                assert_eq!(head.competing, 0, "{}", path.display());
+                read += 1;
             }
         }
-        assert!(read > 0, "no stored table JSON under {}", results.display());
+        assert!(read > 0, "no stored table JSON under benches/results");
     }
 }

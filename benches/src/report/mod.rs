@@ -575,29 +575,15 @@ mod tests {
     fn the_stored_reports_still_load() {
         // report.json of the committed reports, written before `competing`
         // existed, reads as a quiet run.
-        let results = Path::new(env!("CARGO_MANIFEST_DIR")).join("results");
-        let mut read = 0;
-        for host in std::fs::read_dir(&results).unwrap().flatten() {
-            for report in std::fs::read_dir(host.path())
-                .into_iter()
-                .flatten()
-                .flatten()
-            {
-                let path = report.path().join("report.json");
-                let Ok(text) = std::fs::read_to_string(&path) else {
-                    continue;
-                };
-                let json: ReportJson = serde_json::from_str(&text)
-                    .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-                assert_eq!(json.competing, 0, "{}", path.display());
-                read += 1;
-            }
+        let reports = crate::samples::stored_reports();
+        assert!(!reports.is_empty(), "no stored report.json");
+        for report in reports {
+            let path = report.join("report.json");
+            let text = std::fs::read_to_string(&path).unwrap();
+            let json: ReportJson =
+                serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            assert_eq!(json.competing, 0, "{}", path.display());
         }
-        assert!(
-            read > 0,
-            "no stored report.json under {}",
-            results.display()
-        );
     }
 
     #[test]
