@@ -207,6 +207,13 @@ impl Registry {
         }
     }
 
+    /// Whether some worker is idle: looking for work, or parked (relaxed
+    /// loads: a hint for a cold path).
+    pub(crate) fn has_idle_workers(&self) -> bool {
+        self.sleepers.load(Ordering::Relaxed) != 0
+            || self.idle_spinning.load(Ordering::Relaxed) != 0
+    }
+
     /// Wakes one sleeping worker if workers sleep and none is awake and idle
     /// (rayon's rule): an awake idle worker finds new work by itself. Best
     /// effort, without a fence, for the hot paths that call it (`push`, and a
