@@ -35,24 +35,16 @@
 //! [`PARK_TIMEOUT_MAX`]; finding work resets it. A worker woken by its
 //! timeout that finds nothing parks again at once, without the spin phase
 //! (it is idle for a while, not between two bursts). An idle runtime costs
-//! each worker one wake-up every two seconds (a few microseconds each); a
+//! each worker about two wake-ups per second (a few microseconds each); a
 //! missed wake-up is repaired within `PARK_TIMEOUT_MAX` at worst.
 //!
-//! Such misses are rare: most work reaches other workers through paths
-//! whose wake-up is fenced — an injected job, a woken fiber, a DAST
-//! dispatch, and the answer to a hungry thief (a published latent join or
-//! spawn, `WorkerThread::answer_hungry`), which is how fork-join work is
-//! shared. Only a plain push (a spawn that could not stay latent) takes the
-//! relaxed check.
-//!
-//! The constants are set against rayon's idle cost: after its last job a
+//! The two constants are set against rayon's idle cost: after its last job a
 //! rayon worker searches and yields for 32 rounds (tens of microseconds)
 //! and then sleeps with no timeout. `prescient-bench fork-join --child-idle
 //! prescient-default 16` measures the CPU an idle runtime burns in the second after one tiny
-//! job; with these constants it is about rayon's at 16 workers (two
-//! wake-ups per worker in that second: at 250 and 750 ms), where a longer
-//! spin and a shorter first timeout cost several times more
-//! (docs/measurements.md, "Idle workers").
+//! job; with these constants it is about rayon's, where a longer spin and a
+//! shorter first timeout cost several times more (docs/measurements.md,
+//! "Idle workers").
 //!
 //! # Lifetime
 //! A `WorkerWake` is reference-counted on its own (not only through its
@@ -71,11 +63,11 @@ use std::time::Duration;
 pub(crate) const SPIN_BEFORE_SLEEP: Duration = Duration::from_micros(20);
 
 /// The first park timeout of an idle worker (see the module docs).
-pub(crate) const PARK_TIMEOUT_MIN: Duration = Duration::from_millis(250);
+pub(crate) const PARK_TIMEOUT_MIN: Duration = Duration::from_millis(64);
 
 /// The longest park timeout: the worst delay before a missed wake-up is
 /// repaired, and the period of an idle worker's wake-ups.
-pub(crate) const PARK_TIMEOUT_MAX: Duration = Duration::from_secs(2);
+pub(crate) const PARK_TIMEOUT_MAX: Duration = Duration::from_millis(512);
 
 /// The part of a worker that other threads use to hand it a ready fiber and to
 /// wake it.

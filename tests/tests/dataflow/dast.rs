@@ -24,7 +24,7 @@
 //!   a worker by a task the manager puts in its mailbox).
 //!
 //! Lost wake-ups: the manager's park has a 50 ms backstop timeout and a
-//! worker's a 250 ms–2 s one, so a lost wake-up costs time here rather than
+//! worker's a 64–512 ms one, so a lost wake-up costs time here rather than
 //! hanging; the loom models (`dast/manager.rs`, `sleep.rs`) are what prove
 //! the protocols. The stress prints its slowest round (`--nocapture`) as a
 //! hint; nothing here asserts on time. Hangs end the process through the

@@ -2,7 +2,7 @@
 //! `/proc/self/task/*/stat`, a parked worker is in state `S` (sleeping on its
 //! condvar) and burns no CPU time. (A parked worker does wake now and then:
 //! the park timeout that repairs a missed wake-up, a few microseconds each
-//! time, growing to one wake-up every two seconds; so the check is on CPU time,
+//! time, growing to one wake-up per half second; so the check is on CPU time,
 //! not on never being seen awake.) Checked right after start, after a burst
 //! of work, and while a task of theirs is suspended waiting on an event (a
 //! suspended task is not work: its worker must park, and wake when the event
