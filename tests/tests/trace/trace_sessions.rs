@@ -307,7 +307,9 @@ fn sessions_keep_references(workers: usize) {
 fn three_hundred_sessions_on_3_workers() {
     watchdog(
         "three_hundred_sessions_on_3_workers",
-        Duration::from_secs(120),
+        // A hang detector, not a timing: the debug and AddressSanitizer
+        // builds on a loaded 2-core CI machine have run past 120 s.
+        Duration::from_secs(300),
         || sessions_keep_references(3),
     );
 }
@@ -317,7 +319,8 @@ fn three_hundred_sessions_on_3_workers() {
 fn three_hundred_sessions_on_16_workers() {
     watchdog(
         "three_hundred_sessions_on_16_workers",
-        Duration::from_secs(120),
+        // As above.
+        Duration::from_secs(300),
         || sessions_keep_references(16),
     );
 }
