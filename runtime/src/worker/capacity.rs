@@ -57,9 +57,7 @@ impl WorkerThread {
             return;
         }
         self.info().signals.hungry.store(false, Ordering::Relaxed);
-        while self.publish_oldest_spawn() {}
-        // As `answer_hungry` does.
-        self.registry.wake_one_sleeper();
+        self.publish_spawns_and_wake();
     }
 
     /// Counts a task run inline as a plain call because the queue was full

@@ -171,12 +171,15 @@ impl WorkerThread {
     /// worker, which keep their owners alive themselves (a scope's records
     /// were all run by its end).
     pub(super) fn publish_leftover_spawns(&self) {
-        while let Some(taken) = self.latent_spawns.take_oldest() {
-            // SAFETY: just taken, and nothing used the arena since.
-            let job = unsafe { publish_taken(taken) };
-            bump(&self.counters().published_spawns);
-            self.enqueue(job);
-        }
+        while self.publish_oldest_spawn() {}
+    }
+
+    /// Publishes every latent spawn and wakes a sleeper with a fenced check
+    /// (see [`answer_hungry`](Self::answer_hungry)): for a worker that has
+    /// more work than it runs soon, or whose task polls its own tasks.
+    pub(super) fn publish_spawns_and_wake(&self) {
+        while self.publish_oldest_spawn() {}
+        self.registry.wake_one_sleeper();
     }
 
     /// Publishes the oldest latent join, if any; whether there was one.
@@ -238,8 +241,7 @@ impl WorkerThread {
 pub(crate) fn publish_latent_spawns() {
     WorkerThread::with_current(|worker| {
         if let Some(worker) = worker.filter(|worker| !worker.latent_spawns.is_empty()) {
-            while worker.publish_oldest_spawn() {}
-            worker.registry.wake_one_sleeper();
+            worker.publish_spawns_and_wake();
         }
     });
 }
