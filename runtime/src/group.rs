@@ -177,16 +177,13 @@ impl TaskGroup {
 
     /// The number of tasks spawned and not yet finished.
     ///
-    /// While it is not zero, a call makes its worker's unstarted tasks
-    /// visible to other workers, so that a task polling it (instead of
-    /// waiting) does not keep its own spawns to itself (see
+    /// Each call makes its worker's unstarted tasks visible to other
+    /// workers, so that a task polling it (instead of waiting) does not keep
+    /// its own spawns to itself (see
     /// [`TaskHandle::is_finished`](crate::TaskHandle::is_finished)).
     pub fn pending(&self) -> usize {
-        let pending = self.state.pending.pending();
-        if pending != 0 {
-            worker::publish_latent_spawns();
-        }
-        pending
+        worker::publish_latent_spawns();
+        self.state.pending.pending()
     }
 
     /// Waits for every task of the group, then propagates the first panic of

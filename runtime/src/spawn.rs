@@ -158,21 +158,19 @@ impl<T: Send + 'static> TaskHandle<T> {
 impl<T> TaskHandle<T> {
     /// Whether the task has finished.
     ///
-    /// A task that polls this instead of joining makes its own worker's
-    /// unstarted tasks visible to other workers while the answer is no: a
-    /// spawned task may wait unseen on its spawner's worker until the
-    /// spawner joins, waits or spawns again, and a poll loop does none of
-    /// those.
+    /// Each call makes its worker's unstarted tasks visible to other
+    /// workers: a spawned task may wait unseen on its spawner's worker until
+    /// the spawner joins, waits or spawns again, and a poll loop does none of
+    /// those. Every call, not only those answering no: a loop polling this
+    /// handle and, say, a flag set by a later spawn of the same task must
+    /// not keep that later spawn to itself once this one has finished.
     pub fn is_finished(&self) -> bool {
-        let finished = match &self.inner {
+        worker::publish_latent_spawns();
+        match &self.inner {
             Some(HandleInner::Ready(..)) => true,
             Some(HandleInner::Shared(shared)) => shared.state().latch.is_set(),
             None => false,
-        };
-        if !finished {
-            worker::publish_latent_spawns();
         }
-        finished
     }
 }
 

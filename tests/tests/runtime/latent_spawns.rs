@@ -167,6 +167,41 @@ fn tasks_left_recorded_by_a_finished_job_still_run() {
     }
 }
 
+/// A task polling a group that has finished, and a flag set by another
+/// spawn of its own: every poll publishes (as `TaskHandle::is_finished`'s,
+/// through the same function), so that spawn reaches the idle worker even
+/// though the group's answer is already "done".
+#[test]
+fn polling_a_finished_group_publishes_other_spawns() {
+    for policy in [
+        QueuePolicy::InsertBackStealBack,
+        QueuePolicy::InsertFrontStealBack,
+    ] {
+        let rt = runtime(policy, 2, 16);
+        watchdog(&format!("poll after finish, {policy:?}"), LIMIT, || {
+            rt.run(|| {
+                for _ in 0..50 {
+                    let group = TaskGroup::new();
+                    let flag = Arc::new(AtomicBool::new(false));
+                    let setter = {
+                        let flag = flag.clone();
+                        prescient::spawn(move || flag.store(true, Ordering::Release))
+                    };
+                    let done = prescient::spawn(|| 1);
+                    group.spawn(|| {});
+                    // Runs the group's task here; the setter stays recorded.
+                    group.wait();
+                    assert_eq!(done.join(), 1);
+                    while group.pending() != 0 || !flag.load(Ordering::Acquire) {
+                        std::hint::spin_loop();
+                    }
+                    setter.join();
+                }
+            })
+        });
+    }
+}
+
 #[test]
 fn a_recorded_tasks_panic_reaches_its_owner() {
     quiet_expected_panics();
