@@ -193,6 +193,36 @@ mod tests {
     }
 
     #[test]
+    fn slice_loops_reductions_and_sorts_are_loop_parallelism() {
+        // Each library loop alone: its site runs in a loop (λ = 1), ρ = 0.
+        for call in [
+            "p::for_range_reduce(0..1000, 16, || 0, |a, i| a + i, |a, b| a + b)",
+            "p::for_range_chunked_reduce(0..n, 16, || 0, |a, r| a + r.len(), |a, b| a + b)",
+            "p::for_chunks_mut(&mut v, 64, |i, c| c[0] = i)",
+            "p::for_chunks(&v, 64, |i, c| drop(c))",
+            "p::for_each_mut(&mut v, 64, |i, x| *x = i)",
+            "p::for_chunks_reduce(&v, 64, || 0, |a, i, c| a + c.len(), |a, b| a + b)",
+            "p::par_sort(&mut v)",
+            "p::par_sort_by(&mut v, |a, b| b.cmp(a))",
+            "p::par_sort_unstable_by_key(&mut v, |x| *x)",
+        ] {
+            let src = format!(
+                "mod m {{ use prescient as p; fn run(v: Vec<usize>, n: usize) {{ {call}; }} }}"
+            );
+            assert_eq!(loop_structure(&src), (0, 1, true), "{call}");
+        }
+        // A fold that recurses into the module is recursion through a task.
+        let src = "mod m {
+                use prescient::*;
+                fn walk(d: usize) -> usize {
+                    if d == 0 { return 1; }
+                    for_range_reduce(0..4, 1, || 0, |a, _| a + walk(d - 1), |a, b| a + b)
+                }
+            }";
+        assert_eq!(loop_structure(src), (1, 1, true));
+    }
+
+    #[test]
     fn range_loop_bodies_are_tasks_for_rho() {
         // A call back into the function from the body is recursion through a
         // task (ρ = 1), and the site is still in a loop.

@@ -15,9 +15,10 @@
 //!
 //! Recognised `join(a, b)` calls become
 //! `::prescient::__private::join_at(&SITE, a, b)`, `spawn(f)` calls
-//! `::prescient::__private::spawn_at(&SITE, f)`, and `for_range(r, g, f)` /
-//! `for_range_chunked(r, g, f)` calls `for_range_at(&SITE, r, g, f)` /
-//! `for_range_chunked_at(&SITE, r, g, f)`; scope and group `spawn(f)`
+//! `::prescient::__private::spawn_at(&SITE, f)`, and a library loop's
+//! (`crate::library_loops`: `for_range(r, g, f)`, the chunked, slice and
+//! reduction forms, the sorts) its twin with the site first,
+//! `for_range_at(&SITE, r, g, f)`; scope and group `spawn(f)`
 //! method calls become `__spawn_at(&SITE, f)` on the same receiver; dataflow
 //! tasks are recorded as sites but left unchanged. A call through a path
 //! keeps its crate segment (`p::join` → `p::__private::join_at`); a `use`
@@ -28,6 +29,7 @@
 
 use crate::analysis::ProgramResult;
 use crate::args::Overrides;
+use crate::library_loops::library_loop_at;
 use crate::model::{CallKey, Program, SiteKind, UnseenKind};
 use crate::sym::{Bound, BoundOp, Sym};
 use proc_macro2::{Literal, Span, TokenStream};
@@ -247,7 +249,11 @@ pub fn rewrite_sites(
         let args = match *at {
             "join_at" => quote!(|| (), || ()),
             "spawn_at" => quote!(|| ()),
-            _ => quote!(0..0, 1, |_| ()),
+            at => library_loop_at(at)
+                .expect("a rewritten call is a join, a spawn or a library loop")
+                .sample_args
+                .parse()
+                .expect("library loop sample arguments are tokens"),
         };
         quote!(let _ = #name(#args);)
     });

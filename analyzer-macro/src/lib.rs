@@ -261,6 +261,7 @@ mod args;
 mod contexts;
 mod effort;
 mod emit;
+mod library_loops;
 mod lower;
 mod macros;
 mod manifest;

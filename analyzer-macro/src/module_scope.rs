@@ -16,6 +16,7 @@
 //! Items gated on `#[cfg]` ([`cfg_gated`]) are not collected, but their names
 //! still shadow: the attribute sees the module before cfg stripping.
 
+use crate::library_loops::LIBRARY_LOOPS;
 use crate::macros::MacroDef;
 use crate::model::FnId;
 use proc_macro2::Span;
@@ -24,12 +25,11 @@ use std::rc::Rc;
 use syn::visit::Visit;
 
 /// Free functions of `prescient` (and scope types) that a glob import
-/// `use prescient::*` is taken to bring in.
+/// `use prescient::*` is taken to bring in, besides the library loops
+/// ([`LIBRARY_LOOPS`]).
 const PRESCIENT_GLOB_NAMES: &[&str] = &[
     "join",
     "spawn",
-    "for_range",
-    "for_range_chunked",
     "scope",
     "dataflow",
     "Scope",
@@ -349,7 +349,10 @@ impl ModuleScope {
         if self.items.contains(first) || self.imports.others.contains_key(first) {
             return Resolved::Unknown;
         }
-        if self.imports.glob && PRESCIENT_GLOB_NAMES.contains(&first.as_str()) {
+        if self.imports.glob
+            && (PRESCIENT_GLOB_NAMES.contains(&first.as_str())
+                || LIBRARY_LOOPS.iter().any(|l| l.name == first))
+        {
             return Resolved::Prescient(segs.to_vec());
         }
         Resolved::Unknown

@@ -8,6 +8,7 @@
 
 use super::builder::{Binding, FnBuilder, ScopeKind};
 use super::syntax::{compact, strip};
+use crate::library_loops::{library_loop, LibraryLoop, LoopTrip};
 use crate::model::{seq, CallKey, Callee, LoopKind, Node, Site, SiteId, SiteKind, UnseenKind};
 use crate::module_scope::Resolved;
 use proc_macro2::Span;
@@ -30,13 +31,10 @@ impl FnBuilder<'_> {
         let construct = match last {
             "join" if module_path => Some((SiteKind::Join, "join_at")),
             "spawn" if module_path => Some((SiteKind::Spawn, "spawn_at")),
-            "for_range" if module_path && call.args.len() == 3 => {
-                return self.range_loop(call, "for_range_at");
-            }
-            "for_range_chunked" if module_path && call.args.len() == 3 => {
-                return self.range_loop(call, "for_range_chunked_at");
-            }
-            _ => None,
+            _ => match library_loop(last, call.args.len()) {
+                Some(lib) if module_path => return self.range_loop(call, lib),
+                _ => None,
+            },
         };
         if let Some((kind, at)) = construct {
             let site = self.new_site(kind, span, Some((CallKey::of(call), at)));
@@ -187,29 +185,42 @@ impl FnBuilder<'_> {
         self.sites.len() - 1
     }
 
-    /// A range loop, `for_range(range, grain, body)` or
-    /// `for_range_chunked(…)` (`at`: the `__private` function the call
-    /// becomes): the range and grain are evaluated in the calling task, then
-    /// the body is the site's task, once per index (or per chunk) inside a
-    /// [`LoopKind::RangeLoop`]. So the site counts as in a loop (λ), its
-    /// effort is one run of the body, and a call back into the module from
-    /// the body is made inside a task (ρ) and inside a loop.
-    pub(super) fn range_loop(&mut self, call: &syn::ExprCall, at: &'static str) -> Node {
+    /// A library loop ([`LIBRARY_LOOPS`](crate::library_loops::LIBRARY_LOOPS):
+    /// `for_range(range, grain, body)`, its chunked, slice and reduction
+    /// forms, the parallel sorts): the arguments that are not closures run
+    /// by the loop are evaluated in the calling task, then the closures are
+    /// the site's tasks, once per iteration (index, chunk or comparison)
+    /// inside a [`LoopKind::RangeLoop`]. So the site counts as in a loop
+    /// (λ), its effort is one run of its closures, and a call back into the
+    /// module from them is made inside a task (ρ) and inside a loop. The call
+    /// becomes `lib.at`.
+    pub(super) fn range_loop(&mut self, call: &syn::ExprCall, lib: &'static LibraryLoop) -> Node {
         let span = call.span();
-        let site = self.new_site(SiteKind::RangeLoop, span, Some((CallKey::of(call), at)));
-        let (range, grain, body) = (&call.args[0], &call.args[1], &call.args[2]);
-        let args = self.exprs([range, grain]);
-        let trip = self.range_loop_trip(range, grain, at == "for_range_chunked_at");
-        let task = self.task(body, Binding::Local);
+        let site = self.new_site(SiteKind::RangeLoop, span, Some((CallKey::of(call), lib.at)));
+        let args: Vec<&syn::Expr> = call.args.iter().collect();
+        let inputs = (0..args.len())
+            .filter(|i| !lib.tasks.contains(i))
+            .map(|i| args[i]);
+        let inputs = self.exprs(inputs);
+        let trip = match lib.trip {
+            LoopTrip::Indices => self.range_loop_trip(args[0], args[1], false),
+            LoopTrip::Chunks => self.range_loop_trip(args[0], args[1], true),
+            LoopTrip::Unknown => crate::model::Trip::Unknown,
+        };
+        let tasks = lib
+            .tasks
+            .iter()
+            .map(|&i| self.task(args[i], Binding::Local))
+            .collect();
         seq([
-            args,
+            inputs,
             Node::Loop {
                 kind: LoopKind::RangeLoop,
                 trip,
                 body: Box::new(Node::Spawn {
                     site,
                     args: Box::new(Node::Ops(0)),
-                    tasks: vec![task],
+                    tasks,
                 }),
                 span,
             },
