@@ -168,6 +168,8 @@ mod join;
 mod latch;
 mod latent;
 mod latent_spawn;
+#[cfg(feature = "mpi")]
+pub mod mpi;
 #[cfg(unix)]
 mod overflow;
 #[cfg(not(unix))]
@@ -176,6 +178,7 @@ mod overflow;
 mod params;
 #[cfg(feature = "trace")]
 pub mod profile;
+mod progress;
 mod range;
 mod registry;
 mod runtime;

@@ -8,6 +8,7 @@
 use super::thread::WorkerThread;
 use crate::counters::{add, bump};
 use crate::job::JobRef;
+use crate::progress;
 use crate::registry::MAX_IDLE_SPIN;
 use crate::sleep::{PARK_TIMEOUT_MAX, PARK_TIMEOUT_MIN, SPIN_BEFORE_SLEEP};
 use std::sync::atomic::Ordering;
@@ -19,6 +20,10 @@ impl WorkerThread {
     /// runtime terminates and this worker has nothing left.
     pub(super) fn main_loop(&self) {
         loop {
+            // External operations (MPI requests) waited for by suspended
+            // tasks: polled between jobs at a bounded rate (`progress.rs`);
+            // one load when none is pending.
+            progress::poll_if_due();
             if let Some(fiber) = self.wake().pop_ready() {
                 self.resume_ready(fiber);
                 continue;
@@ -99,6 +104,8 @@ impl WorkerThread {
         let start = Instant::now();
         let mut spins: u32 = 1;
         loop {
+            // A completion resumes its waiter here or on its home worker.
+            progress::poll();
             if self.has_work() {
                 spinning.fetch_sub(1, Ordering::SeqCst);
                 self.park_timeout.set(PARK_TIMEOUT_MIN);
@@ -134,11 +141,19 @@ impl WorkerThread {
         // Not "until terminate is set": a terminating runtime with a suspended
         // task (waiting for an event set later) must not spin its workers
         // while it waits.
-        let timeout = self.park_timeout.get();
+        // While external operations are pending, one idle worker parks with
+        // the poll interval instead, and polls when it wakes (`progress.rs`).
+        let polling = progress::begin_polling_sleep();
+        let timeout = polling.unwrap_or(self.park_timeout.get());
         let parked_at = Instant::now();
         let timed_out = self
             .wake()
             .sleep(|| self.has_work() || self.can_exit(), timeout);
+        if polling.is_some() {
+            progress::end_polling_sleep();
+            bump(&self.counters().parks);
+            return true;
+        }
         let counters = self.counters();
         bump(&counters.parks);
         add(

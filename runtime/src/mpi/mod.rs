@@ -1,0 +1,244 @@
+//! Task-aware MPI (cargo feature `mpi`): a task that waits for an MPI
+//! request suspends, and its worker runs other tasks until the request
+//! completes — BSC's TAMPI "blocking mode", on the `mpi` crate (rsmpi).
+//!
+//! ```no_run
+//! use mpi::traits::*;
+//!
+//! let universe = prescient::mpi::initialize().expect("MPI with MPI_THREAD_MULTIPLE");
+//! let world = universe.world();
+//! let (rank, size) = (world.rank(), world.size());
+//! let mut received = 0i32;
+//! mpi::request::scope(|scope| {
+//!     let receive = world
+//!         .process_at_rank((rank + size - 1) % size)
+//!         .immediate_receive_into(scope, &mut received);
+//!     let send = world.process_at_rank((rank + 1) % size).immediate_send(scope, &rank);
+//!     prescient::scope(|s| {
+//!         // Suspends this task, not its worker, until the message is there.
+//!         s.spawn(|_| { prescient::mpi::wait(receive); });
+//!         s.spawn(|_| { /* computation overlapping the exchange */ });
+//!     });
+//!     prescient::mpi::wait(send);
+//! });
+//! ```
+//!
+//! # How it works
+//!
+//! [`wait`], [`wait_all`] and [`wait_any`] called from a task hand copies of
+//! the requests' raw handles to a process-wide table (`requests.rs`) and
+//! wait on an [`Event`](crate::Event), which suspends the task. The workers
+//! poll the table (`MPI_Testsome` over the whole batch, `MPI_Testany` per
+//! any-wait) through the runtime's progress hook (`progress.rs`): idle
+//! workers at every spin round, and one of them with a short, growing park
+//! timeout (50 µs to 2 ms) while requests are pending; busy workers between
+//! jobs at most every 100 µs. With no request pending, polling costs a
+//! load per job. A completed request's status is stored, the event set, and
+//! the task resumes. Called outside any task, they are MPI's own waits.
+//!
+//! # Threading
+//!
+//! The workers make MPI calls from any worker thread, concurrently with the
+//! tasks' own calls, so a task may wait only if MPI provides
+//! `MPI_THREAD_MULTIPLE`. [`initialize`] asks for it and fails with
+//! [`InitError::ThreadLevel`] otherwise; a program that initialised MPI
+//! itself can check with [`check_threading`]. A task's wait panics with
+//! that explanation when the level is lower.
+//!
+//! # Shutdown
+//!
+//! The [`Universe`] that [`initialize`] returns finalises MPI when dropped,
+//! after checking that no task still waits for a request: finalising then
+//! would leave those tasks suspended forever (and MPI's `MPI_Finalize`
+//! waiting for their requests), so it panics with the count instead, and
+//! leaves MPI initialised.
+
+mod requests;
+
+use crate::runtime::current_worker_index;
+use mpi::environment::Threading;
+use mpi::point_to_point::Status;
+use mpi::raw::AsRaw;
+use mpi::request::{Request, Scope};
+use requests::{Completion, REQUESTS};
+use std::fmt;
+use std::sync::OnceLock;
+
+/// Why [`initialize`] or [`check_threading`] failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InitError {
+    /// MPI was initialised already (by the program or an earlier
+    /// [`initialize`]); use [`check_threading`] to check its level.
+    AlreadyInitialized,
+    /// MPI is not initialised.
+    NotInitialized,
+    /// MPI provides this threading level, not `MPI_THREAD_MULTIPLE`, which
+    /// suspending tasks need (the workers poll from any thread).
+    ThreadLevel(Threading),
+}
+
+impl fmt::Display for InitError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            InitError::AlreadyInitialized => write!(f, "MPI is already initialised"),
+            InitError::NotInitialized => write!(f, "MPI is not initialised"),
+            InitError::ThreadLevel(level) => write!(
+                f,
+                "MPI provides the threading level {level:?}, but prescient::mpi needs \
+                 MPI_THREAD_MULTIPLE: the runtime's workers poll requests from any thread \
+                 (build or run MPI with thread support, e.g. Open MPI's default build)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for InitError {}
+
+/// MPI, initialised by [`initialize`]; finalised when dropped (see the
+/// module docs, *Shutdown*). Dereferences to rsmpi's `Universe`
+/// (`universe.world()`).
+pub struct Universe {
+    inner: Option<mpi::environment::Universe>,
+}
+
+impl std::ops::Deref for Universe {
+    type Target = mpi::environment::Universe;
+
+    fn deref(&self) -> &Self::Target {
+        self.inner
+            .as_ref()
+            .expect("the universe lives until dropped")
+    }
+}
+
+impl Drop for Universe {
+    fn drop(&mut self) {
+        let pending = REQUESTS.len();
+        if pending != 0 {
+            // Not finalised: `MPI_Finalize` with the requests still active
+            // would wait for them, and their tasks would never resume.
+            std::mem::forget(self.inner.take());
+            if !std::thread::panicking() {
+                panic!(
+                    "prescient::mpi: MPI finalised while {pending} request(s) are still waited \
+                     for by suspended tasks; complete (or cancel and wait for) every request \
+                     before dropping the Universe (MPI is left initialised)"
+                );
+            }
+        }
+    }
+}
+
+/// Initialises MPI with `MPI_THREAD_MULTIPLE`, the level suspending tasks
+/// need. Fails if MPI was initialised already, or provides less.
+pub fn initialize() -> Result<Universe, InitError> {
+    let (universe, level) =
+        mpi::initialize_with_threading(Threading::Multiple).ok_or(InitError::AlreadyInitialized)?;
+    if level != Threading::Multiple {
+        return Err(InitError::ThreadLevel(level));
+    }
+    Ok(Universe {
+        inner: Some(universe),
+    })
+}
+
+/// Checks that MPI, initialised by the program, provides
+/// `MPI_THREAD_MULTIPLE`.
+pub fn check_threading() -> Result<(), InitError> {
+    if !mpi::environment::is_initialized() {
+        return Err(InitError::NotInitialized);
+    }
+    match mpi::environment::threading_support() {
+        Threading::Multiple => Ok(()),
+        level => Err(InitError::ThreadLevel(level)),
+    }
+}
+
+/// Panics with the reason unless tasks may wait for requests (checked once;
+/// the level cannot change while MPI is initialised).
+fn require_thread_multiple() {
+    static CHECKED: OnceLock<Result<(), InitError>> = OnceLock::new();
+    if let Err(error) = CHECKED.get_or_init(check_threading) {
+        panic!("prescient::mpi: a task cannot wait for MPI requests: {error}");
+    }
+}
+
+/// Waits for `request` to complete and returns its status. In a task, the
+/// task suspends and its worker runs other tasks meanwhile; outside any
+/// task, it is `request.wait()`.
+///
+/// # Panics
+/// In a task, if MPI does not provide `MPI_THREAD_MULTIPLE` (see
+/// [`check_threading`]).
+pub fn wait<'a, D: ?Sized, S: Scope<'a>>(request: Request<'a, D, S>) -> Status {
+    wait_all(vec![request])
+        .pop()
+        .expect("one status per request")
+}
+
+/// Waits for every request to complete and returns their statuses, in the
+/// order of `requests`. In a task, the task suspends until the last one
+/// completes; outside any task, it is MPI's wait on each.
+///
+/// # Panics
+/// In a task, if MPI does not provide `MPI_THREAD_MULTIPLE`.
+pub fn wait_all<'a, D: ?Sized, S: Scope<'a>>(requests: Vec<Request<'a, D, S>>) -> Vec<Status> {
+    if requests.is_empty() {
+        return Vec::new();
+    }
+    if current_worker_index().is_none() {
+        return requests.into_iter().map(Request::wait).collect();
+    }
+    require_thread_multiple();
+    let raw: Vec<_> = requests.iter().map(|r| r.as_raw()).collect();
+    let completion = Completion::new(raw.len());
+    REQUESTS.watch_all(&raw, &completion);
+    completion.event.wait();
+    let state = completion.take();
+    for request in requests {
+        // The poller's `MPI_Testsome` completed this request, which freed
+        // it; rsmpi's `Request` would otherwise panic in its `Drop`.
+        // SAFETY: `into_raw` unregisters the request from its scope; the
+        // buffers it borrowed are no longer used by MPI (it completed), so
+        // nothing outlives them.
+        let _ = unsafe { request.into_raw() };
+    }
+    state
+        .statuses
+        .into_iter()
+        .map(|status| Status::from_raw(status.expect("every request of an all-wait completed")))
+        .collect()
+}
+
+/// Waits for one of `requests` to complete, removes it from the vector and
+/// returns its index and status; `None` if no request in the vector is
+/// active (e.g. the vector is empty). In a task, the task suspends until
+/// then; outside any task, it is `MPI_Waitany`.
+///
+/// # Panics
+/// In a task, if MPI does not provide `MPI_THREAD_MULTIPLE`.
+pub fn wait_any<'a, D, S: Scope<'a>>(
+    requests: &mut Vec<Request<'a, D, S>>,
+) -> Option<(usize, Status)> {
+    if requests.is_empty() {
+        return None;
+    }
+    if current_worker_index().is_none() {
+        return mpi::request::wait_any(requests);
+    }
+    require_thread_multiple();
+    let raw: Vec<_> = requests.iter().map(|r| r.as_raw()).collect();
+    let completion = Completion::new(0);
+    REQUESTS.watch_any(raw, &completion);
+    completion.event.wait();
+    let (index, status) = completion
+        .take()
+        .any
+        .expect("an any-wait's event is set with its result");
+    let index = index?;
+    let request = requests.remove(index);
+    // SAFETY: as in `wait_all`: `MPI_Testany` completed and freed it, so
+    // MPI no longer uses its buffers.
+    let _ = unsafe { request.into_raw() };
+    Some((index, Status::from_raw(status)))
+}

@@ -1,0 +1,187 @@
+//! Progress of external operations: completion sources outside the runtime
+//! (MPI requests, `crate::mpi`) that only make progress, or only report
+//! completion, when some thread polls them. The workers poll them — idle
+//! workers in their idle loop and, at a bounded rate, busy ones between
+//! jobs — so that a task waiting for such an operation can suspend like any
+//! waiting task, and no thread is given to waiting.
+//!
+//! # The contract
+//!
+//! A source is process-wide ([`register_source`], once; MPI is one per
+//! process) and keeps [`pending_add`]/[`pending_sub`] equal to the number of
+//! operations it has been asked to watch and has not completed. Workers
+//! read that count (one relaxed load) to decide whether to poll at all, so a
+//! program with no pending operation pays one load per job and one per idle
+//! round, and nothing else. A poll ([`poll`]) is run by one thread at a time
+//! (a try-lock: a second poller would only contend on the source's own
+//! lock) and returns how many operations completed; the source wakes their
+//! waiters itself (through `Event`s).
+//!
+//! # Who polls, and how often
+//!
+//! * **Idle workers** poll at every round of their spin phase, and one of
+//!   them — the *polling sleeper*, whoever claims the flag first — parks
+//!   with a short timeout instead of the normal one while operations are
+//!   pending: [`POLL_INTERVAL_MIN`], doubled after every poll that completed
+//!   nothing up to [`POLL_INTERVAL_MAX`], back to the minimum after one that
+//!   completed something. The other idle workers park as usual. So a
+//!   runtime whose every task waits for a message costs one timed wake-up
+//!   and one poll per interval: at most 1 / `POLL_INTERVAL_MAX` = 500 a
+//!   second after the first few, not a spinning core.
+//! * **Busy workers** poll between jobs, at most once per
+//!   [`BUSY_POLL_INTERVAL`] across the process (a shared timestamp), so a
+//!   message for a waiting task is noticed while every worker computes.
+//!   A job that runs for long without ending is not interrupted: its worker
+//!   polls after it.
+//!
+//! Being late costs latency, never correctness: an operation completes
+//! whether or not it is polled soon, and its waiter resumes at the first
+//! poll after.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+/// A source of external completions the workers poll.
+pub(crate) trait ProgressSource: Send + Sync {
+    /// Looks for completed operations, completes their waiters, and returns
+    /// how many completed. Called by one thread at a time.
+    fn poll(&self) -> usize;
+}
+
+/// The process's source, if one was registered.
+static SOURCE: OnceLock<&'static dyn ProgressSource> = OnceLock::new();
+
+/// Operations watched and not completed, over the process.
+static PENDING: AtomicUsize = AtomicUsize::new(0);
+
+/// Held by the thread polling now.
+static POLLING: AtomicBool = AtomicBool::new(false);
+
+/// Held by the idle worker parked with the poll timeout.
+static POLLING_SLEEPER: AtomicBool = AtomicBool::new(false);
+
+/// Microseconds since [`epoch`] of the last poll (for the busy workers'
+/// rate).
+static LAST_POLL_MICROS: AtomicU64 = AtomicU64::new(0);
+
+/// The polling sleeper's current timeout, in microseconds.
+static SLEEPER_INTERVAL_MICROS: AtomicU64 = AtomicU64::new(POLL_INTERVAL_MIN.as_micros() as u64);
+
+/// The polling sleeper's first timeout after a poll that completed
+/// something (or after operations became pending).
+pub(crate) const POLL_INTERVAL_MIN: Duration = Duration::from_micros(50);
+
+/// The polling sleeper's longest timeout: the latency bound of a message
+/// that arrives while every worker is idle, and what waiting costs (one
+/// wake-up and one poll per interval).
+pub(crate) const POLL_INTERVAL_MAX: Duration = Duration::from_millis(2);
+
+/// How often busy workers poll, at most, over the whole process.
+pub(crate) const BUSY_POLL_INTERVAL: Duration = Duration::from_micros(100);
+
+fn epoch() -> Instant {
+    static EPOCH: OnceLock<Instant> = OnceLock::new();
+    *EPOCH.get_or_init(Instant::now)
+}
+
+fn now_micros() -> u64 {
+    epoch().elapsed().as_micros().try_into().unwrap_or(u64::MAX)
+}
+
+/// Registers the process's source. Returns `false` if another one was
+/// registered first (the first stays).
+pub(crate) fn register_source(source: &'static dyn ProgressSource) -> bool {
+    SOURCE.set(source).is_ok()
+}
+
+/// `n` more operations to watch. Relaxed: the count only decides whether
+/// polling is worth it; the operations themselves are handed over under the
+/// source's own lock, and an idle worker that misses the increment for a
+/// moment polls at its next round or timeout.
+pub(crate) fn pending_add(n: usize) {
+    if PENDING.fetch_add(n, Ordering::Relaxed) == 0 {
+        SLEEPER_INTERVAL_MICROS.store(POLL_INTERVAL_MIN.as_micros() as u64, Ordering::Relaxed);
+    }
+}
+
+/// `n` operations completed (or withdrawn).
+pub(crate) fn pending_sub(n: usize) {
+    PENDING.fetch_sub(n, Ordering::Relaxed);
+}
+
+/// Operations watched and not completed.
+pub(crate) fn pending() -> usize {
+    PENDING.load(Ordering::Relaxed)
+}
+
+/// Polls the source if operations are pending and no other thread is
+/// polling; returns how many completed (0 when it did not poll).
+pub(crate) fn poll() -> usize {
+    if pending() == 0 {
+        return 0;
+    }
+    let Some(source) = SOURCE.get() else {
+        return 0;
+    };
+    // Acquire: the previous poller's completions (and its source state) are
+    // seen by this one; the source's own lock orders the rest.
+    if POLLING
+        .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+        .is_err()
+    {
+        return 0;
+    }
+    let completed = source.poll();
+    LAST_POLL_MICROS.store(now_micros(), Ordering::Relaxed);
+    POLLING.store(false, Ordering::Release);
+    completed
+}
+
+/// A busy worker between two jobs: polls if operations are pending and the
+/// last poll (by anyone) is older than [`BUSY_POLL_INTERVAL`]. One relaxed
+/// load when nothing is pending.
+#[inline]
+pub(crate) fn poll_if_due() {
+    if pending() != 0 {
+        poll_if_due_slow();
+    }
+}
+
+#[cold]
+fn poll_if_due_slow() {
+    let last = LAST_POLL_MICROS.load(Ordering::Relaxed);
+    if now_micros().saturating_sub(last) >= BUSY_POLL_INTERVAL.as_micros() as u64 {
+        poll();
+    }
+}
+
+/// An idle worker about to park: if operations are pending and no other
+/// worker is the polling sleeper, it becomes it and gets the timeout to park
+/// with (the caller calls [`end_polling_sleep`] when it wakes). `None`: park
+/// as usual.
+pub(crate) fn begin_polling_sleep() -> Option<Duration> {
+    if pending() == 0 {
+        return None;
+    }
+    POLLING_SLEEPER
+        .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+        .ok()?;
+    Some(Duration::from_micros(
+        SLEEPER_INTERVAL_MICROS.load(Ordering::Relaxed),
+    ))
+}
+
+/// The polling sleeper woke: polls, adapts the interval (doubled when
+/// nothing completed, reset when something did) and gives up the role.
+pub(crate) fn end_polling_sleep() {
+    let completed = poll();
+    let interval = SLEEPER_INTERVAL_MICROS.load(Ordering::Relaxed);
+    let next = if completed > 0 {
+        POLL_INTERVAL_MIN.as_micros() as u64
+    } else {
+        (interval * 2).min(POLL_INTERVAL_MAX.as_micros() as u64)
+    };
+    SLEEPER_INTERVAL_MICROS.store(next, Ordering::Relaxed);
+    POLLING_SLEEPER.store(false, Ordering::Release);
+}
