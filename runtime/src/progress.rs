@@ -91,6 +91,10 @@ fn now_micros() -> u64 {
 
 /// Registers the process's source. Returns `false` if another one was
 /// registered first (the first stays).
+#[cfg_attr(
+    not(any(feature = "mpi", test)),
+    expect(dead_code, reason = "only the `mpi` feature has a source")
+)]
 pub(crate) fn register_source(source: &'static dyn ProgressSource) -> bool {
     SOURCE.set(source).is_ok()
 }
@@ -99,6 +103,10 @@ pub(crate) fn register_source(source: &'static dyn ProgressSource) -> bool {
 /// polling is worth it; the operations themselves are handed over under the
 /// source's own lock, and an idle worker that misses the increment for a
 /// moment polls at its next round or timeout.
+#[cfg_attr(
+    not(any(feature = "mpi", test)),
+    expect(dead_code, reason = "only the `mpi` feature has a source")
+)]
 pub(crate) fn pending_add(n: usize) {
     if PENDING.fetch_add(n, Ordering::Relaxed) == 0 {
         SLEEPER_INTERVAL_MICROS.store(POLL_INTERVAL_MIN.as_micros() as u64, Ordering::Relaxed);
@@ -106,6 +114,10 @@ pub(crate) fn pending_add(n: usize) {
 }
 
 /// `n` operations completed (or withdrawn).
+#[cfg_attr(
+    not(any(feature = "mpi", test)),
+    expect(dead_code, reason = "only the `mpi` feature has a source")
+)]
 pub(crate) fn pending_sub(n: usize) {
     PENDING.fetch_sub(n, Ordering::Relaxed);
 }
@@ -184,4 +196,61 @@ pub(crate) fn end_polling_sleep() {
     };
     SLEEPER_INTERVAL_MICROS.store(next, Ordering::Relaxed);
     POLLING_SLEEPER.store(false, Ordering::Release);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicUsize;
+
+    /// A source with `left` operations, completing one per poll.
+    struct CountingSource {
+        left: AtomicUsize,
+        polls: AtomicUsize,
+    }
+
+    impl ProgressSource for CountingSource {
+        fn poll(&self) -> usize {
+            self.polls.fetch_add(1, Ordering::Relaxed);
+            let took = self
+                .left
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
+                .is_ok();
+            if took {
+                pending_sub(1);
+            }
+            usize::from(took)
+        }
+    }
+
+    static SOURCE_UNDER_TEST: CountingSource = CountingSource {
+        left: AtomicUsize::new(0),
+        polls: AtomicUsize::new(0),
+    };
+
+    /// The state is process-wide and other tests' idle workers poll too, so
+    /// this checks only what holds whoever polls: nothing is polled while
+    /// nothing is pending, and polling drains what is.
+    #[test]
+    fn polls_only_while_pending_and_drains() {
+        assert!(register_source(&SOURCE_UNDER_TEST));
+        assert_eq!(poll(), 0, "nothing pending: no poll");
+        assert_eq!(SOURCE_UNDER_TEST.polls.load(Ordering::Relaxed), 0);
+        assert_eq!(
+            begin_polling_sleep(),
+            None,
+            "nothing pending: park as usual"
+        );
+        SOURCE_UNDER_TEST.left.store(3, Ordering::Relaxed);
+        pending_add(3);
+        while pending() != 0 {
+            poll_if_due();
+            poll();
+        }
+        assert_eq!(SOURCE_UNDER_TEST.left.load(Ordering::Relaxed), 0);
+        assert!(SOURCE_UNDER_TEST.polls.load(Ordering::Relaxed) >= 3);
+        let polls = SOURCE_UNDER_TEST.polls.load(Ordering::Relaxed);
+        assert_eq!(poll(), 0);
+        assert_eq!(SOURCE_UNDER_TEST.polls.load(Ordering::Relaxed), polls);
+    }
 }
