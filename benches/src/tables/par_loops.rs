@@ -239,6 +239,9 @@ struct Runner<'a, O> {
     run: Box<dyn Fn(&mut O) + 'a>,
 }
 
+/// One parallel form of a workload, run inside a runtime or pool.
+type ParallelRun<'a, O> = &'a (dyn Fn(&mut O) + Sync);
+
 /// The runners of one workload: the sequential loop, then each parallel
 /// form at each thread count. `prescient` and `rayon` get the runtime or
 /// pool to run in.
@@ -246,8 +249,8 @@ fn runners<'a, O>(
     sequential: impl Fn(&mut O) + 'a,
     runtimes: &'a [(usize, Runtime)],
     pools: &'a [(usize, rayon::ThreadPool)],
-    prescient: &[(&'static str, &'a (dyn Fn(&mut O) + Sync))],
-    rayon: &'a (dyn Fn(&mut O) + Sync),
+    prescient: &[(&'static str, ParallelRun<'a, O>)],
+    rayon: ParallelRun<'a, O>,
 ) -> Vec<Runner<'a, O>>
 where
     O: Send + 'a,
