@@ -54,7 +54,13 @@
 //!   per request. Halving keeps the recursion at most `usize::BITS` (64)
 //!   levels deep: `#[task_program]` charges a loop's body two
 //!   `JOIN_FRAME_BYTES` of stack per level, and the unit test in `range.rs`
-//!   checks that one level of splitting fits in two.
+//!   checks that one level of splitting fits in two. Measured when the
+//!   range loop moved onto this engine (the loop had its own before):
+//!   callgrind on one worker over 10^6 indices counted 25.9 M instructions
+//!   at grain 1 (27.9 M before), 8.2 M at grain 64 (9.2 M) and 1.90 M for
+//!   a chunked loop at grain 16 (1.97 M); a level of splitting takes 336 B
+//!   of stack in a release build and 1,600 B in a debug build (1,376 B
+//!   before; `JOIN_FRAME_BYTES` allows 640 and 2,048).
 //!
 //! * **What a body must not do.** Wait for a later iteration: the rest of
 //!   the piece is not a task anyone could run while the body waits (as in
