@@ -38,6 +38,9 @@ pub enum Command {
     Dataflow(tables::dataflow::Options),
     // Range loops against rayon: `crate::tables::loops`.
     Loops(tables::loops::Options),
+    // Parallel loops over slices (reductions, chunks) against rayon:
+    // `crate::tables::par_loops`.
+    ParLoops(tables::par_loops::Options),
     // What a task nobody steals costs over a plain call:
     // `crate::tables::task_cost`.
     TaskCost(tables::task_cost::Options),
@@ -82,6 +85,7 @@ pub fn run(command: Command) -> i32 {
         Command::Cf17(options) => return cf17::suite::run(&options),
         Command::Dataflow(options) => tables::dataflow::run(&options),
         Command::Loops(options) => tables::loops::run(&options),
+        Command::ParLoops(options) => tables::par_loops::run(&options),
         Command::TaskCost(options) => tables::task_cost::run(&options),
         #[cfg(feature = "trace")]
         Command::TraceOverhead(options) => tables::trace_overhead::run(&options),

@@ -15,7 +15,7 @@
 //!   its peak RSS is its own, and the parent prints one table and writes
 //!   JSON; [`cf17::suite`] is the CF'17 table, built the same way.
 //! * [`tables`] holds the other tables, one module per subcommand
-//!   (`dataflow`, `loops`, `annotated`, `inlining`, `trace-overhead`,
+//!   (`dataflow`, `loops`, `par-loops`, `annotated`, `inlining`, `trace-overhead`,
 //!   `stack-memory`): each one's clap options and its `run`.
 //! * [`report`] runs every table within a time budget and writes one folder
 //!   per host and date (report.md, SVG plots, JSON); [`samples`] is the JSON

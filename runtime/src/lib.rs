@@ -8,8 +8,12 @@
 //!   its worker goes on with other tasks, so tasks may block on each other
 //!   without blocking a thread.
 //! * **Loops**: [`for_range`] and [`for_range_chunked`] run a body over a
-//!   range of indices with a grain size, split in halves by [`join`](fn@join) as far
-//!   as the runtime finds it worth deferring them.
+//!   range of indices with a grain size, split in halves by [`join`](fn@join) only
+//!   when another worker asks for work; [`for_chunks_mut`], [`for_chunks`]
+//!   and [`for_each_mut`] do the same over a slice's disjoint chunks or
+//!   elements (safe `&mut` access), and [`for_range_reduce`],
+//!   [`for_range_chunked_reduce`] and [`for_chunks_reduce`] fold a range or
+//!   a slice deterministically for an associative combination.
 //! * **Dataflow**: [`dataflow()`] tasks declare `in`/`out`/`inout` accesses to
 //!   runtime-owned [`Data`](dataflow::Data) and [`Tiles`](dataflow::Tiles) (the
 //!   [`dataflow`](mod@dataflow) module); the runtime orders them as OpenMP
@@ -31,7 +35,10 @@
 //!
 //! Coming from rayon: [`join`](fn@join), [`scope`](fn@scope) and [`spawn`](fn@spawn) keep their names;
 //! `(a..b).into_par_iter().with_min_len(g).for_each(f)` is
-//! [`for_range`]`(a..b, g, f)`;
+//! [`for_range`]`(a..b, g, f)`; `par_chunks_mut(n).enumerate().for_each(f)`
+//! is [`for_chunks_mut`]`(slice, n, f)`; `par_iter_mut().enumerate().for_each`
+//! is [`for_each_mut`]; `fold(...).reduce(...)` over a range or chunks is
+//! [`for_range_reduce`] or [`for_chunks_reduce`];
 //! `ThreadPoolBuilder::num_threads` is [`RuntimeBuilder::num_workers`],
 //! `ThreadPool::install` is [`Runtime::run`], `current_thread_index` is
 //! [`current_worker_index`], and `RAYON_NUM_THREADS` is `PRESCIENT_WORKERS`.
@@ -138,15 +145,18 @@
 // 6. `worker` — each worker's own part: its state and main loop, inliner
 //    routing, lazy task creation, latent joins, waiting, fibers and the
 //    live-stack cap, idling, its side of DAST (`registry` and layers 1–4);
-// 7. the public API: `runtime`, `join`, `range` (loops over `join`),
+// 7. the public API: `runtime`, `join`, `split` (the loops' splitting
+//    engine over `join`), `range`, `chunks` and `reduce` (loops over
+//    `split`),
 //    `spawn`, `scope`, `group`, `event`, `task_local`, `dataflow`,
 //    `analysis` (whose `SpawnSite` statics carry an `inlining` site slot),
 //    `profile` (`Runtime::profile`, feature `trace`). `fiber`, `stack_job`,
 //    `worker` and the public API call `trace`'s hooks.
 //
 // No module imports one from a layer above it, and no two modules import
-// each other (within layer 7, `join`, `range`, `spawn`, `scope`, `group` and
-// `dataflow` use `runtime`, never the reverse, and `range` uses `join`). Nor
+// each other (within layer 7, `join`, `split`, `spawn`, `scope`, `group` and
+// `dataflow` use `runtime`, never the reverse, `split` uses `join`, and
+// `range`, `chunks` and `reduce` use `split`). Nor
 // do two files of one module: `worker`'s files use only `worker/thread.rs`
 // of their folder, and the files of `dast` and of `dataflow` form chains (see
 // each `mod.rs`). Test code is the one exception: `sleep`'s loom models use
@@ -155,6 +165,7 @@
 #![deny(missing_docs)]
 
 pub mod analysis;
+mod chunks;
 mod counters;
 mod dast;
 pub mod dataflow;
@@ -180,12 +191,14 @@ mod params;
 pub mod profile;
 mod progress;
 mod range;
+mod reduce;
 mod registry;
 mod runtime;
 mod scope;
 mod sleep;
 mod spawn;
 mod spin_lock;
+mod split;
 mod stack;
 mod stack_job;
 mod sync;
@@ -194,6 +207,7 @@ mod topology;
 mod trace;
 mod worker;
 
+pub use chunks::{for_chunks, for_chunks_mut, for_each_mut};
 pub use counters::Counters;
 pub use dataflow::dataflow;
 pub use event::Event;
@@ -212,6 +226,7 @@ pub use params::{
 #[doc(inline)]
 pub use prescient_macros::task_program;
 pub use range::{for_range, for_range_chunked};
+pub use reduce::{for_chunks_reduce, for_range_chunked_reduce, for_range_reduce};
 pub use runtime::{
     current_worker_index, num_workers, BuildError, Runtime, RuntimeBuilder, MAX_WORKERS,
 };
@@ -230,7 +245,11 @@ pub mod __private {
     pub use crate::analysis::emitted::{
         max, product, sum, trip_count, SpawnSite, JOIN_FRAME_BYTES,
     };
+    pub use crate::chunks::{for_chunks_at, for_chunks_mut_at, for_each_mut_at};
     pub use crate::join::join_at;
     pub use crate::range::{for_range_at, for_range_chunked_at};
+    pub use crate::reduce::{
+        for_chunks_reduce_at, for_range_chunked_reduce_at, for_range_reduce_at,
+    };
     pub use crate::spawn::spawn_at;
 }

@@ -2,55 +2,17 @@
 //! indices, with a grain size, split in halves by [`join`](fn@crate::join) (INSPIRE's job
 //! ranges; rayon's `par_iter().for_each` shape).
 //!
-//! # How a range is split: on request
-//!
-//! A worker runs its range as a plain sequential loop over chunks of `grain`
-//! indices. Between two chunks it looks at its `hungry` flag (one load),
-//! which a thief raises when it finds this worker's deque empty
-//! (`registry.rs`). When it is up, the worker cuts what is left of its range
-//! in two halves, `start..mid` and `mid..end` with `mid = start + len / 2`,
-//! and runs them with one [`join`](fn@crate::join), whose second half the worker publishes
-//! at once (a latent join answering the request, `latent.rs`): the thief
-//! takes half of the remaining work, runs it the same way, and splits it
-//! again when another thief asks it. Nobody asking means no split and no
-//! join at all — on one worker a range loop costs a flag load per chunk —
-//! and a loop whose iterations are uneven still balances, because a worker
-//! with much left is asked again after its next chunk. This is Insieme's
-//! runtime-directed splitting of work ranges, and it is what rayon's
-//! adaptive splitter approximates by splitting a fixed number of times and
-//! again after each steal. A request is answered within one chunk: choose
-//! `grain` so that a chunk takes a few microseconds at most.
-//!
-//! When the worker already has a latent join of an enclosing `join`, it
-//! publishes that one instead (it is older, hence larger), and the loop
-//! goes on unsplit.
-//!
-//! * **Why it is correct.** The loop hands `body` the chunks
-//!   `start..min(start + grain, end)` of its range in order, and a split
-//!   happens only when more than `grain ≥ 1` indices are left, so
-//!   `start < mid < end` and both halves are non-empty, disjoint and
-//!   together exactly what was left. By induction every index lies in
-//!   exactly one chunk of at most `grain` indices, and every piece of work
-//!   ends. `join` runs each of its closures exactly once (unless one panics:
-//!   see [`for_range`]'s `# Panics`), so every index is visited exactly
-//!   once. The body is shared by reference between the threads that run
-//!   pieces, hence `F: Sync`; nothing else is shared.
-//!
-//! * **What it costs.** A flag load per chunk; a join per split, and a split
-//!   per request. Splits halve the remaining length, so the recursion is at
-//!   most `usize::BITS` (64) levels deep: `#[task_program]` charges a range
-//!   loop's body two `JOIN_FRAME_BYTES` of stack per level, 129 in all with
-//!   its own, and `tests/tests/runtime/for_range.rs` checks that one level of
-//!   splitting fits in two.
-//!
-//! * **What a body must not do.** Wait for a later iteration: the rest of
-//!   the range is not a task anyone could run while the body waits (as in
-//!   a sequential loop, and as with rayon).
+//! A worker runs its range as a plain loop over chunks of `grain` indices
+//! and splits what is left in halves, `start..mid` and `mid..end` with `mid =
+//! start + len / 2`, only when a thief has asked it for work: the splitting
+//! engine of every loop, `split.rs`, over a range piece (its module docs say
+//! how, why it is correct, and what it costs). A request is answered within
+//! one chunk: choose `grain` so that a chunk takes a few microseconds at
+//! most. Nobody asking means no split and no join at all: on one worker a
+//! range loop costs a flag load per chunk.
 
 use crate::analysis::SpawnSite;
-use crate::join::join_unrouted;
-use crate::runtime::{current_worker_index, Runtime};
-use crate::worker::WorkerThread;
+use crate::split::{fold_pieces, Fold, RangePiece};
 use std::ops::Range;
 
 /// Runs `body(i)` for every `i` in `range`, exactly once each, possibly in
@@ -93,7 +55,9 @@ pub fn for_range<F>(range: Range<usize>, grain: usize, body: F)
 where
     F: Fn(usize) + Send + Sync,
 {
-    for_range_chunked(range, grain, |chunk: Range<usize>| chunk.for_each(&body));
+    for_range_chunked(range, grain, move |chunk: Range<usize>| {
+        chunk.for_each(&body)
+    });
 }
 
 /// Runs `body(chunk)` for disjoint, non-empty, contiguous chunks of `range`
@@ -135,42 +99,19 @@ where
     if range.is_empty() {
         return;
     }
-    let grain = grain.max(1);
-    if current_worker_index().is_none() {
-        // Outside any runtime: the whole loop, even a single piece, runs on
-        // a worker of the global runtime (as `join` would put its halves).
-        return Runtime::global().run(|| run_range(range, grain, &body));
-    }
-    run_range(range, grain, &body);
-}
-
-/// Runs `body` on `range` (non-empty) in chunks of at most `grain` (≥ 1)
-/// indices, splitting what is left with a `join` when a thief asks this
-/// worker for work (see the module docs).
-fn run_range<F>(range: Range<usize>, grain: usize, body: &F)
-where
-    F: Fn(Range<usize>) + Sync,
-{
-    let mut start = range.start;
-    let end = range.end;
-    loop {
-        let len = end - start;
-        if len <= grain {
-            body(start..end);
-            return;
-        }
-        if WorkerThread::with_current(|worker| worker.is_some_and(WorkerThread::split_requested)) {
-            // `len > grain >= 1`: both halves are non-empty.
-            let mid = start + len / 2;
-            join_unrouted(
-                || run_range(start..mid, grain, body),
-                || run_range(mid..end, grain, body),
-            );
-            return;
-        }
-        body(start..start + grain);
-        start += grain;
-    }
+    let piece = RangePiece {
+        range,
+        grain: grain.max(1),
+    };
+    let fold = move |(), chunk: RangePiece| body(chunk.range);
+    fold_pieces(
+        piece,
+        &Fold {
+            identity: &|| (),
+            fold: &fold,
+            combine: &|(), ()| (),
+        },
+    );
 }
 
 /// [`for_range`] at an analysed spawn site: `#[task_program]` rewrites the
@@ -200,6 +141,8 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::runtime::Runtime;
+    use crate::worker::WorkerThread;
     use std::sync::Mutex;
 
     /// The chunks on one worker, where nobody asks for a split: exactly

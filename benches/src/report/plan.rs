@@ -36,10 +36,11 @@ pub struct TableSpec {
 
 /// The tables in the order the report runs them: the comparisons a user on
 /// a new host asks for first (fork-join and dataflow against rayon, chili
-/// and sequential), then the CF'17 suite, loops, what a task costs over a
+/// and sequential), then the CF'17 suite, loops (range loops, then loops over
+/// slices and reductions), what a task costs over a
 /// plain call, the annotated programs, the inliner, the profiler and stack
 /// memory.
-pub const TABLES: [TableSpec; 9] = [
+pub const TABLES: [TableSpec; 10] = [
     TableSpec {
         name: "fork-join",
         about: "fine-grained fork-join programs: Prescient against rayon, chili and sequential",
@@ -73,6 +74,15 @@ pub const TABLES: [TableSpec; 9] = [
         weight: 1.0,
         seconds_per_thread_count: [20.0, 5.0, 0.5],
         fixed_seconds: [5.0, 2.0, 0.5],
+        needs_trace: false,
+        competing: false,
+    },
+    TableSpec {
+        name: "par-loops",
+        about: "loops over slices and reductions (sum of squares, Mandelbrot, stencil) against rayon and sequential",
+        weight: 1.0,
+        seconds_per_thread_count: [25.0, 4.0, 0.2],
+        fixed_seconds: [15.0, 3.0, 0.3],
         needs_trace: false,
         competing: false,
     },

@@ -21,6 +21,7 @@ mod inlining;
 mod latent_joins;
 mod latent_spawns;
 mod lazy_creation;
+mod loops_mut_reduce;
 mod one_worker;
 mod panicking_drops;
 mod panics;

@@ -1,0 +1,610 @@
+//! The `par-loops` table: the parallel loops a rayon or OpenMP user reaches
+//! for — a reduction, an image by rows, a stencil sweep — sequential vs
+//! Prescient's `for_chunks_reduce` / `for_range_reduce` / `for_chunks_mut`
+//! vs rayon's `par_iter().sum()` / `par_chunks_mut`, at each thread count.
+//! [`Options`] documents what it prints; [`run`] prints it.
+//!
+//! The JSON (`--json FILE`) is a [`ParLoopsJson`]. Its `samples` hold, per
+//! workload (the program, e.g. `sum of squares 10000000 f64`), the best time
+//! of each runner at each thread count: `sequential` (1 thread), `prescient`
+//! (`Params::DEFAULT`), `prescient-range` (the sum by `for_range_reduce`,
+//! index by index) and `rayon`.
+
+use crate::cli::{self, progress, CommonArgs, Size};
+use crate::dataflow::runtime;
+use crate::samples::{Sample, TableHead, PRESCIENT, SEQUENTIAL};
+use crate::suite::machine::load_average;
+use prescient::{Params, Runtime};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+/// The table's name: its subcommand and the `table` of its JSON.
+pub const TABLE: &str = "par-loops";
+
+/// Parallel loops over slices: sum of squares, Mandelbrot, stencil.
+///
+/// Three workloads, each side by side: sequential, Prescient and rayon at
+/// each thread count.
+///
+/// * sum of squares of n `f64`: `for_chunks_reduce` (chunks of 4096;
+///   `prescient`) and `for_range_reduce` (grain 4096, one index at a time;
+///   `prescient-range`) against `par_iter().map(|x| x * x).sum()` and a
+///   plain loop; the parallel sums may differ from the sequential one in
+///   the last bits (another grouping), and are checked to a relative 1e-9;
+/// * a Mandelbrot image (at most 256 iterations a pixel), one row per chunk:
+///   `for_chunks_mut(&mut image, width, ..)` against
+///   `par_chunks_mut(width).enumerate().for_each` and a loop over
+///   `chunks_mut`; rows cost very differently, so the loop must balance;
+/// * one sweep of a 5-point stencil over a square grid, one output row per
+///   chunk reading the input grid: `for_chunks_mut` against
+///   `par_chunks_mut` and sequential.
+///
+/// The image and the stencil are checked exactly against the sequential
+/// ones. Full size: 10^8 numbers, 2048×2048 pixels, 4096×4096 cells;
+/// --quick: 10^7, 1024×1024, 2048×2048; --test-size: tiny. The runners of
+/// one workload run round robin, one warm-up round and then --reps timed
+/// rounds, and each keeps its best time: the machine may be shared, and a
+/// change in its load then hits every runner alike. T/Tseq is a runner's
+/// time over the sequential one; /rayon, Prescient's over rayon's at the
+/// same thread count.
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct Options {
+    /// The flags every table shares.
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// Timed repetitions per configuration, best of (default 5; quick 3;
+    /// test size 1).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub reps: Option<u64>,
+}
+
+impl Options {
+    /// Timed repetitions: `--reps`, else the size's default.
+    pub fn reps(&self) -> usize {
+        match self.reps {
+            Some(reps) => reps as usize,
+            None => Sizes::of(self.common.size()).reps,
+        }
+    }
+}
+
+/// The workloads and repetitions of one [`Size`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sizes {
+    /// Timed rounds unless `--reps` says otherwise.
+    pub reps: usize,
+    /// Numbers in the sum of squares.
+    pub sum_n: usize,
+    /// Width and height of the Mandelbrot image.
+    pub mandelbrot: usize,
+    /// Width and height of the stencil's grid.
+    pub stencil: usize,
+}
+
+impl Sizes {
+    /// The workloads of `size`.
+    pub fn of(size: Size) -> Sizes {
+        match size {
+            Size::Full => Sizes {
+                reps: 5,
+                sum_n: 100_000_000,
+                mandelbrot: 2048,
+                stencil: 4096,
+            },
+            Size::Quick => Sizes {
+                reps: 3,
+                sum_n: 10_000_000,
+                mandelbrot: 1024,
+                stencil: 2048,
+            },
+            Size::Test => Sizes {
+                reps: 1,
+                sum_n: 10_000,
+                mandelbrot: 64,
+                stencil: 64,
+            },
+        }
+    }
+}
+
+/// The JSON of the table (`--json FILE`).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ParLoopsJson {
+    /// The shared head: table, machine, size, thread counts and samples.
+    #[serde(flatten)]
+    pub head: TableHead,
+    /// Timed rounds per configuration (each time is the best round).
+    pub reps: usize,
+    /// The one-minute load average at the start.
+    pub load_average: String,
+    /// Every row of the table.
+    pub rows: Vec<ParLoopRow>,
+}
+
+/// One row of the table: one runner at one thread count on one workload.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ParLoopRow {
+    /// `sum`, `mandelbrot` or `stencil`.
+    pub workload: String,
+    /// Its program name in the samples.
+    pub program: String,
+    /// The runner as the table names it (`seq`, `prescient`,
+    /// `prescient-range`, `rayon`).
+    pub runner: String,
+    /// Threads (1 for `seq`).
+    pub threads: usize,
+    /// The best time, in seconds.
+    pub seconds: f64,
+    /// Over the sequential time.
+    pub vs_sequential: f64,
+    /// Over rayon's at the same thread count (Prescient's runners only).
+    pub vs_rayon: Option<f64>,
+}
+
+/// Elements per chunk of the sum (and the grain of its range form): about
+/// a microsecond of work, so that a request for work waits little.
+pub const SUM_CHUNK: usize = 4096;
+
+/// The numbers of the sum of squares: `n` values in [0, 1).
+pub fn sum_input(n: usize) -> Vec<f64> {
+    (0..n).map(|i| (i % 1000) as f64 / 1000.0).collect()
+}
+
+/// The sum of squares of `data`, sequentially.
+pub fn sum_of_squares(data: &[f64]) -> f64 {
+    data.iter().map(|x| x * x).sum()
+}
+
+/// The sum of squares of `data` by `for_chunks_reduce`.
+pub fn sum_of_squares_chunks(data: &[f64]) -> f64 {
+    prescient::for_chunks_reduce(
+        data,
+        SUM_CHUNK,
+        || 0.0,
+        |acc, _, chunk| acc + chunk.iter().map(|x| x * x).sum::<f64>(),
+        |a, b| a + b,
+    )
+}
+
+/// The sum of squares of `data` by `for_range_reduce`, index by index.
+pub fn sum_of_squares_range(data: &[f64]) -> f64 {
+    prescient::for_range_reduce(
+        0..data.len(),
+        SUM_CHUNK,
+        || 0.0,
+        |acc, i| acc + data[i] * data[i],
+        |a, b| a + b,
+    )
+}
+
+/// The most iterations of a Mandelbrot pixel.
+pub const MANDELBROT_ITERATIONS: u32 = 256;
+
+/// One row of a `size`×`size` Mandelbrot image of [-2, 0.5] × [-1.25,
+/// 1.25]: the iterations before each pixel escapes (at most
+/// [`MANDELBROT_ITERATIONS`]).
+pub fn mandelbrot_row(size: usize, row: usize, pixels: &mut [u32]) {
+    let scale = 2.5 / size as f64;
+    let ci = -1.25 + row as f64 * scale;
+    for (x, pixel) in pixels.iter_mut().enumerate() {
+        let cr = -2.0 + x as f64 * scale;
+        let (mut zr, mut zi, mut n) = (0.0f64, 0.0f64, 0);
+        while n < MANDELBROT_ITERATIONS && zr * zr + zi * zi <= 4.0 {
+            let t = zr * zr - zi * zi + cr;
+            zi = 2.0 * zr * zi + ci;
+            zr = t;
+            n += 1;
+        }
+        *pixel = n;
+    }
+}
+
+/// One sweep of the 5-point stencil over row `row` of a `size`×`size`
+/// grid: each inner cell becomes the mean of itself and its four
+/// neighbours in `input`; border cells are copied.
+pub fn stencil_row(input: &[f64], size: usize, row: usize, out: &mut [f64]) {
+    let at = |r: usize, c: usize| input[r * size + c];
+    if row == 0 || row + 1 == size {
+        out.copy_from_slice(&input[row * size..(row + 1) * size]);
+        return;
+    }
+    out[0] = at(row, 0);
+    out[size - 1] = at(row, size - 1);
+    let (above, here, below) = (
+        &input[(row - 1) * size..row * size],
+        &input[row * size..(row + 1) * size],
+        &input[(row + 1) * size..(row + 2) * size],
+    );
+    for c in 1..size - 1 {
+        out[c] = 0.2 * (here[c] + here[c - 1] + here[c + 1] + above[c] + below[c]);
+    }
+}
+
+/// The stencil's input grid: a smooth field with some noise.
+pub fn stencil_input(size: usize) -> Vec<f64> {
+    (0..size * size)
+        .map(|k| {
+            ((k / size) as f64 * 0.01).sin() + ((k % size) as f64 * 0.02).cos() + (k % 7) as f64
+        })
+        .collect()
+}
+
+/// One runner of a workload: its name, thread count (0 for the sequential
+/// loop) and one run, which writes its result into the output.
+struct Runner<'a, O> {
+    name: &'static str,
+    threads: usize,
+    run: Box<dyn Fn(&mut O) + 'a>,
+}
+
+/// One parallel form of a workload, run inside a runtime or pool.
+type ParallelRun<'a, O> = &'a (dyn Fn(&mut O) + Sync);
+
+/// The runners of one workload: the sequential loop, then each parallel
+/// form at each thread count. `prescient` and `rayon` get the runtime or
+/// pool to run in.
+fn runners<'a, O>(
+    sequential: impl Fn(&mut O) + 'a,
+    runtimes: &'a [(usize, Runtime)],
+    pools: &'a [(usize, rayon::ThreadPool)],
+    prescient: &[(&'static str, ParallelRun<'a, O>)],
+    rayon: ParallelRun<'a, O>,
+) -> Vec<Runner<'a, O>>
+where
+    O: Send + 'a,
+{
+    let mut out: Vec<Runner<'a, O>> = vec![Runner {
+        name: "seq",
+        threads: 0,
+        run: Box::new(sequential),
+    }];
+    for &(name, run) in prescient {
+        for (t, rt) in runtimes {
+            out.push(Runner {
+                name,
+                threads: *t,
+                run: Box::new(move |o: &mut O| rt.run(|| run(o))),
+            });
+        }
+    }
+    for (t, pool) in pools {
+        out.push(Runner {
+            name: "rayon",
+            threads: *t,
+            run: Box::new(move |o: &mut O| pool.install(|| rayon(o))),
+        });
+    }
+    out
+}
+
+/// Times `runners` round robin, one warm-up round and `reps` timed rounds,
+/// checking each run's output with `check`; returns each one's best time.
+fn measure<O>(
+    runners: &[Runner<'_, O>],
+    out: &mut O,
+    reps: usize,
+    check: impl Fn(&O, &str),
+) -> Vec<Duration> {
+    let mut best = vec![Duration::MAX; runners.len()];
+    for round in 0..=reps {
+        for (k, r) in runners.iter().enumerate() {
+            let start = Instant::now();
+            (r.run)(out);
+            let time = start.elapsed();
+            check(out, r.name);
+            if round > 0 {
+                best[k] = best[k].min(time);
+            }
+        }
+    }
+    best
+}
+
+fn fmt(d: Duration) -> String {
+    format!("{:.2} ms", d.as_secs_f64() * 1e3)
+}
+
+/// The runner name in the samples of a runner of the table.
+fn sample_runner(name: &str) -> &str {
+    match name {
+        "seq" => SEQUENTIAL,
+        other => other,
+    }
+}
+
+/// Prints one workload's rows and adds them to the samples and JSON rows.
+fn report<O>(
+    workload: &str,
+    program: &str,
+    runners: &[Runner<'_, O>],
+    best: &[Duration],
+    head: &mut TableHead,
+    rows: &mut Vec<ParLoopRow>,
+) {
+    let seq = best[0];
+    let mut order: Vec<usize> = (0..runners.len()).collect();
+    order.sort_by_key(|&k| runners[k].threads);
+    for k in order {
+        let r = &runners[k];
+        let threads = r.threads.max(1);
+        let vs_sequential = best[k].as_secs_f64() / seq.as_secs_f64();
+        let rayon = (0..runners.len())
+            .find(|&o| runners[o].name == "rayon" && runners[o].threads == r.threads)
+            .map(|o| best[o]);
+        let vs_rayon = match (r.name, rayon) {
+            ("rayon" | "seq", _) | (_, None) => None,
+            (_, Some(rayon)) => Some(best[k].as_secs_f64() / rayon.as_secs_f64()),
+        };
+        println!(
+            "| {:<10} | {:<28} | {:<16} | {:>4} | {:>11} | {:>7.2} | {:>7} |",
+            workload,
+            program,
+            r.name,
+            if r.threads == 0 {
+                "-".to_string()
+            } else {
+                r.threads.to_string()
+            },
+            fmt(best[k]),
+            vs_sequential,
+            vs_rayon.map_or("-".to_string(), |v| format!("{v:.2}")),
+        );
+        head.samples.push(Sample::new(
+            program,
+            sample_runner(r.name),
+            threads,
+            best[k].as_secs_f64(),
+        ));
+        rows.push(ParLoopRow {
+            workload: workload.to_string(),
+            program: program.to_string(),
+            runner: r.name.to_string(),
+            threads,
+            seconds: best[k].as_secs_f64(),
+            vs_sequential,
+            vs_rayon,
+        });
+    }
+}
+
+/// Runs the table (see [`Options`]).
+///
+/// # Errors
+/// A bad thread list in the environment, a rayon pool that cannot be built,
+/// or a JSON file that cannot be written.
+///
+/// # Panics
+/// If a parallel result differs from the sequential one.
+pub fn run(options: &Options) -> Result<(), String> {
+    let size = options.common.size();
+    let sizes = Sizes::of(size);
+    let threads = options.common.threads()?;
+    let reps = options.reps();
+    let load = load_average();
+    println!(
+        "### Parallel loops over slices: Prescient vs rayon ({} size, best of {reps} runs; {} \
+         hardware threads; thread counts {threads:?}; load average {load} at start)\n",
+        size.name(),
+        cli::available_threads(),
+    );
+    println!(
+        "runners: prescient = Params::DEFAULT, for_chunks_reduce (sum) or for_chunks_mut (rows); \
+         prescient-range = for_range_reduce, index by index; rayon = par_iter().sum() or \
+         par_chunks_mut(width).enumerate().for_each. T/Tseq: over the sequential loop; /rayon: \
+         over rayon's time at the same thread count.\n"
+    );
+    println!(
+        "| {:<10} | {:<28} | {:<16} | {:>4} | {:>11} | {:>7} | {:>7} |",
+        "workload", "program", "runner", "thr", "time", "T/Tseq", "/rayon"
+    );
+    println!(
+        "|{:-<12}|{:-<30}|{:-<18}|{:->5}:|{:->12}:|{:->8}:|{:->8}:|",
+        "", "", "", "", "", "", ""
+    );
+    let runtimes: Vec<(usize, Runtime)> = threads
+        .iter()
+        .map(|&t| (t, runtime(t, Params::DEFAULT)))
+        .collect();
+    let pools: Vec<(usize, rayon::ThreadPool)> = threads
+        .iter()
+        .map(|&t| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(t)
+                .build()
+                .map_err(|e| format!("a rayon pool of {t} threads: {e}"))?;
+            Ok((t, pool))
+        })
+        .collect::<Result<_, String>>()?;
+    let mut head = TableHead::new(TABLE, size, &threads);
+    let mut rows = Vec::new();
+
+    // Sum of squares.
+    let n = sizes.sum_n;
+    let program = format!("sum of squares {n} f64");
+    progress(format!("{TABLE}: {program}, threads {threads:?}"));
+    let data = sum_input(n);
+    let reference = sum_of_squares(&data);
+    let data = &data;
+    let chunks = move |o: &mut f64| *o = sum_of_squares_chunks(data);
+    let range = move |o: &mut f64| *o = sum_of_squares_range(data);
+    let rayon_sum = move |o: &mut f64| *o = data.par_iter().map(|x| x * x).sum::<f64>();
+    let list = runners(
+        move |o: &mut f64| *o = sum_of_squares(black_box(data)),
+        &runtimes,
+        &pools,
+        &[(PRESCIENT, &chunks), ("prescient-range", &range)],
+        &rayon_sum,
+    );
+    let mut out = 0.0;
+    let best = measure(&list, &mut out, reps, |o, name| {
+        let error = (o - reference).abs() / reference.abs().max(f64::MIN_POSITIVE);
+        assert!(error < 1e-9, "{name}: sum {o} vs {reference}");
+    });
+    report("sum", &program, &list, &best, &mut head, &mut rows);
+
+    // Mandelbrot, one row per chunk.
+    let m = sizes.mandelbrot;
+    let program = format!("mandelbrot {m}x{m}");
+    progress(format!("{TABLE}: {program}, threads {threads:?}"));
+    let mut reference = vec![0u32; m * m];
+    reference
+        .chunks_mut(m)
+        .enumerate()
+        .for_each(|(row, pixels)| mandelbrot_row(m, row, pixels));
+    let prescient_rows = move |image: &mut Vec<u32>| {
+        prescient::for_chunks_mut(image, m, |row, pixels| mandelbrot_row(m, row, pixels));
+    };
+    let rayon_rows = move |image: &mut Vec<u32>| {
+        image
+            .par_chunks_mut(m)
+            .enumerate()
+            .for_each(|(row, pixels)| mandelbrot_row(m, row, pixels));
+    };
+    let list = runners(
+        move |image: &mut Vec<u32>| {
+            image
+                .chunks_mut(m)
+                .enumerate()
+                .for_each(|(row, pixels)| mandelbrot_row(m, row, pixels));
+        },
+        &runtimes,
+        &pools,
+        &[(PRESCIENT, &prescient_rows)],
+        &rayon_rows,
+    );
+    let mut image = vec![0u32; m * m];
+    let best = measure(&list, &mut image, reps, |image, name| {
+        assert!(*image == reference, "{name}: the image differs");
+    });
+    report("mandelbrot", &program, &list, &best, &mut head, &mut rows);
+
+    // The stencil, one output row per chunk.
+    let s = sizes.stencil;
+    let program = format!("stencil {s}x{s}");
+    progress(format!("{TABLE}: {program}, threads {threads:?}"));
+    let input = stencil_input(s);
+    let mut reference = vec![0.0f64; s * s];
+    reference
+        .chunks_mut(s)
+        .enumerate()
+        .for_each(|(row, cells)| stencil_row(&input, s, row, cells));
+    let input = &input;
+    let prescient_rows = move |grid: &mut Vec<f64>| {
+        prescient::for_chunks_mut(grid, s, |row, cells| stencil_row(input, s, row, cells));
+    };
+    let rayon_rows = move |grid: &mut Vec<f64>| {
+        grid.par_chunks_mut(s)
+            .enumerate()
+            .for_each(|(row, cells)| stencil_row(input, s, row, cells));
+    };
+    let list = runners(
+        move |grid: &mut Vec<f64>| {
+            grid.chunks_mut(s)
+                .enumerate()
+                .for_each(|(row, cells)| stencil_row(input, s, row, cells));
+        },
+        &runtimes,
+        &pools,
+        &[(PRESCIENT, &prescient_rows)],
+        &rayon_rows,
+    );
+    let mut grid = vec![0.0f64; s * s];
+    let best = measure(&list, &mut grid, reps, |grid, name| {
+        assert!(*grid == reference, "{name}: the grid differs");
+    });
+    report("stencil", &program, &list, &best, &mut head, &mut rows);
+    println!();
+
+    if options.common.json.is_some() {
+        options.common.write_json(&ParLoopsJson {
+            head,
+            reps,
+            load_average: load,
+            rows,
+        })?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(s: &str) -> Result<Options, clap::Error> {
+        crate::cli::parse_words(TABLE, s.split_whitespace())
+    }
+
+    #[test]
+    fn flags() {
+        let o = parse("").unwrap();
+        assert_eq!((o.common.size(), o.reps()), (Size::Full, 5));
+        let o = parse("--quick --threads 2,1").unwrap();
+        assert_eq!((o.common.size(), o.reps()), (Size::Quick, 3));
+        assert_eq!(o.common.threads(), Ok(vec![1, 2]));
+        let o = parse("--test-size --reps=7 --json out.json").unwrap();
+        assert_eq!((o.common.size(), o.reps()), (Size::Test, 7));
+        for bad in ["--reps 0", "--threads 0", "--bogus"] {
+            assert!(parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn kernels_agree_with_their_parallel_forms() {
+        let data = sum_input(100_003);
+        let seq = sum_of_squares(&data);
+        for parallel in [sum_of_squares_chunks(&data), sum_of_squares_range(&data)] {
+            assert!((parallel - seq).abs() <= 1e-9 * seq, "{parallel} vs {seq}");
+        }
+        let m = 48;
+        let mut a = vec![0u32; m * m];
+        let mut b = vec![0u32; m * m];
+        a.chunks_mut(m)
+            .enumerate()
+            .for_each(|(r, p)| mandelbrot_row(m, r, p));
+        prescient::for_chunks_mut(&mut b, m, |r, p| mandelbrot_row(m, r, p));
+        assert_eq!(a, b);
+        // Points inside the set reach the limit; far outside escape at once.
+        assert_eq!(a[(m / 2) * m + m * 3 / 4], MANDELBROT_ITERATIONS);
+        assert!(a[0] < 3);
+        let input = stencil_input(m);
+        let mut c = vec![0.0; m * m];
+        let mut d = vec![0.0; m * m];
+        c.chunks_mut(m)
+            .enumerate()
+            .for_each(|(r, p)| stencil_row(&input, m, r, p));
+        prescient::for_chunks_mut(&mut d, m, |r, p| stencil_row(&input, m, r, p));
+        assert_eq!(c, d);
+        assert_eq!(c[..m], input[..m], "borders are copied");
+        let k = 5 * m + 7;
+        let mean = 0.2 * (input[k] + input[k - 1] + input[k + 1] + input[k - m] + input[k + m]);
+        assert_eq!(c[k], mean);
+    }
+
+    #[test]
+    fn json_round_trips() {
+        let mut head = TableHead::new(TABLE, Size::Test, &[1, 2]);
+        head.samples
+            .push(Sample::new("mandelbrot 64x64", PRESCIENT, 2, 1e-4));
+        let json = ParLoopsJson {
+            head,
+            reps: 1,
+            load_average: "0.5".into(),
+            rows: vec![ParLoopRow {
+                workload: "mandelbrot".into(),
+                program: "mandelbrot 64x64".into(),
+                runner: PRESCIENT.into(),
+                threads: 2,
+                seconds: 1e-4,
+                vs_sequential: 0.6,
+                vs_rayon: Some(0.9),
+            }],
+        };
+        let text = serde_json::to_string(&json).unwrap();
+        assert!(text.contains("\"table\":\"par-loops\"") && text.contains("\"samples\""));
+        let back: ParLoopsJson = serde_json::from_str(&text).unwrap();
+        assert_eq!(back.head.samples, json.head.samples);
+        assert_eq!(back.rows, json.rows);
+    }
+}
