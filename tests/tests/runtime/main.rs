@@ -12,6 +12,7 @@
 //! `PRESCIENT_WORKERS`, `panicking_drops`'s closed stderr) re-run themselves
 //! alone in a child process ([`prescient_tests::test_path`]).
 
+mod annotated_loops;
 mod api_matrix;
 mod cross_runtime;
 mod for_range;
