@@ -196,6 +196,7 @@ mod registry;
 mod runtime;
 mod scope;
 mod sleep;
+mod sort;
 mod spawn;
 mod spin_lock;
 mod split;
@@ -231,6 +232,10 @@ pub use runtime::{
     current_worker_index, num_workers, BuildError, Runtime, RuntimeBuilder, MAX_WORKERS,
 };
 pub use scope::{scope, Scope};
+pub use sort::{
+    par_sort, par_sort_by, par_sort_by_key, par_sort_unstable, par_sort_unstable_by,
+    par_sort_unstable_by_key,
+};
 pub use spawn::{spawn, TaskHandle};
 pub use task_local::LocalKey;
 
@@ -250,6 +255,10 @@ pub mod __private {
     pub use crate::range::{for_range_at, for_range_chunked_at};
     pub use crate::reduce::{
         for_chunks_reduce_at, for_range_chunked_reduce_at, for_range_reduce_at,
+    };
+    pub use crate::sort::{
+        par_sort_at, par_sort_by_at, par_sort_by_key_at, par_sort_unstable_at,
+        par_sort_unstable_by_at, par_sort_unstable_by_key_at,
     };
     pub use crate::spawn::spawn_at;
 }

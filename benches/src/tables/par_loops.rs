@@ -1,7 +1,8 @@
 //! The `par-loops` table: the parallel loops a rayon or OpenMP user reaches
-//! for — a reduction, an image by rows, a stencil sweep — sequential vs
-//! Prescient's `for_chunks_reduce` / `for_range_reduce` / `for_chunks_mut`
-//! vs rayon's `par_iter().sum()` / `par_chunks_mut`, at each thread count.
+//! for — a reduction, an image by rows, a stencil sweep, a sort —
+//! sequential vs Prescient's `for_chunks_reduce` / `for_range_reduce` /
+//! `for_chunks_mut` / `par_sort*` vs rayon's `par_iter().sum()` /
+//! `par_chunks_mut` / `par_sort*`, at each thread count.
 //! [`Options`] documents what it prints; [`run`] prints it.
 //!
 //! The JSON (`--json FILE`) is a [`ParLoopsJson`]. Its `samples` hold, per
@@ -23,9 +24,9 @@ use std::time::{Duration, Instant};
 /// The table's name: its subcommand and the `table` of its JSON.
 pub const TABLE: &str = "par-loops";
 
-/// Parallel loops over slices: sum of squares, Mandelbrot, stencil.
+/// Parallel loops over slices: sum of squares, Mandelbrot, stencil, sorts.
 ///
-/// Three workloads, each side by side: sequential, Prescient and rayon at
+/// Seven workloads, each side by side: sequential, Prescient and rayon at
 /// each thread count.
 ///
 /// * sum of squares of n `f64`: `for_chunks_reduce` (chunks of 4096;
@@ -39,11 +40,15 @@ pub const TABLE: &str = "par-loops";
 ///   `chunks_mut`; rows cost very differently, so the loop must balance;
 /// * one sweep of a 5-point stencil over a square grid, one output row per
 ///   chunk reading the input grid: `for_chunks_mut` against
-///   `par_chunks_mut` and sequential.
+///   `par_chunks_mut` and sequential;
+/// * sorts of `u64`, random and nearly sorted (1 % swapped), stable
+///   (`par_sort` vs rayon's `par_sort` vs `slice::sort`) and unstable (the
+///   `_unstable` forms); each run copies the input first.
 ///
-/// The image and the stencil are checked exactly against the sequential
-/// ones. Full size: 10^8 numbers, 2048×2048 pixels, 4096×4096 cells;
-/// --quick: 10^7, 1024×1024, 2048×2048; --test-size: tiny. The runners of
+/// The image, the stencil and the sorts are checked exactly against the
+/// sequential ones. Full size: 10^8 numbers, 2048×2048 pixels, 4096×4096
+/// cells, 10^7 sorted numbers; --quick: 10^7, 1024×1024, 2048×2048, 2·10^6;
+/// --test-size: tiny. The runners of
 /// one workload run round robin, one warm-up round and then --reps timed
 /// rounds, and each keeps its best time: the machine may be shared, and a
 /// change in its load then hits every runner alike. T/Tseq is a runner's
@@ -81,6 +86,8 @@ pub struct Sizes {
     pub mandelbrot: usize,
     /// Width and height of the stencil's grid.
     pub stencil: usize,
+    /// Numbers sorted.
+    pub sort_n: usize,
 }
 
 impl Sizes {
@@ -92,18 +99,21 @@ impl Sizes {
                 sum_n: 100_000_000,
                 mandelbrot: 2048,
                 stencil: 4096,
+                sort_n: 10_000_000,
             },
             Size::Quick => Sizes {
                 reps: 3,
                 sum_n: 10_000_000,
                 mandelbrot: 1024,
                 stencil: 2048,
+                sort_n: 2_000_000,
             },
             Size::Test => Sizes {
                 reps: 1,
                 sum_n: 10_000,
                 mandelbrot: 64,
                 stencil: 64,
+                sort_n: 10_000,
             },
         }
     }
@@ -220,6 +230,27 @@ pub fn stencil_row(input: &[f64], size: usize, row: usize, out: &mut [f64]) {
     for c in 1..size - 1 {
         out[c] = 0.2 * (here[c] + here[c - 1] + here[c + 1] + above[c] + below[c]);
     }
+}
+
+/// `n` numbers to sort: random, or sorted with 1 % of them swapped with a
+/// random other (nearly sorted). Seeded: the same on every run.
+pub fn sort_input(n: usize, nearly_sorted: bool) -> Vec<u64> {
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    if !nearly_sorted {
+        return (0..n).map(|_| next()).collect();
+    }
+    let mut v: Vec<u64> = (0..n as u64).collect();
+    for _ in 0..n / 100 {
+        let (a, b) = (next() as usize % n, next() as usize % n);
+        v.swap(a, b);
+    }
+    v
 }
 
 /// The stencil's input grid: a smooth field with some noise.
@@ -390,10 +421,12 @@ pub fn run(options: &Options) -> Result<(), String> {
         cli::available_threads(),
     );
     println!(
-        "runners: prescient = Params::DEFAULT, for_chunks_reduce (sum) or for_chunks_mut (rows); \
-         prescient-range = for_range_reduce, index by index; rayon = par_iter().sum() or \
-         par_chunks_mut(width).enumerate().for_each. T/Tseq: over the sequential loop; /rayon: \
-         over rayon's time at the same thread count.\n"
+        "runners: prescient = Params::DEFAULT, for_chunks_reduce (sum), for_chunks_mut (rows) \
+         or par_sort / par_sort_unstable; prescient-range = for_range_reduce, index by index; \
+         rayon = par_iter().sum(), par_chunks_mut(width).enumerate().for_each or par_sort / \
+         par_sort_unstable; seq = the loop, or slice::sort / sort_unstable (every sort copies its \
+         input first). T/Tseq: over the sequential loop; /rayon: over rayon's time at the same \
+         thread count.\n"
     );
     println!(
         "| {:<10} | {:<28} | {:<16} | {:>4} | {:>11} | {:>7} | {:>7} |",
@@ -515,6 +548,56 @@ pub fn run(options: &Options) -> Result<(), String> {
         assert!(*grid == reference, "{name}: the grid differs");
     });
     report("stencil", &program, &list, &best, &mut head, &mut rows);
+
+    // Sorts: random and nearly sorted, stable and unstable.
+    for (shape, input) in [
+        ("random", sort_input(sizes.sort_n, false)),
+        ("nearly sorted", sort_input(sizes.sort_n, true)),
+    ] {
+        let mut reference = input.clone();
+        reference.sort_unstable();
+        let input = &input;
+        for stable in [true, false] {
+            let kind = if stable { "sort" } else { "sort_unstable" };
+            let program = format!("{kind} {} u64 {shape}", sizes.sort_n);
+            progress(format!("{TABLE}: {program}, threads {threads:?}"));
+            let prescient_sort = move |v: &mut Vec<u64>| {
+                v.copy_from_slice(input);
+                if stable {
+                    prescient::par_sort(v)
+                } else {
+                    prescient::par_sort_unstable(v)
+                }
+            };
+            let rayon_sort = move |v: &mut Vec<u64>| {
+                v.copy_from_slice(input);
+                if stable {
+                    v.par_sort()
+                } else {
+                    v.par_sort_unstable()
+                }
+            };
+            let list = runners(
+                move |v: &mut Vec<u64>| {
+                    v.copy_from_slice(input);
+                    if stable {
+                        v.sort()
+                    } else {
+                        v.sort_unstable()
+                    }
+                },
+                &runtimes,
+                &pools,
+                &[(PRESCIENT, &prescient_sort)],
+                &rayon_sort,
+            );
+            let mut v = vec![0u64; sizes.sort_n];
+            let best = measure(&list, &mut v, reps, |v, name| {
+                assert!(*v == reference, "{name}: not sorted");
+            });
+            report("sort", &program, &list, &best, &mut head, &mut rows);
+        }
+    }
     println!();
 
     if options.common.json.is_some() {

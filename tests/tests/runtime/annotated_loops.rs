@@ -1,4 +1,4 @@
-//! `#[task_program]` on the slice loops and reductions: a module calling
+//! `#[task_program]` on the slice loops, reductions and sorts: a module calling
 //! each of them (imported by name, through a renamed import and through a
 //! path) compiles with its imports still used (`deny(unused_imports)`: the
 //! analyzer rewrites the calls to their `__private` twins), every call is a
@@ -12,6 +12,7 @@ use prescient::Runtime;
 #[deny(unused_imports)]
 mod slice_loops {
     use prescient::{for_chunks, for_chunks_mut, for_each_mut, for_range_reduce as reduce};
+    use prescient::{par_sort, par_sort_unstable_by_key};
 
     /// `v[i] = i * i`, by chunks of 8.
     pub fn squares(v: &mut [u64]) {
@@ -53,6 +54,15 @@ mod slice_loops {
         )
     }
 
+    /// `v` sorted, stably, then by descending value.
+    pub fn sorted_both_ways(v: &mut [u64]) -> Vec<u64> {
+        par_sort(v);
+        let ascending = v.to_vec();
+        par_sort_unstable_by_key(v, |x| u64::MAX - x);
+        prescient::par_sort_by(v, |a, b| b.cmp(a));
+        ascending
+    }
+
     /// The indices of `0..n` in order, by chunks of 10 (a non-commutative
     /// combination).
     pub fn indices(n: usize) -> Vec<usize> {
@@ -76,7 +86,7 @@ mod slice_loops {
 fn every_slice_loop_and_reduction_is_a_range_loop_site() {
     let a = slice_loops::ANALYSIS;
     let report = a.to_string();
-    assert_eq!(a.sites.len(), 6, "{report}");
+    assert_eq!(a.sites.len(), 9, "{report}");
     for site in a.sites {
         assert_eq!(site.kind, SiteKind::RangeLoop, "{report}");
         assert!(site.in_loop, "{report}");
@@ -100,6 +110,10 @@ fn the_annotated_slice_loops_run_under_their_params() {
             assert_eq!(slice_loops::triangle(1000), 499_500);
             assert_eq!(slice_loops::sum(&v), v.iter().sum::<u64>());
             assert_eq!(slice_loops::indices(537), (0..537).collect::<Vec<_>>());
+            let mut w: Vec<u64> = (0..50_000u64).map(|i| i * 7919 % 50_000).collect();
+            let ascending = slice_loops::sorted_both_ways(&mut w);
+            assert_eq!(ascending, (0..50_000).collect::<Vec<_>>());
+            assert!(w.iter().rev().eq(ascending.iter()));
         });
     }
 }

@@ -29,6 +29,7 @@ mod panics;
 mod params;
 mod pinning;
 mod shutdown;
+mod sort;
 mod stress;
 mod suspension;
 mod wakeups;
