@@ -38,6 +38,8 @@
 // `graph_ops`.
 
 mod access;
+#[cfg(feature = "mpi")]
+pub(crate) mod external;
 mod graph_ops;
 mod handle;
 mod requests;
