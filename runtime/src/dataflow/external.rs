@@ -115,3 +115,10 @@ pub(crate) fn finish_after(events: Arc<ExternalEvents>, continuation: Continuati
         .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(continuation);
     events.decrease();
 }
+
+/// Makes `events` the running task's (see `task::adopt`): the task's finish
+/// then waits for them, and the body's hold they still carry is dropped
+/// when this run's body returns.
+pub(crate) fn adopt(events: Arc<ExternalEvents>) {
+    CURRENT.with(|slot| slot.set(Some(events)));
+}

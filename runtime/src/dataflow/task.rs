@@ -243,24 +243,60 @@ where
     unsafe { finish(shared, id, last) }
 }
 
+/// What an unregistered task's body bound (`external.rs`): its pending
+/// external events (none can exist without the `mpi` feature).
+#[cfg(feature = "mpi")]
+pub(crate) type BoundEvents = std::sync::Arc<external::ExternalEvents>;
+/// What an unregistered task's body bound (`external.rs`): its pending
+/// external events (none can exist without the `mpi` feature).
+#[cfg(not(feature = "mpi"))]
+pub(crate) type BoundEvents = std::convert::Infallible;
+
 /// Runs a ready task at once on the owner's thread without registering it:
 /// the submission fast path (see `Dataflow::task`). It is never in the graph
 /// and never counted as live, since it finishes before the owner submits
-/// anything else.
+/// anything else — unless its body bound external events (feature `mpi`):
+/// then its accesses come back with them, and the submitter registers it
+/// after all, with a body that only adopts the events ([`adopt`]), so that
+/// later tasks wait for them in the graph.
 ///
 /// # Safety
 /// Called by the scope's owner thread from submission, with no registered
 /// unfinished task conflicting with these accesses (`is_idle` held), so no
 /// other task can access these regions until it returns; the handles are
 /// alive (borrowed by the caller).
-pub(crate) unsafe fn run_unregistered<R, F>(shared: &Shared, mut raw: R, func: F)
+pub(crate) unsafe fn run_unregistered<R, F>(
+    shared: &Shared,
+    mut raw: R,
+    func: F,
+) -> Option<(R, BoundEvents)>
 where
     R: for<'t> TaskArgs<'t> + Send,
     F: for<'t> FnOnce(<R as TaskArgs<'t>>::Args) + Send,
 {
-    // SAFETY: forwarded contract: exclusive by `is_idle` and the owner being
-    // the only submitter.
-    unsafe { run_body(shared, &mut raw, func) }
+    #[cfg(feature = "mpi")]
+    {
+        // SAFETY: forwarded contract: exclusive by `is_idle` and the owner
+        // being the only submitter.
+        let events = external::run_with_slot(|| unsafe { run_body(shared, &mut raw, func) });
+        events.map(|events| (raw, events))
+    }
+    #[cfg(not(feature = "mpi"))]
+    {
+        // SAFETY: forwarded contract: exclusive by `is_idle` and the owner
+        // being the only submitter.
+        unsafe { run_body(shared, &mut raw, func) };
+        None
+    }
+}
+
+/// The body of a task registered after its unregistered run bound
+/// `events`: makes them this run's, so that it finishes once they happened.
+pub(crate) fn adopt(events: BoundEvents) {
+    #[cfg(feature = "mpi")]
+    external::adopt(events);
+    #[cfg(not(feature = "mpi"))]
+    match events {}
 }
 
 /// Reports a finished task to the graph — `done` and `delete`, each inline

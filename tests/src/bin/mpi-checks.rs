@@ -366,7 +366,20 @@ fn panics_with_requests(world: &SimpleCommunicator) {
 /// rank and both would hang; `read` must see the message, so it ran after
 /// the receive completed although `receive`'s body returned long before.
 fn binding_orders_successors(world: &SimpleCommunicator) {
-    let rt = Runtime::builder().num_workers(1).build().unwrap();
+    // Capacity 1 makes the submitter run ready tasks at once, unregistered
+    // when nothing conflicts (the fast path), so a bound task is then
+    // registered after its body ran.
+    for capacity in [16, 1] {
+        let rt = Runtime::builder()
+            .num_workers(1)
+            .params(prescient::Params::DEFAULT.with_queue_capacity(capacity))
+            .build()
+            .unwrap();
+        binding_rounds(world, &rt);
+    }
+}
+
+fn binding_rounds(world: &SimpleCommunicator, rt: &Runtime) {
     let (rank, peer) = (world.rank(), partner(world));
     for round in 0..10 {
         let log = std::sync::Mutex::new(Vec::new());
@@ -375,6 +388,10 @@ fn binding_orders_successors(world: &SimpleCommunicator) {
             prescient::dataflow(|df| {
                 let halo = df.data(-1i32);
                 let log = &log;
+                // Queued first: at capacity 1 the receive task below then
+                // takes the fast path (run at once, unregistered).
+                let other = df.data(0u8);
+                df.task(other.out(), |value: &mut u8| *value = 1);
                 df.task(halo.out(), move |halo: &mut i32| {
                     with_rank(peer, |other| {
                         mpi::request::scope(|scope| {
