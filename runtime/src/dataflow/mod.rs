@@ -38,6 +38,8 @@
 // `graph_ops`.
 
 mod access;
+#[cfg(feature = "mpi")]
+pub(crate) mod external;
 mod graph_ops;
 mod handle;
 mod requests;
@@ -275,39 +277,16 @@ impl<'df, 'env> Dataflow<'df, 'env> {
         if on_a_worker && !has_room && unsafe { raw.is_idle() } {
             // SAFETY: idle, and this is the owner thread (`!Sync` scope)
             // submitting; see `run_unregistered`.
-            run_inlined(|| unsafe { task::run_unregistered(shared, raw, body) });
-            return;
-        }
-        // SAFETY: the handles are alive (borrowed for this call); counted
-        // once, before registration, by the owner.
-        unsafe { raw.count_live() };
-        shared.live.increment();
-        let task = task::boxed(shared, raw, body);
-        // SAFETY: the owner submits, on its worker; the task is counted live.
-        let Some(task) = (unsafe { requests::submit(shared, task, regions) }) else {
-            // Queued for the DAST manager, which hands the task to a worker
-            // once its predecessors are done.
-            return;
-        };
-        let mut ready = requests::take_ready_buffer();
-        crate::dast::time_request(
-            crate::dast::Kind::New,
-            crate::dast::Executor::Inline,
-            || shared.graph.new_task(regions, task, &mut ready),
-        );
-        for (id, task) in ready.drain(..) {
-            if on_a_worker && !has_room {
-                // Lazy task creation: enough tasks are queued and this one is
-                // ready, so run it now as a plain call.
-                // SAFETY: the graph handed the task out under `id`; the scope
-                // is alive (this frame borrows it).
-                run_inlined(|| unsafe { task.run(id) });
-            } else {
-                // SAFETY: as above.
-                push_or_inject(shared, unsafe { task.into_job(id) });
+            let bound = run_inlined(|| unsafe { task::run_unregistered(shared, raw, body) });
+            if let Some((raw, events)) = bound {
+                // Its body bound external events: registered after all, so
+                // that later tasks wait for them (see `run_unregistered`).
+                let adopt = move |_: <A::Raw as TaskArgs<'_>>::Args| task::adopt(events);
+                submit_registered(shared, raw, adopt, regions, on_a_worker, has_room);
             }
+            return;
         }
-        requests::return_ready_buffer(ready);
+        submit_registered(shared, raw, body, regions, on_a_worker, has_room);
     }
 
     /// Waits for every task submitted to this scope so far (OpenMP's
@@ -329,6 +308,51 @@ impl<'df, 'env> Dataflow<'df, 'env> {
     pub fn live_tasks(&self) -> usize {
         self.core.shared.live.count()
     }
+}
+
+/// Registers a task with the graph and runs or queues it if it is ready
+/// (the part of [`Dataflow::task`] after the fast path).
+fn submit_registered<R, F>(
+    shared: &Shared,
+    raw: R,
+    body: F,
+    regions: &[(RegionId, AccessMode)],
+    on_a_worker: bool,
+    has_room: bool,
+) where
+    R: for<'t> TaskArgs<'t> + Send,
+    F: for<'t> FnOnce(<R as TaskArgs<'t>>::Args) + Send,
+{
+    // SAFETY: the handles are alive (the caller's tokens borrow them for
+    // the submission); counted once, before registration, by the owner.
+    unsafe { raw.count_live() };
+    shared.live.increment();
+    let task = task::boxed(shared, raw, body);
+    // SAFETY: the owner submits, on its worker; the task is counted live.
+    let Some(task) = (unsafe { requests::submit(shared, task, regions) }) else {
+        // Queued for the DAST manager, which hands the task to a worker
+        // once its predecessors are done.
+        return;
+    };
+    let mut ready = requests::take_ready_buffer();
+    crate::dast::time_request(
+        crate::dast::Kind::New,
+        crate::dast::Executor::Inline,
+        || shared.graph.new_task(regions, task, &mut ready),
+    );
+    for (id, task) in ready.drain(..) {
+        if on_a_worker && !has_room {
+            // Lazy task creation: enough tasks are queued and this one is
+            // ready, so run it now as a plain call.
+            // SAFETY: the graph handed the task out under `id`; the scope
+            // is alive (the caller borrows it).
+            run_inlined(|| unsafe { task.run(id) });
+        } else {
+            // SAFETY: as above.
+            push_or_inject(shared, unsafe { task.into_job(id) });
+        }
+    }
+    requests::return_ready_buffer(ready);
 }
 
 /// Queues a job on this worker's deque, or in the runtime's injector from a

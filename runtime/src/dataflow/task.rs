@@ -53,9 +53,13 @@
 //! and receive no borrows.
 
 use super::access::TaskArgs;
+#[cfg(feature = "mpi")]
+use super::external;
 use super::graph_ops::GraphTaskId;
 use super::requests;
 use super::state::{Header, LiveCount, Shared, TaskRef};
+#[cfg(feature = "mpi")]
+use crate::job::HeapJob;
 use crate::trace::{self, StrandRef};
 use std::panic::{self, AssertUnwindSafe};
 use std::ptr::{self, NonNull};
@@ -161,35 +165,138 @@ pub(crate) unsafe fn execute<R, F>(
     R: for<'t> TaskArgs<'t> + Send,
     F: for<'t> FnOnce(<R as TaskArgs<'t>>::Args) + Send,
 {
+    #[cfg(feature = "mpi")]
+    {
+        // The body may bind external events (MPI requests) to the task's
+        // completion (`external.rs`).
+        // SAFETY: forwarded contract.
+        let events = external::run_with_slot(|| unsafe { run_body(shared, &mut raw, func) });
+        if let Some(events) = events {
+            let last = finish_strand(as_task);
+            let shared_addr = shared as usize;
+            let continuation = move || {
+                let job = HeapJob::into_job_ref(move || {
+                    // SAFETY: the task is still counted live (its finish is
+                    // what runs here), so its scope and regions are alive;
+                    // it is finished once.
+                    unsafe { complete(shared_addr as *const Shared, raw, id, last) }
+                });
+                // On the scope's own runtime: the thread completing the
+                // last event may be a worker of another one, or none.
+                // SAFETY: as above: the scope is alive.
+                unsafe { (*(shared_addr as *const Shared)).registry.inject(job) };
+            };
+            let continuation: Box<dyn FnOnce() + Send + '_> = Box::new(continuation);
+            // Erasing the borrows' lifetime: what the continuation captures
+            // (the task's accesses, `R`) borrows the scope's handles.
+            // SAFETY: the scope outlives every task counted live in it
+            // (link 7), and this task stays counted until the
+            // continuation's job has run; the box's layout does not depend
+            // on the lifetime.
+            let continuation: external::Continuation = unsafe {
+                std::mem::transmute::<Box<dyn FnOnce() + Send + '_>, external::Continuation>(
+                    continuation,
+                )
+            };
+            external::finish_after(events, continuation);
+            return;
+        }
+    }
+    #[cfg(not(feature = "mpi"))]
     // SAFETY: forwarded contract.
-    unsafe { run_body(shared, &mut raw, func) };
+    unsafe {
+        run_body(shared, &mut raw, func)
+    };
+    let last = finish_strand(as_task);
+    // SAFETY: the task has run once, is still counted live, and touches
+    // nothing of the scope after.
+    unsafe { complete(shared, raw, id, last) }
+}
+
+/// Ends the running task's strand (`trace`) if it runs as a job of its
+/// own; the strand the graph's `done` reports.
+fn finish_strand(as_task: bool) -> StrandRef {
+    if as_task {
+        trace::task_finish()
+    } else {
+        StrandRef::NONE
+    }
+}
+
+/// After the body (and, with bound external events, after those): lets
+/// later tasks on the task's regions run, then finishes it.
+///
+/// # Safety
+/// The task has run once and is still counted live (in its scope and, if
+/// registered, on its regions); it is completed once, and the caller does
+/// not touch the scope afterwards.
+unsafe fn complete<R>(shared: *const Shared, raw: R, id: Option<GraphTaskId>, last: StrandRef)
+where
+    R: for<'t> TaskArgs<'t> + Send,
+{
     if id.is_some() {
         // The body is over: later tasks on these regions may run (Release).
         // SAFETY: the regions' states are alive (the task is still live).
         unsafe { raw.uncount_live() };
     }
-    // SAFETY: the task has run once and touches nothing of the scope after.
-    unsafe { finish(shared, id, as_task) }
+    // SAFETY: forwarded contract.
+    unsafe { finish(shared, id, last) }
 }
+
+/// What an unregistered task's body bound (`external.rs`): its pending
+/// external events (none can exist without the `mpi` feature).
+#[cfg(feature = "mpi")]
+pub(crate) type BoundEvents = std::sync::Arc<external::ExternalEvents>;
+/// What an unregistered task's body bound (`external.rs`): its pending
+/// external events (none can exist without the `mpi` feature).
+#[cfg(not(feature = "mpi"))]
+pub(crate) type BoundEvents = std::convert::Infallible;
 
 /// Runs a ready task at once on the owner's thread without registering it:
 /// the submission fast path (see `Dataflow::task`). It is never in the graph
 /// and never counted as live, since it finishes before the owner submits
-/// anything else.
+/// anything else — unless its body bound external events (feature `mpi`):
+/// then its accesses come back with them, and the submitter registers it
+/// after all, with a body that only adopts the events ([`adopt`]), so that
+/// later tasks wait for them in the graph.
 ///
 /// # Safety
 /// Called by the scope's owner thread from submission, with no registered
 /// unfinished task conflicting with these accesses (`is_idle` held), so no
 /// other task can access these regions until it returns; the handles are
 /// alive (borrowed by the caller).
-pub(crate) unsafe fn run_unregistered<R, F>(shared: &Shared, mut raw: R, func: F)
+pub(crate) unsafe fn run_unregistered<R, F>(
+    shared: &Shared,
+    mut raw: R,
+    func: F,
+) -> Option<(R, BoundEvents)>
 where
     R: for<'t> TaskArgs<'t> + Send,
     F: for<'t> FnOnce(<R as TaskArgs<'t>>::Args) + Send,
 {
-    // SAFETY: forwarded contract: exclusive by `is_idle` and the owner being
-    // the only submitter.
-    unsafe { run_body(shared, &mut raw, func) }
+    #[cfg(feature = "mpi")]
+    {
+        // SAFETY: forwarded contract: exclusive by `is_idle` and the owner
+        // being the only submitter.
+        let events = external::run_with_slot(|| unsafe { run_body(shared, &mut raw, func) });
+        events.map(|events| (raw, events))
+    }
+    #[cfg(not(feature = "mpi"))]
+    {
+        // SAFETY: forwarded contract: exclusive by `is_idle` and the owner
+        // being the only submitter.
+        unsafe { run_body(shared, &mut raw, func) };
+        None
+    }
+}
+
+/// The body of a task registered after its unregistered run bound
+/// `events`: makes them this run's, so that it finishes once they happened.
+pub(crate) fn adopt(events: BoundEvents) {
+    #[cfg(feature = "mpi")]
+    external::adopt(events);
+    #[cfg(not(feature = "mpi"))]
+    match events {}
 }
 
 /// Reports a finished task to the graph — `done` and `delete`, each inline
@@ -201,12 +308,7 @@ where
 /// The task (handed out under `id`, or without accesses and `id == None`) has
 /// finished running, its scope is alive, and the caller does not touch the
 /// scope afterwards.
-unsafe fn finish(shared: *const Shared, id: Option<GraphTaskId>, as_task: bool) {
-    let last = if as_task {
-        trace::task_finish()
-    } else {
-        StrandRef::NONE
-    };
+unsafe fn finish(shared: *const Shared, id: Option<GraphTaskId>, last: StrandRef) {
     // SAFETY: the scope is alive: the task is still counted live.
     unsafe { (*shared).last_finished.store(last) };
     if let Some(id) = id {

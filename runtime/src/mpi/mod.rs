@@ -3,23 +3,32 @@
 //! completes — BSC's TAMPI "blocking mode", on the `mpi` crate (rsmpi).
 //!
 //! ```no_run
+//! use mpi::topology::SimpleCommunicator;
 //! use mpi::traits::*;
 //!
 //! let universe = prescient::mpi::initialize().expect("MPI with MPI_THREAD_MULTIPLE");
 //! let world = universe.world();
 //! let (rank, size) = (world.rank(), world.size());
-//! let mut received = 0i32;
-//! mpi::request::scope(|scope| {
-//!     let receive = world
-//!         .process_at_rank((rank + size - 1) % size)
-//!         .immediate_receive_into(scope, &mut received);
-//!     let send = world.process_at_rank((rank + 1) % size).immediate_send(scope, &rank);
-//!     prescient::scope(|s| {
-//!         // Suspends this task, not its worker, until the message is there.
-//!         s.spawn(|_| { prescient::mpi::wait(receive); });
-//!         s.spawn(|_| { /* computation overlapping the exchange */ });
+//! let (left, right) = ((rank + size - 1) % size, (rank + 1) % size);
+//! prescient::scope(|s| {
+//!     s.spawn(move |_| {
+//!         // rsmpi's communicators are not `Send`: a task takes the world
+//!         // communicator itself (free).
+//!         let world = SimpleCommunicator::world();
+//!         let mut received = -1i32;
+//!         mpi::request::scope(|scope| {
+//!             let receive = world.process_at_rank(left).immediate_receive_into(scope, &mut received);
+//!             // Suspends this task, not its worker, until the message is there.
+//!             prescient::mpi::wait(receive);
+//!         });
+//!         assert_eq!(received, left);
 //!     });
-//!     prescient::mpi::wait(send);
+//!     s.spawn(move |_| {
+//!         let world = SimpleCommunicator::world();
+//!         mpi::request::scope(|scope| {
+//!             prescient::mpi::wait(world.process_at_rank(right).immediate_send(scope, &rank));
+//!         });
+//!     });
 //! });
 //! ```
 //!
@@ -35,6 +44,15 @@
 //! jobs at most every 100 µs. With no request pending, polling costs a
 //! load per job. A completed request's status is stored, the event set, and
 //! the task resumes. Called outside any task, they are MPI's own waits.
+//!
+//! # Binding requests to a dataflow task
+//!
+//! [`bind`] (TAMPI's non-blocking mode) hands requests to the same table
+//! from a dataflow task's body, with a completion that counts down the
+//! task's *external events* (`dataflow/external.rs`) instead of waking a
+//! waiter: the body returns at once and the worker goes on, but the task
+//! is finished — its successors released — only when the requests have
+//! completed.
 //!
 //! # Threading
 //!
@@ -55,6 +73,7 @@
 
 mod requests;
 
+use crate::dataflow::external;
 use crate::runtime::current_worker_index;
 use mpi::environment::Threading;
 use mpi::point_to_point::Status;
@@ -193,7 +212,7 @@ pub fn wait_all<'a, D: ?Sized, S: Scope<'a>>(requests: Vec<Request<'a, D, S>>) -
     let raw: Vec<_> = requests.iter().map(|r| r.as_raw()).collect();
     let completion = Completion::new(raw.len());
     REQUESTS.watch_all(&raw, &completion);
-    completion.event.wait();
+    completion.wait();
     let state = completion.take();
     for request in requests {
         // The poller's `MPI_Testsome` completed this request, which freed
@@ -230,7 +249,7 @@ pub fn wait_any<'a, D, S: Scope<'a>>(
     let raw: Vec<_> = requests.iter().map(|r| r.as_raw()).collect();
     let completion = Completion::new(0);
     REQUESTS.watch_any(raw, &completion);
-    completion.event.wait();
+    completion.wait();
     let (index, status) = completion
         .take()
         .any
@@ -241,4 +260,67 @@ pub fn wait_any<'a, D, S: Scope<'a>>(
     // MPI no longer uses its buffers.
     let _ = unsafe { request.into_raw() };
     Some((index, Status::from_raw(status)))
+}
+
+/// Binds the completion of the running dataflow task to `requests`
+/// (TAMPI's non-blocking mode): the body goes on and returns at once, its
+/// worker runs other tasks, and the task counts as finished — its
+/// successors in the dependency graph are released, a `df.wait()` returns —
+/// only once every request has completed. Called several times, the task
+/// waits for all of them.
+///
+/// ```no_run
+/// use mpi::traits::*;
+/// # let _universe = prescient::mpi::initialize().unwrap();
+/// prescient::dataflow(|df| {
+///     let halo = df.data([0.0f64; 64]);
+///     df.task(halo.out(), |halo: &mut [f64; 64]| {
+///         let world = mpi::topology::SimpleCommunicator::world();
+///         mpi::request::scope(|scope| {
+///             let receive = world.process_at_rank(0).immediate_receive_into(scope, halo);
+///             // SAFETY: the buffer is this task's own `out` data, which
+///             // nobody else touches until the task completes (after the
+///             // receive).
+///             unsafe { prescient::mpi::bind(vec![receive]) };
+///         });
+///     });
+///     df.task(halo.read(), |halo: &[f64; 64]| {
+///         // Runs after the message arrived.
+///         println!("{}", halo[0]);
+///     });
+/// });
+/// ```
+///
+/// # Safety
+/// MPI keeps writing or reading the requests' buffers after this returns,
+/// until they complete. The caller must make sure the buffers stay valid and
+/// that nothing but MPI touches them until the task completes. That holds
+/// for buffers inside the task's own accesses (the borrows its body
+/// received): the runtime keeps them for the task, and does not free them,
+/// until its bound requests complete. The requests are taken out of their
+/// rsmpi scope (`into_raw`), so the scope no longer checks them.
+///
+/// # Panics
+/// Outside the body of a dataflow task (in a plain task, or on a thread
+/// outside any runtime), or if MPI does not provide
+/// `MPI_THREAD_MULTIPLE`.
+pub unsafe fn bind<'a, D: ?Sized, S: Scope<'a>>(requests: Vec<Request<'a, D, S>>) {
+    if requests.is_empty() {
+        return;
+    }
+    require_thread_multiple();
+    let events = external::bind_to_current_task()
+        .expect("prescient::mpi::bind: called outside the body of a dataflow task");
+    let raw: Vec<_> = requests
+        .into_iter()
+        .map(|request| {
+            // SAFETY: the raw handle is completed by the table's poll
+            // before the task completes; the caller keeps the buffers valid
+            // until then (this function's contract).
+            let (raw, _data, _scope) = unsafe { request.into_raw() };
+            raw
+        })
+        .collect();
+    let completion = Completion::bound(raw.len(), events);
+    REQUESTS.watch_all(&raw, &completion);
 }

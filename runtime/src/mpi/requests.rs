@@ -15,17 +15,27 @@
 //!   [`Completion`] is filled before its event is set, and the event's
 //!   release/acquire orders the statuses for the waiter.
 
+use crate::dataflow::external::ExternalEvents;
 use crate::event::Event;
 use crate::progress::{self, ProgressSource};
 use mpi::ffi::{MPI_Request, MPI_Status};
 use std::sync::{Arc, Mutex};
 
-/// What a waiting task is woken by: an event set when the wait is over (all
-/// of its requests completed for an all-wait, one for an any-wait), and the
+/// What a waiting task is woken by when the wait is over (all of its
+/// requests completed for an all-wait, one for an any-wait), and the
 /// statuses.
 pub(super) struct Completion {
-    pub(super) event: Event,
+    notify: Notify,
     state: Mutex<CompletionState>,
+}
+
+/// Who learns that a wait is over.
+enum Notify {
+    /// A task suspended in `wait`/`wait_all`/`wait_any`.
+    Waiter(Event),
+    /// A dataflow task whose completion the requests are bound to
+    /// (`crate::mpi::bind`): one group of its external events.
+    Bound(Arc<ExternalEvents>),
 }
 
 /// A completion's statuses, filled by the poller before it sets the event.
@@ -41,15 +51,42 @@ pub(super) struct CompletionState {
 }
 
 impl Completion {
+    /// For a task that will wait for `requests`.
     pub(super) fn new(requests: usize) -> Arc<Completion> {
+        Completion::with(requests, Notify::Waiter(Event::new()))
+    }
+
+    /// For `requests` bound to a dataflow task's completion.
+    pub(super) fn bound(requests: usize, events: Arc<ExternalEvents>) -> Arc<Completion> {
+        Completion::with(requests, Notify::Bound(events))
+    }
+
+    fn with(requests: usize, notify: Notify) -> Arc<Completion> {
         Arc::new(Completion {
-            event: Event::new(),
+            notify,
             state: Mutex::new(CompletionState {
                 remaining: requests,
                 statuses: vec![None; requests],
                 any: None,
             }),
         })
+    }
+
+    /// Suspends the calling task until the wait is over.
+    pub(super) fn wait(&self) {
+        match &self.notify {
+            Notify::Waiter(event) => event.wait(),
+            Notify::Bound(_) => unreachable!("nobody waits for bound requests"),
+        }
+    }
+
+    /// The wait is over: wakes the waiter, or counts one group of the bound
+    /// task's events as happened. After the statuses are stored.
+    fn notify(&self) {
+        match &self.notify {
+            Notify::Waiter(event) => event.set(),
+            Notify::Bound(events) => events.decrease(),
+        }
     }
 
     /// The statuses, once the event is set.
@@ -214,7 +251,7 @@ impl ProgressSource for Requests {
                 // `MPI_UNDEFINED` (negative): no active request.
                 let index = usize::try_from(index).ok();
                 lock(&wait.completion.state).any = Some((index, status));
-                wait.completion.event.set();
+                wait.completion.notify();
                 completed += 1;
             } else {
                 k += 1;
@@ -235,7 +272,7 @@ fn complete_one(completion: &Completion, slot: usize, status: MPI_Status) {
         state.remaining == 0
     };
     if last {
-        completion.event.set();
+        completion.notify();
     }
 }
 

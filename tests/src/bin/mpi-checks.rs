@@ -29,7 +29,7 @@ fn main() {
         drop(universe);
         unreachable!("dropping the universe with a pending request must panic");
     }
-    let checks: [(&str, Check); 6] = [
+    let checks: [(&str, Check); 7] = [
         (
             "a pending receive suspends only its task",
             suspends_only_the_task,
@@ -45,6 +45,10 @@ fn main() {
             wait_any_returns_the_completed_one,
         ),
         ("panics in tasks that hold requests", panics_with_requests),
+        (
+            "a bound receive orders its successors",
+            binding_orders_successors,
+        ),
     ];
     // `MPI_CHECKS=word` runs only the checks whose name contains it.
     let only = std::env::var("MPI_CHECKS").unwrap_or_default();
@@ -352,6 +356,90 @@ fn panics_with_requests(world: &SimpleCommunicator) {
         got
     });
     assert_eq!(got, 7);
+}
+
+/// One worker per rank, four dataflow tasks per round: `receive` binds a
+/// receive into its `out` data and returns; `ask` (independent) tells the
+/// partner to send; `answer` waits for the partner's ask, then sends;
+/// `read` reads the received data. The message is sent only after `ask`
+/// ran, so if binding blocked the worker, `ask` could not run on either
+/// rank and both would hang; `read` must see the message, so it ran after
+/// the receive completed although `receive`'s body returned long before.
+fn binding_orders_successors(world: &SimpleCommunicator) {
+    // Capacity 1 makes the submitter run ready tasks at once, unregistered
+    // when nothing conflicts (the fast path), so a bound task is then
+    // registered after its body ran.
+    for capacity in [16, 1] {
+        let rt = Runtime::builder()
+            .num_workers(1)
+            .params(prescient::Params::DEFAULT.with_queue_capacity(capacity))
+            .build()
+            .unwrap();
+        binding_rounds(world, &rt);
+    }
+}
+
+fn binding_rounds(world: &SimpleCommunicator, rt: &Runtime) {
+    let (rank, peer) = (world.rank(), partner(world));
+    for round in 0..10 {
+        let log = std::sync::Mutex::new(Vec::new());
+        let got = rt.run(|| {
+            let mut got = -1;
+            prescient::dataflow(|df| {
+                let halo = df.data(-1i32);
+                let log = &log;
+                // Queued first: at capacity 1 the receive task below then
+                // takes the fast path (run at once, unregistered).
+                let other = df.data(0u8);
+                df.task(other.out(), |value: &mut u8| *value = 1);
+                df.task(halo.out(), move |halo: &mut i32| {
+                    with_rank(peer, |other| {
+                        mpi::request::scope(|scope| {
+                            let receive = other.immediate_receive_into_with_tag(scope, halo, 800);
+                            // SAFETY: the buffer is this task's `out` data,
+                            // which only `read` (after the completion)
+                            // touches next.
+                            unsafe { prescient::mpi::bind(vec![receive]) };
+                        })
+                    });
+                    log.lock().unwrap().push("receive");
+                });
+                df.task((), move |()| {
+                    with_rank(peer, |other| {
+                        mpi::request::scope(|scope| {
+                            prescient::mpi::wait(other.immediate_send_with_tag(scope, &round, 801));
+                        })
+                    });
+                    log.lock().unwrap().push("ask");
+                });
+                df.task((), move |()| {
+                    let value = rank * 100 + round;
+                    with_rank(peer, |other| {
+                        let mut asked = -1;
+                        mpi::request::scope(|scope| {
+                            let ask = other.immediate_receive_into_with_tag(scope, &mut asked, 801);
+                            prescient::mpi::wait(ask);
+                            prescient::mpi::wait(other.immediate_send_with_tag(scope, &value, 800));
+                        });
+                        assert_eq!(asked, round);
+                    });
+                });
+                let got = &mut got;
+                df.task(halo.read(), move |halo: &i32| {
+                    log.lock().unwrap().push("read");
+                    *got = *halo;
+                });
+            });
+            got
+        });
+        assert_eq!(got, peer * 100 + round, "round {round}");
+        let log = log.into_inner().unwrap();
+        let at = |what| log.iter().position(|&entry| entry == what).unwrap();
+        assert!(
+            at("receive") < at("read") && at("ask") < at("read"),
+            "{log:?}"
+        );
+    }
 }
 
 /// A task of the global runtime waits for a receive nobody sends; the
