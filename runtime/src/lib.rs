@@ -13,7 +13,9 @@
 //!   and [`for_each_mut`] do the same over a slice's disjoint chunks or
 //!   elements (safe `&mut` access), and [`for_range_reduce`],
 //!   [`for_range_chunked_reduce`] and [`for_chunks_reduce`] fold a range or
-//!   a slice deterministically for an associative combination.
+//!   a slice deterministically for an associative combination;
+//!   [`par_sort`] and its `_by`, `_by_key` and `_unstable` forms sort a
+//!   slice with a parallel merge sort.
 //! * **Dataflow**: [`dataflow()`] tasks declare `in`/`out`/`inout` accesses to
 //!   runtime-owned [`Data`](dataflow::Data) and [`Tiles`](dataflow::Tiles) (the
 //!   [`dataflow`](mod@dataflow) module); the runtime orders them as OpenMP
@@ -130,7 +132,8 @@
 // 1. `params`, `sync`, `spin_lock`, `stack` (task stacks: reserve,
 //    commitment, trimming; `params`), `overflow` (`stack`), `topology`, `trace` (the
 //    profiler's recording hooks; empty without the `trace` feature), `job`
-//    (`trace`), `counters`, `latent` (`job`) — no runtime state;
+//    (`trace`), `counters`, `latent` (`job`), `progress` (the hook through
+//    which workers poll external operations) — no runtime state;
 // 2. `deque` (uses `job`, `spin_lock`), `fiber` (stack switching; `job`,
 //    `overflow`, `stack`), `dast` (the DAST manager's request queues, push policies
 //    and manager loop; `job`, `params`, `sync`);
@@ -147,16 +150,17 @@
 //    live-stack cap, idling, its side of DAST (`registry` and layers 1–4);
 // 7. the public API: `runtime`, `join`, `split` (the loops' splitting
 //    engine over `join`), `range`, `chunks` and `reduce` (loops over
-//    `split`),
-//    `spawn`, `scope`, `group`, `event`, `task_local`, `dataflow`,
+//    `split`), `sort` (the parallel sorts, over `join`),
+//    `spawn`, `scope`, `group`, `event`, `task_local`, `dataflow`, `mpi`
+//    (feature `mpi`, over `event`, `dataflow` and `progress`),
 //    `analysis` (whose `SpawnSite` statics carry an `inlining` site slot),
 //    `profile` (`Runtime::profile`, feature `trace`). `fiber`, `stack_job`,
 //    `worker` and the public API call `trace`'s hooks.
 //
 // No module imports one from a layer above it, and no two modules import
-// each other (within layer 7, `join`, `split`, `spawn`, `scope`, `group` and
-// `dataflow` use `runtime`, never the reverse, `split` uses `join`, and
-// `range`, `chunks` and `reduce` use `split`). Nor
+// each other (within layer 7, `join`, `split`, `sort`, `spawn`, `scope`,
+// `group` and `dataflow` use `runtime`, never the reverse, `split` and `sort`
+// use `join`, and `range`, `chunks` and `reduce` use `split`). Nor
 // do two files of one module: `worker`'s files use only `worker/thread.rs`
 // of their folder, and the files of `dast` and of `dataflow` form chains (see
 // each `mod.rs`). Test code is the one exception: `sleep`'s loom models use
