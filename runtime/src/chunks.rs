@@ -11,7 +11,7 @@
 //! ever hold the same element.
 
 use crate::analysis::SpawnSite;
-use crate::split::{assert_chunk_len, fold_pieces, Fold, SliceMutPiece, SlicePiece};
+use crate::split::{assert_chunk_len, for_each_chunk, SliceMutPiece, SlicePiece};
 
 /// Runs `body(chunk_index, chunk)` for every chunk of
 /// `slice.chunks_mut(chunk_len)`, exactly once each, possibly in parallel,
@@ -66,15 +66,9 @@ where
         first_chunk: 0,
         chunk_len,
     };
-    let fold = move |(), chunk: SliceMutPiece<'_, T>| body(chunk.first_chunk, chunk.slice);
-    fold_pieces(
-        piece,
-        &Fold {
-            identity: &|| (),
-            fold: &fold,
-            combine: &|(), ()| (),
-        },
-    );
+    for_each_chunk(piece, move |chunk: SliceMutPiece<'_, T>| {
+        body(chunk.first_chunk, chunk.slice)
+    });
 }
 
 /// Runs `body(chunk_index, chunk)` for every chunk of
@@ -114,15 +108,9 @@ where
         first_chunk: 0,
         chunk_len,
     };
-    let fold = move |(), chunk: SlicePiece<'_, T>| body(chunk.first_chunk, chunk.slice);
-    fold_pieces(
-        piece,
-        &Fold {
-            identity: &|| (),
-            fold: &fold,
-            combine: &|(), ()| (),
-        },
-    );
+    for_each_chunk(piece, move |chunk: SlicePiece<'_, T>| {
+        body(chunk.first_chunk, chunk.slice)
+    });
 }
 
 /// Runs `body(i, &mut slice[i])` for every index `i` of `slice`, exactly

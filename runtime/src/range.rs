@@ -12,7 +12,7 @@
 //! range loop costs a flag load per chunk.
 
 use crate::analysis::SpawnSite;
-use crate::split::{fold_pieces, Fold, RangePiece};
+use crate::split::{for_each_chunk, RangePiece};
 use std::ops::Range;
 
 /// Runs `body(i)` for every `i` in `range`, exactly once each, possibly in
@@ -103,15 +103,7 @@ where
         range,
         grain: grain.max(1),
     };
-    let fold = move |(), chunk: RangePiece| body(chunk.range);
-    fold_pieces(
-        piece,
-        &Fold {
-            identity: &|| (),
-            fold: &fold,
-            combine: &|(), ()| (),
-        },
-    );
+    for_each_chunk(piece, move |chunk: RangePiece| body(chunk.range));
 }
 
 /// [`for_range`] at an analysed spawn site: `#[task_program]` rewrites the

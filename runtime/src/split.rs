@@ -120,6 +120,25 @@ where
     drive(piece, (ops.identity)(), ops.fold, ops)
 }
 
+/// Runs `body` on every chunk of `piece` (non-empty), splitting on request:
+/// the plain loops' fold of `()`, which compiles to the loop alone.
+#[inline]
+pub(crate) fn for_each_chunk<P, B>(piece: P, body: B)
+where
+    P: Piece,
+    B: Fn(P) + Sync,
+{
+    let fold = move |(), chunk: P| body(chunk);
+    fold_pieces(
+        piece,
+        &Fold {
+            identity: &|| (),
+            fold: &fold,
+            combine: &|(), ()| (),
+        },
+    );
+}
+
 /// Folds `piece` into `acc` chunk by chunk, splitting what is left with a
 /// `join` when a thief asks this worker for work (see the module docs).
 ///
