@@ -41,6 +41,8 @@ pub enum Command {
     // Parallel loops over slices (reductions, chunks) against rayon:
     // `crate::tables::par_loops`.
     ParLoops(tables::par_loops::Options),
+    // The distributed heat equation under mpirun: `crate::tables::mpi_heat`.
+    MpiHeat(tables::mpi_heat::Options),
     // What a task nobody steals costs over a plain call:
     // `crate::tables::task_cost`.
     TaskCost(tables::task_cost::Options),
@@ -86,6 +88,7 @@ pub fn run(command: Command) -> i32 {
         Command::Dataflow(options) => tables::dataflow::run(&options),
         Command::Loops(options) => tables::loops::run(&options),
         Command::ParLoops(options) => tables::par_loops::run(&options),
+        Command::MpiHeat(options) => tables::mpi_heat::run(&options),
         Command::TaskCost(options) => tables::task_cost::run(&options),
         #[cfg(feature = "trace")]
         Command::TraceOverhead(options) => tables::trace_overhead::run(&options),

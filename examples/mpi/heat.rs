@@ -1,5 +1,5 @@
 //! A 2-D heat equation (Jacobi sweeps) across MPI ranks, each rank owning a
-//! block of rows with one halo row above and below, in three versions:
+//! block of rows with one halo row above and below, in four versions:
 //!
 //! * `bsp` — bulk-synchronous: exchange the halos (MPI waits on the main
 //!   thread), then compute every row with Prescient's fork-join;
@@ -7,31 +7,59 @@
 //!   two boundary rows post their exchange and `prescient::mpi::wait` for
 //!   it (suspending; their worker computes interior rows meanwhile), so the
 //!   exchange overlaps the interior's computation;
+//! * `dataflow` — every iteration's tasks submitted at once, ordered by the
+//!   rows they touch; the sends and receives are tasks that bind their
+//!   requests to their completion (`prescient::mpi::bind`), so no thread
+//!   waits and a block goes on to its next iteration as soon as the rows
+//!   around it are there;
 //! * `rayon` — `bsp` with rayon inside each rank.
 //!
 //! Every version is checked against a sequential solve of the whole grid
-//! (bit for bit: each cell is computed with the same operations). Prints
-//! the time per iteration, the exchange time `bsp` waits for, and the
-//! fraction of it the `tasks` version hides:
-//! `(bsp - tasks) / bsp's exchange`.
+//! (bit for bit: each cell is computed with the same operations).
+//!
+//! # What it measures
+//!
+//! Each version runs twice per round: as it is, and with the exchange left
+//! out (the same tasks and the same computation, stale halos, no MPI call).
+//! The difference is the communication the version leaves *exposed*: time
+//! per iteration the exchange adds. `bsp`'s exposed exchange is all of its
+//! exchange (it computes nothing meanwhile; the example also prints the
+//! time its main thread waited in MPI, which should agree). A version
+//! *hides* `1 - exposed / bsp's exposed` of the exchange bulk-synchronous
+//! code waits for. Times are per iteration, the slowest rank's, the median
+//! of `--reps` rounds after one warm-up round; the versions and the two
+//! modes alternate within a round, so a change of the machine's load hits
+//! them alike. With more ranks × workers than cores the ranks share cores,
+//! and the exchange then also measures the operating system's scheduling.
 //!
 //! ```text
 //! cargo build --release -p prescient-examples --features mpi --example heat_mpi
-//! mpirun -np 2 target/release/examples/heat_mpi [--rows 2048] [--cols 2048] [--iterations 50] [--workers N]
+//! mpirun -np 2 target/release/examples/heat_mpi [--rows 1024] [--cols 1024] [--iterations 40]
+//!     [--workers N] [--reps 3] [--json]
 //! ```
+//!
+//! `--json` prints the results as one JSON object on rank 0's last line
+//! (`prescient-bench mpi-heat` runs the example at 1, 2 and 4 ranks and
+//! reads it).
 
+use mpi::collective::SystemOperation;
 use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi::traits::*;
 use std::time::{Duration, Instant};
 
-/// Rows of a rank's block per interior task.
+/// Rows of a rank's block per task.
 const ROWS_PER_TASK: usize = 16;
+
+/// The versions, in the order each round runs them.
+const VERSIONS: [&str; 4] = ["bsp", "tasks", "dataflow", "rayon"];
 
 struct Args {
     rows: usize,
     cols: usize,
     iterations: usize,
     workers: Option<usize>,
+    reps: usize,
+    json: bool,
 }
 
 fn parse_args() -> Args {
@@ -40,16 +68,23 @@ fn parse_args() -> Args {
         cols: 1024,
         iterations: 40,
         workers: None,
+        reps: 3,
+        json: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
+        if flag == "--json" {
+            args.json = true;
+            continue;
+        }
         let value = it.next().and_then(|v| v.parse::<usize>().ok());
         let value = value.unwrap_or_else(|| panic!("{flag} needs a number"));
         match flag.as_str() {
             "--rows" => args.rows = value,
             "--cols" => args.cols = value,
             "--iterations" => args.iterations = value,
-            "--workers" => args.workers = Some(value),
+            "--workers" => args.workers = Some(value.max(1)),
+            "--reps" => args.reps = value.max(1),
             other => panic!("unknown flag {other}"),
         }
     }
@@ -138,326 +173,20 @@ impl Block {
         let global = self.first + local - 1;
         global == 0 || global == self.total_rows - 1
     }
-}
 
-/// Computes local rows `range` (within 1..=own) of `new` from `old`.
-fn compute_rows(old: &[f64], new_rows: &mut [f64], range: std::ops::Range<usize>, block: &Block) {
-    let cols = block.cols;
-    for (k, local) in range.enumerate() {
-        let out = &mut new_rows[k * cols..(k + 1) * cols];
-        let row = &old[local * cols..(local + 1) * cols];
-        if block.fixed(local) {
-            out.copy_from_slice(row);
-        } else {
-            update_row(
-                &old[(local - 1) * cols..local * cols],
-                row,
-                &old[(local + 1) * cols..(local + 2) * cols],
-                out,
-            );
+    /// The block's shape without its cells, for tasks that get the cells
+    /// split up.
+    fn shape(&self) -> Block {
+        Block {
+            cells: Vec::new(),
+            ..*self
         }
     }
 }
 
-/// Exchanges the halos of `cells` with the neighbours, waiting with MPI on
-/// this thread.
-fn exchange_blocking(world: &SimpleCommunicator, cells: &mut [f64], own: usize, cols: usize) {
-    let (rank, size) = (world.rank(), world.size());
-    let (top_halo, rest) = cells.split_at_mut(cols);
-    let (body, bottom_halo) = rest.split_at_mut(own * cols);
-    let first_row = &body[..cols];
-    let last_row = &body[(own - 1) * cols..];
-    mpi::request::scope(|scope| {
-        let mut requests = Vec::new();
-        if rank > 0 {
-            let up = world.process_at_rank(rank - 1);
-            requests.push(up.immediate_send_with_tag(scope, first_row, 1));
-        }
-        if rank + 1 < size {
-            let down = world.process_at_rank(rank + 1);
-            requests.push(down.immediate_send_with_tag(scope, last_row, 2));
-        }
-        let mut receives = Vec::new();
-        if rank > 0 {
-            let up = world.process_at_rank(rank - 1);
-            receives.push(up.immediate_receive_into_with_tag(scope, &mut *top_halo, 2));
-        }
-        if rank + 1 < size {
-            let down = world.process_at_rank(rank + 1);
-            receives.push(down.immediate_receive_into_with_tag(scope, &mut *bottom_halo, 1));
-        }
-        for request in requests.into_iter().chain(receives) {
-            request.wait();
-        }
-    });
-}
-
-/// A bulk-synchronous version's compute phase: a block's rows of `new`
-/// from `old`.
-type ComputePhase = fn(&[f64], &mut [f64], &Block);
-
-/// The bulk-synchronous version with `compute` for the compute phase;
-/// returns the block and the time spent exchanging.
-fn bsp(mut old: Block, iterations: usize, compute: ComputePhase) -> (Block, Duration) {
-    let world = SimpleCommunicator::world();
-    let mut new = old.clone();
-    let mut exchanging = Duration::ZERO;
-    for _ in 0..iterations {
-        let start = Instant::now();
-        exchange_blocking(&world, &mut old.cells, old.own, old.cols);
-        exchanging += start.elapsed();
-        let cols = old.cols;
-        compute(&old.cells, &mut new.cells[cols..(old.own + 1) * cols], &old);
-        std::mem::swap(&mut old, &mut new);
-    }
-    (old, exchanging)
-}
-
-/// Prescient's compute phase: blocks of rows as scope tasks.
-fn prescient_compute(old: &[f64], new_rows: &mut [f64], block: &Block) {
-    let cols = block.cols;
-    prescient::scope(|s| {
-        for (k, rows) in new_rows.chunks_mut(ROWS_PER_TASK * cols).enumerate() {
-            let first = 1 + k * ROWS_PER_TASK;
-            let range = first..first + rows.len() / cols;
-            s.spawn(move |_| compute_rows(old, rows, range, block));
-        }
-    });
-}
-
-/// rayon's compute phase.
-fn rayon_compute(old: &[f64], new_rows: &mut [f64], block: &Block) {
-    use rayon::prelude::*;
-    let cols = block.cols;
-    new_rows
-        .par_chunks_mut(ROWS_PER_TASK * cols)
-        .enumerate()
-        .for_each(|(k, rows)| {
-            let first = 1 + k * ROWS_PER_TASK;
-            compute_rows(old, rows, first..first + rows.len() / cols, block);
-        });
-}
-
-/// The task version: per iteration, a scope whose two boundary tasks
-/// exchange one halo each and then compute their row, while the interior
-/// rows' tasks run.
-fn tasks(rank: i32, size: i32, mut old: Block, iterations: usize) -> Block {
-    let mut new = old.clone();
-    let (own, cols) = (old.own, old.cols);
-    for _ in 0..iterations {
-        {
-            // The block's shape, for the tasks (its cells are split below).
-            let meta = old.clone_meta();
-            let (top_halo, rest) = old.cells.split_at_mut(cols);
-            let (body, bottom_halo) = rest.split_at_mut(own * cols);
-            let body: &[f64] = body;
-            let new_rows = &mut new.cells[cols..(own + 1) * cols];
-            let (new_first, rest) = new_rows.split_at_mut(cols);
-            let (new_middle, new_last) = rest.split_at_mut(own.saturating_sub(2) * cols);
-            let meta = &meta;
-            prescient::scope(|s| {
-                // Interior rows 2..own-1, which read only the block's own rows.
-                // Spawned first: a scope runs its unstolen tasks newest first,
-                // so the boundary tasks below post their exchange first, and
-                // the interior is computed while the messages travel.
-                for (k, rows) in new_middle.chunks_mut(ROWS_PER_TASK * cols).enumerate() {
-                    s.spawn(move |_| {
-                        let first = 2 + k * ROWS_PER_TASK;
-                        for (r, out) in rows.chunks_mut(cols).enumerate() {
-                            let local = first + r;
-                            let row = &body[(local - 1) * cols..local * cols];
-                            if meta.fixed(local) {
-                                out.copy_from_slice(row);
-                            } else {
-                                update_row(
-                                    &body[(local - 2) * cols..(local - 1) * cols],
-                                    row,
-                                    &body[local * cols..(local + 1) * cols],
-                                    out,
-                                );
-                            }
-                        }
-                    });
-                }
-                // Upper boundary: exchange with rank - 1, then row 1.
-                s.spawn(move |_| {
-                    let world = SimpleCommunicator::world();
-                    if rank > 0 {
-                        let up = world.process_at_rank(rank - 1);
-                        mpi::request::scope(|scope| {
-                            let send = up.immediate_send_with_tag(scope, &body[..cols], 1);
-                            let receive = up.immediate_receive_into_with_tag(scope, top_halo, 2);
-                            prescient::mpi::wait(send);
-                            prescient::mpi::wait(receive);
-                        });
-                    }
-                    let view = Halo3 {
-                        above: top_halo,
-                        body,
-                        below: None,
-                        cols,
-                    };
-                    view.compute_first(new_first, meta);
-                });
-                // Lower boundary: exchange with rank + 1, then row `own`.
-                if own >= 2 {
-                    s.spawn(move |_| {
-                        let world = SimpleCommunicator::world();
-                        if rank + 1 < size {
-                            let down = world.process_at_rank(rank + 1);
-                            mpi::request::scope(|scope| {
-                                let send = down.immediate_send_with_tag(
-                                    scope,
-                                    &body[(own - 1) * cols..],
-                                    2,
-                                );
-                                let receive =
-                                    down.immediate_receive_into_with_tag(scope, bottom_halo, 1);
-                                prescient::mpi::wait(send);
-                                prescient::mpi::wait(receive);
-                            });
-                        }
-                        let view = Halo3 {
-                            above: &[],
-                            body,
-                            below: Some(bottom_halo),
-                            cols,
-                        };
-                        view.compute_last(new_last, meta);
-                    });
-                }
-            });
-        }
-        std::mem::swap(&mut old, &mut new);
-    }
-    old
-}
-
-/// The dataflow version: every iteration's tasks are submitted at once,
-/// ordered by their accesses. Per iteration, per neighbour, a task receives
-/// the halo into its `out` data and one sends the boundary row it reads,
-/// each binding its request to its completion (`prescient::mpi::bind`, so
-/// no task waits); a task per block of rows computes the block of the next
-/// grid from the block and the rows around it (the neighbour blocks, or
-/// the halos). Nothing waits for a whole iteration: a block goes on to the
-/// next iteration as soon as its neighbours have.
-fn dataflow_version(rank: i32, size: i32, start: &Block, iterations: usize) -> Block {
-    let (own, cols) = (start.own, start.cols);
-    let rows_per_task = ROWS_PER_TASK.min(own / 2).max(1);
-    let blocks = own.div_ceil(rows_per_task);
-    let body = |block: &Block| block.cells[cols..(own + 1) * cols].to_vec();
-    let mut grids = [body(start), body(start)];
-    let meta = &start.clone_meta();
-    // Tags: per iteration and direction (upward 1, downward 2), so that a
-    // receive posted early for a later iteration never takes an earlier
-    // iteration's message.
-    let tag = |iteration: usize, direction: i32| (iteration % 8192) as i32 * 4 + direction;
-    {
-        let [grid_a, grid_b] = &mut grids;
-        prescient::dataflow(|df| {
-            let tile = rows_per_task * cols;
-            let grids = [df.tiles(grid_a, tile), df.tiles(grid_b, tile)];
-            let top = [df.data(vec![0.0; cols]), df.data(vec![0.0; cols])];
-            let bottom = [df.data(vec![0.0; cols]), df.data(vec![0.0; cols])];
-            for k in 0..iterations {
-                let (old, new) = (&grids[k % 2], &grids[(k + 1) % 2]);
-                let (top, bottom) = (&top[k % 2], &bottom[k % 2]);
-                if rank > 0 {
-                    df.task(top.out(), move |halo: &mut Vec<f64>| {
-                        bind_receive(rank - 1, halo, tag(k, 2));
-                    });
-                    df.task(old.read(0), move |rows: &[f64]| {
-                        bind_send(rank - 1, &rows[..cols], tag(k, 1));
-                    });
-                }
-                if rank + 1 < size {
-                    df.task(bottom.out(), move |halo: &mut Vec<f64>| {
-                        bind_receive(rank + 1, halo, tag(k, 1));
-                    });
-                    df.task(old.read(blocks - 1), move |rows: &[f64]| {
-                        bind_send(rank + 1, &rows[rows.len() - cols..], tag(k, 2));
-                    });
-                }
-                for b in 0..blocks {
-                    let first = 1 + b * rows_per_task;
-                    let compute =
-                        move |above: &[f64], rows: &[f64], below: &[f64], out: &mut [f64]| {
-                            compute_block(above, rows, below, out, first, meta);
-                        };
-                    let last_row = |rows: &[f64]| rows[rows.len() - cols..].to_vec();
-                    match (b == 0, b + 1 == blocks) {
-                        (true, true) => unreachable!("at least two blocks"),
-                        (true, false) => df.task(
-                            (top.read(), old.read(b), old.read(b + 1), new.out(b)),
-                            move |(halo, rows, next, out): (
-                                &Vec<f64>,
-                                &[f64],
-                                &[f64],
-                                &mut [f64],
-                            )| {
-                                compute(halo, rows, &next[..cols], out)
-                            },
-                        ),
-                        (false, true) => df.task(
-                            (old.read(b - 1), old.read(b), bottom.read(), new.out(b)),
-                            move |(previous, rows, halo, out): (
-                                &[f64],
-                                &[f64],
-                                &Vec<f64>,
-                                &mut [f64],
-                            )| {
-                                compute(&last_row(previous), rows, halo, out)
-                            },
-                        ),
-                        (false, false) => df.task(
-                            (old.read(b - 1), old.read(b), old.read(b + 1), new.out(b)),
-                            move |(previous, rows, next, out): (
-                                &[f64],
-                                &[f64],
-                                &[f64],
-                                &mut [f64],
-                            )| {
-                                compute(&last_row(previous), rows, &next[..cols], out)
-                            },
-                        ),
-                    }
-                }
-            }
-        });
-    }
-    let mut block = start.clone();
-    block.cells[cols..(own + 1) * cols].copy_from_slice(&grids[iterations % 2]);
-    block
-}
-
-/// A receive from `from` into `halo`, bound to the running dataflow task.
-fn bind_receive(from: i32, halo: &mut [f64], tag: i32) {
-    let world = SimpleCommunicator::world();
-    mpi::request::scope(|scope| {
-        let receive = world
-            .process_at_rank(from)
-            .immediate_receive_into_with_tag(scope, halo, tag);
-        // SAFETY: `halo` is the task's own `out` data: nothing else touches
-        // it until the task completes, which waits for the receive.
-        unsafe { prescient::mpi::bind(vec![receive]) };
-    });
-}
-
-/// A send of `row` to `to`, bound to the running dataflow task.
-fn bind_send(to: i32, row: &[f64], tag: i32) {
-    let world = SimpleCommunicator::world();
-    mpi::request::scope(|scope| {
-        let send = world
-            .process_at_rank(to)
-            .immediate_send_with_tag(scope, row, tag);
-        // SAFETY: `row` is in the task's own `in` data: nothing writes it
-        // until the task completes, which waits for the send.
-        unsafe { prescient::mpi::bind(vec![send]) };
-    });
-}
-
-/// Computes the block of rows from local row `first` (`rows`, with the row
-/// `above` and the row `below` it) into `out`.
+/// Computes the rows from local row `first` (`rows`, with the row `above`
+/// and the row `below` them) into `out`. Every version computes its rows
+/// through this one function, so that all give the same bits.
 fn compute_block(
     above: &[f64],
     rows: &[f64],
@@ -490,54 +219,303 @@ fn compute_block(
     }
 }
 
-/// The rows a boundary task reads: its halo and the block's rows.
-struct Halo3<'a> {
-    above: &'a [f64],
-    body: &'a [f64],
-    below: Option<&'a [f64]>,
-    cols: usize,
+/// Computes local rows `first..first + new_rows.len() / cols` of a block
+/// whose cells (halos included) are `old`.
+fn compute_rows(old: &[f64], new_rows: &mut [f64], first: usize, block: &Block) {
+    let cols = block.cols;
+    let count = new_rows.len() / cols;
+    compute_block(
+        &old[(first - 1) * cols..first * cols],
+        &old[first * cols..(first + count) * cols],
+        &old[(first + count) * cols..(first + count + 1) * cols],
+        new_rows,
+        first,
+        block,
+    );
 }
 
-impl Halo3<'_> {
-    /// Local row 1 (from the upper halo, row 1 and row 2).
-    fn compute_first(&self, out: &mut [f64], block: &Block) {
-        let cols = self.cols;
-        let row = &self.body[..cols];
-        if block.fixed(1) || block.own < 2 {
-            out.copy_from_slice(row);
-        } else {
-            update_row(self.above, row, &self.body[cols..2 * cols], out);
-        }
-    }
+/// The ranks a rank exchanges halos with: `None` at the grid's edge, and
+/// for both when the exchange is left out (the measurement's second mode).
+#[derive(Clone, Copy)]
+struct Neighbours {
+    up: Option<i32>,
+    down: Option<i32>,
+}
 
-    /// Local row `own` (from row own - 1, row own and the lower halo).
-    fn compute_last(&self, out: &mut [f64], block: &Block) {
-        let (cols, own) = (self.cols, block.own);
-        let row = &self.body[(own - 1) * cols..own * cols];
-        if block.fixed(own) {
-            out.copy_from_slice(row);
-        } else {
-            let below = self.below.expect("the lower halo");
-            update_row(
-                &self.body[(own - 2) * cols..(own - 1) * cols],
-                row,
-                below,
-                out,
-            );
+impl Neighbours {
+    fn of(rank: i32, size: i32, exchange: bool) -> Neighbours {
+        Neighbours {
+            up: (exchange && rank > 0).then(|| rank - 1),
+            down: (exchange && rank + 1 < size).then_some(rank + 1),
         }
     }
 }
 
-impl Block {
-    fn clone_meta(&self) -> Block {
-        Block {
-            first: self.first,
-            own: self.own,
-            cols: self.cols,
-            total_rows: self.total_rows,
-            cells: Vec::new(),
+/// Exchanges the halos of `cells` with the neighbours, waiting with MPI on
+/// this thread.
+fn exchange_blocking(cells: &mut [f64], own: usize, cols: usize, neighbours: Neighbours) {
+    let world = SimpleCommunicator::world();
+    let (top_halo, rest) = cells.split_at_mut(cols);
+    let (body, bottom_halo) = rest.split_at_mut(own * cols);
+    let first_row = &body[..cols];
+    let last_row = &body[(own - 1) * cols..];
+    mpi::request::scope(|scope| {
+        let mut requests = Vec::new();
+        if let Some(up) = neighbours.up {
+            let up = world.process_at_rank(up);
+            requests.push(up.immediate_send_with_tag(scope, first_row, 1));
+            requests.push(up.immediate_receive_into_with_tag(scope, &mut *top_halo, 2));
         }
+        if let Some(down) = neighbours.down {
+            let down = world.process_at_rank(down);
+            requests.push(down.immediate_send_with_tag(scope, last_row, 2));
+            requests.push(down.immediate_receive_into_with_tag(scope, &mut *bottom_halo, 1));
+        }
+        for request in requests {
+            request.wait();
+        }
+    });
+}
+
+/// A bulk-synchronous version's compute phase: a block's rows of `new`
+/// (local rows 1..=own) from `old`.
+type ComputePhase = fn(&[f64], &mut [f64], &Block);
+
+/// The bulk-synchronous version with `compute` for the compute phase;
+/// returns the block and the time its thread spent in the exchange.
+fn bsp(
+    mut old: Block,
+    iterations: usize,
+    neighbours: Neighbours,
+    compute: ComputePhase,
+) -> (Block, Duration) {
+    let mut new = old.clone();
+    let mut exchanging = Duration::ZERO;
+    for _ in 0..iterations {
+        let start = Instant::now();
+        exchange_blocking(&mut old.cells, old.own, old.cols, neighbours);
+        exchanging += start.elapsed();
+        let cols = old.cols;
+        compute(&old.cells, &mut new.cells[cols..(old.own + 1) * cols], &old);
+        std::mem::swap(&mut old, &mut new);
     }
+    (old, exchanging)
+}
+
+/// Prescient's compute phase: blocks of rows as scope tasks.
+fn prescient_compute(old: &[f64], new_rows: &mut [f64], block: &Block) {
+    let cols = block.cols;
+    prescient::scope(|s| {
+        for (k, rows) in new_rows.chunks_mut(ROWS_PER_TASK * cols).enumerate() {
+            s.spawn(move |_| compute_rows(old, rows, 1 + k * ROWS_PER_TASK, block));
+        }
+    });
+}
+
+/// rayon's compute phase.
+fn rayon_compute(old: &[f64], new_rows: &mut [f64], block: &Block) {
+    use rayon::prelude::*;
+    let cols = block.cols;
+    new_rows
+        .par_chunks_mut(ROWS_PER_TASK * cols)
+        .enumerate()
+        .for_each(|(k, rows)| compute_rows(old, rows, 1 + k * ROWS_PER_TASK, block));
+}
+
+/// Posts a send of `row` and a receive into `halo` with `peer` and
+/// suspends the running task (only) until both are done.
+fn exchange_in_task(peer: i32, row: &[f64], send_tag: i32, halo: &mut [f64], receive_tag: i32) {
+    let world = SimpleCommunicator::world();
+    let peer = world.process_at_rank(peer);
+    mpi::request::scope(|scope| {
+        let send = peer.immediate_send_with_tag(scope, row, send_tag);
+        let receive = peer.immediate_receive_into_with_tag(scope, halo, receive_tag);
+        prescient::mpi::wait_all(vec![send, receive]);
+    });
+}
+
+/// The task version: per iteration, a scope whose two boundary tasks
+/// exchange one halo each and then compute their row, while the interior
+/// rows' tasks run.
+fn tasks(mut old: Block, iterations: usize, neighbours: Neighbours) -> Block {
+    let mut new = old.clone();
+    let (own, cols) = (old.own, old.cols);
+    let shape = &old.shape();
+    for _ in 0..iterations {
+        let (top_halo, rest) = old.cells.split_at_mut(cols);
+        let (body, bottom_halo) = rest.split_at_mut(own * cols);
+        let body: &[f64] = body;
+        let new_rows = &mut new.cells[cols..(own + 1) * cols];
+        let (new_first, rest) = new_rows.split_at_mut(cols);
+        let (new_middle, new_last) = rest.split_at_mut((own - 2) * cols);
+        // Local row r (1..=own) is body[(r - 1) * cols..r * cols].
+        let row = |r: usize| &body[(r - 1) * cols..r * cols];
+        prescient::scope(|s| {
+            // Interior rows 2..own-1, which read only the block's own rows.
+            // Spawned first: a scope runs its unstolen tasks newest first,
+            // so the boundary tasks below post their exchange first, and
+            // the interior is computed while the messages travel.
+            for (k, rows) in new_middle.chunks_mut(ROWS_PER_TASK * cols).enumerate() {
+                s.spawn(move |_| {
+                    let first = 2 + k * ROWS_PER_TASK;
+                    let count = rows.len() / cols;
+                    compute_block(
+                        row(first - 1),
+                        &body[(first - 1) * cols..(first - 1 + count) * cols],
+                        row(first + count),
+                        rows,
+                        first,
+                        shape,
+                    );
+                });
+            }
+            // Upper boundary: exchange with the rank above, then row 1.
+            s.spawn(move |_| {
+                if let Some(up) = neighbours.up {
+                    exchange_in_task(up, row(1), 1, top_halo, 2);
+                }
+                compute_block(top_halo, row(1), row(2), new_first, 1, shape);
+            });
+            // Lower boundary: exchange with the rank below, then row `own`.
+            s.spawn(move |_| {
+                if let Some(down) = neighbours.down {
+                    exchange_in_task(down, row(own), 2, bottom_halo, 1);
+                }
+                compute_block(row(own - 1), row(own), bottom_halo, new_last, own, shape);
+            });
+        });
+        std::mem::swap(&mut old, &mut new);
+    }
+    old
+}
+
+/// The dataflow version: every iteration's tasks are submitted at once,
+/// ordered by their accesses. Per iteration, per neighbour, a task receives
+/// the halo into its `out` data and one sends the boundary row it reads,
+/// each binding its request to its completion (`prescient::mpi::bind`, so
+/// no task waits); a task per block of rows computes the block of the next
+/// grid from the block and the rows around it (the neighbour blocks, or
+/// the halos). Nothing waits for a whole iteration: a block goes on to the
+/// next iteration as soon as its neighbours have.
+fn dataflow_version(start: &Block, iterations: usize, neighbours: Neighbours) -> Block {
+    let (own, cols) = (start.own, start.cols);
+    let rows_per_task = ROWS_PER_TASK.min(own / 2).max(1);
+    let blocks = own.div_ceil(rows_per_task);
+    let body = |block: &Block| block.cells[cols..(own + 1) * cols].to_vec();
+    let mut grids = [body(start), body(start)];
+    let shape = &start.shape();
+    // The halos start as the block's own (edge rows keep them forever).
+    let halo = |local: usize| start.cells[local * cols..(local + 1) * cols].to_vec();
+    // Tags: per iteration and direction (upward 1, downward 2), so that a
+    // receive posted early for a later iteration never takes an earlier
+    // iteration's message.
+    let tag = |iteration: usize, direction: i32| (iteration % 8192) as i32 * 4 + direction;
+    {
+        let [grid_a, grid_b] = &mut grids;
+        prescient::dataflow(|df| {
+            let tile = rows_per_task * cols;
+            let grids = [df.tiles(grid_a, tile), df.tiles(grid_b, tile)];
+            let top = [df.data(halo(0)), df.data(halo(0))];
+            let bottom = [df.data(halo(own + 1)), df.data(halo(own + 1))];
+            for k in 0..iterations {
+                let (old, new) = (&grids[k % 2], &grids[(k + 1) % 2]);
+                let (top, bottom) = (&top[k % 2], &bottom[k % 2]);
+                if let Some(up) = neighbours.up {
+                    df.task(top.out(), move |halo: &mut Vec<f64>| {
+                        bind_receive(up, halo, tag(k, 2));
+                    });
+                    df.task(old.read(0), move |rows: &[f64]| {
+                        bind_send(up, &rows[..cols], tag(k, 1));
+                    });
+                }
+                if let Some(down) = neighbours.down {
+                    df.task(bottom.out(), move |halo: &mut Vec<f64>| {
+                        bind_receive(down, halo, tag(k, 1));
+                    });
+                    df.task(old.read(blocks - 1), move |rows: &[f64]| {
+                        bind_send(down, &rows[rows.len() - cols..], tag(k, 2));
+                    });
+                }
+                for b in 0..blocks {
+                    let first = 1 + b * rows_per_task;
+                    let compute =
+                        move |above: &[f64], rows: &[f64], below: &[f64], out: &mut [f64]| {
+                            compute_block(above, rows, below, out, first, shape);
+                        };
+                    match (b == 0, b + 1 == blocks) {
+                        (true, true) => unreachable!("at least two blocks"),
+                        (true, false) => df.task(
+                            (top.read(), old.read(b), old.read(b + 1), new.out(b)),
+                            move |(halo, rows, next, out): (
+                                &Vec<f64>,
+                                &[f64],
+                                &[f64],
+                                &mut [f64],
+                            )| {
+                                compute(halo, rows, &next[..cols], out)
+                            },
+                        ),
+                        (false, true) => df.task(
+                            (old.read(b - 1), old.read(b), bottom.read(), new.out(b)),
+                            move |(previous, rows, halo, out): (
+                                &[f64],
+                                &[f64],
+                                &Vec<f64>,
+                                &mut [f64],
+                            )| {
+                                compute(last_row(previous, cols), rows, halo, out)
+                            },
+                        ),
+                        (false, false) => df.task(
+                            (old.read(b - 1), old.read(b), old.read(b + 1), new.out(b)),
+                            move |(previous, rows, next, out): (
+                                &[f64],
+                                &[f64],
+                                &[f64],
+                                &mut [f64],
+                            )| {
+                                compute(last_row(previous, cols), rows, &next[..cols], out)
+                            },
+                        ),
+                    }
+                }
+            }
+        });
+    }
+    let mut block = start.clone();
+    block.cells[cols..(own + 1) * cols].copy_from_slice(&grids[iterations % 2]);
+    block
+}
+
+/// The last row of `rows` (rows of `cols` values).
+fn last_row(rows: &[f64], cols: usize) -> &[f64] {
+    &rows[rows.len() - cols..]
+}
+
+/// A receive from `from` into `halo`, bound to the running dataflow task.
+fn bind_receive(from: i32, halo: &mut [f64], tag: i32) {
+    let world = SimpleCommunicator::world();
+    mpi::request::scope(|scope| {
+        let receive = world
+            .process_at_rank(from)
+            .immediate_receive_into_with_tag(scope, halo, tag);
+        // SAFETY: `halo` is the task's own `out` data: nothing else touches
+        // it until the task completes, which waits for the receive.
+        unsafe { prescient::mpi::bind(vec![receive]) };
+    });
+}
+
+/// A send of `row` to `to`, bound to the running dataflow task.
+fn bind_send(to: i32, row: &[f64], tag: i32) {
+    let world = SimpleCommunicator::world();
+    mpi::request::scope(|scope| {
+        let send = world
+            .process_at_rank(to)
+            .immediate_send_with_tag(scope, row, tag);
+        // SAFETY: `row` is in the task's own `in` data: nothing writes it
+        // until the task completes, which waits for the send.
+        unsafe { prescient::mpi::bind(vec![send]) };
+    });
 }
 
 /// Gathers every rank's rows on rank 0 and compares them with the
@@ -568,6 +546,32 @@ fn check(world: &SimpleCommunicator, block: &Block, expected: Option<&[f64]>, wh
     }
 }
 
+/// The slowest rank's value of `seconds`, on every rank.
+fn slowest(world: &SimpleCommunicator, seconds: f64) -> f64 {
+    let mut max = 0.0;
+    world.all_reduce_into(&seconds, &mut max, SystemOperation::max());
+    max
+}
+
+/// The median of `values` (not empty).
+fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    if n % 2 == 1 {
+        values[n / 2]
+    } else {
+        (values[n / 2 - 1] + values[n / 2]) / 2.0
+    }
+}
+
+/// A version's times over the timed rounds, in seconds per iteration.
+#[derive(Default)]
+struct Times {
+    with_exchange: Vec<f64>,
+    without_exchange: Vec<f64>,
+    waiting: Vec<f64>,
+}
+
 fn main() {
     let args = parse_args();
     let universe = prescient::mpi::initialize().expect("MPI with MPI_THREAD_MULTIPLE");
@@ -588,58 +592,99 @@ fn main() {
     let start_block = Block::new(rank as usize, size as usize, args.rows, args.cols);
     assert!(start_block.own >= 2, "at least two rows per rank");
 
-    let mut results = Vec::new();
-    for version in ["bsp", "tasks", "dataflow", "rayon"] {
-        world.barrier();
-        let block = start_block.clone();
-        let start = Instant::now();
-        let (block, exchanging) = match version {
-            "bsp" => runtime.run(|| bsp(block, args.iterations, prescient_compute)),
-            "rayon" => pool.install(|| bsp(block, args.iterations, rayon_compute)),
-            "dataflow" => (
-                runtime.run(|| dataflow_version(rank, size, &block, args.iterations)),
-                Duration::ZERO,
-            ),
-            _ => (
-                runtime.run(|| tasks(rank, size, block, args.iterations)),
-                Duration::ZERO,
-            ),
-        };
-        let elapsed = start.elapsed();
-        world.barrier();
-        check(&world, &block, expected.as_deref(), version);
-        results.push((version, elapsed, exchanging));
-    }
-    if rank == 0 {
-        let per = |d: Duration| d.as_secs_f64() * 1e3 / args.iterations as f64;
-        println!(
-            "heat {}x{}, {} iterations, {size} ranks x {workers} workers: every version equals the sequential solve",
-            args.rows, args.cols, args.iterations
-        );
-        println!(
-            "{:<8} {:>12} {:>16}",
-            "version", "ms/iteration", "exchange ms/it"
-        );
-        for (version, elapsed, exchanging) in &results {
-            println!(
-                "{version:<8} {:>12.3} {:>16.3}",
-                per(*elapsed),
-                per(*exchanging)
-            );
-        }
-        // What a version hides of the exchange bsp waits for: the time it
-        // saves over bsp, as a fraction of that exchange.
-        let (bsp_time, bsp_exchange) = (results[0].1, results[0].2);
-        if bsp_exchange.as_secs_f64() >= 0.1 * bsp_time.as_secs_f64() {
-            for (version, elapsed, _) in &results[1..3] {
-                let saved = bsp_time.as_secs_f64() - elapsed.as_secs_f64();
-                let hidden = saved / bsp_exchange.as_secs_f64();
-                println!("exchange hidden by {version}: {:.0} %", 100.0 * hidden);
+    let mut times: Vec<Times> = VERSIONS.iter().map(|_| Times::default()).collect();
+    // Round 0 warms up (and checks every version); rounds 1..=reps are timed.
+    for round in 0..=args.reps {
+        for (version, times) in VERSIONS.iter().zip(&mut times) {
+            for exchange in [true, false] {
+                let neighbours = Neighbours::of(rank, size, exchange);
+                let block = start_block.clone();
+                world.barrier();
+                let start = Instant::now();
+                let (block, waiting) = match *version {
+                    "bsp" => {
+                        runtime.run(|| bsp(block, args.iterations, neighbours, prescient_compute))
+                    }
+                    "rayon" => {
+                        pool.install(|| bsp(block, args.iterations, neighbours, rayon_compute))
+                    }
+                    "tasks" => (
+                        runtime.run(|| tasks(block, args.iterations, neighbours)),
+                        Duration::ZERO,
+                    ),
+                    _ => (
+                        runtime.run(|| dataflow_version(&block, args.iterations, neighbours)),
+                        Duration::ZERO,
+                    ),
+                };
+                let per_iteration = |d: Duration| d.as_secs_f64() / args.iterations as f64;
+                let elapsed = slowest(&world, per_iteration(start.elapsed()));
+                let waiting = slowest(&world, per_iteration(waiting));
+                if round == 0 && exchange {
+                    check(&world, &block, expected.as_deref(), version);
+                }
+                if round > 0 {
+                    if exchange {
+                        times.with_exchange.push(elapsed);
+                        times.waiting.push(waiting);
+                    } else {
+                        times.without_exchange.push(elapsed);
+                    }
+                }
             }
-        } else {
-            println!(
-                "the exchange is under 10 % of bsp's time: too small to measure what is hidden"
-            );
         }
+    }
+    if rank != 0 {
+        return;
+    }
+    println!(
+        "heat {}x{}, {} iterations, {size} ranks x {workers} workers: every version equals the \
+         sequential solve; median of {} rounds, slowest rank",
+        args.rows, args.cols, args.iterations, args.reps
+    );
+    println!(
+        "{:<9} {:>13} {:>17} {:>15} {:>13} {:>7}",
+        "version", "ms/iteration", "without exchange", "exposed ms/it", "MPI wait ms/it", "hidden"
+    );
+    let mut rows = Vec::new();
+    let mut bsp_exposed = None;
+    for (version, times) in VERSIONS.iter().zip(&mut times) {
+        let with = median(&mut times.with_exchange);
+        let without = median(&mut times.without_exchange);
+        let waiting = median(&mut times.waiting);
+        let exposed = with - without;
+        let bsp_exposed = *bsp_exposed.get_or_insert(exposed);
+        // Only where bsp's exchange is measurable at all (one rank has none).
+        let hidden = (size > 1 && bsp_exposed > 0.0).then(|| 1.0 - exposed / bsp_exposed);
+        println!(
+            "{version:<9} {:>13.3} {:>17.3} {:>15.3} {:>13} {:>7}",
+            with * 1e3,
+            without * 1e3,
+            exposed * 1e3,
+            if *version == "bsp" || *version == "rayon" {
+                format!("{:.3}", waiting * 1e3)
+            } else {
+                "-".to_string()
+            },
+            hidden.map_or("-".to_string(), |h| format!("{:.0} %", 100.0 * h)),
+        );
+        rows.push(serde_json::json!({
+            "version": version,
+            "seconds_per_iteration": with,
+            "seconds_per_iteration_without_exchange": without,
+            "mpi_wait_seconds_per_iteration": waiting,
+        }));
+    }
+    if args.json {
+        let json = serde_json::json!({
+            "rows": args.rows,
+            "cols": args.cols,
+            "iterations": args.iterations,
+            "ranks": size,
+            "workers": workers,
+            "reps": args.reps,
+            "versions": rows,
+        });
+        println!("{json}");
     }
 }

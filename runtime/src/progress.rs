@@ -32,7 +32,9 @@
 //!   [`BUSY_POLL_INTERVAL`] across the process (a shared timestamp), so a
 //!   message for a waiting task is noticed while every worker computes.
 //!   A job that runs for long without ending is not interrupted: its worker
-//!   polls after it.
+//!   polls after it. The interval is short because MPI makes progress only
+//!   inside its calls: a message sent by rendezvous (above the eager limit)
+//!   needs a call on each side in turn, and every hop waits for a poll.
 //!
 //! Being late costs latency, never correctness: an operation completes
 //! whether or not it is polled soon, and its waiter resumes at the first
@@ -78,7 +80,7 @@ pub(crate) const POLL_INTERVAL_MIN: Duration = Duration::from_micros(50);
 pub(crate) const POLL_INTERVAL_MAX: Duration = Duration::from_millis(2);
 
 /// How often busy workers poll, at most, over the whole process.
-pub(crate) const BUSY_POLL_INTERVAL: Duration = Duration::from_micros(100);
+pub(crate) const BUSY_POLL_INTERVAL: Duration = Duration::from_micros(20);
 
 fn epoch() -> Instant {
     static EPOCH: OnceLock<Instant> = OnceLock::new();

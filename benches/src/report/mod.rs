@@ -198,6 +198,11 @@ pub fn folder_name(date: &str, competing: usize) -> String {
 
 /// The executable that runs `table`, or why there is none.
 fn executable_for(table: &plan::TableSpec, exe: &Path) -> Result<PathBuf, String> {
+    if table.needs_mpi {
+        if let Some(why) = crate::tables::mpi_heat::unavailable(exe) {
+            return Err(why);
+        }
+    }
     if !table.needs_trace || cfg!(feature = "trace") {
         return Ok(exe.to_path_buf());
     }

@@ -29,6 +29,9 @@ pub struct TableSpec {
     pub fixed_seconds: [f64; 3],
     /// Whether the table needs a build with the `trace` feature.
     pub needs_trace: bool,
+    /// Whether the table runs the MPI example under `mpirun` (the report
+    /// skips it, saying why, where either is missing).
+    pub needs_mpi: bool,
     /// Whether the table takes `--competing N` (the report passes its own
     /// on to these tables only).
     pub competing: bool,
@@ -37,10 +40,10 @@ pub struct TableSpec {
 /// The tables in the order the report runs them: the comparisons a user on
 /// a new host asks for first (fork-join and dataflow against rayon, chili
 /// and sequential), then the CF'17 suite, loops (range loops, then loops over
-/// slices and reductions), what a task costs over a
-/// plain call, the annotated programs, the inliner, the profiler and stack
-/// memory.
-pub const TABLES: [TableSpec; 10] = [
+/// slices and reductions), the distributed heat equation under MPI, what a
+/// task costs over a plain call, the annotated programs, the inliner, the
+/// profiler and stack memory.
+pub const TABLES: [TableSpec; 11] = [
     TableSpec {
         name: "fork-join",
         about: "fine-grained fork-join programs: Prescient against rayon, chili and sequential",
@@ -48,6 +51,7 @@ pub const TABLES: [TableSpec; 10] = [
         seconds_per_thread_count: [60.0, 17.0, 1.5],
         fixed_seconds: [10.0, 4.0, 1.0],
         needs_trace: false,
+        needs_mpi: false,
         competing: true,
     },
     TableSpec {
@@ -57,6 +61,7 @@ pub const TABLES: [TableSpec; 10] = [
         seconds_per_thread_count: [60.0, 20.0, 1.0],
         fixed_seconds: [10.0, 5.0, 1.0],
         needs_trace: false,
+        needs_mpi: false,
         competing: true,
     },
     TableSpec {
@@ -66,6 +71,7 @@ pub const TABLES: [TableSpec; 10] = [
         seconds_per_thread_count: [120.0, 40.0, 2.0],
         fixed_seconds: [15.0, 6.0, 1.0],
         needs_trace: false,
+        needs_mpi: false,
         competing: false,
     },
     TableSpec {
@@ -75,6 +81,7 @@ pub const TABLES: [TableSpec; 10] = [
         seconds_per_thread_count: [20.0, 5.0, 0.5],
         fixed_seconds: [5.0, 2.0, 0.5],
         needs_trace: false,
+        needs_mpi: false,
         competing: false,
     },
     TableSpec {
@@ -84,6 +91,19 @@ pub const TABLES: [TableSpec; 10] = [
         seconds_per_thread_count: [25.0, 4.0, 0.2],
         fixed_seconds: [15.0, 3.0, 0.3],
         needs_trace: false,
+        needs_mpi: false,
+        competing: false,
+    },
+    TableSpec {
+        name: "mpi-heat",
+        about: "a distributed heat equation under MPI at 1, 2 and 4 ranks: bulk-synchronous, \
+                blocking-mode tasks, dataflow with bound requests, rayon; the exchange each hides",
+        weight: 1.0,
+        // One run per rank count, whatever the thread counts.
+        seconds_per_thread_count: [0.0, 0.0, 0.0],
+        fixed_seconds: [60.0, 8.0, 3.0],
+        needs_trace: false,
+        needs_mpi: true,
         competing: false,
     },
     TableSpec {
@@ -94,6 +114,7 @@ pub const TABLES: [TableSpec; 10] = [
         seconds_per_thread_count: [8.0, 2.5, 0.1],
         fixed_seconds: [28.0, 8.0, 1.0],
         needs_trace: false,
+        needs_mpi: false,
         competing: false,
     },
     TableSpec {
@@ -103,6 +124,7 @@ pub const TABLES: [TableSpec; 10] = [
         seconds_per_thread_count: [30.0, 3.0, 0.5],
         fixed_seconds: [5.0, 1.0, 0.5],
         needs_trace: false,
+        needs_mpi: false,
         competing: false,
     },
     TableSpec {
@@ -112,6 +134,7 @@ pub const TABLES: [TableSpec; 10] = [
         seconds_per_thread_count: [150.0, 28.0, 0.5],
         fixed_seconds: [5.0, 2.0, 0.5],
         needs_trace: false,
+        needs_mpi: false,
         competing: false,
     },
     TableSpec {
@@ -121,6 +144,7 @@ pub const TABLES: [TableSpec; 10] = [
         seconds_per_thread_count: [20.0, 5.0, 0.5],
         fixed_seconds: [10.0, 3.0, 0.5],
         needs_trace: true,
+        needs_mpi: false,
         competing: false,
     },
     TableSpec {
@@ -130,6 +154,7 @@ pub const TABLES: [TableSpec; 10] = [
         seconds_per_thread_count: [0.0, 0.0, 0.0],
         fixed_seconds: [50.0, 5.0, 3.0],
         needs_trace: false,
+        needs_mpi: false,
         competing: false,
     },
 ];

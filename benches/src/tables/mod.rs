@@ -10,6 +10,7 @@ pub mod annotated;
 pub mod dataflow;
 pub mod inlining;
 pub mod loops;
+pub mod mpi_heat;
 pub mod par_loops;
 pub mod stack_memory;
 pub mod task_cost;

@@ -17,8 +17,11 @@
 //! continuation and drops the body's hold. Whoever brings the count to zero
 //! — the body's end, if everything completed already, or the thread that
 //! completes the last event — runs the continuation: it queues it as a job
-//! on the scope's runtime (`Registry::inject`), because the completing
-//! thread may be a worker of another runtime, or none.
+//! on the scope's runtime (`queue_continuation` in `dataflow/mod.rs`: on top
+//! of the completing worker's own deque when it is one of that runtime's,
+//! so that the successors waiting for the messages run next; else in the
+//! runtime's injector, because the completing thread may be a worker of
+//! another runtime, or none).
 //!
 //! * **Why the continuation is set in time.** The body's hold keeps the
 //!   count above zero until `execute` has installed the continuation, and

@@ -181,10 +181,8 @@ pub(crate) unsafe fn execute<R, F>(
                     // it is finished once.
                     unsafe { complete(shared_addr as *const Shared, raw, id, last) }
                 });
-                // On the scope's own runtime: the thread completing the
-                // last event may be a worker of another one, or none.
                 // SAFETY: as above: the scope is alive.
-                unsafe { (*(shared_addr as *const Shared)).registry.inject(job) };
+                super::queue_continuation(unsafe { &*(shared_addr as *const Shared) }, job);
             };
             let continuation: Box<dyn FnOnce() + Send + '_> = Box::new(continuation);
             // Erasing the borrows' lifetime: what the continuation captures

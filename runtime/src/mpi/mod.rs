@@ -41,7 +41,7 @@
 //! any-wait) through the runtime's progress hook (`progress.rs`): idle
 //! workers at every spin round, and one of them with a short, growing park
 //! timeout (50 µs to 2 ms) while requests are pending; busy workers between
-//! jobs at most every 100 µs. With no request pending, polling costs a
+//! jobs at most every 20 µs. With no request pending, polling costs a
 //! load per job. A completed request's status is stored, the event set, and
 //! the task resumes. Called outside any task, they are MPI's own waits.
 //!

@@ -1,0 +1,546 @@
+//! The `mpi-heat` table: the distributed heat equation of the `heat_mpi`
+//! example (`examples/mpi/heat.rs`) under `mpirun` at 1, 2 and 4 ranks,
+//! in its four versions — bulk-synchronous with Prescient's fork-join,
+//! blocking-mode tasks (`prescient::mpi::wait`), dataflow tasks with bound
+//! requests (`prescient::mpi::bind`) and bulk-synchronous with rayon — with
+//! the time per iteration and the fraction of the exchange each version
+//! hides behind computation. [`Options`] documents what it prints; [`run`]
+//! prints it.
+//!
+//! The example does the measuring (every rank has to take part); this table
+//! launches it once per rank count with `--json`, reads the JSON object on
+//! the last line of its output ([`HeatRun`]), and prints and records the
+//! rows. The program is a separate executable because it needs an MPI
+//! library at build time, which the other tables do not: the bundle
+//! (`benches/bundle`) builds it beside `prescient-bench` where MPI is
+//! installed, and the report skips this table, saying why, where the
+//! program or `mpirun` is missing ([`unavailable`]).
+//!
+//! The JSON (`--json FILE`) is a [`MpiHeatJson`]. Its `samples` hold, per
+//! rank count (program `heat 1024x1024 x40, 2 ranks`), the median time of a
+//! whole solve of each version: runners `prescient-bsp`, `prescient-tasks`,
+//! `prescient-dataflow` and `rayon`, at `threads` = ranks × workers.
+
+use crate::cli::{self, progress, CommonArgs, Size};
+use crate::samples::{Sample, TableHead, RAYON};
+use crate::suite::machine::load_average;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The table's name: its subcommand and the `table` of its JSON.
+pub const TABLE: &str = "mpi-heat";
+
+/// The example's executable name.
+pub const PROGRAM: &str = "heat_mpi";
+
+/// The distributed heat equation (`heat_mpi`) at 1, 2 and 4 ranks.
+///
+/// Launches `mpirun -np R heat_mpi --json ...` for each rank count R, with
+/// W = max(1, T / R) workers per rank where T is the largest thread count
+/// (the host's cores shared out among the ranks, as MPI+tasks programs run
+/// one rank per node or socket). Where R × W exceeds the hardware threads
+/// the ranks share cores (marked "oversubscribed"); times then include the
+/// operating system's scheduling, and the exchange in particular.
+///
+/// Per version and rank count: the time per iteration (the slowest rank's,
+/// the median of the rounds); the same without the exchange (the same
+/// tasks and computation, no MPI call); their difference, the exchange the
+/// version leaves *exposed*; the time the bulk-synchronous versions' main
+/// thread waited in MPI; and the fraction of bulk-synchronous exchange a
+/// version *hides*, `1 - exposed / exposed of bsp` (from 2 ranks). The
+/// example checks every version against a sequential solve first.
+///
+/// Full size: a 2048×2048 grid, 100 iterations, 5 rounds; --quick:
+/// 1024×1024, 40 iterations, 3 rounds; --test-size: 128×128, 8 iterations,
+/// 1 round.
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct Options {
+    /// The flags every table shares.
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// Rank counts (comma-separated).
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "1,2,4",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub ranks: Vec<u32>,
+    /// The `heat_mpi` executable (default: beside this one, as the bundle
+    /// puts it, else in `examples/` beside it, as cargo does).
+    #[arg(long, value_name = "PATH")]
+    pub program: Option<PathBuf>,
+    /// Timed rounds per version, median of (default 5; quick 3; test size
+    /// 1).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub reps: Option<u64>,
+}
+
+impl Options {
+    /// Timed rounds: `--reps`, else the size's default.
+    pub fn reps(&self) -> usize {
+        match self.reps {
+            Some(reps) => reps as usize,
+            None => Sizes::of(self.common.size()).reps,
+        }
+    }
+}
+
+/// The grid and rounds of one [`Size`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sizes {
+    /// Rows and columns of the square grid.
+    pub grid: usize,
+    /// Jacobi iterations per solve.
+    pub iterations: usize,
+    /// Timed rounds unless `--reps` says otherwise.
+    pub reps: usize,
+}
+
+impl Sizes {
+    /// The problem of `size`.
+    pub fn of(size: Size) -> Sizes {
+        match size {
+            Size::Full => Sizes {
+                grid: 2048,
+                iterations: 100,
+                reps: 5,
+            },
+            Size::Quick => Sizes {
+                grid: 1024,
+                iterations: 40,
+                reps: 3,
+            },
+            Size::Test => Sizes {
+                grid: 128,
+                iterations: 8,
+                reps: 1,
+            },
+        }
+    }
+}
+
+/// What the example prints with `--json`: one run at one rank count.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HeatRun {
+    /// Rows of the grid.
+    pub rows: usize,
+    /// Columns of the grid.
+    pub cols: usize,
+    /// Iterations per solve.
+    pub iterations: usize,
+    /// MPI ranks.
+    pub ranks: usize,
+    /// Workers (and rayon threads) per rank.
+    pub workers: usize,
+    /// Timed rounds.
+    pub reps: usize,
+    /// Every version, `bsp` first.
+    pub versions: Vec<VersionTimes>,
+}
+
+/// One version's times in a [`HeatRun`], in seconds per iteration: the
+/// slowest rank's, the median over the rounds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct VersionTimes {
+    /// `bsp`, `tasks`, `dataflow` or `rayon`.
+    pub version: String,
+    /// With the halo exchange.
+    pub seconds_per_iteration: f64,
+    /// The same tasks and computation without the exchange.
+    pub seconds_per_iteration_without_exchange: f64,
+    /// Time the main thread waited in MPI (the bulk-synchronous versions;
+    /// 0 for the others, whose tasks wait without a thread).
+    pub mpi_wait_seconds_per_iteration: f64,
+}
+
+impl VersionTimes {
+    /// The exchange time this version leaves exposed, per iteration.
+    pub fn exposed(&self) -> f64 {
+        self.seconds_per_iteration - self.seconds_per_iteration_without_exchange
+    }
+}
+
+/// One row of the table: one version at one rank count.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MpiHeatRow {
+    /// MPI ranks.
+    pub ranks: usize,
+    /// Workers per rank.
+    pub workers: usize,
+    /// Whether ranks × workers exceeds the hardware threads.
+    pub oversubscribed: bool,
+    /// The version's times.
+    #[serde(flatten)]
+    pub times: VersionTimes,
+    /// Exposed exchange per iteration, in seconds (with − without).
+    pub exposed_seconds_per_iteration: f64,
+    /// `1 - exposed / exposed of bsp`, at 2 ranks or more where bsp's
+    /// exposed exchange is positive.
+    pub hidden: Option<f64>,
+    /// Time per iteration over bsp's.
+    pub vs_bsp: f64,
+}
+
+/// The JSON of the table (`--json FILE`).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct MpiHeatJson {
+    /// The shared head: table, machine, size, thread counts and samples.
+    #[serde(flatten)]
+    pub head: TableHead,
+    /// The grid's rows and columns.
+    pub grid: usize,
+    /// Iterations per solve.
+    pub iterations: usize,
+    /// Timed rounds per version (each time is the median).
+    pub reps: usize,
+    /// The one-minute load average at the start.
+    pub load_average: String,
+    /// Every row of the table.
+    pub rows: Vec<MpiHeatRow>,
+}
+
+/// The sample runner of a version of the example.
+fn runner(version: &str) -> String {
+    match version {
+        "rayon" => RAYON.to_string(),
+        other => format!("prescient-{other}"),
+    }
+}
+
+/// The rows of one run: each version with its exposed exchange, the part
+/// of bsp's it hides and its time over bsp's.
+pub fn rows_of(run: &HeatRun, hardware_threads: usize) -> Vec<MpiHeatRow> {
+    let bsp = run.versions.iter().find(|v| v.version == "bsp");
+    let bsp_exposed = bsp.map_or(0.0, VersionTimes::exposed);
+    let bsp_time = bsp.map_or(f64::NAN, |v| v.seconds_per_iteration);
+    run.versions
+        .iter()
+        .map(|times| MpiHeatRow {
+            ranks: run.ranks,
+            workers: run.workers,
+            oversubscribed: run.ranks * run.workers > hardware_threads,
+            times: times.clone(),
+            exposed_seconds_per_iteration: times.exposed(),
+            hidden: (run.ranks > 1 && bsp_exposed > 0.0)
+                .then(|| 1.0 - times.exposed() / bsp_exposed),
+            vs_bsp: times.seconds_per_iteration / bsp_time,
+        })
+        .collect()
+}
+
+/// The `heat_mpi` executable for a `prescient-bench` at `exe`: beside it
+/// (the bundle), else in `examples/` beside it (cargo's target folder).
+pub fn find_program(exe: &Path) -> Option<PathBuf> {
+    let dir = exe.parent()?;
+    [dir.join(PROGRAM), dir.join("examples").join(PROGRAM)]
+        .into_iter()
+        .find(|path| path.is_file())
+}
+
+/// `mpirun` on the `PATH`, if there is one.
+pub fn find_mpirun() -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join("mpirun"))
+        .find(|candidate| candidate.is_file())
+}
+
+/// Why the table cannot run for a `prescient-bench` at `exe`, if it
+/// cannot: no `heat_mpi` beside it, or no `mpirun` on the `PATH`.
+pub fn unavailable(exe: &Path) -> Option<String> {
+    if find_program(exe).is_none() {
+        return Some(format!(
+            "needs the `{PROGRAM}` example beside this binary, built with MPI installed \
+             (`benches/bundle` builds it where `mpicc` is found; or `cargo build --release \
+             -p prescient-examples --features mpi --example {PROGRAM}` and pass --program)"
+        ));
+    }
+    if find_mpirun().is_none() {
+        return Some("needs `mpirun` on the PATH (an MPI implementation, e.g. Open MPI)".into());
+    }
+    None
+}
+
+/// Runs the example at `ranks` ranks × `workers` workers and reads its
+/// JSON line.
+fn launch(
+    mpirun: &Path,
+    program: &Path,
+    ranks: usize,
+    workers: usize,
+    sizes: Sizes,
+    reps: usize,
+) -> Result<HeatRun, String> {
+    let mut command = Command::new(mpirun);
+    // Ranks may outnumber cores on a small host, and every rank runs
+    // several threads: binding a rank to one core (Open MPI's default for
+    // two ranks or fewer) would put all its workers on that core.
+    command.args(["--oversubscribe", "--bind-to", "none", "-np"]);
+    command.arg(ranks.to_string()).arg(program);
+    let grid = sizes.grid.to_string();
+    command.args(["--rows", &grid, "--cols", &grid]);
+    command.args(["--iterations", &sizes.iterations.to_string()]);
+    command.args(["--workers", &workers.to_string()]);
+    command.args(["--reps", &reps.to_string(), "--json"]);
+    // SAFETY: `geteuid` reads the process's effective user id; it has no
+    // preconditions and cannot fail.
+    if unsafe { libc::geteuid() } == 0 {
+        // Open MPI refuses to start as root unless told it may: a benchmark
+        // host borrowed as root (a container) is the common case.
+        for variable in ["OMPI_ALLOW_RUN_AS_ROOT", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] {
+            if std::env::var_os(variable).is_none() {
+                command.env(variable, "1");
+            }
+        }
+    }
+    let output = command
+        .output()
+        .map_err(|e| format!("could not start {}: {e}", mpirun.display()))?;
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let tail: Vec<&str> = stderr.lines().rev().take(20).collect();
+        let tail: Vec<&str> = tail.into_iter().rev().collect();
+        return Err(format!(
+            "`mpirun -np {ranks} {}` failed ({}):\n{}",
+            program.display(),
+            output.status,
+            tail.join("\n")
+        ));
+    }
+    parse_run(&stdout).ok_or_else(|| {
+        format!(
+            "`mpirun -np {ranks} {}` printed no JSON result; its output:\n{stdout}",
+            program.display()
+        )
+    })
+}
+
+/// The [`HeatRun`] on the last line of the example's output that is one.
+pub fn parse_run(stdout: &str) -> Option<HeatRun> {
+    stdout
+        .lines()
+        .rev()
+        .find_map(|line| serde_json::from_str(line.trim()).ok())
+}
+
+/// Formats seconds as milliseconds.
+fn ms(seconds: f64) -> String {
+    format!("{:.3}", seconds * 1e3)
+}
+
+/// Prints one row.
+fn print_row(row: &MpiHeatRow) {
+    let times = &row.times;
+    let waits = matches!(times.version.as_str(), "bsp" | "rayon");
+    println!(
+        "| {:>5} | {:>7}{} | {:<8} | {:>8} | {:>10} | {:>8} | {:>8} | {:>6} | {:>5.2} |",
+        row.ranks,
+        row.workers,
+        if row.oversubscribed { "*" } else { " " },
+        times.version,
+        ms(times.seconds_per_iteration),
+        ms(times.seconds_per_iteration_without_exchange),
+        ms(row.exposed_seconds_per_iteration),
+        if waits {
+            ms(times.mpi_wait_seconds_per_iteration)
+        } else {
+            "-".to_string()
+        },
+        row.hidden
+            .map_or("-".to_string(), |h| format!("{:.0} %", 100.0 * h)),
+        row.vs_bsp,
+    );
+}
+
+/// Runs the table (see [`Options`]).
+///
+/// # Errors
+/// A bad thread list, no `heat_mpi` or `mpirun`, a run of the example that
+/// fails (a version that differs from the sequential solve fails it), or a
+/// JSON file that cannot be written.
+pub fn run(options: &Options) -> Result<(), String> {
+    let size = options.common.size();
+    let sizes = Sizes::of(size);
+    let threads = options.common.threads()?;
+    let reps = options.reps();
+    let exe = std::env::current_exe().map_err(|e| format!("this executable: {e}"))?;
+    let program = match &options.program {
+        Some(program) => program.clone(),
+        None => find_program(&exe).ok_or_else(|| unavailable(&exe).unwrap_or_default())?,
+    };
+    let mpirun =
+        find_mpirun().ok_or("needs `mpirun` on the PATH (an MPI implementation, e.g. Open MPI)")?;
+    let hardware_threads = cli::available_threads();
+    let total = threads.iter().copied().max().unwrap_or(1);
+    let load = load_average();
+    println!(
+        "### Distributed heat equation under MPI: Jacobi on a {g}x{g} grid, {it} iterations \
+         ({} size; median of {reps} rounds, slowest rank; {hardware_threads} hardware threads \
+         shared by the ranks: {total} threads; load average {load} at start)\n",
+        size.name(),
+        g = sizes.grid,
+        it = sizes.iterations,
+    );
+    println!(
+        "versions: bsp = exchange (MPI waits on the main thread), then a fork-join compute phase \
+         (scope tasks); tasks = boundary tasks wait for their halos with prescient::mpi::wait \
+         (suspending) while interior tasks compute; dataflow = every iteration submitted at once, \
+         sends and receives bound to their tasks (prescient::mpi::bind); rayon = bsp with rayon. \
+         ms/it: per iteration; no exch: the same without the exchange; exposed: their \
+         difference; MPI wait: the bulk-synchronous main thread's; hidden: 1 - exposed / bsp's \
+         exposed; /bsp: time over bsp's. * = ranks x workers exceed the hardware threads \
+         (oversubscribed).\n"
+    );
+    println!(
+        "| {:>5} | {:>8} | {:<8} | {:>8} | {:>10} | {:>8} | {:>8} | {:>6} | {:>5} |",
+        "ranks", "workers", "version", "ms/it", "no exch", "exposed", "MPI wait", "hidden", "/bsp"
+    );
+    println!(
+        "|{:->6}:|{:->9}:|{:-<10}|{:->9}:|{:->11}:|{:->9}:|{:->9}:|{:->7}:|{:->6}:|",
+        "", "", "", "", "", "", "", "", ""
+    );
+    let mut head = TableHead::new(TABLE, size, &threads);
+    let mut rows = Vec::new();
+    for &ranks in &options.ranks {
+        let ranks = ranks as usize;
+        let workers = (total / ranks).max(1);
+        progress(format!(
+            "{TABLE}: {ranks} ranks x {workers} workers, {g}x{g}",
+            g = sizes.grid
+        ));
+        let run = launch(&mpirun, &program, ranks, workers, sizes, reps)?;
+        let program_name = format!(
+            "heat {}x{} x{}, {} ranks",
+            run.rows, run.cols, run.iterations, run.ranks
+        );
+        for row in rows_of(&run, hardware_threads) {
+            print_row(&row);
+            head.samples.push(Sample::new(
+                program_name.clone(),
+                runner(&row.times.version),
+                ranks * workers,
+                row.times.seconds_per_iteration * run.iterations as f64,
+            ));
+            rows.push(row);
+        }
+    }
+    println!();
+    if options.common.json.is_some() {
+        options.common.write_json(&MpiHeatJson {
+            head,
+            grid: sizes.grid,
+            iterations: sizes.iterations,
+            reps,
+            load_average: load,
+            rows,
+        })?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(s: &str) -> Result<Options, clap::Error> {
+        crate::cli::parse_words(TABLE, s.split_whitespace())
+    }
+
+    #[test]
+    fn flags() {
+        let o = parse("").unwrap();
+        assert_eq!((o.common.size(), o.reps()), (Size::Full, 5));
+        assert_eq!(o.ranks, vec![1, 2, 4]);
+        let o = parse("--quick --ranks 2,8 --program /x/heat").unwrap();
+        assert_eq!(
+            (o.common.size(), o.reps(), o.ranks),
+            (Size::Quick, 3, vec![2, 8])
+        );
+        assert_eq!(o.program, Some(PathBuf::from("/x/heat")));
+        for bad in ["--ranks 0", "--reps 0", "--bogus"] {
+            assert!(parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    fn times(version: &str, with: f64, without: f64) -> VersionTimes {
+        VersionTimes {
+            version: version.into(),
+            seconds_per_iteration: with,
+            seconds_per_iteration_without_exchange: without,
+            mpi_wait_seconds_per_iteration: 0.0,
+        }
+    }
+
+    fn run_of(ranks: usize, versions: Vec<VersionTimes>) -> HeatRun {
+        HeatRun {
+            rows: 64,
+            cols: 64,
+            iterations: 4,
+            ranks,
+            workers: 2,
+            reps: 1,
+            versions,
+        }
+    }
+
+    #[test]
+    fn hidden_is_the_part_of_bsp_exposed_exchange_a_version_saves() {
+        let run = run_of(
+            2,
+            vec![
+                times("bsp", 1.0, 0.8),
+                times("dataflow", 0.95, 0.9),
+                times("tasks", 1.1, 0.8),
+            ],
+        );
+        let rows = rows_of(&run, 4);
+        let hidden: Vec<f64> = rows.iter().map(|r| r.hidden.unwrap()).collect();
+        // bsp exposes 0.2; dataflow 0.05 (hides 75 %); tasks 0.3 (-50 %).
+        for (got, want) in hidden.iter().zip([0.0, 0.75, -0.5]) {
+            assert!((got - want).abs() < 1e-9, "{got} vs {want}");
+        }
+        assert!((rows[1].vs_bsp - 0.95).abs() < 1e-9);
+        assert!(!rows[0].oversubscribed);
+        assert!(rows_of(&run, 3)[0].oversubscribed);
+        // One rank exchanges nothing: nothing to hide.
+        let one = rows_of(&run_of(1, vec![times("bsp", 1.0, 0.99)]), 4);
+        assert_eq!(one[0].hidden, None);
+    }
+
+    #[test]
+    fn the_json_line_is_found_after_the_text() {
+        let run = run_of(2, vec![times("bsp", 1e-3, 9e-4)]);
+        let text = format!(
+            "heat 64x64, 4 iterations\nversion ms/iteration\nbsp 1.000\n{}\n",
+            serde_json::to_string(&run).unwrap()
+        );
+        assert_eq!(parse_run(&text), Some(run));
+        assert_eq!(parse_run("no json here\n"), None);
+    }
+
+    #[test]
+    fn a_missing_program_is_reported_not_run() {
+        let why = unavailable(Path::new("/nonexistent/prescient-bench")).unwrap();
+        assert!(why.contains(PROGRAM), "{why}");
+        assert_eq!(
+            find_program(Path::new("/nonexistent/prescient-bench")),
+            None
+        );
+    }
+
+    #[test]
+    fn json_round_trips() {
+        let run = run_of(2, vec![times("bsp", 1e-3, 9e-4)]);
+        let json = MpiHeatJson {
+            head: TableHead::new(TABLE, Size::Test, &[1, 2]),
+            grid: 64,
+            iterations: 4,
+            reps: 1,
+            load_average: "0.5".into(),
+            rows: rows_of(&run, 2),
+        };
+        let text = serde_json::to_string(&json).unwrap();
+        assert!(text.contains("\"table\":\"mpi-heat\"") && text.contains("\"samples\""));
+        let back: MpiHeatJson = serde_json::from_str(&text).unwrap();
+        assert_eq!(back.rows, json.rows);
+    }
+}
