@@ -67,6 +67,18 @@ fn the_report_writes_every_table_plots_and_json() {
             ));
             continue;
         }
+        if spec.needs_mpi {
+            // The MPI table runs only where the `heat_mpi` example lies
+            // beside the binary and `mpirun` is installed; otherwise it is
+            // skipped with that reason.
+            if let Some(why) = prescient_benches::tables::mpi_heat::unavailable(Path::new(EXE)) {
+                assert_eq!(
+                    run.status,
+                    prescient_benches::report::child::Status::Skipped(why)
+                );
+                continue;
+            }
+        }
         assert_eq!(
             run.status,
             prescient_benches::report::child::Status::Done,

@@ -24,10 +24,15 @@
 //!   with a short timeout instead of the normal one while operations are
 //!   pending: [`POLL_INTERVAL_MIN`], doubled after every poll that completed
 //!   nothing up to [`POLL_INTERVAL_MAX`], back to the minimum after one that
-//!   completed something. The other idle workers park as usual. So a
-//!   runtime whose every task waits for a message costs one timed wake-up
-//!   and one poll per interval: at most 1 / `POLL_INTERVAL_MAX` = 500 a
-//!   second after the first few, not a spinning core.
+//!   completed something. The other idle workers park as usual. Before
+//!   its first sleep after work, the polling sleeper polls without sleeping
+//!   for up to [`POLL_SPIN`]: a halo exchange's message is often
+//!   microseconds away, and a timed sleep adds the timer's tens of
+//!   microseconds. After a polling sleep that found nothing it goes straight
+//!   back to sleep, without spinning. So a runtime whose every task waits
+//!   for a message costs one timed wake-up and one poll per interval: at
+//!   most 1 / `POLL_INTERVAL_MAX` = 500 a second after the first few, not a
+//!   spinning core.
 //! * **Busy workers** poll between jobs, at most once per
 //!   [`BUSY_POLL_INTERVAL`] across the process (a shared timestamp), so a
 //!   message for a waiting task is noticed while every worker computes.
@@ -78,6 +83,11 @@ pub(crate) const POLL_INTERVAL_MIN: Duration = Duration::from_micros(50);
 /// that arrives while every worker is idle, and what waiting costs (one
 /// wake-up and one poll per interval).
 pub(crate) const POLL_INTERVAL_MAX: Duration = Duration::from_millis(2);
+
+/// How long the polling sleeper polls without sleeping when it comes
+/// fresh from work with operations pending, before its first timed sleep
+/// (once per idle episode; see `worker/idle.rs`).
+pub(crate) const POLL_SPIN: Duration = Duration::from_micros(200);
 
 /// How often busy workers poll, at most, over the whole process.
 pub(crate) const BUSY_POLL_INTERVAL: Duration = Duration::from_micros(20);

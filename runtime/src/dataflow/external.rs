@@ -93,6 +93,12 @@ pub(crate) fn run_with_slot(body: impl FnOnce()) -> Option<Arc<ExternalEvents>> 
     })
 }
 
+/// Whether the caller runs in the body of a dataflow task (where
+/// [`bind_to_current_task`] succeeds).
+pub(crate) fn in_task_body() -> bool {
+    CURRENT.try_with(|_| ()).is_some()
+}
+
 /// The events of the dataflow task running now (created on first use),
 /// with one more group counted; `None` outside any dataflow task's body.
 pub(crate) fn bind_to_current_task() -> Option<Arc<ExternalEvents>> {

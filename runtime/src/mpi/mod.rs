@@ -34,16 +34,20 @@
 //!
 //! # How it works
 //!
-//! [`wait`], [`wait_all`] and [`wait_any`] called from a task hand copies of
-//! the requests' raw handles to a process-wide table (`requests.rs`) and
-//! wait on an [`Event`](crate::Event), which suspends the task. The workers
-//! poll the table (`MPI_Testsome` over the whole batch, `MPI_Testany` per
-//! any-wait) through the runtime's progress hook (`progress.rs`): idle
-//! workers at every spin round, and one of them with a short, growing park
-//! timeout (50 µs to 2 ms) while requests are pending; busy workers between
-//! jobs at most every 20 µs. With no request pending, polling costs a
-//! load per job. A completed request's status is stored, the event set, and
-//! the task resumes. Called outside any task, they are MPI's own waits.
+//! [`wait`] and [`wait_all`] called from a task first test the requests
+//! (`MPI_Testall`): if MPI finished them already (a send under the eager
+//! limit, a message that arrived before its receive was posted) they return
+//! at once. Otherwise they, and [`wait_any`], hand copies of the requests'
+//! raw handles to a process-wide table (`requests.rs`) and wait on an
+//! [`Event`](crate::Event), which suspends the task. The workers poll the
+//! table (`MPI_Testsome` over the whole batch, `MPI_Testany` per any-wait)
+//! through the runtime's progress hook (`progress.rs`): idle workers at
+//! every spin round, and one of them — polling without sleeping for up to
+//! 200 µs after work, then with a short, growing park timeout (50 µs to
+//! 2 ms) — while requests are pending; busy workers between jobs at most
+//! every 20 µs. With no request pending, polling costs a load per job. A
+//! completed request's status is stored, the event set, and the task
+//! resumes. Called outside any task, they are MPI's own waits.
 //!
 //! # Binding requests to a dataflow task
 //!
@@ -52,7 +56,8 @@
 //! task's *external events* (`dataflow/external.rs`) instead of waking a
 //! waiter: the body returns at once and the worker goes on, but the task
 //! is finished — its successors released — only when the requests have
-//! completed.
+//! completed. Requests MPI finished already (the same `MPI_Testall` first)
+//! are not bound at all: the task finishes as if it had bound nothing.
 //!
 //! # Threading
 //!
@@ -209,24 +214,32 @@ pub fn wait_all<'a, D: ?Sized, S: Scope<'a>>(requests: Vec<Request<'a, D, S>>) -
         return requests.into_iter().map(Request::wait).collect();
     }
     require_thread_multiple();
-    let raw: Vec<_> = requests.iter().map(|r| r.as_raw()).collect();
-    let completion = Completion::new(raw.len());
-    REQUESTS.watch_all(&raw, &completion);
-    completion.wait();
-    let state = completion.take();
+    let mut raw: Vec<_> = requests.iter().map(|r| r.as_raw()).collect();
+    let statuses = match requests::test_all(&mut raw) {
+        // Finished already: no suspension.
+        Some(statuses) => statuses,
+        None => {
+            let completion = Completion::new(raw.len());
+            REQUESTS.watch_all(&raw, &completion);
+            completion.wait();
+            let state = completion.take();
+            state
+                .statuses
+                .into_iter()
+                .map(|status| status.expect("every request of an all-wait completed"))
+                .collect()
+        }
+    };
     for request in requests {
-        // The poller's `MPI_Testsome` completed this request, which freed
-        // it; rsmpi's `Request` would otherwise panic in its `Drop`.
+        // `MPI_Testall` above or the poller's `MPI_Testsome` completed
+        // this request, which freed it; rsmpi's `Request` would otherwise
+        // panic in its `Drop`.
         // SAFETY: `into_raw` unregisters the request from its scope; the
         // buffers it borrowed are no longer used by MPI (it completed), so
         // nothing outlives them.
         let _ = unsafe { request.into_raw() };
     }
-    state
-        .statuses
-        .into_iter()
-        .map(|status| Status::from_raw(status.expect("every request of an all-wait completed")))
-        .collect()
+    statuses.into_iter().map(Status::from_raw).collect()
 }
 
 /// Waits for one of `requests` to complete, removes it from the vector and
@@ -309,9 +322,11 @@ pub unsafe fn bind<'a, D: ?Sized, S: Scope<'a>>(requests: Vec<Request<'a, D, S>>
         return;
     }
     require_thread_multiple();
-    let events = external::bind_to_current_task()
-        .expect("prescient::mpi::bind: called outside the body of a dataflow task");
-    let raw: Vec<_> = requests
+    assert!(
+        external::in_task_body(),
+        "prescient::mpi::bind: called outside the body of a dataflow task"
+    );
+    let mut raw: Vec<_> = requests
         .into_iter()
         .map(|request| {
             // SAFETY: the raw handle is completed by the table's poll
@@ -321,6 +336,11 @@ pub unsafe fn bind<'a, D: ?Sized, S: Scope<'a>>(requests: Vec<Request<'a, D, S>>
             raw
         })
         .collect();
+    if requests::test_all(&mut raw).is_some() {
+        // Finished already: the task completes as if it had bound nothing.
+        return;
+    }
+    let events = external::bind_to_current_task().expect("checked above: in a task's body");
     let completion = Completion::bound(raw.len(), events);
     REQUESTS.watch_all(&raw, &completion);
 }

@@ -276,6 +276,37 @@ fn complete_one(completion: &Completion, slot: usize, status: MPI_Status) {
     }
 }
 
+/// Completes `requests` at once if MPI has finished every one of them
+/// already (`MPI_Testall`): a send under the transport's eager limit, or a
+/// receive whose message was there before it was posted. Returns their
+/// statuses, in order, with the requests freed and nulled as a poll would
+/// leave them; `None`, with nothing changed, if any is still in progress
+/// (then the caller watches them as usual).
+///
+/// Why: such a request would otherwise cost a trip through the table and
+/// a poll, and its task a suspension (a wait) or a deferred finish (a
+/// bind) for nothing; TAMPI tests before it blocks, too.
+pub(super) fn test_all(requests: &mut [MPI_Request]) -> Option<Vec<MPI_Status>> {
+    let mut flag: i32 = 0;
+    // SAFETY: an all-zero `MPI_Status` is a valid value of the plain C
+    // struct; MPI overwrites the ones it reports.
+    let mut statuses: Vec<MPI_Status> = vec![unsafe { std::mem::zeroed() }; requests.len()];
+    // SAFETY: both arrays hold `requests.len()` elements; the handles are
+    // live requests the caller owns and has not handed to the table; the
+    // caller checked `MPI_THREAD_MULTIPLE` (a worker may be polling other
+    // requests on another thread). `MPI_Testall` modifies no request unless
+    // all completed.
+    unsafe {
+        mpi::ffi::MPI_Testall(
+            requests.len() as i32,
+            requests.as_mut_ptr(),
+            &mut flag,
+            statuses.as_mut_ptr(),
+        );
+    }
+    (flag != 0).then_some(statuses)
+}
+
 /// Registers the table as the process's progress source, once.
 fn register_once() {
     static REGISTERED: std::sync::Once = std::sync::Once::new();

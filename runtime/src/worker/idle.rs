@@ -144,6 +144,19 @@ impl WorkerThread {
         // While external operations are pending, one idle worker parks with
         // the poll interval instead, and polls when it wakes (`progress.rs`).
         let polling = progress::begin_polling_sleep();
+        if polling.is_some()
+            && self.park_timeout.get() == PARK_TIMEOUT_MIN
+            && self.poll_until_work(progress::POLL_SPIN)
+        {
+            // Fresh from work with operations pending, the polling sleeper
+            // first polls for a while without sleeping: the message a task
+            // waits for is often microseconds away (a halo exchange), and a
+            // timed sleep would add the timer's tens of microseconds to its
+            // latency. Once per idle episode: a polling sleep that finds
+            // nothing sends this worker straight back to sleep (below).
+            progress::end_polling_sleep();
+            return true;
+        }
         let timeout = polling.unwrap_or(self.park_timeout.get());
         let parked_at = Instant::now();
         let timed_out = self
@@ -152,6 +165,17 @@ impl WorkerThread {
         if polling.is_some() {
             progress::end_polling_sleep();
             bump(&self.counters().parks);
+            // Nothing for this worker after its polling sleep: it waits for
+            // messages, not between two bursts, so its next idle round
+            // skips the spin phase (`idle`) and the spin above, as after a
+            // timed-out park. Waiting then costs one wake-up and one poll
+            // per interval, and no spinning.
+            let waiting = timed_out && !self.has_work();
+            self.park_timeout.set(if waiting {
+                (self.park_timeout.get() * 2).min(PARK_TIMEOUT_MAX)
+            } else {
+                PARK_TIMEOUT_MIN
+            });
             return true;
         }
         let counters = self.counters();
@@ -173,6 +197,23 @@ impl WorkerThread {
             PARK_TIMEOUT_MIN
         });
         true
+    }
+
+    /// Polls external operations (and yields the CPU between polls) until
+    /// this worker has work or may exit — `true` — or `limit` has passed —
+    /// `false`.
+    fn poll_until_work(&self, limit: std::time::Duration) -> bool {
+        let start = Instant::now();
+        loop {
+            progress::poll();
+            if self.has_work() || self.can_exit() {
+                return true;
+            }
+            if start.elapsed() > limit {
+                return false;
+            }
+            std::thread::yield_now();
+        }
     }
 
     /// Before parking: trims every pooled stack that ran a job since its

@@ -29,7 +29,7 @@ fn main() {
         drop(universe);
         unreachable!("dropping the universe with a pending request must panic");
     }
-    let checks: [(&str, Check); 7] = [
+    let checks: [(&str, Check); 8] = [
         (
             "a pending receive suspends only its task",
             suspends_only_the_task,
@@ -48,6 +48,10 @@ fn main() {
         (
             "a bound receive orders its successors",
             binding_orders_successors,
+        ),
+        (
+            "a request finished already neither suspends nor defers",
+            finished_requests_take_the_fast_path,
         ),
     ];
     // `MPI_CHECKS=word` runs only the checks whose name contains it.
@@ -439,6 +443,60 @@ fn binding_rounds(world: &SimpleCommunicator, rt: &Runtime) {
             at("receive") < at("read") && at("ask") < at("read"),
             "{log:?}"
         );
+    }
+}
+
+/// Each rank sends its partner two small messages (under any transport's
+/// eager limit) with blocking sends, then both pass a barrier: the
+/// messages arrived before the barrier's own (MPI delivers in order per
+/// pair), so a receive posted after it is matched at once. A task waiting
+/// for such a receive must not suspend (the `suspensions` counter stays
+/// put), and a dataflow task binding one completes as if it bound nothing:
+/// its successor reads the message.
+fn finished_requests_take_the_fast_path(world: &SimpleCommunicator) {
+    let rt = Runtime::builder().num_workers(1).build().unwrap();
+    let (rank, peer) = (world.rank(), partner(world));
+    for round in 0..5 {
+        let values = [rank * 10 + round, rank * 10 + round + 5];
+        world.process_at_rank(peer).send_with_tag(&values[0], 900);
+        world.process_at_rank(peer).send_with_tag(&values[1], 901);
+        world.barrier();
+        let before = rt.counters();
+        let waited = rt.run(|| {
+            let mut waited = -1;
+            with_rank(peer, |other| {
+                mpi::request::scope(|scope| {
+                    let receive = other.immediate_receive_into_with_tag(scope, &mut waited, 900);
+                    prescient::mpi::wait(receive);
+                })
+            });
+            waited
+        });
+        let suspensions = rt.counters().since(&before).suspensions;
+        assert_eq!(waited, peer * 10 + round);
+        assert_eq!(
+            suspensions, 0,
+            "round {round}: a finished receive suspended its task"
+        );
+        let bound = rt.run(|| {
+            let mut bound = -1;
+            prescient::dataflow(|df| {
+                let halo = df.data(-1i32);
+                df.task(halo.out(), move |halo: &mut i32| {
+                    with_rank(peer, |other| {
+                        mpi::request::scope(|scope| {
+                            let receive = other.immediate_receive_into_with_tag(scope, halo, 901);
+                            // SAFETY: the buffer is this task's `out` data.
+                            unsafe { prescient::mpi::bind(vec![receive]) };
+                        })
+                    });
+                });
+                let bound = &mut bound;
+                df.task(halo.read(), move |halo: &i32| *bound = *halo);
+            });
+            bound
+        });
+        assert_eq!(bound, peer * 10 + round + 5);
     }
 }
 
