@@ -144,16 +144,15 @@ impl WorkerThread {
         // While external operations are pending, one idle worker parks with
         // the poll interval instead, and polls when it wakes (`progress.rs`).
         let polling = progress::begin_polling_sleep();
-        if polling.is_some()
-            && self.park_timeout.get() == PARK_TIMEOUT_MIN
-            && self.poll_until_work(progress::POLL_SPIN)
+        if polling == Some(progress::POLL_INTERVAL_MIN) && self.poll_until_work(progress::POLL_SPIN)
         {
-            // Fresh from work with operations pending, the polling sleeper
-            // first polls for a while without sleeping: the message a task
-            // waits for is often microseconds away (a halo exchange), and a
-            // timed sleep would add the timer's tens of microseconds to its
-            // latency. Once per idle episode: a polling sleep that finds
-            // nothing sends this worker straight back to sleep (below).
+            // With the shortest interval — operations just became pending,
+            // or the last poll completed one — the polling sleeper first
+            // polls for a while without sleeping: the message a task waits
+            // for is often microseconds away (a halo exchange), and a timed
+            // sleep would add the timer's tens of microseconds to its
+            // latency. A polling sleep that finds nothing doubles the
+            // interval, so waiting that lasts spins this once.
             progress::end_polling_sleep();
             return true;
         }
@@ -165,17 +164,6 @@ impl WorkerThread {
         if polling.is_some() {
             progress::end_polling_sleep();
             bump(&self.counters().parks);
-            // Nothing for this worker after its polling sleep: it waits for
-            // messages, not between two bursts, so its next idle round
-            // skips the spin phase (`idle`) and the spin above, as after a
-            // timed-out park. Waiting then costs one wake-up and one poll
-            // per interval, and no spinning.
-            let waiting = timed_out && !self.has_work();
-            self.park_timeout.set(if waiting {
-                (self.park_timeout.get() * 2).min(PARK_TIMEOUT_MAX)
-            } else {
-                PARK_TIMEOUT_MIN
-            });
             return true;
         }
         let counters = self.counters();
@@ -200,8 +188,14 @@ impl WorkerThread {
     }
 
     /// Polls external operations (and yields the CPU between polls) until
-    /// this worker has work or may exit — `true` — or `limit` has passed —
-    /// `false`.
+    /// this worker has work or may exit — `true` — or `limit` has passed,
+    /// or a yield shows that another thread wanted this CPU — `false`.
+    ///
+    /// Why the second way out: with more threads than cores (MPI ranks
+    /// oversubscribing a host), the thread that will send the awaited
+    /// message may be one that needs this CPU; spinning then delays the
+    /// message it waits for. A yield that comes back after
+    /// [`progress::POLL_SPIN_CONTENDED`] ran someone else meanwhile.
     fn poll_until_work(&self, limit: std::time::Duration) -> bool {
         let start = Instant::now();
         loop {
@@ -212,7 +206,11 @@ impl WorkerThread {
             if start.elapsed() > limit {
                 return false;
             }
+            let yielded_at = Instant::now();
             std::thread::yield_now();
+            if yielded_at.elapsed() > progress::POLL_SPIN_CONTENDED {
+                return false;
+            }
         }
     }
 
