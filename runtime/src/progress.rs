@@ -24,17 +24,16 @@
 //!   with a short timeout instead of the normal one while operations are
 //!   pending: [`POLL_INTERVAL_MIN`], doubled after every poll that completed
 //!   nothing up to [`POLL_INTERVAL_MAX`], back to the minimum after one that
-//!   completed something. The other idle workers park as usual. While the
-//!   interval is the minimum, the polling sleeper polls without sleeping
-//!   for up to [`POLL_SPIN`] before it sleeps: a halo exchange's message is
-//!   often microseconds away, and a timed sleep adds the timer's tens of
-//!   microseconds. It stops early when a yield shows the CPU contended
-//!   ([`POLL_SPIN_CONTENDED`]): with more threads than cores the spinning
-//!   would delay the very rank it waits for. So a runtime whose every task
-//!   waits for a message costs one such spin, then one timed wake-up, one
-//!   short spin phase and one poll per interval: at most
+//!   completed something. The other idle workers park as usual. The
+//!   polling sleeper sleeps with a timer slack of a microsecond
+//!   (`sleep::with_fine_timer`): Linux's default of 50 µs would add more to
+//!   each short timeout than a halo message takes on shared memory. So a
+//!   runtime whose every task waits for a message costs one timed wake-up,
+//!   one short spin phase and one poll per interval: at most
 //!   1 / `POLL_INTERVAL_MAX` = 500 a second after the first few, not a
-//!   spinning core.
+//!   spinning core. (Spinning instead of the short sleeps was tried: it
+//!   helped as much on dedicated cores, and with more ranks than cores the
+//!   spinner delayed the very rank it waited for.)
 //! * **Busy workers** poll between jobs, at most once per
 //!   [`BUSY_POLL_INTERVAL`] across the process (a shared timestamp), so a
 //!   message for a waiting task is noticed while every worker computes.
@@ -79,22 +78,12 @@ static SLEEPER_INTERVAL_MICROS: AtomicU64 = AtomicU64::new(POLL_INTERVAL_MIN.as_
 
 /// The polling sleeper's first timeout after a poll that completed
 /// something (or after operations became pending).
-pub(crate) const POLL_INTERVAL_MIN: Duration = Duration::from_micros(50);
+pub(crate) const POLL_INTERVAL_MIN: Duration = Duration::from_micros(10);
 
 /// The polling sleeper's longest timeout: the latency bound of a message
 /// that arrives while every worker is idle, and what waiting costs (one
 /// wake-up and one poll per interval).
 pub(crate) const POLL_INTERVAL_MAX: Duration = Duration::from_millis(2);
-
-/// How long the polling sleeper polls without sleeping when it comes
-/// fresh from work with operations pending, before its first timed sleep
-/// (once per idle episode; see `worker/idle.rs`).
-pub(crate) const POLL_SPIN: Duration = Duration::from_micros(200);
-
-/// A yield that takes longer than this during that polling ran another
-/// thread: the CPU is contended, and the polling sleeper stops polling and
-/// sleeps (see `worker/idle.rs`).
-pub(crate) const POLL_SPIN_CONTENDED: Duration = Duration::from_micros(10);
 
 /// How often busy workers poll, at most, over the whole process.
 pub(crate) const BUSY_POLL_INTERVAL: Duration = Duration::from_micros(20);

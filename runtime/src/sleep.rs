@@ -69,6 +69,29 @@ pub(crate) const PARK_TIMEOUT_MIN: Duration = Duration::from_millis(64);
 /// repaired, and the period of an idle worker's wake-ups.
 pub(crate) const PARK_TIMEOUT_MAX: Duration = Duration::from_millis(512);
 
+/// Runs `sleep` (a timed park) with this thread's timer slack at one
+/// microsecond, then restores the default. Linux lets a timed wait of a
+/// normal thread end up to its slack — 50 µs by default — late, so that
+/// wake-ups can be batched; that is noise for the park timeouts above, but
+/// it would double a timeout of tens of microseconds (the MPI polling
+/// sleeper's, `progress.rs`). Two `prctl` calls per such sleep. Elsewhere
+/// it only runs `sleep`.
+pub(crate) fn with_fine_timer<R>(sleep: impl FnOnce() -> R) -> R {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: `PR_SET_TIMERSLACK` takes the slack in nanoseconds by
+        // value and only sets the calling thread's slack; no memory is
+        // passed. A failure leaves the slack as it was: a later wake-up.
+        unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1_000 as libc::c_ulong) };
+        let result = sleep();
+        // SAFETY: as above; 0 restores the thread's default slack.
+        unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 0 as libc::c_ulong) };
+        result
+    }
+    #[cfg(not(target_os = "linux"))]
+    sleep()
+}
+
 /// The part of a worker that other threads use to hand it a ready fiber and to
 /// wake it.
 pub(crate) struct WorkerWake {

@@ -42,10 +42,9 @@
 //! [`Event`](crate::Event), which suspends the task. The workers poll the
 //! table (`MPI_Testsome` over the whole batch, `MPI_Testany` per any-wait)
 //! through the runtime's progress hook (`progress.rs`): idle workers at
-//! every spin round, and one of them — polling without sleeping for up to
-//! 200 µs after work, then with a short, growing park timeout (50 µs to
-//! 2 ms) — while requests are pending; busy workers between jobs at most
-//! every 20 µs. With no request pending, polling costs a load per job. A
+//! every spin round, and one of them with a short, growing park timeout
+//! (10 µs to 2 ms, with a fine timer) while requests are pending; busy
+//! workers between jobs at most every 20 µs. With no request pending, polling costs a load per job. A
 //! completed request's status is stored, the event set, and the task
 //! resumes. Called outside any task, they are MPI's own waits.
 //!

@@ -10,7 +10,7 @@ use crate::counters::{add, bump};
 use crate::job::JobRef;
 use crate::progress;
 use crate::registry::MAX_IDLE_SPIN;
-use crate::sleep::{PARK_TIMEOUT_MAX, PARK_TIMEOUT_MIN, SPIN_BEFORE_SLEEP};
+use crate::sleep::{with_fine_timer, PARK_TIMEOUT_MAX, PARK_TIMEOUT_MIN, SPIN_BEFORE_SLEEP};
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
@@ -144,23 +144,19 @@ impl WorkerThread {
         // While external operations are pending, one idle worker parks with
         // the poll interval instead, and polls when it wakes (`progress.rs`).
         let polling = progress::begin_polling_sleep();
-        if polling == Some(progress::POLL_INTERVAL_MIN) && self.poll_until_work(progress::POLL_SPIN)
-        {
-            // With the shortest interval — operations just became pending,
-            // or the last poll completed one — the polling sleeper first
-            // polls for a while without sleeping: the message a task waits
-            // for is often microseconds away (a halo exchange), and a timed
-            // sleep would add the timer's tens of microseconds to its
-            // latency. A polling sleep that finds nothing doubles the
-            // interval, so waiting that lasts spins this once.
-            progress::end_polling_sleep();
-            return true;
-        }
         let timeout = polling.unwrap_or(self.park_timeout.get());
         let parked_at = Instant::now();
-        let timed_out = self
-            .wake()
-            .sleep(|| self.has_work() || self.can_exit(), timeout);
+        let sleep = || {
+            self.wake()
+                .sleep(|| self.has_work() || self.can_exit(), timeout)
+        };
+        // The polling sleeper's timeouts are tens of microseconds: the
+        // timer's default slack would add as much again to each.
+        let timed_out = if polling.is_some() {
+            with_fine_timer(sleep)
+        } else {
+            sleep()
+        };
         if polling.is_some() {
             progress::end_polling_sleep();
             bump(&self.counters().parks);
@@ -185,33 +181,6 @@ impl WorkerThread {
             PARK_TIMEOUT_MIN
         });
         true
-    }
-
-    /// Polls external operations (and yields the CPU between polls) until
-    /// this worker has work or may exit — `true` — or `limit` has passed,
-    /// or a yield shows that another thread wanted this CPU — `false`.
-    ///
-    /// Why the second way out: with more threads than cores (MPI ranks
-    /// oversubscribing a host), the thread that will send the awaited
-    /// message may be one that needs this CPU; spinning then delays the
-    /// message it waits for. A yield that comes back after
-    /// [`progress::POLL_SPIN_CONTENDED`] ran someone else meanwhile.
-    fn poll_until_work(&self, limit: std::time::Duration) -> bool {
-        let start = Instant::now();
-        loop {
-            progress::poll();
-            if self.has_work() || self.can_exit() {
-                return true;
-            }
-            if start.elapsed() > limit {
-                return false;
-            }
-            let yielded_at = Instant::now();
-            std::thread::yield_now();
-            if yielded_at.elapsed() > progress::POLL_SPIN_CONTENDED {
-                return false;
-            }
-        }
     }
 
     /// Before parking: trims every pooled stack that ran a job since its
