@@ -2,7 +2,8 @@
 //! block of rows with one halo row above and below, in four versions:
 //!
 //! * `bsp` — bulk-synchronous: exchange the halos (MPI waits on the main
-//!   thread), then compute every row with Prescient's fork-join;
+//!   thread), then compute every row with a Prescient parallel loop
+//!   (`for_chunks_mut`);
 //! * `tasks` — Prescient tasks in TAMPI's blocking mode: the tasks of the
 //!   two boundary rows post their exchange and `prescient::mpi::wait` for
 //!   it (suspending; their worker computes interior rows meanwhile), so the
@@ -302,13 +303,11 @@ fn bsp(
     (old, exchanging)
 }
 
-/// Prescient's compute phase: blocks of rows as scope tasks.
+/// Prescient's compute phase: a parallel loop over blocks of rows.
 fn prescient_compute(old: &[f64], new_rows: &mut [f64], block: &Block) {
     let cols = block.cols;
-    prescient::scope(|s| {
-        for (k, rows) in new_rows.chunks_mut(ROWS_PER_TASK * cols).enumerate() {
-            s.spawn(move |_| compute_rows(old, rows, 1 + k * ROWS_PER_TASK, block));
-        }
+    prescient::for_chunks_mut(new_rows, ROWS_PER_TASK * cols, |k, rows| {
+        compute_rows(old, rows, 1 + k * ROWS_PER_TASK, block)
     });
 }
 

@@ -36,7 +36,8 @@ pub const PROGRAM: &str = "heat_mpi";
 
 /// The distributed heat equation (`heat_mpi`) at 1, 2 and 4 ranks.
 ///
-/// Launches `mpirun -np R heat_mpi --json ...` for each rank count R, with
+/// Launches `mpirun -np R heat_mpi --json ...` for each rank count R (on
+/// this host unless `--mpirun-arg` says otherwise), with
 /// W = max(1, T / R) workers per rank where T is the largest thread count
 /// (the host's cores shared out among the ranks, as MPI+tasks programs run
 /// one rank per node or socket). Where R × W exceeds the hardware threads
@@ -67,6 +68,11 @@ pub struct Options {
     /// puts it, else in `examples/` beside it, as cargo does).
     #[arg(long, value_name = "PATH")]
     pub program: Option<PathBuf>,
+    /// One more argument for `mpirun`, before its `-np` (repeat the flag
+    /// for several): `--mpirun-arg=--hostfile --mpirun-arg=hosts` spreads
+    /// the ranks over the hosts of a file.
+    #[arg(long = "mpirun-arg", value_name = "ARG", allow_hyphen_values = true)]
+    pub mpirun_args: Vec<String>,
     /// Timed rounds per version, median of (default 5; quick 3; test size
     /// 1).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
@@ -263,6 +269,7 @@ pub fn unavailable(exe: &Path) -> Option<String> {
 /// JSON line.
 fn launch(
     mpirun: &Path,
+    mpirun_args: &[String],
     program: &Path,
     ranks: usize,
     workers: usize,
@@ -273,7 +280,8 @@ fn launch(
     // Ranks may outnumber cores on a small host, and every rank runs
     // several threads: binding a rank to one core (Open MPI's default for
     // two ranks or fewer) would put all its workers on that core.
-    command.args(["--oversubscribe", "--bind-to", "none", "-np"]);
+    command.args(["--oversubscribe", "--bind-to", "none"]);
+    command.args(mpirun_args).arg("-np");
     command.arg(ranks.to_string()).arg(program);
     let grid = sizes.grid.to_string();
     command.args(["--rows", &grid, "--cols", &grid]);
@@ -407,7 +415,15 @@ pub fn run(options: &Options) -> Result<(), String> {
             "{TABLE}: {ranks} ranks x {workers} workers, {g}x{g}",
             g = sizes.grid
         ));
-        let run = launch(&mpirun, &program, ranks, workers, sizes, reps)?;
+        let run = launch(
+            &mpirun,
+            &options.mpirun_args,
+            &program,
+            ranks,
+            workers,
+            sizes,
+            reps,
+        )?;
         let program_name = format!(
             "heat {}x{} x{}, {} ranks",
             run.rows, run.cols, run.iterations, run.ranks
@@ -456,6 +472,8 @@ mod tests {
             (Size::Quick, 3, vec![2, 8])
         );
         assert_eq!(o.program, Some(PathBuf::from("/x/heat")));
+        let o = parse("--mpirun-arg=--hostfile --mpirun-arg hosts").unwrap();
+        assert_eq!(o.mpirun_args, ["--hostfile", "hosts"]);
         for bad in ["--ranks 0", "--reps 0", "--bogus"] {
             assert!(parse(bad).is_err(), "{bad}");
         }
