@@ -17,7 +17,7 @@
 //! continuation and drops the body's hold. Whoever brings the count to zero
 //! — the body's end, if everything completed already, or the thread that
 //! completes the last event — runs the continuation: it queues it as a job
-//! on the scope's runtime (`queue_continuation` in `dataflow/mod.rs`: on top
+//! on the scope's runtime (`queue_continuation` in `dataflow/task.rs`: on top
 //! of the completing worker's own deque when it is one of that runtime's,
 //! so that the successors waiting for the messages run next; else in the
 //! runtime's injector, because the completing thread may be a worker of

@@ -364,25 +364,6 @@ fn push_or_inject(shared: &Shared, job: JobRef) {
     });
 }
 
-/// Queues the rest of a task's finish whose bound external events have all
-/// happened (`external.rs`), on the scope's own runtime: the thread that
-/// saw the last event complete may be a worker of another runtime, or none.
-///
-/// On a worker of the scope's runtime (the usual case: a worker polling
-/// MPI between its jobs or while idle) the job goes to the top of that
-/// worker's own deque, so that it runs next: the finish releases the tasks
-/// waiting for the messages, and those are what the other ranks wait for
-/// in turn. The injector would queue it behind every job of the worker's
-/// deque, a whole wave of ready computation later.
-#[cfg(feature = "mpi")]
-pub(super) fn queue_continuation(shared: &Shared, job: JobRef) {
-    if crate::worker::is_current(&shared.registry) {
-        on_worker(|worker| worker.push(job));
-    } else {
-        shared.registry.inject(job);
-    }
-}
-
 /// Runs `child`, a task run at once at submission, inline: counts it as an
 /// inlined spawn of this worker, then runs it in the running strand's
 /// inline time (`trace::inlined`). On a worker only.

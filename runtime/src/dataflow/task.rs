@@ -182,7 +182,7 @@ pub(crate) unsafe fn execute<R, F>(
                     unsafe { complete(shared_addr as *const Shared, raw, id, last) }
                 });
                 // SAFETY: as above: the scope is alive.
-                super::queue_continuation(unsafe { &*(shared_addr as *const Shared) }, job);
+                queue_continuation(unsafe { &*(shared_addr as *const Shared) }, job);
             };
             let continuation: Box<dyn FnOnce() + Send + '_> = Box::new(continuation);
             // Erasing the borrows' lifetime: what the continuation captures
@@ -209,6 +209,25 @@ pub(crate) unsafe fn execute<R, F>(
     // SAFETY: the task has run once, is still counted live, and touches
     // nothing of the scope after.
     unsafe { complete(shared, raw, id, last) }
+}
+
+/// Queues the rest of a task's finish whose bound external events have all
+/// happened (`external.rs`), on the scope's own runtime: the thread that
+/// saw the last event complete may be a worker of another runtime, or none.
+///
+/// On a worker of the scope's runtime (the usual case: a worker polling
+/// MPI between its jobs or while idle) the job goes to the top of that
+/// worker's own deque, so that it runs next: the finish releases the tasks
+/// waiting for the messages, and those are what the other ranks wait for
+/// in turn. The injector would queue it behind every job of the worker's
+/// deque, a whole wave of ready computation later.
+#[cfg(feature = "mpi")]
+fn queue_continuation(shared: &Shared, job: crate::job::JobRef) {
+    if crate::worker::is_current(&shared.registry) {
+        crate::worker::on_worker(|worker| worker.push(job));
+    } else {
+        shared.registry.inject(job);
+    }
 }
 
 /// Ends the running task's strand (`trace`) if it runs as a job of its
