@@ -39,13 +39,14 @@
 //!     [--workers N] [--reps 3] [--json]
 //! ```
 //!
-//! `--json` prints the results as one JSON object on rank 0's last line
-//! (`prescient-bench mpi-heat` runs the example at 1, 2 and 4 ranks and
-//! reads it).
+//! `--json` prints the results as one JSON object on rank 0's last line,
+//! a `prescient_benches::tables::mpi_heat::HeatRun` (`prescient-bench
+//! mpi-heat` runs the example at 1, 2 and 4 ranks and reads it).
 
 use mpi::collective::SystemOperation;
 use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi::traits::*;
+use prescient_benches::tables::mpi_heat::{rows_of, HeatRun, VersionTimes};
 use std::time::{Duration, Instant};
 
 /// Rows of a rank's block per task.
@@ -651,45 +652,48 @@ fn main() {
         "{:<9} {:>13} {:>17} {:>15} {:>13} {:>7}",
         "version", "ms/iteration", "without exchange", "exposed ms/it", "MPI wait ms/it", "hidden"
     );
-    let mut rows = Vec::new();
-    let mut bsp_exposed = None;
-    for (version, times) in VERSIONS.iter().zip(&mut times) {
-        let with = median(&mut times.with_exchange);
-        let without = median(&mut times.without_exchange);
-        let waiting = median(&mut times.waiting);
-        let exposed = with - without;
-        let bsp_exposed = *bsp_exposed.get_or_insert(exposed);
-        // Only where bsp's exchange is measurable at all (one rank has none).
-        let hidden = (size > 1 && bsp_exposed > 0.0).then(|| 1.0 - exposed / bsp_exposed);
+    let versions = VERSIONS
+        .iter()
+        .zip(&mut times)
+        .map(|(version, times)| VersionTimes {
+            version: version.to_string(),
+            seconds_per_iteration: median(&mut times.with_exchange),
+            seconds_per_iteration_without_exchange: median(&mut times.without_exchange),
+            mpi_wait_seconds_per_iteration: median(&mut times.waiting),
+        })
+        .collect();
+    let run = HeatRun {
+        rows: args.rows,
+        cols: args.cols,
+        iterations: args.iterations,
+        ranks: size as usize,
+        workers,
+        reps: args.reps,
+        versions,
+    };
+    // Exposed and hidden as `prescient-bench mpi-heat` computes them.
+    let hardware_threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    for row in rows_of(&run, hardware_threads) {
+        let times = &row.times;
         println!(
-            "{version:<9} {:>13.3} {:>17.3} {:>15.3} {:>13} {:>7}",
-            with * 1e3,
-            without * 1e3,
-            exposed * 1e3,
-            if *version == "bsp" || *version == "rayon" {
-                format!("{:.3}", waiting * 1e3)
+            "{:<9} {:>13.3} {:>17.3} {:>15.3} {:>13} {:>7}",
+            times.version,
+            times.seconds_per_iteration * 1e3,
+            times.seconds_per_iteration_without_exchange * 1e3,
+            row.exposed_seconds_per_iteration * 1e3,
+            if matches!(times.version.as_str(), "bsp" | "rayon") {
+                format!("{:.3}", times.mpi_wait_seconds_per_iteration * 1e3)
             } else {
                 "-".to_string()
             },
-            hidden.map_or("-".to_string(), |h| format!("{:.0} %", 100.0 * h)),
+            row.hidden
+                .map_or("-".to_string(), |h| format!("{:.0} %", 100.0 * h)),
         );
-        rows.push(serde_json::json!({
-            "version": version,
-            "seconds_per_iteration": with,
-            "seconds_per_iteration_without_exchange": without,
-            "mpi_wait_seconds_per_iteration": waiting,
-        }));
     }
     if args.json {
-        let json = serde_json::json!({
-            "rows": args.rows,
-            "cols": args.cols,
-            "iterations": args.iterations,
-            "ranks": size,
-            "workers": workers,
-            "reps": args.reps,
-            "versions": rows,
-        });
-        println!("{json}");
+        println!(
+            "{}",
+            serde_json::to_string(&run).expect("plain numbers and names")
+        );
     }
 }

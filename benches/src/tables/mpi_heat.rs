@@ -232,6 +232,9 @@ pub fn rows_of(run: &HeatRun, hardware_threads: usize) -> Vec<MpiHeatRow> {
         .collect()
 }
 
+/// Why the table cannot run without `mpirun`.
+const NO_MPIRUN: &str = "needs `mpirun` on the PATH (an MPI implementation, e.g. Open MPI)";
+
 /// The `heat_mpi` executable for a `prescient-bench` at `exe`: beside it
 /// (the bundle), else in `examples/` beside it (cargo's target folder).
 pub fn find_program(exe: &Path) -> Option<PathBuf> {
@@ -260,7 +263,7 @@ pub fn unavailable(exe: &Path) -> Option<String> {
         ));
     }
     if find_mpirun().is_none() {
-        return Some("needs `mpirun` on the PATH (an MPI implementation, e.g. Open MPI)".into());
+        return Some(NO_MPIRUN.into());
     }
     None
 }
@@ -375,8 +378,7 @@ pub fn run(options: &Options) -> Result<(), String> {
         Some(program) => program.clone(),
         None => find_program(&exe).ok_or_else(|| unavailable(&exe).unwrap_or_default())?,
     };
-    let mpirun =
-        find_mpirun().ok_or("needs `mpirun` on the PATH (an MPI implementation, e.g. Open MPI)")?;
+    let mpirun = find_mpirun().ok_or(NO_MPIRUN)?;
     let hardware_threads = cli::available_threads();
     let total = threads.iter().copied().max().unwrap_or(1);
     let load = load_average();

@@ -144,24 +144,21 @@ impl WorkerThread {
         // While external operations are pending, one idle worker parks with
         // the poll interval instead, and polls when it wakes (`progress.rs`).
         let polling = progress::begin_polling_sleep();
-        let timeout = polling.unwrap_or(self.park_timeout.get());
-        let parked_at = Instant::now();
-        let sleep = || {
+        let sleep = |timeout| {
             self.wake()
                 .sleep(|| self.has_work() || self.can_exit(), timeout)
         };
-        // The polling sleeper's timeouts are tens of microseconds: the
-        // timer's default slack would add as much again to each.
-        let timed_out = if polling.is_some() {
-            with_fine_timer(sleep)
-        } else {
-            sleep()
-        };
-        if polling.is_some() {
+        if let Some(interval) = polling {
+            // The polling sleeper's timeouts are tens of microseconds: the
+            // timer's default slack would add as much again to each.
+            with_fine_timer(|| sleep(interval));
             progress::end_polling_sleep();
             bump(&self.counters().parks);
             return true;
         }
+        let timeout = self.park_timeout.get();
+        let parked_at = Instant::now();
+        let timed_out = sleep(timeout);
         let counters = self.counters();
         bump(&counters.parks);
         add(
