@@ -28,6 +28,7 @@
 use crate::job::JobRef;
 use crate::overflow;
 use crate::stack::{StackRegion, TaskStack};
+use crate::unwind::AbortOnUnwind;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 use std::any::Any;
 use std::cell::Cell;
@@ -288,22 +289,6 @@ pub(crate) unsafe fn suspend_current(request: FiberYield) {
     match unsafe { (*yielder).suspend(request) } {
         FiberInput::Resume => {}
         FiberInput::Run(_) | FiberInput::Exit => unreachable!("a waiting fiber got a new job"),
-    }
-}
-
-/// Aborts the process if dropped, i.e. if a panic unwinds through the scope
-/// that holds it; forgotten on the normal path. Guards the places where the
-/// runtime promises that nothing unwinds (a fiber's root, a worker's main
-/// loop), so that a broken promise is loud instead of a stranded worker.
-pub(crate) struct AbortOnUnwind(pub(crate) &'static str);
-
-impl Drop for AbortOnUnwind {
-    fn drop(&mut self) {
-        crate::job::report(format_args!(
-            "a panic unwound out of {} into the runtime (a bug in prescient); aborting",
-            self.0
-        ));
-        std::process::abort();
     }
 }
 

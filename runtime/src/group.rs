@@ -16,11 +16,12 @@
 
 use crate::analysis::SpawnSite;
 use crate::inlining::SiteKey;
-use crate::job::{drop_caught, keep_first_panic, HeapJob, JobRef, PanicPayload};
+use crate::job::{HeapJob, JobRef};
 use crate::latch::CountLatch;
 use crate::latent_spawn::LatentTask;
 use crate::runtime::Runtime;
 use crate::trace::{self, AtomicStrandRef};
+use crate::unwind::{drop_caught, keep_first_panic, PanicPayload};
 use crate::worker::{self, on_worker, TaskPath, WorkerThread};
 use parking_lot::Mutex;
 use std::panic::{self, AssertUnwindSafe, Location};

@@ -20,9 +20,9 @@
 
 use crate::analysis::SpawnSite;
 use crate::inlining::{SiteId, SiteKey};
-use crate::job::{drop_caught, PanicPayload};
 use crate::runtime::Runtime;
 use crate::stack_job::StackJob;
+use crate::unwind::{drop_caught, PanicPayload};
 use crate::worker::{on_worker, TaskPath, WorkerThread};
 use std::panic::{self, AssertUnwindSafe, Location};
 

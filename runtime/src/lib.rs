@@ -210,6 +210,7 @@ mod sync;
 mod task_local;
 mod topology;
 mod trace;
+mod unwind;
 mod worker;
 
 pub use chunks::{for_chunks, for_chunks_mut, for_each_mut};

@@ -17,7 +17,7 @@ use crate::counters::WorkerCounters;
 use crate::dast::{Dast, ReadySink};
 use crate::deque::{DequeStealer, TaskDeque};
 use crate::inlining::{Inliner, InliningReport, WorkerSites};
-use crate::job::{drop_caught, report, JobRef, PanicPayload};
+use crate::job::JobRef;
 use crate::latch::CountLatch;
 use crate::params::Params;
 use crate::sleep::WorkerWake;
@@ -25,6 +25,7 @@ use crate::sync::AtomicUsize as SleeperCount;
 use crate::sync::Inbox;
 #[cfg(feature = "trace")]
 use crate::trace;
+use crate::unwind::{drop_caught, report, PanicPayload};
 use crossbeam_deque::{Injector, Steal};
 use crossbeam_utils::CachePadded;
 use std::cell::Cell;

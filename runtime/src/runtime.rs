@@ -347,7 +347,7 @@ fn default_num_workers() -> usize {
         _ => {
             static WARNED: std::sync::Once = std::sync::Once::new();
             WARNED.call_once(|| {
-                crate::job::report(format_args!(
+                crate::unwind::report(format_args!(
                     "ignoring PRESCIENT_WORKERS={text:?}: not a whole number in 1..={MAX_WORKERS}; \
                      using one worker per hardware thread ({})",
                     hardware()

@@ -39,12 +39,13 @@
 
 use crate::analysis::SpawnSite;
 use crate::inlining::SiteKey;
-use crate::job::{keep_first_panic, HeapJob, JobRef, PanicPayload};
+use crate::job::{HeapJob, JobRef};
 use crate::latch::ScopeLatch;
 use crate::latent_spawn::LatentTask;
 use crate::registry::Registry;
 use crate::runtime::in_registry;
 use crate::trace::{self, AtomicStrandRef};
+use crate::unwind::{keep_first_panic, PanicPayload};
 use crate::worker::{self, on_worker, LatentMark, TaskPath, WorkerThread};
 use parking_lot::Mutex;
 use std::marker::PhantomData;

@@ -18,12 +18,13 @@
 
 use crate::analysis::SpawnSite;
 use crate::inlining::SiteKey;
-use crate::job::{report, try_drop, JobRef, PanicPayload};
+use crate::job::JobRef;
 use crate::latch::Latch;
 use crate::latent_spawn::ReadyJob;
 use crate::registry::{Registry, RegistryHandle};
 use crate::runtime::Runtime;
 use crate::trace::{self, AtomicStrandRef};
+use crate::unwind::{report, try_drop, PanicPayload};
 use crate::worker::{self, on_worker, TaskPath, WorkerThread};
 use std::cell::UnsafeCell;
 use std::fmt;

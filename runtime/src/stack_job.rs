@@ -2,9 +2,11 @@
 //! for it: the closure, its result and the latch that says the result is
 //! there. It sits above `job.rs` and `latch.rs` because it combines them.
 
-use crate::job::{JobRef, PanicPayload};
+use crate::job::JobRef;
+
 use crate::latch::Latch;
 use crate::trace::{self, AtomicStrandRef, StrandRef};
+use crate::unwind::PanicPayload;
 use std::cell::{Cell, UnsafeCell};
 use std::panic::{self, AssertUnwindSafe};
 

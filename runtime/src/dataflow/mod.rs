@@ -54,8 +54,10 @@ pub use handle::{Data, Tiles};
 #[cfg(feature = "dast-stats")]
 pub use crate::dast::stats::{DastStats, Timing};
 
-use crate::job::{drop_caught, HeapJob, JobRef};
+use crate::job::{HeapJob, JobRef};
+
 use crate::runtime::with_registry;
+use crate::unwind::drop_caught;
 use crate::worker::{on_worker, WorkerThread};
 use access::{check_duplicates, MAX_ACCESSES};
 use prescient_graph::{AccessMode, RegionId};

@@ -234,7 +234,7 @@ pub(super) fn release_share<T>(share: RecordRef<T>, ready: &mut ReadyList<T>) {
 #[cold]
 #[inline(never)]
 pub(super) fn fatal(error: GraphError) -> ! {
-    crate::job::report(format_args!(
+    crate::unwind::report(format_args!(
         "dataflow dependency graph protocol violated: {error}"
     ));
     std::process::abort();

@@ -12,10 +12,11 @@
 //! why the decrement itself cannot touch freed memory.
 
 use super::graph_ops::{GraphPool, GraphTaskId, LockedGraph, MAX_SHARDS};
-use crate::job::{keep_first_panic, JobRef, PanicPayload};
+use crate::job::JobRef;
 use crate::latch::Latch;
 use crate::registry::Registry;
 use crate::trace::AtomicStrandRef;
+use crate::unwind::{keep_first_panic, PanicPayload};
 use parking_lot::Mutex;
 use std::cell::{RefCell, UnsafeCell};
 use std::ptr::NonNull;
@@ -95,7 +96,7 @@ impl Shared {
     }
 
     /// Records a task's panic; the first one since the last wait is kept, a
-    /// later one dropped safely (see `job::keep_first_panic`).
+    /// later one dropped safely (see `unwind::keep_first_panic`).
     pub(crate) fn record_panic(&self, payload: PanicPayload) {
         keep_first_panic(&self.panic, payload);
     }

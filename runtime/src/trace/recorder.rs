@@ -108,7 +108,7 @@ fn take_block() -> u64 {
     if block > MAX_BLOCK {
         // Unreachable in practice (module documentation); wrapping would
         // hand out ids of live references again.
-        crate::job::report(format_args!(
+        crate::unwind::report(format_args!(
             "the profiler's strand ids are exhausted ({MAX_BLOCK} blocks of {BLOCK_LEN}); aborting"
         ));
         std::process::abort();

@@ -7,8 +7,7 @@
 use super::thread::{WorkerThread, WORKER_THREAD};
 use crate::dast::PushPolicy;
 use crate::deque::TaskDeque;
-use crate::fiber::{self, FiberInput};
-use crate::job::{drop_caught, report};
+use crate::fiber::FiberInput;
 use crate::latent::{LatentChain, MAX_LATENT_JOINS};
 use crate::latent_spawn::LatentSpawns;
 use crate::params::Inlining;
@@ -16,6 +15,7 @@ use crate::registry::{Registry, RegistryHandle};
 use crate::sleep::PARK_TIMEOUT_MIN;
 #[cfg(feature = "trace")]
 use crate::trace;
+use crate::unwind::{drop_caught, report, AbortOnUnwind};
 use std::cell::{Cell, RefCell};
 use std::sync::Arc;
 
@@ -72,7 +72,7 @@ pub(crate) fn worker_main(
         // registry reference, which keeps the tracer alive.
         unsafe { trace::install(tracer, index) };
     }
-    let escape = fiber::AbortOnUnwind("a worker's main loop");
+    let escape = AbortOnUnwind("a worker's main loop");
     worker.main_loop();
     std::mem::forget(escape);
     #[cfg(feature = "trace")]

@@ -26,7 +26,8 @@
 use super::thread::WorkerThread;
 use crate::counters::bump;
 use crate::fiber::{Fiber, FiberInput, FiberPtr, FiberYield};
-use crate::job::{report, JobRef};
+use crate::job::JobRef;
+use crate::unwind::report;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
