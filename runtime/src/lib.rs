@@ -169,57 +169,37 @@
 #![deny(missing_docs)]
 
 pub mod analysis;
-mod chunks;
 mod counters;
 mod dast;
 pub mod dataflow;
-mod deque;
-mod event;
-mod fiber;
-mod group;
 mod inlining;
 mod job;
-mod join;
-mod latch;
-mod latent;
-mod latent_spawn;
+mod loops;
 #[cfg(feature = "mpi")]
 pub mod mpi;
-#[cfg(unix)]
-mod overflow;
-#[cfg(not(unix))]
-#[path = "overflow_fallback.rs"]
-mod overflow;
 mod params;
 #[cfg(feature = "trace")]
 pub mod profile;
 mod progress;
-mod range;
-mod reduce;
-mod registry;
 mod runtime;
-mod scope;
-mod sleep;
-mod sort;
-mod spawn;
+mod scheduler;
 mod spin_lock;
-mod split;
-mod stack;
-mod stack_job;
 mod sync;
-mod task_local;
+mod task;
 mod topology;
 mod trace;
 mod unwind;
-mod worker;
 
-pub use chunks::{for_chunks, for_chunks_mut, for_each_mut};
 pub use counters::Counters;
 pub use dataflow::dataflow;
-pub use event::Event;
-pub use group::TaskGroup;
 pub use inlining::{InliningReport, SiteReport};
-pub use join::join;
+pub use loops::chunks::{for_chunks, for_chunks_mut, for_each_mut};
+pub use loops::range::{for_range, for_range_chunked};
+pub use loops::reduce::{for_chunks_reduce, for_range_chunked_reduce, for_range_reduce};
+pub use loops::sort::{
+    par_sort, par_sort_by, par_sort_by_key, par_sort_unstable, par_sort_unstable_by,
+    par_sort_unstable_by_key,
+};
 pub use params::{
     DastMode, Inlining, Params, ParamsError, Pinning, QueuePolicy, DEFAULT_STACK_SIZE,
     MAX_DEPENDENCY_BUCKETS, MAX_QUEUE_CAPACITY, MAX_STACK_SIZE, MIN_STACK_SIZE,
@@ -231,18 +211,15 @@ pub use params::{
 /// for a runnable example, and [`analysis`] for the decision trees.
 #[doc(inline)]
 pub use prescient_macros::task_program;
-pub use range::{for_range, for_range_chunked};
-pub use reduce::{for_chunks_reduce, for_range_chunked_reduce, for_range_reduce};
 pub use runtime::{
     current_worker_index, num_workers, BuildError, Runtime, RuntimeBuilder, MAX_WORKERS,
 };
-pub use scope::{scope, Scope};
-pub use sort::{
-    par_sort, par_sort_by, par_sort_by_key, par_sort_unstable, par_sort_unstable_by,
-    par_sort_unstable_by_key,
-};
-pub use spawn::{spawn, TaskHandle};
-pub use task_local::LocalKey;
+pub use task::event::Event;
+pub use task::group::TaskGroup;
+pub use task::join::join;
+pub use task::local::LocalKey;
+pub use task::scope::{scope, Scope};
+pub use task::spawn::{spawn, TaskHandle};
 
 /// What the code `#[task_program]` emits refers to: the spawn-site `static`s,
 /// the site-aware `join`/`spawn`/`for_range` entry points, and the `const fn`
@@ -255,15 +232,15 @@ pub mod __private {
     pub use crate::analysis::emitted::{
         max, product, sum, trip_count, SpawnSite, JOIN_FRAME_BYTES,
     };
-    pub use crate::chunks::{for_chunks_at, for_chunks_mut_at, for_each_mut_at};
-    pub use crate::join::join_at;
-    pub use crate::range::{for_range_at, for_range_chunked_at};
-    pub use crate::reduce::{
+    pub use crate::loops::chunks::{for_chunks_at, for_chunks_mut_at, for_each_mut_at};
+    pub use crate::loops::range::{for_range_at, for_range_chunked_at};
+    pub use crate::loops::reduce::{
         for_chunks_reduce_at, for_range_chunked_reduce_at, for_range_reduce_at,
     };
-    pub use crate::sort::{
+    pub use crate::loops::sort::{
         par_sort_at, par_sort_by_at, par_sort_by_key_at, par_sort_unstable_at,
         par_sort_unstable_by_at, par_sort_unstable_by_key_at,
     };
-    pub use crate::spawn::spawn_at;
+    pub use crate::task::join::join_at;
+    pub use crate::task::spawn::spawn_at;
 }

@@ -4,10 +4,10 @@
 
 use crate::counters::Counters;
 use crate::params::{Params, ParamsError};
-use crate::registry::{self, Handlers, Registry};
-use crate::stack_job::StackJob;
+use crate::scheduler::registry::{self, Handlers, Registry};
+use crate::scheduler::stack_job::StackJob;
+use crate::scheduler::worker::{self, WorkerThread};
 use crate::topology;
-use crate::worker::{self, WorkerThread};
 use std::any::Any;
 use std::fmt;
 use std::panic;
@@ -270,7 +270,7 @@ impl RuntimeBuilder {
         if let Some(strands) = self.trace_capacity.filter(|&s| s > MAX_TRACE_CAPACITY) {
             return Err(BuildError::TraceCapacityTooLarge(strands));
         }
-        crate::overflow::install_handler();
+        crate::scheduler::fiber::overflow::install_handler();
         let pus = match self.params.pinning {
             crate::params::Pinning::None => vec![None; num_workers],
             pinning => topology::worker_pus(&topology::detect(), pinning, num_workers),

@@ -68,18 +68,18 @@
 //! suspends its task and idles its worker — finds every request of its
 //! scope executed.
 
+mod interface;
 mod manager;
 mod policy;
 mod queue;
-mod request;
 mod state;
 #[cfg(feature = "dast-stats")]
 pub(crate) mod stats;
 mod wake;
 
+pub(crate) use interface::{ErasedRequest, Executor, Kind, ReadySink, Request};
 pub(crate) use manager::run as run_manager;
 pub(crate) use policy::{PushPolicy, Route};
-pub(crate) use request::{ErasedRequest, Executor, Kind, ReadySink, Request};
 pub(crate) use state::Dast;
 
 /// Runs `operation`, a graph request of `kind` executed by `executor`, timed

@@ -3,8 +3,8 @@
 //! requests are executed (by the manager thread, an idle worker or a
 //! producer whose ring is full).
 
+use super::interface::{ErasedRequest, ReadySink};
 use super::queue::RequestQueue;
-use super::request::{ErasedRequest, ReadySink};
 use super::wake::ManagerWake;
 use crate::params::DastMode;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -188,7 +188,7 @@ impl Dast {
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
-    use crate::dast::request::Request;
+    use crate::dast::interface::Request;
     use crate::job::JobRef;
     use std::cell::RefCell;
     use std::sync::Arc;

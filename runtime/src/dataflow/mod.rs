@@ -41,8 +41,8 @@ mod access;
 #[cfg(feature = "mpi")]
 pub(crate) mod external;
 mod graph_ops;
+mod graph_requests;
 mod handle;
-mod requests;
 mod scope_core;
 mod shard;
 mod state;
@@ -57,8 +57,8 @@ pub use crate::dast::stats::{DastStats, Timing};
 use crate::job::{HeapJob, JobRef};
 
 use crate::runtime::with_registry;
+use crate::scheduler::worker::{on_worker, WorkerThread};
 use crate::unwind::drop_caught;
-use crate::worker::{on_worker, WorkerThread};
 use access::{check_duplicates, MAX_ACCESSES};
 use prescient_graph::{AccessMode, RegionId};
 use scope_core::{OwnerThreadOnly, ScopeCore};
@@ -331,12 +331,12 @@ fn submit_registered<R, F>(
     shared.live.increment();
     let task = task::boxed(shared, raw, body);
     // SAFETY: the owner submits, on its worker; the task is counted live.
-    let Some(task) = (unsafe { requests::submit(shared, task, regions) }) else {
+    let Some(task) = (unsafe { graph_requests::submit(shared, task, regions) }) else {
         // Queued for the DAST manager, which hands the task to a worker
         // once its predecessors are done.
         return;
     };
-    let mut ready = requests::take_ready_buffer();
+    let mut ready = graph_requests::take_ready_buffer();
     crate::dast::time_request(
         crate::dast::Kind::New,
         crate::dast::Executor::Inline,
@@ -354,7 +354,7 @@ fn submit_registered<R, F>(
             push_or_inject(shared, unsafe { task.into_job(id) });
         }
     }
-    requests::return_ready_buffer(ready);
+    graph_requests::return_ready_buffer(ready);
 }
 
 /// Queues a job on this worker's deque, or in the runtime's injector from a

@@ -5,7 +5,7 @@
 //! neither imports the other.
 
 use super::state::Shared;
-use crate::registry::Registry;
+use crate::scheduler::registry::Registry;
 use crate::unwind::{drop_caught, PanicPayload};
 use parking_lot::Mutex;
 use std::marker::PhantomData;

@@ -13,8 +13,8 @@
 
 use super::graph_ops::{GraphPool, GraphTaskId, LockedGraph, MAX_SHARDS};
 use crate::job::JobRef;
-use crate::latch::Latch;
-use crate::registry::Registry;
+use crate::scheduler::latch::Latch;
+use crate::scheduler::registry::Registry;
 use crate::trace::AtomicStrandRef;
 use crate::unwind::{keep_first_panic, PanicPayload};
 use parking_lot::Mutex;
@@ -324,7 +324,7 @@ impl LiveCount {
                 Err(current) => word = current,
             }
         }
-        crate::worker::wait_for(&latch);
+        crate::scheduler::worker::wait_for(&latch);
         // The last task left the word at WAITING and will not touch it again.
         self.word.fetch_and(!WAITING, Ordering::Relaxed);
         debug_assert_eq!(self.word.load(Ordering::Relaxed), 0);

@@ -56,7 +56,7 @@ use super::access::TaskArgs;
 #[cfg(feature = "mpi")]
 use super::external;
 use super::graph_ops::GraphTaskId;
-use super::requests;
+use super::graph_requests;
 use super::state::{Header, LiveCount, Shared, TaskRef};
 #[cfg(feature = "mpi")]
 use crate::job::HeapJob;
@@ -223,8 +223,8 @@ pub(crate) unsafe fn execute<R, F>(
 /// deque, a whole wave of ready computation later.
 #[cfg(feature = "mpi")]
 fn queue_continuation(shared: &Shared, job: crate::job::JobRef) {
-    if crate::worker::is_current(&shared.registry) {
-        crate::worker::on_worker(|worker| worker.push(job));
+    if crate::scheduler::worker::is_current(&shared.registry) {
+        crate::scheduler::worker::on_worker(|worker| worker.push(job));
     } else {
         shared.registry.inject(job);
     }
@@ -330,7 +330,7 @@ unsafe fn finish(shared: *const Shared, id: Option<GraphTaskId>, last: StrandRef
     unsafe { (*shared).last_finished.store(last) };
     if let Some(id) = id {
         // SAFETY: forwarded contract: finished, still counted live.
-        if unsafe { requests::finish_registered(shared, id, last) } {
+        if unsafe { graph_requests::finish_registered(shared, id, last) } {
             return;
         }
     }

@@ -14,7 +14,7 @@
 //! the minimum discards rounds an interrupt or another process disturbed.
 //! About 0.2 ms in all.
 
-use crate::deque::TaskDeque;
+use crate::job::deque::TaskDeque;
 use crate::job::HeapJob;
 use crate::params::QueuePolicy;
 use std::hint::black_box;

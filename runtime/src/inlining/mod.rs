@@ -53,18 +53,18 @@
 mod calibrate;
 mod policy;
 mod report;
-mod site;
-mod sites;
+mod site_ids;
+mod site_state;
 mod table;
 
 pub use report::{InliningReport, SiteReport};
-pub(crate) use sites::{SiteDescriptor, SiteId, SiteKey, SiteSlot};
+pub(crate) use site_ids::{SiteDescriptor, SiteId, SiteKey, SiteSlot};
 
 use crate::counters::{add, bump};
 use crate::params::Inlining;
 use calibrate::Calibration;
 use parking_lot::Mutex;
-use site::{LocalSite, SharedSite, INLINE_BIT};
+use site_state::{LocalSite, SharedSite, INLINE_BIT};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::time::Instant;
@@ -121,7 +121,7 @@ pub(crate) struct WorkerSites {
 
 /// A worker's map from a site's `#[track_caller]` location (its address)
 /// to its id, or [`UNTRACKED`]: a cache miss of a location looks here
-/// before the process-wide directory (`sites::register`, a global mutex and
+/// before the process-wide directory (`site_ids::register`, a global mutex and
 /// a hash of the file name), so that two locations that evict each other
 /// from the cache do not take the directory's lock at every execution.
 /// Ids are never reused, and a full directory stays full, so an entry
@@ -306,7 +306,7 @@ impl Inliner {
         };
         if local.generation.load(Ordering::Relaxed) == 0 {
             shared.seed(self.policy, self.calibration, || {
-                sites::describe(id).and_then(|site| site.static_effort)
+                site_ids::describe(id).and_then(|site| site.static_effort)
             });
         }
         sites.flush(entry);
@@ -375,7 +375,7 @@ impl Inliner {
 
 #[cfg(test)]
 mod tests {
-    use super::sites::tests::here;
+    use super::site_ids::tests::here;
     use super::*;
 
     #[test]

@@ -75,7 +75,7 @@
 //! waiting for their requests), so it panics with the count instead, and
 //! leaves MPI initialised.
 
-mod requests;
+mod pending;
 
 use crate::dataflow::external;
 use crate::runtime::current_worker_index;
@@ -83,7 +83,7 @@ use mpi::environment::Threading;
 use mpi::point_to_point::Status;
 use mpi::raw::AsRaw;
 use mpi::request::{Request, Scope};
-use requests::{Completion, REQUESTS};
+use pending::{Completion, REQUESTS};
 use std::fmt;
 use std::sync::OnceLock;
 
@@ -214,7 +214,7 @@ pub fn wait_all<'a, D: ?Sized, S: Scope<'a>>(requests: Vec<Request<'a, D, S>>) -
     }
     require_thread_multiple();
     let mut raw: Vec<_> = requests.iter().map(|r| r.as_raw()).collect();
-    let statuses = match requests::test_all(&mut raw) {
+    let statuses = match pending::test_all(&mut raw) {
         // Finished already: no suspension.
         Some(statuses) => statuses,
         None => {
@@ -335,7 +335,7 @@ pub unsafe fn bind<'a, D: ?Sized, S: Scope<'a>>(requests: Vec<Request<'a, D, S>>
             raw
         })
         .collect();
-    if requests::test_all(&mut raw).is_some() {
+    if pending::test_all(&mut raw).is_some() {
         // Finished already: the task completes as if it had bound nothing.
         return;
     }
