@@ -14,8 +14,8 @@
 //!   elements (safe `&mut` access), and [`for_range_reduce`],
 //!   [`for_range_chunked_reduce`] and [`for_chunks_reduce`] fold a range or
 //!   a slice deterministically for an associative combination;
-//!   [`par_sort`] and its `_by`, `_by_key` and `_unstable` forms sort a
-//!   slice with a parallel merge sort.
+//!   [`slice::par_sort`] and its `_by`, `_by_key` and `_unstable` forms sort
+//!   a slice with a parallel merge sort.
 //! * **Dataflow**: [`dataflow()`] tasks declare `in`/`out`/`inout` accesses to
 //!   runtime-owned [`Data`](dataflow::Data) and [`Tiles`](dataflow::Tiles) (the
 //!   [`dataflow`](mod@dataflow) module); the runtime orders them as OpenMP
@@ -26,10 +26,11 @@
 //! * **Adaptive inlining**: every `join`/`spawn` call site is measured on
 //!   its own; a site whose tasks are too short to be worth the scheduler
 //!   runs them as plain calls, and hands work out only when another worker
-//!   is hungry ([`Inlining`], [`Runtime::inlining_report`]).
+//!   is hungry ([`tuning::Inlining`], [`Runtime::inlining_report`]).
 //! * **Runtime**: build one with [`Runtime::builder`], or let the free
 //!   functions use the lazily created global runtime. [`Runtime::counters`]
-//!   tells what the scheduler did.
+//!   tells what the scheduler did. The knobs, limits and reports a program
+//!   rarely names are in [`tuning`].
 //! * **Profiling** (cargo feature `trace`): `Runtime::profile` records a
 //!   run's computation DAG and finds its critical path and where the time
 //!   went — work, busy delay, scheduler delay by cause, idle time — as a
@@ -40,7 +41,8 @@
 //! [`for_range`]`(a..b, g, f)`; `par_chunks_mut(n).enumerate().for_each(f)`
 //! is [`for_chunks_mut`]`(slice, n, f)`; `par_iter_mut().enumerate().for_each`
 //! is [`for_each_mut`]; `fold(...).reduce(...)` over a range or chunks is
-//! [`for_range_reduce`] or [`for_chunks_reduce`];
+//! [`for_range_reduce`] or [`for_chunks_reduce`]; `par_sort` and its forms
+//! are [`slice::par_sort`]`(slice)` and its forms;
 //! `ThreadPoolBuilder::num_threads` is [`RuntimeBuilder::num_workers`],
 //! `ThreadPool::install` is [`Runtime::run`], `current_thread_index` is
 //! [`current_worker_index`], and `RAYON_NUM_THREADS` is `PRESCIENT_WORKERS`.
@@ -48,7 +50,8 @@
 //! ## Fork-join
 //!
 //! ```
-//! use prescient::{Params, QueuePolicy, Runtime};
+//! use prescient::tuning::QueuePolicy;
+//! use prescient::{Params, Runtime};
 //! const PARAMS: Params = Params::DEFAULT
 //!     .with_queue_policy(QueuePolicy::InsertFrontStealBack)
 //!     .with_queue_capacity(4)
@@ -86,10 +89,10 @@
 //! // room for 32 queued tasks per worker; CF'17's trees would choose DEF
 //! // (thieves take the newest) with 4.
 //! use prescient::analysis::Trees;
-//! assert_eq!(fib::PARAMS.queue_policy, prescient::QueuePolicy::InsertBackStealFront);
+//! assert_eq!(fib::PARAMS.queue_policy, prescient::tuning::QueuePolicy::InsertBackStealFront);
 //! assert_eq!(fib::PARAMS.queue_capacity, 32);
 //! let cf17 = fib::ANALYSIS.params(Trees::Cf17);
-//! assert_eq!(cf17.queue_policy, prescient::QueuePolicy::InsertBackStealBack);
+//! assert_eq!(cf17.queue_policy, prescient::tuning::QueuePolicy::InsertBackStealBack);
 //! let runtime = prescient::Runtime::builder()
 //!     .params(fib::PARAMS)
 //!     .num_workers(2)
@@ -190,20 +193,11 @@ mod topology;
 mod trace;
 mod unwind;
 
-pub use counters::Counters;
 pub use dataflow::dataflow;
-pub use inlining::{InliningReport, SiteReport};
 pub use loops::chunks::{for_chunks, for_chunks_mut, for_each_mut};
 pub use loops::range::{for_range, for_range_chunked};
 pub use loops::reduce::{for_chunks_reduce, for_range_chunked_reduce, for_range_reduce};
-pub use loops::sort::{
-    par_sort, par_sort_by, par_sort_by_key, par_sort_unstable, par_sort_unstable_by,
-    par_sort_unstable_by_key,
-};
-pub use params::{
-    DastMode, Inlining, Params, ParamsError, Pinning, QueuePolicy, DEFAULT_STACK_SIZE,
-    MAX_DEPENDENCY_BUCKETS, MAX_QUEUE_CAPACITY, MAX_STACK_SIZE, MIN_STACK_SIZE,
-};
+pub use params::Params;
 /// The static analyzer: put it on an inline module of task code to get that
 /// program's [`Params`] as `PARAMS` (and the analysis behind them as
 /// `ANALYSIS`, a [`ProgramAnalysis`](analysis::ProgramAnalysis)) inside the
@@ -211,15 +205,63 @@ pub use params::{
 /// for a runnable example, and [`analysis`] for the decision trees.
 #[doc(inline)]
 pub use prescient_macros::task_program;
-pub use runtime::{
-    current_worker_index, num_workers, BuildError, Runtime, RuntimeBuilder, MAX_WORKERS,
-};
+pub use runtime::{current_worker_index, num_workers, BuildError, Runtime, RuntimeBuilder};
 pub use task::event::Event;
 pub use task::group::TaskGroup;
 pub use task::join::join;
 pub use task::local::LocalKey;
 pub use task::scope::{scope, Scope};
 pub use task::spawn::{spawn, TaskHandle};
+
+/// Parallel sorts of slices: cilksort's merge sort on the runtime's tasks,
+/// with the standard library's guarantees (the stable sorts are stable) and
+/// rayon's names (`ParallelSliceMut::par_sort` and its `_by`, `_by_key` and
+/// `_unstable` forms, here free functions of the slice).
+///
+/// ```
+/// let mut v: Vec<u32> = (0..10_000).rev().collect();
+/// prescient::slice::par_sort(&mut v);
+/// assert!(v.windows(2).all(|w| w[0] <= w[1]));
+/// ```
+pub mod slice {
+    pub use crate::loops::sort::{
+        par_sort, par_sort_by, par_sort_by_key, par_sort_unstable, par_sort_unstable_by,
+        par_sort_unstable_by_key,
+    };
+}
+
+/// What a program tunes and what tells it how a run went: the values of
+/// [`Params`]' fields, the limits [`Params::validate`] enforces (so that a
+/// program can clamp a computed value instead of guessing), and the
+/// scheduler's reports.
+///
+/// Most programs never name these: `Params::DEFAULT` or the analyzer's
+/// `PARAMS` are complete values, and the free functions need no runtime of
+/// their own.
+///
+/// ```
+/// use prescient::tuning::{Inlining, QueuePolicy, MAX_QUEUE_CAPACITY};
+/// use prescient::{Params, Runtime};
+/// const PARAMS: Params = Params::DEFAULT
+///     .with_queue_policy(QueuePolicy::InsertFrontStealBack)
+///     .with_queue_capacity(MAX_QUEUE_CAPACITY)
+///     .with_inlining(Inlining::Never)
+///     .checked();
+/// let runtime = Runtime::builder().params(PARAMS).num_workers(1).build().unwrap();
+/// assert_eq!(runtime.run(|| prescient::join(|| 1, || 2)), (1, 2));
+/// // One worker has no thief: the scheduler's report (a `tuning::Counters`)
+/// // says nothing was stolen.
+/// assert_eq!(runtime.counters().steals, 0);
+/// ```
+pub mod tuning {
+    pub use crate::counters::Counters;
+    pub use crate::inlining::{InliningReport, SiteReport};
+    pub use crate::params::{
+        DastMode, Inlining, ParamsError, Pinning, QueuePolicy, DEFAULT_STACK_SIZE,
+        MAX_DEPENDENCY_BUCKETS, MAX_QUEUE_CAPACITY, MAX_STACK_SIZE, MIN_STACK_SIZE,
+    };
+    pub use crate::runtime::MAX_WORKERS;
+}
 
 /// What the code `#[task_program]` emits refers to: the spawn-site `static`s,
 /// the site-aware `join`/`spawn`/`for_range` entry points, and the `const fn`

@@ -428,10 +428,10 @@ impl Runtime {
     }
 
     /// The inliner's per-site statistics and decisions (see
-    /// [`Inlining`](crate::Inlining)): executions, inlined executions,
+    /// [`Inlining`](crate::tuning::Inlining)): executions, inlined executions,
     /// samples and their mean duration, per spawn site that ran in this
-    /// runtime. Empty under [`Inlining::Never`](crate::Inlining::Never).
-    pub fn inlining_report(&self) -> crate::InliningReport {
+    /// runtime. Empty under [`Inlining::Never`](crate::tuning::Inlining::Never).
+    pub fn inlining_report(&self) -> crate::inlining::InliningReport {
         self.registry.inlining_report()
     }
 

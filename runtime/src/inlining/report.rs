@@ -14,7 +14,8 @@ use std::sync::atomic::Ordering;
 /// relative to, and one entry per spawn site that ran in it.
 ///
 /// ```
-/// use prescient::{Inlining, Params, Runtime};
+/// use prescient::tuning::Inlining;
+/// use prescient::{Params, Runtime};
 /// fn fib(n: u64) -> u64 {
 ///     if n < 2 { return n; }
 ///     let (a, b) = prescient::join(|| fib(n - 1), || fib(n - 2));

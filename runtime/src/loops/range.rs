@@ -153,7 +153,7 @@ mod tests {
     /// published and taken back — the deepest path a split can take.
     fn stack_below_loop(levels: u32) -> usize {
         let params = crate::Params::DEFAULT
-            .with_queue_policy(crate::QueuePolicy::InsertFrontStealBack)
+            .with_queue_policy(crate::params::QueuePolicy::InsertFrontStealBack)
             .checked();
         let runtime = Runtime::builder()
             .params(params)

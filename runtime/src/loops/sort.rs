@@ -71,7 +71,7 @@ pub(crate) const MERGE_LEAF: usize = 4096;
 ///
 /// ```
 /// let mut v = vec![5, 1, 4, 2, 3];
-/// prescient::par_sort(&mut v);
+/// prescient::slice::par_sort(&mut v);
 /// assert_eq!(v, [1, 2, 3, 4, 5]);
 /// ```
 pub fn par_sort<T: Ord + Send>(v: &mut [T]) {
@@ -88,7 +88,7 @@ pub fn par_sort<T: Ord + Send>(v: &mut [T]) {
 ///
 /// ```
 /// let mut v = vec![(1, 'b'), (0, 'z'), (1, 'a')];
-/// prescient::par_sort_by(&mut v, |x, y| x.0.cmp(&y.0));
+/// prescient::slice::par_sort_by(&mut v, |x, y| x.0.cmp(&y.0));
 /// assert_eq!(v, [(0, 'z'), (1, 'b'), (1, 'a')]); // stable
 /// ```
 pub fn par_sort_by<T, F>(v: &mut [T], compare: F)
@@ -107,7 +107,7 @@ where
 ///
 /// ```
 /// let mut v = vec![-3i32, 1, -2];
-/// prescient::par_sort_by_key(&mut v, |x| x.abs());
+/// prescient::slice::par_sort_by_key(&mut v, |x| x.abs());
 /// assert_eq!(v, [1, -2, -3]);
 /// ```
 pub fn par_sort_by_key<T, K, F>(v: &mut [T], key: F)
@@ -128,7 +128,7 @@ where
 ///
 /// ```
 /// let mut v = vec![3u64, 1, 2];
-/// prescient::par_sort_unstable(&mut v);
+/// prescient::slice::par_sort_unstable(&mut v);
 /// assert_eq!(v, [1, 2, 3]);
 /// ```
 pub fn par_sort_unstable<T: Ord + Send>(v: &mut [T]) {
@@ -142,7 +142,7 @@ pub fn par_sort_unstable<T: Ord + Send>(v: &mut [T]) {
 ///
 /// ```
 /// let mut v = vec![1, 3, 2];
-/// prescient::par_sort_unstable_by(&mut v, |a, b| b.cmp(a));
+/// prescient::slice::par_sort_unstable_by(&mut v, |a, b| b.cmp(a));
 /// assert_eq!(v, [3, 2, 1]);
 /// ```
 pub fn par_sort_unstable_by<T, F>(v: &mut [T], compare: F)
@@ -160,7 +160,7 @@ where
 ///
 /// ```
 /// let mut v = vec!["ccc", "a", "bb"];
-/// prescient::par_sort_unstable_by_key(&mut v, |s| s.len());
+/// prescient::slice::par_sort_unstable_by_key(&mut v, |s| s.len());
 /// assert_eq!(v, ["a", "bb", "ccc"]);
 /// ```
 pub fn par_sort_unstable_by_key<T, K, F>(v: &mut [T], key: F)

@@ -87,7 +87,7 @@ impl TaskGroup {
     /// Spawns `f` into the group: on this worker's deque inside a runtime
     /// (inline right away when the deque is full, or when the inliner
     /// measured this call site's tasks to be too short to be worth the
-    /// scheduler, see [`Inlining`](crate::Inlining)), into the global
+    /// scheduler, see [`Inlining`](crate::tuning::Inlining)), into the global
     /// runtime outside.
     #[track_caller]
     pub fn spawn<F>(&self, f: F)

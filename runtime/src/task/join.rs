@@ -35,8 +35,8 @@ use std::panic::{self, AssertUnwindSafe, Location};
 ///
 /// Called outside any runtime, it runs in the global runtime.
 ///
-/// Under [`Inlining::Baseline`](crate::Inlining::Baseline) or
-/// [`Inlining::Adaptive`](crate::Inlining::Adaptive) (the default), the call
+/// Under [`Inlining::Baseline`](crate::tuning::Inlining::Baseline) or
+/// [`Inlining::Adaptive`](crate::tuning::Inlining::Adaptive) (the default), the call
 /// site is a spawn site of the inliner, identified by its source location:
 /// when its `b`s are measured to be too short to be worth a thief, `join` is
 /// `(a(), b())` at nearly the cost of the two calls, handing out work only

@@ -140,7 +140,7 @@ impl<'scope> Scope<'scope> {
     /// When this worker's deque is full the task runs right away, before
     /// `spawn` returns (lazy task creation), and so it does when the
     /// inliner measured this call site's tasks to be too short to be worth
-    /// the scheduler ([`Inlining`](crate::Inlining)); a panic in it is kept
+    /// the scheduler ([`Inlining`](crate::tuning::Inlining)); a panic in it is kept
     /// for the scope's end either way.
     #[track_caller]
     pub fn spawn<F>(&self, f: F)

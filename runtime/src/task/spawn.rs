@@ -204,8 +204,8 @@ impl<T> Drop for TaskHandle<T> {
 /// the spawner does only after `spawn` returns. Outside any runtime it goes to
 /// the global runtime.
 ///
-/// Under [`Inlining::Baseline`](crate::Inlining::Baseline) or
-/// [`Inlining::Adaptive`](crate::Inlining::Adaptive) (the default), the call
+/// Under [`Inlining::Baseline`](crate::tuning::Inlining::Baseline) or
+/// [`Inlining::Adaptive`](crate::tuning::Inlining::Adaptive) (the default), the call
 /// site is a spawn site of the inliner, identified by its source location:
 /// when its tasks are measured to be too short to be worth the scheduler,
 /// they run at once as plain calls too (except, now and then, when another

@@ -13,7 +13,9 @@
 //!   manager, and (with the `trace` feature) a profiled run, each at the
 //!   bottom of a 16 KiB reserve (child processes: an overflow aborts).
 
-use prescient::{DastMode, Params, Runtime, MIN_STACK_SIZE};
+use prescient::tuning::{DastMode, MIN_STACK_SIZE};
+
+use prescient::{Params, Runtime};
 use prescient_tests::{test_path, watchdog};
 use std::mem::MaybeUninit;
 use std::process::Command;
