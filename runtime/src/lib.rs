@@ -131,43 +131,23 @@
 //! assert_eq!(values[15], (1..=16).sum::<u64>());
 //! ```
 
-// Module layers, lowest first (ARCHITECTURE.md has each module's imports):
-// 1. `params`, `sync`, `spin_lock`, `stack` (task stacks: reserve,
-//    commitment, trimming; `params`), `overflow` (`stack`), `topology`, `trace` (the
-//    profiler's recording hooks; empty without the `trace` feature), `job`
-//    (`trace`), `counters`, `latent` (`job`), `progress` (the hook through
-//    which workers poll external operations) — no runtime state;
-// 2. `deque` (uses `job`, `spin_lock`), `fiber` (stack switching; `job`,
-//    `overflow`, `stack`), `dast` (the DAST manager's request queues, push policies
-//    and manager loop; `job`, `params`, `sync`);
-// 3. `sleep` (parking and resume inboxes; `fiber`), `inlining` (the
-//    adaptive inliner: site ids, per-site statistics and decisions,
-//    calibration; `counters`, `deque`, `job`, `params`, `spin_lock`, `sync`);
-// 4. `latch` (waiting; `fiber`, `sync`), `stack_job` (`job`, `latch`);
-// 5. `registry` — the scheduler's shared part: what other threads see of
-//    each worker, stealing, the injector, waking sleepers, the DAST manager
-//    thread (`counters`, `dast`, `deque`, `inlining`, `job`, `latch`,
-//    `overflow`, `params`, `sleep`, `sync`, `trace`);
-// 6. `worker` — each worker's own part: its state and main loop, inliner
-//    routing, lazy task creation, latent joins, waiting, fibers and the
-//    live-stack cap, idling, its side of DAST (`registry` and layers 1–4);
-// 7. the public API: `runtime`, `join`, `split` (the loops' splitting
-//    engine over `join`), `range`, `chunks` and `reduce` (loops over
-//    `split`), `sort` (the parallel sorts, over `join`),
-//    `spawn`, `scope`, `group`, `event`, `task_local`, `dataflow`, `mpi`
-//    (feature `mpi`, over `event`, `dataflow` and `progress`),
-//    `analysis` (whose `SpawnSite` statics carry an `inlining` site slot),
-//    `profile` (`Runtime::profile`, feature `trace`). `fiber`, `stack_job`,
-//    `worker` and the public API call `trace`'s hooks.
-//
-// No module imports one from a layer above it, and no two modules import
-// each other (within layer 7, `join`, `split`, `sort`, `spawn`, `scope`,
-// `group` and `dataflow` use `runtime`, never the reverse, `split` and `sort`
-// use `join`, and `range`, `chunks` and `reduce` use `split`). Nor
-// do two files of one module: `worker`'s files use only `worker/thread.rs`
-// of their folder, and the files of `dast` and of `dataflow` form chains (see
-// each `mod.rs`). Test code is the one exception: `sleep`'s loom models use
-// `latch` (which does not use `sleep`).
+// Module layers, lowest first. A module imports only modules of its own
+// layer or below, and no import circle joins the modules of any folder;
+// ARCHITECTURE.md ("Module layers") has the same table with each folder's
+// inner layers and every module's imports, and `.ci/check-layout` checks
+// the code, this list and that table against each other (test code and
+// every cargo feature included).
+// 1. `sync`, `spin_lock`, `unwind`, `params`, `counters`, `topology`, `progress`, `trace`
+// 2. `job`
+// 3. `dast`, `inlining`
+// 4. `scheduler`, `analysis`
+// 5. `runtime`
+// 6. `task`
+// 7. `loops`, `dataflow`, `profile`
+// 8. `mpi`
+// The crate root's re-exports and its `tuning`, `slice` and `__private`
+// modules are the public face, above every layer: no module imports
+// through them.
 
 #![deny(missing_docs)]
 
