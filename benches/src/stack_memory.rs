@@ -26,7 +26,6 @@
 //! what is measured) and a live-stack cap of `N`.
 
 use prescient::tuning::{Inlining, MAX_QUEUE_CAPACITY};
-
 use prescient::{Event, Params, Runtime};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Barrier};

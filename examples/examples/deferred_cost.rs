@@ -15,7 +15,6 @@
 //! reaches the deque.
 
 use prescient::tuning::{Inlining, QueuePolicy};
-
 use prescient::{Params, Runtime};
 use std::hint::black_box;
 use std::time::Instant;

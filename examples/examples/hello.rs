@@ -9,7 +9,6 @@
 //! (spawns deferred to a deque or run inline, steals, suspended waits).
 
 use prescient::tuning::QueuePolicy;
-
 use prescient::{Event, Params, Runtime, TaskGroup};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;

@@ -12,7 +12,6 @@
 //! end inlined, the site of large tasks keeps spawning.
 
 use prescient::tuning::Inlining;
-
 use prescient::{Params, Runtime};
 use prescient_benches::programs::fib::{fib_prescient as fib, fib_seq};
 use std::hint::black_box;

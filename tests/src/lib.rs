@@ -12,7 +12,6 @@
 #![deny(missing_docs)]
 
 use prescient::tuning::{DastMode, QueuePolicy};
-
 use prescient::{Params, Runtime};
 use std::any::Any;
 use std::sync::{mpsc, Mutex, MutexGuard, Once, PoisonError};

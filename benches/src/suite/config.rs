@@ -5,7 +5,6 @@ use std::fmt;
 use std::time::Duration;
 
 use prescient::tuning::QueuePolicy;
-
 use prescient::Params;
 
 use super::work::Work;

@@ -11,7 +11,6 @@
 //!   instead of spinning them.
 
 use prescient::tuning::QueuePolicy;
-
 use prescient::{Event, Runtime};
 use prescient_tests::{assert_parked, named_runtime, threads_named, watchdog};
 use std::sync::Arc;

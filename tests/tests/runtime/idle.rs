@@ -9,7 +9,6 @@
 //! is set).
 
 use prescient::tuning::QueuePolicy;
-
 use prescient::Event;
 use prescient_tests::{assert_parked, watchdog};
 use std::sync::Arc;

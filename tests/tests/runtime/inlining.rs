@@ -5,7 +5,6 @@
 //! durations differ by orders of magnitude.
 
 use prescient::tuning::{Inlining, ParamsError, SiteReport};
-
 use prescient::{Params, Runtime};
 
 /// The largest `upper` of `Inlining::Baseline`, 2^16 spawn overheads.

@@ -20,7 +20,6 @@
 //! machine).
 
 use prescient::tuning::{Inlining, QueuePolicy};
-
 use prescient::{Event, Runtime};
 use prescient_tests::{runtime_with, small_stack_runtime, watchdog, Config};
 use std::sync::atomic::{AtomicBool, Ordering};

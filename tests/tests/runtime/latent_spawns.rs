@@ -24,7 +24,6 @@
 //! (oversubscribing this 2-core machine).
 
 use prescient::tuning::{Inlining, QueuePolicy};
-
 use prescient::{Event, Params, Runtime, TaskGroup};
 use prescient_tests::{message, quiet_expected_panics, runtime_with, watchdog};
 use std::panic::{catch_unwind, AssertUnwindSafe};

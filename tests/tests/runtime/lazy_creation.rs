@@ -6,7 +6,6 @@
 //! count still says "full".
 
 use prescient::tuning::QueuePolicy;
-
 use prescient::Params;
 use prescient_tests::{runtime_with, watchdog};
 use std::time::Duration;

@@ -14,7 +14,6 @@
 //! other threads.
 
 use prescient::tuning::{DastMode, QueuePolicy};
-
 use prescient::{Event, Runtime, TaskGroup};
 use prescient_tests::{
     assert_threads_gone, message, per_dast_mode, quiet_expected_panics, small_stack_runtime,

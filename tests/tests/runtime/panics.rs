@@ -5,7 +5,6 @@
 //! stays usable and loses no other task.
 
 use prescient::tuning::QueuePolicy;
-
 use prescient::{Event, Runtime, TaskGroup};
 use prescient_tests::{message, quiet_expected_panics, small_stack_runtime, watchdog, CAPACITIES};
 use std::panic::{catch_unwind, AssertUnwindSafe};

@@ -8,7 +8,6 @@
 //! workers than PUs.
 
 use prescient::tuning::Pinning;
-
 use prescient::{Params, Runtime};
 use prescient_tests::{parse_cpu_list, threads_named, watchdog};
 use std::collections::HashSet;

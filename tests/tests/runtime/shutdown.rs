@@ -4,7 +4,6 @@
 //! quickly.
 
 use prescient::tuning::QueuePolicy;
-
 use prescient::{Event, Runtime, TaskGroup};
 use prescient_tests::{assert_threads_gone, watchdog, workers_of, WORKERS};
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -13,7 +13,6 @@
 //! the child waits: for an event that the first bystander sets.
 
 use prescient::tuning::QueuePolicy;
-
 use prescient::{Event, Runtime, TaskGroup, TaskHandle};
 use prescient_tests::{small_stack_runtime, watchdog};
 use std::cell::RefCell;

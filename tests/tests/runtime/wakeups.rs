@@ -6,7 +6,6 @@
 //! from the parked state.
 
 use prescient::tuning::QueuePolicy;
-
 use prescient::{Event, Runtime};
 use prescient_tests::{spin_for, watchdog};
 use std::sync::atomic::{AtomicUsize, Ordering};

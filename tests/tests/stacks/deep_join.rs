@@ -32,7 +32,6 @@
 //! fitting in 8 MiB.
 
 use prescient::tuning::{QueuePolicy, MAX_QUEUE_CAPACITY};
-
 use prescient::{Params, Runtime};
 use prescient_tests::watchdog;
 use std::cell::Cell;

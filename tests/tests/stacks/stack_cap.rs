@@ -10,7 +10,6 @@
 //!   mapped beyond the cap.
 
 use prescient::tuning::{Counters, QueuePolicy};
-
 use prescient::{Event, Params, Runtime};
 use prescient_tests::{fib_seq, mappings_of, watchdog, watchdog_diag};
 use std::collections::HashSet;

@@ -14,7 +14,6 @@
 //!   bottom of a 16 KiB reserve (child processes: an overflow aborts).
 
 use prescient::tuning::{DastMode, MIN_STACK_SIZE};
-
 use prescient::{Params, Runtime};
 use prescient_tests::{test_path, watchdog};
 use std::mem::MaybeUninit;

@@ -4,7 +4,6 @@
 //! program under all of them.
 
 use prescient::tuning::{Counters, QueuePolicy};
-
 use prescient::{Params, Runtime};
 use std::hint::black_box;
 use std::sync::Arc;

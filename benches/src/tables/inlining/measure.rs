@@ -3,7 +3,6 @@
 //! ([`Runner`]), and one runner's median on a pool of its own.
 
 use prescient::tuning::{Inlining, InliningReport};
-
 use prescient::{Params, Runtime};
 use std::hint::black_box;
 use std::num::NonZeroUsize;

@@ -26,7 +26,6 @@
 pub mod measure;
 
 use prescient::tuning::Inlining;
-
 use prescient::Params;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;

@@ -5,7 +5,6 @@
 //! say which path the tasks took.
 
 use prescient::tuning::Counters;
-
 use prescient::Runtime;
 use std::time::{Duration, Instant};
 

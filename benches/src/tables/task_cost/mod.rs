@@ -19,7 +19,6 @@ mod nqueens;
 mod shapes;
 
 use prescient::tuning::Inlining;
-
 use prescient::Params;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;

@@ -5,7 +5,6 @@
 //! per-task cost a real fine-grained program pays.
 
 use prescient::tuning::Counters;
-
 use prescient::{Params, Runtime};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
