@@ -54,13 +54,8 @@
 //!   per request. Halving keeps the recursion at most `usize::BITS` (64)
 //!   levels deep: `#[task_program]` charges a loop's body two
 //!   `JOIN_FRAME_BYTES` of stack per level, and the unit test in `range.rs`
-//!   checks that one level of splitting fits in two. Measured when the
-//!   range loop moved onto this engine (the loop had its own before):
-//!   callgrind on one worker over 10^6 indices counted 25.9 M instructions
-//!   at grain 1 (27.9 M before), 8.2 M at grain 64 (9.2 M) and 1.90 M for
-//!   a chunked loop at grain 16 (1.97 M); a level of splitting takes 336 B
-//!   of stack in a release build and 1,600 B in a debug build (1,376 B
-//!   before; `JOIN_FRAME_BYTES` allows 640 and 2,048).
+//!   checks that one level of splitting fits in two (instruction counts
+//!   and frame sizes: docs/measurements.md, "The splitting engine").
 //!
 //! * **What a body must not do.** Wait for a later iteration: the rest of
 //!   the piece is not a task anyone could run while the body waits (as in
@@ -144,8 +139,8 @@ where
 ///
 /// `fold` is `ops.fold`, passed on its own: as a reference argument of its
 /// own, what it captures is known not to change while the loop runs, so
-/// the compiler loads it once per piece instead of once per chunk (one
-/// instruction per chunk, measured with callgrind on a chunked loop).
+/// the compiler loads it once per piece instead of once per chunk
+/// (docs/measurements.md, "The splitting engine").
 fn drive<P, T, I, F, C>(piece: P, acc: T, fold: &F, ops: &Fold<'_, I, F, C>) -> T
 where
     P: Piece,
@@ -210,9 +205,9 @@ where
     F: Fn(T, P) -> T,
 {
     // Locals, not the arguments: `piece` is passed by reference to a copy,
-    // and updating that copy in the loop kept it in memory (three stores
-    // per chunk and the captures reloaded after each; callgrind counted
-    // four instructions per chunk more than the plain loop).
+    // and updating that copy in the loop kept it in memory (stores per
+    // chunk and the captures reloaded after each: docs/measurements.md,
+    // "The splitting engine").
     let (mut piece, mut acc) = (piece, acc);
     loop {
         if piece.is_one_chunk() {

@@ -337,8 +337,8 @@ impl Registry {
     /// A worker that spun without stealing (the spin only watches for
     /// non-empty deques) and then parked would leave no flag behind, and a
     /// worker that runs only joins would never push: the sleeper would sleep
-    /// through the whole computation (seen: a 2-worker fib at sequential
-    /// speed, without a steal). With the flags up, the next join of every
+    /// through the whole computation (docs/measurements.md, "Idle workers").
+    /// With the flags up, the next join of every
     /// busy worker publishes, and its push wakes this worker.
     /// O(workers), on the path to parking only; each flag is read before it
     /// is written, so a flag already up costs no cache-line transfer.

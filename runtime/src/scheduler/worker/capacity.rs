@@ -41,14 +41,12 @@ impl WorkerThread {
     /// it is about to run a new task inline, for as long as that takes —
     /// and while its records fill the capacity nothing it spawns becomes
     /// visible, so a pool of idle thieves would get one task per spawn of
-    /// the owner (seen: 20 and more of 64 coarse spawns inline on 16
-    /// workers, where pushing every task ran about 10 inline). Oldest
+    /// the owner (docs/measurements.md, "Sharing at a full capacity"). Oldest
     /// first, so that under the policies whose thieves take the oldest
     /// they take the largest; the owner takes the rest back at its waits.
     /// Not only on a raised flag: a thief's flag is consumed by one answer,
-    /// and thieves that parked since raise no other (seen: 30 of 64 coarse
-    /// spawns inline on 16 workers of a loaded 2-core machine); an idle
-    /// worker anywhere means the records are better off visible.
+    /// and thieves that parked since raise no other (the same section); an
+    /// idle worker anywhere means the records are better off visible.
     #[cold]
     #[inline(never)]
     fn share_when_full(&self) {

@@ -39,8 +39,8 @@ impl WorkerThread {
     /// Insieme, whose joiner under insert-back policies suspends here and
     /// lets the worker take its *oldest* job: a fine-grained recursion then
     /// expands breadth-first, every join suspends, and thieves (who take the
-    /// newest under `DEF`) get the smallest tasks — `DEF` fib then ran slower
-    /// than sequential. The child is the joiner's own dependency, not a
+    /// newest under `DEF`) get the smallest tasks (docs/measurements.md,
+    /// "Claiming one's own child"). The child is the joiner's own dependency, not a
     /// scheduling choice; the policy still decides where new jobs go, which
     /// job the owner takes when it looks for work, and which end thieves
     /// take.
