@@ -24,7 +24,7 @@
 //! * `state.rs` — [`Dast`], what a runtime holds (the queues, the manager's
 //!   wake-up, the mode), and the round-robin drain shared by the manager
 //!   thread and idle workers ([`Dast::drain_round`]).
-//! * `request.rs` — the two interfaces that keep this module below the
+//! * `interface.rs` — the two interfaces that keep this module below the
 //!   dataflow code and the scheduler: a request is an [`ErasedRequest`] (the
 //!   dataflow layer implements [`Request`] for its graph operations), and the
 //!   tasks a request makes ready go to a [`ReadySink`] (the registry's
@@ -34,9 +34,9 @@
 //! * this file — declares them, re-exports what the rest of the crate uses,
 //!   and switches the timings on or off ([`time_request`], [`time_lock`]).
 //!
-//! `manager.rs` → `state.rs`, `request.rs`; `state.rs` → `wake.rs`,
-//! `queue.rs`, `request.rs`; `policy.rs` → `state.rs`; `stats.rs` →
-//! `request.rs`. No file imports this one.
+//! `manager.rs` → `state.rs`, `interface.rs`; `state.rs` → `wake.rs`,
+//! `queue.rs`, `interface.rs`; `policy.rs` → `state.rs`; `stats.rs` →
+//! `interface.rs`. No file imports this one.
 //!
 //! # Who executes requests, per [`DastMode`](crate::params::DastMode)
 //! * `Off` — no queues; workers execute every request inline.

@@ -24,7 +24,7 @@
 //   (region ids, retired allocations, the final wait).
 // * `state.rs`: what a scope shares with its tasks (graph, live count,
 //   first panic) and the type-erased task the graph holds.
-// * `requests.rs`: the graph operations as DAST requests — executed inline
+// * `graph_requests.rs`: the graph operations as DAST requests — executed inline
 //   by the worker that submits or finishes a task, or queued for the
 //   manager, as the worker's push policies decide (see `crate::dast`).
 // * `graph_ops.rs`: the scope's dependency graph, sharded by region, each

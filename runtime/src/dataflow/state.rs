@@ -33,7 +33,7 @@ thread_local! {
 pub(crate) struct Shared {
     /// The dependency graph, sharded by region; its operations run inline
     /// on the worker that submits or finishes a task, or as DAST requests
-    /// (see `requests.rs`), under the locks of the task's shards.
+    /// (see `graph_requests.rs`), under the locks of the task's shards.
     pub(crate) graph: LockedGraph<TaskRef>,
     /// Tasks submitted and not finished.
     pub(crate) live: LiveCount,

@@ -318,7 +318,7 @@ pub(crate) fn adopt(events: BoundEvents) {
 
 /// Reports a finished task to the graph — `done` and `delete`, each inline
 /// or queued for the DAST manager as the worker's push policies say (see
-/// `requests.rs`) — and uncounts it, its last access to its scope, unless
+/// `graph_requests.rs`) — and uncounts it, its last access to its scope, unless
 /// the executor of its queued `delete` will.
 ///
 /// # Safety

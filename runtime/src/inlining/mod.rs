@@ -3,7 +3,7 @@
 //!
 //! # What it decides
 //! Every `join`, `spawn`, scope spawn and group spawn call is a *site* with
-//! a dense process-wide id (`sites.rs`). Under [`Inlining::Baseline`] or
+//! a dense process-wide id (`site_ids.rs`). Under [`Inlining::Baseline`] or
 //! [`Inlining::Adaptive`] a site counts its executions on each worker,
 //! times every 2^k-th one, and decides from the geometric mean of the
 //! sampled durations whether its tasks go to the scheduler (*spawn*: a
@@ -11,7 +11,7 @@
 //! are `policy.rs`; the units, multiples of the spawn overhead measured at
 //! start-up, are `calibrate.rs`; the per-runtime and per-worker state and
 //! how workers share decisions without waiting for each other are
-//! `site.rs`; the public report is `report.rs`.
+//! `site_state.rs`; the public report is `report.rs`.
 //!
 //! # The hot path
 //! [`WorkerSites::fast_route`] is what a site's `join`/`spawn` pays: a
@@ -33,7 +33,7 @@
 //! * every 2^j executions, with 2^j tasks ≈ [`HEARTBEAT_OVERHEADS`](policy::HEARTBEAT_OVERHEADS) spawn
 //!   overheads of work, it looks at the worker's `hungry` flag, and if a
 //!   thief asked, the execution takes the scheduler's path once, which
-//!   publishes the worker's oldest latent join to the thief (`latent.rs`).
+//!   publishes the worker's oldest latent join to the thief (`scheduler/latent/join_chain.rs`).
 //!   The kept joins above are recorded quietly, so these checks are the
 //!   only answer: a thief waits at most about one period, and a job of a
 //!   few microseconds (a 1 000-node tree) is not shared at all, which

@@ -1,7 +1,7 @@
 //! `SiteTable`: a per-site array indexed by the dense site id, grown in
 //! chunks so that it never moves an entry.
 //!
-//! Spawn sites get small dense ids (`sites.rs`), so per-site state is an
+//! Spawn sites get small dense ids (`site_ids.rs`), so per-site state is an
 //! array lookup: `chunks[id / CHUNK_LEN][id % CHUNK_LEN]`, two dependent
 //! loads on the hot path. A chunk is allocated the first time one of its ids
 //! is touched and lives as long as the table, so a reference into it stays

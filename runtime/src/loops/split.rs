@@ -11,7 +11,7 @@
 //! worker's deque empty (`registry.rs`). When it is up, the worker cuts what
 //! is left of its piece in two halves ([`Piece::split_off_upper`]) and runs them
 //! with one `join`, whose second half the worker publishes at once (a latent
-//! join answering the request, `latent.rs`): the thief takes half of the
+//! join answering the request, `scheduler/latent/join_chain.rs`): the thief takes half of the
 //! remaining work, runs it the same way, and splits it again when another
 //! thief asks it. Nobody asking means no split and no join at all — on one
 //! worker a loop costs a flag load per chunk over a plain loop — and a loop

@@ -38,7 +38,7 @@
 //! (`MPI_Testall`): if MPI finished them already (a send under the eager
 //! limit, a message that arrived before its receive was posted) they return
 //! at once. Otherwise they, and [`wait_any`], hand copies of the requests'
-//! raw handles to a process-wide table (`requests.rs`) and wait on an
+//! raw handles to a process-wide table (`pending.rs`) and wait on an
 //! [`Event`](crate::Event), which suspends the task. The workers poll the
 //! table (`MPI_Testsome` over the whole batch, `MPI_Testany` per any-wait)
 //! through the runtime's progress hook (`progress.rs`): idle workers at

@@ -68,7 +68,7 @@ pub(crate) struct ThiefSignals {
     pub(crate) stolen: AtomicU64,
     /// A thief found this worker's deque empty: the worker publishes its
     /// oldest latent join at its next `join` and clears the flag (see
-    /// `latent.rs`). Relaxed both ways: it is a hint; a publication it misses
+    /// `scheduler/latent/join_chain.rs`). Relaxed both ways: it is a hint; a publication it misses
     /// comes at the next `join` after the thief's next look, and a stale one
     /// costs one needless push.
     pub(crate) hungry: AtomicBool,

@@ -1,6 +1,6 @@
 //! A job that lives in the frame of the `join` (or `Runtime::run`) that waits
 //! for it: the closure, its result and the latch that says the result is
-//! there. It sits above `job.rs` and `latch.rs` because it combines them.
+//! there. It sits above `job/mod.rs` and `latch.rs` because it combines them.
 
 use crate::job::JobRef;
 
@@ -18,7 +18,7 @@ use std::panic::{self, AssertUnwindSafe};
 #[repr(C)]
 pub(crate) struct StackJob<F, R> {
     /// Whether a `join`'s worker published this job from its latent chain
-    /// (`latent.rs`). First field of a `repr(C)` struct, so that the
+    /// (`scheduler/latent/join_chain.rs`). First field of a `repr(C)` struct, so that the
     /// publisher, which holds only the type-erased `JobRef`, can set it
     /// ([`mark_published`]). Owner-only: thieves never touch it.
     published: Cell<bool>,
@@ -112,7 +112,7 @@ where
     }
 }
 
-/// Marks the `StackJob` behind `job` as published (see `latent.rs`).
+/// Marks the `StackJob` behind `job` as published (see `scheduler/latent/join_chain.rs`).
 ///
 /// # Safety
 /// `job` came from [`StackJob::as_job_ref`] on a job that is still in place,

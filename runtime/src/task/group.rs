@@ -5,7 +5,7 @@
 //! may be waited for from several places. Only deferred tasks pay for that —
 //! a count and a reference each; a task run inline (lazy task creation) is
 //! a plain call under `catch_unwind`. A deferred task is first *latent*
-//! (`latent_spawn.rs`): kept in its worker's arena, with no allocation and
+//! (`scheduler/latent/spawn_arena.rs`): kept in its worker's arena, with no allocation and
 //! no deque operation, until a thief asks for it, the spawning task
 //! suspends or ends, or a wait on this worker runs it. A wait first runs
 //! the group's own unstarted tasks this worker holds — latent ones, then

@@ -1,6 +1,6 @@
 //! `join`: fork two closures, possibly in parallel, and wait for both.
 //!
-//! `b` becomes a job in this frame and is recorded as *latent* (`latent.rs`):
+//! `b` becomes a job in this frame and is recorded as *latent* (`scheduler/latent/join_chain.rs`):
 //! known to this worker, invisible to thieves. `a` runs; if no worker asked
 //! for work meanwhile, `b` is taken off the record and run inline — a few
 //! plain stores more than `(a(), b())`. When a thief found this worker's

@@ -7,7 +7,7 @@
 //! full: lazy task creation) is a plain call under `catch_unwind` — no count,
 //! no allocation, no atomic read-modify-write — because it finishes before
 //! `spawn` returns, while the scope is certainly alive. A spawn made on the
-//! fiber that runs the scope's body is *latent* (`latent_spawn.rs`): its
+//! fiber that runs the scope's body is *latent* (`scheduler/latent/spawn_arena.rs`): its
 //! closure is moved into the worker's arena, uncounted, and the scope's end
 //! runs it there as a plain call unless a thief asked for it first. Only a
 //! task that is published (a thief asked, or the body suspends) or spawned
@@ -288,7 +288,7 @@ impl<'scope> Scope<'scope> {
     }
 }
 
-/// A latent spawn of a scope (`latent_spawn.rs`): the closure and its scope,
+/// A latent spawn of a scope (`scheduler/latent/spawn_arena.rs`): the closure and its scope,
 /// which outlives the record (module docs).
 struct LatentScopeTask<'scope, F> {
     scope: ScopePtr<'scope>,

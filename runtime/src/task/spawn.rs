@@ -255,7 +255,7 @@ where
                 .then(|| on_worker(|worker| worker.registry.clone()));
             HandleInner::Ready(result, registry)
         }
-        // Latent (`latent_spawn.rs`): the handle's `join` on this worker
+        // Latent (`scheduler/latent/spawn_arena.rs`): the handle's `join` on this worker
         // runs it from the arena; the allocation keeps what it needs alive.
         true => on_worker(|worker| {
             let (shared, job) = deferred(&worker.registry_handle, f);

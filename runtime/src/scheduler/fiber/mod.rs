@@ -15,7 +15,7 @@
 //!   when no fiber of theirs is waiting, and idle fibers (between jobs) are
 //!   told to return with [`FiberInput::Exit`] before they are dropped, so
 //!   corosensei never has to force-unwind a stack.
-//! * Jobs never unwind (`job.rs`), so no panic crosses the coroutine root. Should
+//! * Jobs never unwind (`job/mod.rs`), so no panic crosses the coroutine root. Should
 //!   one ever try (a bug in the runtime), an [`AbortOnUnwind`] guard at the
 //!   root aborts with a message: unwinding on would end the worker's main
 //!   loop and strand its suspended tasks, a silent hang.
@@ -118,13 +118,13 @@ pub(crate) struct Fiber {
     /// the fiber ready pushes it there (see [`FiberPtr::make_ready`]).
     home: Arc<dyn FiberHome>,
     /// Head of the task-local frames of the task running on this fiber, saved
-    /// while the fiber is switched out (see `task_local.rs`); null when none.
+    /// while the fiber is switched out (see `task/local.rs`); null when none.
     pub(crate) task_locals: *const TaskLocalFrame,
 }
 
 /// One value bound to a task-local key by `LocalKey::scope`: a node of the
 /// list whose head the running fiber holds ([`Fiber::task_locals`]). The
-/// frames are `task_local.rs`'s (it creates, links and reads them, on the
+/// frames are `task/local.rs`'s (it creates, links and reads them, on the
 /// binding task's own stack); the type is defined here, in the lower layer,
 /// so that the fiber holds the head with its type and neither module casts it.
 pub(crate) struct TaskLocalFrame {

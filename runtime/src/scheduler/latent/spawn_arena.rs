@@ -1,6 +1,6 @@
 //! Latent spawns: tasks that a `scope`, a `TaskGroup` or `spawn` gave this
 //! worker and that no thief has seen yet — the spawn's counterpart of the
-//! latent joins (`latent.rs`).
+//! latent joins (`scheduler/latent/join_chain.rs`).
 //!
 //! # Why
 //! A spawned task that enters the deque pays for a heap allocation, the

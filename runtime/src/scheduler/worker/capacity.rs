@@ -18,10 +18,10 @@
 //! emptied run dozens of tasks serially.)
 //!
 //! `join` does not push at all unless asked: it records its second half as
-//! *latent* (`latent.rs`), and a thief that finds this deque empty raises the
+//! *latent* (`scheduler/latent/join_chain.rs`), and a thief that finds this deque empty raises the
 //! worker's `hungry` flag, which makes its next `join` publish the oldest
 //! latent half to the deque. Spawns are recorded as latent too
-//! (`latent_spawn.rs`), and those records count in `local_len` like pushed
+//! (`scheduler/latent/spawn_arena.rs`), and those records count in `local_len` like pushed
 //! jobs: what the capacity bounds is the work a worker deferred, visible or
 //! not.
 
@@ -91,7 +91,7 @@ impl WorkerThread {
     /// Whether a `join` may record its second half as latent: the worker
     /// holds fewer than `queue_capacity` jobs in its deque and latent joins
     /// together, and fewer than `MAX_LATENT_JOINS` latent ones (see
-    /// `latent.rs`, *How many*). When it may not, the join is a plain
+    /// `scheduler/latent/join_chain.rs`, *How many*). When it may not, the join is a plain
     /// `(a(), b())`, counted as an inlined spawn. Latent joins count against
     /// the capacity because they are tasks the worker can still hand out.
     #[inline(always)]

@@ -21,11 +21,11 @@
 //! * `routing.rs` — inliner routing: how a `join` or `spawn` runs
 //!   ([`TaskPath`]).
 //! * `capacity.rs` — lazy task creation: room in the deque, pushing.
-//! * `latent.rs` — recording and publishing latent joins.
+//! * `publish.rs` — recording and publishing latent joins.
 //! * `wait.rs` — how a task waits: its own children inline first, then
 //!   suspension ([`WorkerThread::wait_until`], [`wait_for`],
 //!   [`claim_own_then_wait`]).
-//! * `fibers.rs` — the fiber pool, running and resuming fibers, the
+//! * `fiber_pool.rs` — the fiber pool, running and resuming fibers, the
 //!   live-stack cap.
 //! * `idle.rs` — the main loop, looking for work, idling and parking.
 //! * `dast.rs` — the worker's side of the DAST request queues.

@@ -40,7 +40,7 @@ impl LatentMark {
 }
 
 impl WorkerThread {
-    /// Records a `join`'s second half `job` as latent (see `latent.rs`)
+    /// Records a `join`'s second half `job` as latent (see `scheduler/latent/join_chain.rs`)
     /// before the join runs its first half; if a thief asked for work since
     /// the last `join`, publishes the oldest latent join now.
     ///
@@ -103,7 +103,7 @@ impl WorkerThread {
     /// [`begin_latent`](Self::begin_latent) does.
     ///
     /// The caller guarantees what keeps `owner` alive until the record is
-    /// resolved (`latent_spawn.rs`, *Invariants*), and has reserved room
+    /// resolved (`scheduler/latent/spawn_arena.rs`, *Invariants*), and has reserved room
     /// ([`reserve`](Self::reserve)).
     #[inline(always)]
     pub(crate) fn record_spawn<T: LatentTask>(&self, owner: *const (), task: T) -> Result<(), T> {

@@ -45,11 +45,11 @@ pub(crate) struct WorkerThread {
     pub(super) local_len: Cell<usize>,
     /// `ThiefSignals::stolen` as of the last re-read of the real length.
     pub(super) steals_seen: Cell<u64>,
-    /// The running fiber's latent joins (see `latent.rs`).
+    /// The running fiber's latent joins (see `scheduler/latent/join_chain.rs`).
     pub(super) latent: LatentChain,
     /// `queue_capacity`, at most `MAX_LATENT_JOINS`: the longest `latent`.
     pub(super) latent_limit: usize,
-    /// The running fiber's latent spawns (see `latent_spawn.rs`).
+    /// The running fiber's latent spawns (see `scheduler/latent/spawn_arena.rs`).
     pub(super) latent_spawns: LatentSpawns,
     /// Whether the runtime's `Params::inlining` routes spawn sites.
     pub(super) inlining: bool,
@@ -105,7 +105,7 @@ impl WorkerThread {
     /// sent to another thread either.
     /// It stays valid across a suspension inside `f` (a `join` or any wait):
     /// * tasks are tied: a suspended fiber is resumed only by its home
-    ///   worker, on the thread that suspended it (`fiber.rs`, `latch.rs`,
+    ///   worker, on the thread that suspended it (`scheduler/fiber/mod.rs`, `latch.rs`,
     ///   `sleep.rs`: a woken fiber goes to its home's resume inbox, which
     ///   only that worker's main loop pops), so `f` resumes on this thread,
     ///   under the same worker;
