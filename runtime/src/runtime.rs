@@ -518,8 +518,9 @@ pub(crate) fn with_registry<R: Send>(f: impl FnOnce(Arc<Registry>) -> R + Send) 
 #[inline(never)]
 pub(crate) fn in_registry<R: Send>(f: impl FnOnce(&Registry) -> R + Send) -> R {
     match WorkerThread::with_current(|worker| worker.map(|worker| Arc::as_ptr(&worker.registry))) {
-        // SAFETY: this thread's worker keeps the registry alive while any of
-        // its tasks runs, and `f` runs in the calling task (see above).
+        // SAFETY: this thread's worker holds an `Arc` of the registry and
+        // outlives every task it runs, across suspensions too (tasks are
+        // tied), and `f` runs in the calling task.
         Some(registry) => f(unsafe { &*registry }),
         None => Runtime::global().run(|| in_registry(f)),
     }

@@ -85,8 +85,9 @@ impl ErasedRequest {
     /// As [`Request::execute`] for the erased type.
     pub(crate) unsafe fn execute(mut self, sink: &dyn ReadySink) {
         // SAFETY: `execute` is `execute_erased::<R>` for the `R` that `new`
-        // wrote into `blob`; this consumes `self`, so it runs once. Forwarded
-        // contract.
+        // wrote into `blob`; this consumes `self`, so it runs once; and the
+        // caller keeps what the request refers to alive until now (this
+        // function's `# Safety`, invariant D4 of the module).
         unsafe { (self.execute)(&mut self.blob, sink) }
     }
 }
@@ -97,8 +98,11 @@ impl ErasedRequest {
 /// `blob` holds an `R` written by `ErasedRequest::new`, read once; `R`'s
 /// `execute` contract holds.
 unsafe fn execute_erased<R: Request>(blob: &mut RequestBlob, sink: &dyn ReadySink) {
-    // SAFETY: contract.
+    // SAFETY: `blob` holds an `R` written by `ErasedRequest::new`, and this
+    // is its one read (this function's contract).
     let request = unsafe { blob.as_mut_ptr().cast::<R>().read() };
-    // SAFETY: forwarded contract.
+    // SAFETY: what the request refers to is alive until it is executed
+    // (invariant D4 of the module: `R::execute`'s contract, which this
+    // function's caller upholds).
     unsafe { request.execute(sink) }
 }

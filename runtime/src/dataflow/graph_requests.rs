@@ -249,7 +249,9 @@ pub(crate) unsafe fn finish_registered(
                             scope: shared,
                             operation: Operation::Delete(id),
                         });
-                        // SAFETY: as above; the executor uncounts the task.
+                        // SAFETY: the task is live until its delete executes
+                        // (the module's lifetime rule, invariant D4 of
+                        // `dast`): the delete's executor uncounts it.
                         unsafe { worker.dast_push(delete) };
                         true
                     }

@@ -260,7 +260,8 @@ impl<'df, 'env> Dataflow<'df, 'env> {
             } else {
                 shared.note_queued();
                 let job = HeapJob::into_job_ref(move || {
-                    // SAFETY: as above: the scope is alive.
+                    // SAFETY: the scope is alive while this task is counted
+                    // live in it (link 7 of `task.rs`), until its finish.
                     unsafe { (*(shared_addr as *const Shared)).note_started() };
                     run(true);
                 });
@@ -350,7 +351,8 @@ fn submit_registered<R, F>(
             // is alive (the caller borrows it).
             run_inlined(|| unsafe { task.run(id) });
         } else {
-            // SAFETY: as above.
+            // SAFETY: the graph handed the task out under `id` (link 1 of
+            // `task.rs`); the scope is alive (the caller borrows it).
             push_or_inject(shared, unsafe { task.into_job(id) });
         }
     }

@@ -166,8 +166,9 @@ impl TaskRef {
     pub(crate) unsafe fn run(self, id: GraphTaskId) {
         // SAFETY: the header is alive until `run` frees the box.
         let run = unsafe { self.0.as_ref().run };
-        // SAFETY: forwarded contract; `run` matches the box's type
-        // (`from_box`'s contract).
+        // SAFETY: the graph handed this task out under `id` and its scope is
+        // alive (this function's contract: links 1, 2 and 7 of `task.rs`);
+        // `run` matches the box's type (`from_box`'s contract).
         unsafe { run(self.0, id) }
     }
 
@@ -249,7 +250,9 @@ pub(crate) struct LiveCount {
 // task reads it then) and read only by the one task whose decrement observed
 // WAITING with a zero count; the CAS/fetch_sub pair orders the two.
 unsafe impl Sync for LiveCount {}
-// SAFETY: the raw pointer is only an address; see above.
+// SAFETY: the raw pointer in `waiter` is only an address, dereferenced
+// only under the WAITING protocol described for `Sync` (which does not
+// depend on the thread that owns the count); the count is an atomic.
 unsafe impl Send for LiveCount {}
 
 impl LiveCount {

@@ -117,7 +117,9 @@ impl<T> Drop for SiteTable<T> {
 // another, which needs `T: Send` too — `OnceLock<T>` and `Mutex<T>` have the
 // same bounds for the same reason.
 unsafe impl<T: Send + Sync> Sync for SiteTable<T> {}
-// SAFETY: as above.
+// SAFETY: sending the table moves its chunks like a `Vec<T>` would, and the
+// receiving thread drops every entry: a `T` made on one thread is dropped on
+// another, which `T: Send` allows (a `Vec<T>`'s bound).
 unsafe impl<T: Send> Send for SiteTable<T> {}
 
 #[cfg(all(test, loom))]

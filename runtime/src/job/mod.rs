@@ -121,7 +121,10 @@ impl JobRef {
     /// run yet).
     #[inline]
     pub(crate) unsafe fn execute(self) {
-        // SAFETY: forwarded from this function's contract.
+        // SAFETY: `execute_fn` is the job type's own (set with `pointer` by
+        // `HeapJob::into_job_ref` or `StackJob::as_job_ref`) and asks what
+        // this function's caller promises: the job is alive and runs at most
+        // once.
         unsafe { (self.execute_fn)(self.pointer) }
     }
 }

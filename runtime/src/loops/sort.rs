@@ -294,7 +294,8 @@ impl<T> Merge<T> {
     }
 
     fn right_len(&self) -> usize {
-        // SAFETY: as above.
+        // SAFETY: `right` and `right_end` are in (or one past) the same run,
+        // the right one.
         unsafe { self.right_end.offset_from(self.right) as usize }
     }
 

@@ -268,8 +268,9 @@ pub fn wait_any<'a, D, S: Scope<'a>>(
         .expect("an any-wait's event is set with its result");
     let index = index?;
     let request = requests.remove(index);
-    // SAFETY: as in `wait_all`: `MPI_Testany` completed and freed it, so
-    // MPI no longer uses its buffers.
+    // SAFETY: the table's first invariant (`pending.rs`): `MPI_Testany`
+    // completed the table's copy of this request and freed it, so MPI no
+    // longer uses its buffers and the handle must be forgotten, not freed.
     let _ = unsafe { request.into_raw() };
     Some((index, Status::from_raw(status)))
 }

@@ -72,7 +72,9 @@ impl Waiter {
                 // SAFETY: the waiter is alive until `woken` is set; we clone the
                 // thread handle before setting it and touch nothing after.
                 let thread = unsafe { (*waiter).thread.clone() };
-                // SAFETY: as above, `waiter` is alive until this store.
+                // SAFETY: the waiter is alive until `woken` is set (it spins
+                // or parks on this flag in `wait_on_thread`, its frame
+                // holding the `ThreadWaiter`); this store is our last touch.
                 unsafe { (*waiter).woken.store(true, Ordering::Release) };
                 thread.unpark();
             }

@@ -4,8 +4,9 @@
 //! the runtime, and surplus work in a busy worker's deque (woken lazily, never
 //! on every push: see `WorkerThread::push` in `worker/capacity.rs`).
 //!
-//! # Why no wake-up is lost
-//! A worker announces `sleeping = true` (SeqCst) while holding its mutex, then
+//! # Invariants
+//! **W1 — no wake-up is lost** (inbox and injector). A worker announces
+//! `sleeping = true` (SeqCst) while holding its mutex, then
 //! re-checks every source of work, then waits on its condvar until `sleeping`
 //! is false. A waker first publishes its work (push), then (SeqCst) reads
 //! `sleeping`; if true, it takes the mutex, swaps it to false and notifies. By
@@ -19,8 +20,8 @@
 //! burst of fine-grained jobs finds it awake without costing the spawner a
 //! futex call.
 //!
-//! # The one wake-up that may be missed, and the backstop
-//! The protocol above holds for the inbox (`push_ready` always wakes) and for
+//! **W2 — the one wake-up that may be missed, and the backstop.** W1 holds for
+//! the inbox (`push_ready` always wakes) and for
 //! injected jobs (`Registry::inject` fences before it reads the sleeper
 //! count); the loom models below run this file's real code for both. A push
 //! to a worker's own deque is different: it reads the sleeper count with a
@@ -46,8 +47,8 @@
 //! shorter first timeout cost several times more (docs/measurements.md,
 //! "Idle workers").
 //!
-//! # Lifetime
-//! A `WorkerWake` is reference-counted on its own (not only through its
+//! **W3 — a woken worker outlives its wake-up.** A `WorkerWake` is reference-
+//! counted on its own (not only through its
 //! registry): a fiber holds its home's `Arc`, and whoever makes a fiber ready
 //! clones it before publishing the fiber (`fiber::FiberPtr::make_ready`), so
 //! the wake-up after the push never touches a freed worker even when the
@@ -84,7 +85,8 @@ pub(crate) fn with_fine_timer<R>(sleep: impl FnOnce() -> R) -> R {
         // passed. A failure leaves the slack as it was: a later wake-up.
         unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1_000 as libc::c_ulong) };
         let result = sleep();
-        // SAFETY: as above; 0 restores the thread's default slack.
+        // SAFETY: `PR_SET_TIMERSLACK` takes its argument by value and sets
+        // only this thread's slack; 0 restores the thread's default.
         unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 0 as libc::c_ulong) };
         result
     }

@@ -26,7 +26,10 @@ fn head() -> *const Frame {
     if fiber.is_null() {
         THREAD_HEAD.with(Cell::get)
     } else {
-        // SAFETY: the current fiber is alive and only used by this thread.
+        // SAFETY: the current fiber is alive while it runs (it is running
+        // this code), and a fiber is only used by the thread that runs it
+        // (tasks are tied: `scheduler/fiber`), so nothing writes this field
+        // concurrently.
         unsafe { (*fiber).task_locals }
     }
 }
@@ -36,7 +39,9 @@ fn set_head(frame: *const Frame) {
     if fiber.is_null() {
         THREAD_HEAD.with(|h| h.set(frame));
     } else {
-        // SAFETY: as in `head`.
+        // SAFETY: the current fiber is alive while it runs this code, and
+        // only this thread uses it (tasks are tied), so this write races
+        // with nothing.
         unsafe { (*fiber).task_locals = frame };
     }
 }

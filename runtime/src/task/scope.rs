@@ -75,7 +75,10 @@ pub struct Scope<'scope> {
 // `registry` points to a registry that outlives the scope (see the field)
 // and is itself Sync; `latent_mark` is compared, never dereferenced.
 unsafe impl Sync for Scope<'_> {}
-// SAFETY: as above.
+// SAFETY: every field but `registry` and `latent_mark` is Send; `registry`
+// points to a registry that outlives the scope and is itself Sync, so any
+// thread may hold the pointer; `latent_mark` is compared, never
+// dereferenced.
 unsafe impl Send for Scope<'_> {}
 
 /// A deferred task's pointer to its scope.
@@ -302,14 +305,17 @@ where
     /// What a deferred task does (`deferred`), less the count it never
     /// took.
     fn run_here(self) {
-        // SAFETY: the scope outlives its records (module docs).
+        // SAFETY: the scope outlives its records (invariant S2 of
+        // `scheduler/latent/README.md`).
         let scope = unsafe { &*self.scope.0 };
         scope.run(self.f);
         scope.last_finished.store(trace::task_finish());
     }
 
     fn into_job(self) -> JobRef {
-        // SAFETY: as above; and the body's count is held (module docs), as
+        // SAFETY: the scope outlives its records (invariant S2 of
+        // `scheduler/latent/README.md`: its end runs every record before it
+        // returns); and the body's count is held until then (module docs), as
         // `deferred`'s count needs.
         unsafe { &*self.scope.0 }.deferred(self.f)
     }

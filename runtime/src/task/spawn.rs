@@ -51,7 +51,8 @@ struct HandleState<T> {
 // (AcqRel swap) and read only by the side that observed DONE second; T: Send
 // moves the value between those threads.
 unsafe impl<T: Send> Sync for HandleState<T> {}
-// SAFETY: as above.
+// SAFETY: sending the state sends at most one `T` (the result, written once
+// before DONE), which `T: Send` allows; the other fields are `Send`.
 unsafe impl<T: Send> Send for HandleState<T> {}
 
 /// A deferred task's one allocation: the state its handle shares, and the
@@ -88,7 +89,9 @@ impl<T> HandleState<T> {
     /// one that takes it (the joiner, or whichever of task/handle-drop came
     /// second).
     unsafe fn take(&self) -> Result<T, PanicPayload> {
-        // SAFETY: contract.
+        // SAFETY: the state is DONE, seen with Acquire, so the task's one
+        // write of `result` happened before; and the caller is the one side
+        // that takes it (this function's contract: the second to see DONE).
         unsafe { (*self.result.get()).take() }.expect("task result missing")
     }
 }

@@ -273,7 +273,9 @@ impl Fiber {
             return false;
         }
         self.used_since_trim = false;
-        // SAFETY: idle between jobs (checked), as in `recycle`.
+        // SAFETY: the fiber is idle between jobs (checked above), so the
+        // stack is mapped and no live frame lies below its commitment
+        // (invariants R1 and R2 of `stack.rs`).
         unsafe { self.stack.trim() }
     }
 }
@@ -290,8 +292,9 @@ pub(crate) unsafe fn suspend_current(request: FiberYield) {
     // SAFETY: by the contract we run on `fiber`'s stack, so its yielder (set at
     // the start of the current job) lives on this very stack.
     let yielder = unsafe { (*fiber).yielder };
-    // SAFETY: as above; `suspend` switches back to the main loop, which resumes
-    // us later on this same thread (tasks are tied).
+    // SAFETY: the yielder lives on this fiber's stack, which stays mapped
+    // while the fiber is suspended; `suspend` switches back to the main loop,
+    // which resumes us later on this same thread (tasks are tied).
     match unsafe { (*yielder).suspend(request) } {
         FiberInput::Resume => {}
         FiberInput::Run(_) | FiberInput::Exit => unreachable!("a waiting fiber got a new job"),

@@ -37,6 +37,21 @@
 //! leaves behind is returned at the latest when the workers go idle. A
 //! missed trim costs memory until then, never correctness.
 //!
+//! # Invariants
+//! * **R1 — mapped.** A `TaskStack`'s mapping (guard page, headroom,
+//!   reserve, commitment) lives from `TaskStack::new` until the stack is
+//!   dropped; the canary, when there is one, is an 8-aligned word of the
+//!   usable range one page below the commitment.
+//! * **R2 — idle below the commitment.** The canary is read or written and
+//!   pages are discarded only while no task runs on the stack: its
+//!   coroutine is idle between jobs, whose only frames (the body loop's)
+//!   are at the top, within the smallest commitment (`MIN_STACK_SIZE`) — so
+//!   no live frame lies below the commitment, and nothing else touches it.
+//! * **R3 — a policy, never a limit.** Nothing here stops a task from going
+//!   below the commitment; only the guard page below the reserve does
+//!   (`overflow.rs`). A missed or needless trim costs memory or page
+//!   faults, never correctness.
+//!
 //! # Layout (addresses grow to the right; the stack grows to the left)
 //! ```text
 //! | guard | headroom | reserve ...... | canary page | commitment | <- base
@@ -130,10 +145,11 @@ impl StackRegion {
     #[inline]
     pub(crate) unsafe fn went_past_commitment(&self) -> bool {
         match self.canary() {
-            // SAFETY: the canary lies in the usable range of a mapped stack
-            // (contract), is 8-aligned (the commitment is a page multiple)
-            // and was written by `write_canary`; no task runs on the stack,
-            // so nothing writes it concurrently. Volatile: task code wrote it
+            // SAFETY: invariants R1 and R2 (module docs): the canary lies in
+            // the usable range of a mapped stack, is 8-aligned (the
+            // commitment is a page multiple) and was written by
+            // `write_canary`; no task runs on the stack, so nothing writes it
+            // concurrently. Volatile: task code wrote it
             // through other pointers the compiler cannot see.
             Some(address) => unsafe { std::ptr::read_volatile(address as *const u64) != CANARY },
             None => false,
@@ -146,8 +162,10 @@ impl StackRegion {
     /// As [`went_past_commitment`](Self::went_past_commitment).
     unsafe fn write_canary(&self) {
         if let Some(address) = self.canary() {
-            // SAFETY: as in `went_past_commitment`; no live frame is below
-            // the commitment when no task runs on the stack.
+            // SAFETY: invariants R1 and R2 (module docs): the canary is an
+            // aligned word of the mapped usable range, and no task runs on
+            // the stack (this function's contract), so no live frame is below
+            // the commitment and nothing else writes the word.
             unsafe { std::ptr::write_volatile(address as *mut u64, CANARY) };
         }
     }
@@ -170,7 +188,8 @@ impl StackRegion {
         if canary_page > usable_low {
             discard(usable_low, canary_page - usable_low);
         }
-        // SAFETY: forwarded contract.
+        // SAFETY: the stack is mapped and no task runs on it (this
+        // function's contract), which is what `write_canary` asks (R2).
         unsafe { self.write_canary() };
         true
     }

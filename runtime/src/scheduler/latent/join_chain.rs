@@ -19,27 +19,8 @@
 //! published first because it is the largest piece of work the worker can
 //! give away (the outermost pending half of its recursion).
 //!
-//! # Invariants
-//! * The chain holds exactly the unpublished latent joins of the fiber that
-//!   runs on this worker, oldest to newest in stack order: `join` pushes its
-//!   record as the newest before running `a`, and pops it after `a` returns
-//!   (or panics, which `join` catches), when every newer record is already
-//!   popped — so popping always takes the newest.
-//! * Publishing takes the oldest. So the unpublished records are always the
-//!   newest suffix of the fiber's joins, and a `join` whose record is not in
-//!   the chain when it ends was published: its `StackJob`'s flag says so
-//!   (set by the publisher, `stack_job::mark_published`).
-//! * A fiber never switches out with a non-empty chain: before a task
-//!   suspends, its worker publishes every latent join (the only suspension
-//!   point is `WorkerThread::wait_until`), and a finished task has popped
-//!   all of its own. So the chain never holds a record of a suspended fiber,
-//!   and a latent `b` is never hidden from the worker while its task waits —
-//!   a waiting task whose `b` would unblock it (through an `Event`, say)
-//!   cannot deadlock.
-//! * Each record's job lives in the frame of the `join` that pushed it,
-//!   which pops it (or finds it published) before the frame ends. The chain
-//!   is owner-only: a `!Sync` worker's field, and no user code runs while it
-//!   is borrowed.
+//! The protocol and its invariants (J1–J4) are in `README.md`, the
+//! `scheduler::latent` module's documentation.
 //!
 //! # How many
 //! A join records its `b` only while the worker holds fewer than

@@ -18,28 +18,8 @@
 //! The oldest record is published first: the largest piece of work this
 //! worker can give away, whatever the queue policy.
 //!
-//! # Invariants
-//! * The records belong to the fiber running on this worker: a fiber never
-//!   switches out with a record left (its worker publishes them all before
-//!   the task suspends, `WorkerThread::wait_until`, and after its job ends,
-//!   `WorkerThread::drive`), so a record is always resolved — run here, or
-//!   published — by the task context that made it, or published on its
-//!   behalf.
-//! * What keeps a record's owner alive until it is resolved is the owner's
-//!   business ([`LatentTask`]): a scope records only on the fiber that runs
-//!   its body, whose end runs every record of the scope before it returns;
-//!   a group's and a handle's records hold their shared state and are
-//!   counted by it already.
-//! * A record's task lives in the arena only until it is taken: taking
-//!   copies it out (a plain move) before any other method of the arena
-//!   runs, so the arena may grow (and move) while a taken task runs and
-//!   records more.
-//! * Records are ordered by creation (their `seq`): a scope's end looks only
-//!   at records newer than the scope, so a record older than the scope
-//!   stops its search.
-//! * Owner-only: the arena is a field of a `!Sync` worker, used on its
-//!   thread, and no user code runs while it is borrowed (tasks run after
-//!   they were taken out).
+//! The protocol and its invariants (S1–S5) are in `README.md`, the
+//! `scheduler::latent` module's documentation.
 
 use crate::job::JobRef;
 use crate::trace::{self, StrandRef};
@@ -319,7 +299,8 @@ impl LatentSpawns {
             unsafe { arena.set_len(0) };
         } else {
             debug_assert!(end <= arena.len());
-            // SAFETY: as above.
+            // SAFETY: `MaybeUninit` slots: shortening drops nothing, and
+            // `end` is within the length.
             unsafe { arena.set_len(end) };
         }
     }
@@ -352,14 +333,18 @@ pub(crate) unsafe fn run_taken(taken: Taken<RunFn>) {
 /// # Safety
 /// As for [`run_taken`].
 pub(crate) unsafe fn publish_taken(taken: Taken<PublishFn>) -> JobRef {
-    // SAFETY: as in `run_taken`.
+    // SAFETY: invariant S3 (`README.md`): the bytes are the task's, untouched
+    // since it was taken, and this is their one use; `action` is the task
+    // type's publish function, recorded with them.
     unsafe { (taken.action)(taken.pointer) }.created_by(taken.creator)
 }
 
 /// # Safety
 /// `pointer` holds a `T` written by `push` and not read since.
 unsafe fn run_erased<T: LatentTask>(pointer: *mut u8) {
-    // SAFETY: contract; moved out before any user code runs.
+    // SAFETY: `pointer` holds a `T` written by `push` and not read since
+    // (this function's contract, invariant S3); it is moved out before any
+    // user code runs.
     let task = unsafe { pointer.cast::<T>().read() };
     task.run_here();
 }
@@ -367,7 +352,8 @@ unsafe fn run_erased<T: LatentTask>(pointer: *mut u8) {
 /// # Safety
 /// As for [`run_erased`].
 unsafe fn into_job_erased<T: LatentTask>(pointer: *mut u8) -> JobRef {
-    // SAFETY: as in `run_erased`.
+    // SAFETY: `pointer` holds a `T` written by `push` and not read since
+    // (this function's contract, invariant S3); moved out once.
     let task = unsafe { pointer.cast::<T>().read() };
     task.into_job()
 }

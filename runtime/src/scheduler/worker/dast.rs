@@ -63,7 +63,9 @@ impl WorkerThread {
     /// As [`Request::execute`](crate::dast::Request::execute): what the
     /// request refers to stays alive until it is executed.
     pub(crate) unsafe fn dast_push_new(&self, scope: usize, request: ErasedRequest) {
-        // SAFETY: forwarded contract.
+        // SAFETY: the caller keeps what `request` refers to alive until it is
+        // executed (this function's `# Safety`, invariant D4 of `dast`), all
+        // `dast_push` asks.
         let position = unsafe { self.dast_push(request) };
         self.dast_policy.pushed_new(scope, position);
     }
@@ -126,7 +128,9 @@ impl WorkerThread {
     /// request refers to stays alive until it is executed.
     pub(crate) unsafe fn dast_push(&self, request: ErasedRequest) -> usize {
         let dast = &self.registry.dast;
-        // SAFETY: this worker is its queue's one producer; forwarded contract.
+        // SAFETY: this worker is its queue's one producer (invariant D1 of
+        // `dast`), and the caller keeps what `request` refers to alive until
+        // it is executed (D4, this function's `# Safety`).
         let (position, executed) = unsafe { dast.push(self.index, request, self) };
         self.note_executed_requests(executed);
         if dast.idle_workers_drain() {

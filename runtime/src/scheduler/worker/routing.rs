@@ -46,8 +46,9 @@ impl WorkerThread {
     #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn current_task_path(site: Option<SiteKey>, is_join: bool) -> Option<TaskPath> {
         let worker = WORKER_THREAD.with(Cell::get);
-        // SAFETY: as in `with_current`: non-null only while the worker's
-        // main loop runs on this thread, and the reference does not outlive
+        // SAFETY: the thread-local worker pointer is non-null only while the
+        // worker's main loop runs on this thread (the rule of
+        // `WorkerThread::with_current`), and the reference does not outlive
         // this call.
         let worker = unsafe { worker.as_ref() }?;
         Some(worker.task_path(site, is_join))

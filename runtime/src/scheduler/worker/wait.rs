@@ -101,7 +101,10 @@ impl WorkerThread {
         // kept alive by it, and the frame is suspended (not popped) until the
         // main loop resumes us, which happens only after the waiter is woken.
         let target: *const (dyn WaitTarget + '_) = waitable;
-        // SAFETY: transmuting only the trait object's lifetime bound; see above.
+        // SAFETY: transmuting only the trait object's lifetime bound (same
+        // layout): the waitable outlives the suspension, since it lives in
+        // or is kept alive by this task's frame, suspended until the waiter
+        // is woken.
         let target: *const (dyn WaitTarget + 'static) = unsafe { std::mem::transmute(target) };
         let paused = trace::suspend();
         // SAFETY: we run on a fiber (asserted above), this worker's: a fiber
