@@ -202,15 +202,41 @@ mod tests {
             "p::for_chunks(&v, 64, |i, c| drop(c))",
             "p::for_each_mut(&mut v, 64, |i, x| *x = i)",
             "p::for_chunks_reduce(&v, 64, || 0, |a, i, c| a + c.len(), |a, b| a + b)",
-            "p::par_sort(&mut v)",
-            "p::par_sort_by(&mut v, |a, b| b.cmp(a))",
-            "p::par_sort_unstable_by_key(&mut v, |x| *x)",
+            "p::slice::par_sort(&mut v)",
+            "p::slice::par_sort_by(&mut v, |a, b| b.cmp(a))",
+            "p::slice::par_sort_unstable_by_key(&mut v, |x| *x)",
         ] {
             let src = format!(
                 "mod m {{ use prescient as p; fn run(v: Vec<usize>, n: usize) {{ {call}; }} }}"
             );
             assert_eq!(loop_structure(&src), (0, 1, true), "{call}");
         }
+        // The sorts live in `prescient::slice`: every way of naming them
+        // there is a library loop.
+        for (import, call) in [
+            ("use prescient::slice::par_sort;", "par_sort(&mut v)"),
+            ("use prescient::slice::*;", "par_sort_unstable(&mut v)"),
+            (
+                "use prescient::slice;",
+                "slice::par_sort_by_key(&mut v, |x| *x)",
+            ),
+            ("use prescient::*;", "slice::par_sort(&mut v)"),
+            (
+                "use ::prescient::slice as s;",
+                "s::par_sort_unstable_by(&mut v, |a, b| b.cmp(a))",
+            ),
+        ] {
+            let src = format!("mod m {{ {import} fn run(mut v: Vec<usize>) {{ {call}; }} }}");
+            assert_eq!(loop_structure(&src), (0, 1, true), "{import} {call}");
+        }
+        // A glob of the crate root does not bring the sorts: a `par_sort`
+        // from elsewhere (here, a sibling module) is not `prescient`'s.
+        let src = "mod m {
+                use prescient::*;
+                use super::sorts::*;
+                fn run(mut v: Vec<usize>) { par_sort(&mut v); }
+            }";
+        assert!(analyse(&program(src)).sites.is_empty());
         // A fold that recurses into the module is recursion through a task.
         let src = "mod m {
                 use prescient::*;

@@ -40,7 +40,7 @@ pub const MIN_STACK_SIZE: u128 = 16 * 1024;
 /// commit charge, so a large one costs no memory until it is used.
 pub const MAX_STACK_SIZE: u128 = 1 << 30;
 
-/// A queue policy override: the `prescient::QueuePolicy` item to use.
+/// A queue policy override: the `prescient::tuning::QueuePolicy` item to use.
 #[derive(Clone, Debug)]
 pub struct PolicyOverride {
     /// A variant name of `QueuePolicy`.

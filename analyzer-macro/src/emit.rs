@@ -127,10 +127,11 @@ struct Rewriter {
     /// Per call to rewrite: its site and the `__private` function it becomes.
     calls: HashMap<CallKey, (usize, &'static str)>,
     krate: TokenStream,
-    /// The imported names whose calls were rewritten (`join` of
-    /// `use prescient::join`), with the `__private` function they became:
-    /// their `use` items must stay used.
-    imported: Vec<(syn::Ident, &'static str)>,
+    /// The calls through imported names that were rewritten, as written
+    /// (`join` of `use prescient::join`, `slice::par_sort` of
+    /// `use prescient::slice`, without generics), with the `__private`
+    /// function they became: their `use` items must stay used.
+    imported: Vec<(syn::Path, &'static str)>,
 }
 
 impl VisitMut for Rewriter {
@@ -164,22 +165,39 @@ impl VisitMut for Rewriter {
         let segments = &func.path.segments;
         let first = segments.first().map(|s| s.ident.to_string());
         let relative = matches!(first.as_deref(), Some("self" | "super" | "crate" | "Self"));
-        let path: syn::Path = if segments.len() == 2 && !relative {
-            // `prescient::join`, `p::join`, `::rt::join`: the first segment
-            // names the crate (the lowering recognised the call only so);
-            // keeping it keeps a `use prescient as p` used.
+        // The segments that name the function inside `prescient`: 1 at the
+        // crate root (`join`), 2 in a module (`slice::par_sort`).
+        let inside = match library_loop_at(name) {
+            Some(l) if !l.module.is_empty() => 2,
+            _ => 1,
+        };
+        let path: syn::Path = if segments.len() > inside && !relative {
+            // `prescient::join`, `p::join`, `::rt::join`,
+            // `p::slice::par_sort`: the segments before those name the crate
+            // (the lowering recognised the call only so); keeping them keeps
+            // a `use prescient as p` used.
             let mut path = func.path.clone();
-            path.segments.pop();
+            for _ in 0..inside {
+                path.segments.pop();
+            }
             syn::parse_quote_spanned!(span=> #path __private::#at #generics)
         } else {
-            // `join` or `self::join`: through an import of the module.
+            // `join`, `self::join` or `slice::par_sort`: through an import
+            // of the function or of its module.
             let imported = func.path.leading_colon.is_none()
-                && (segments.len() == 1
-                    || (segments.len() == 2 && first.as_deref() == Some("self")));
+                && (segments.len() <= inside
+                    || (segments.len() == inside + 1 && first.as_deref() == Some("self")));
             if imported {
-                let ident = last.ident.clone();
-                if !self.imported.iter().any(|(i, n)| *i == ident && *n == name) {
-                    self.imported.push((ident, name));
+                let mut written = func.path.clone();
+                if let Some(last) = written.segments.last_mut() {
+                    last.arguments = syn::PathArguments::None;
+                }
+                if !self
+                    .imported
+                    .iter()
+                    .any(|(p, n)| *p == written && *n == name)
+                {
+                    self.imported.push((written, name));
                 }
             }
             let krate = &self.krate;
@@ -243,7 +261,7 @@ pub fn rewrite_sites(
     for item in items.iter_mut() {
         rewriter.visit_item_mut(item);
     }
-    let uses = rewriter.imported.iter().map(|(name, at)| {
+    let uses = rewriter.imported.iter().map(|(path, at)| {
         // Arguments that satisfy the function's bounds with nothing inferred
         // from the program.
         let args = match *at {
@@ -255,7 +273,7 @@ pub fn rewrite_sites(
                 .parse()
                 .expect("library loop sample arguments are tokens"),
         };
-        quote!(let _ = #name(#args);)
+        quote!(let _ = #path(#args);)
     });
     if rewriter.imported.is_empty() {
         return TokenStream::new();
@@ -417,7 +435,8 @@ pub fn analysis_items(
     };
     if let Some(p) = &overrides.queue_policy {
         let item = syn::Ident::new(p.item, p.span);
-        params = quote_spanned!(p.span=> #params.with_queue_policy(#krate::QueuePolicy::#item));
+        params =
+            quote_spanned!(p.span=> #params.with_queue_policy(#krate::tuning::QueuePolicy::#item));
     }
     for (value, method) in [
         (&overrides.queue_capacity, "with_queue_capacity"),

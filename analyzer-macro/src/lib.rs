@@ -117,9 +117,9 @@
 //! * **Spawn constructs** are `prescient::…` paths (`prescient::join`,
 //!   `::prescient::spawn`), names the module imports from `prescient`
 //!   (`use prescient::{join, spawn as sp}`, `use prescient as p`, and
-//!   `use prescient::*` for `join`, `spawn`, `for_range`,
-//!   `for_range_chunked`, `scope`, `dataflow`, `Scope`, `TaskGroup`,
-//!   `Dataflow`), and the methods `spawn` / `task` called on a
+//!   `use prescient::*` for `join`, `spawn`, the loops, `scope`,
+//!   `dataflow`, `Scope`, `TaskGroup`, `Dataflow` and `slice`, and
+//!   `use prescient::slice::*` for the sorts), and the methods `spawn` / `task` called on a
 //!   *scope value*: the parameter of a closure passed to a `prescient` function
 //!   (`prescient::scope(|s| s.spawn(…))`, `prescient::dataflow(|df| df.task()…)`)
 //!   or to a scope spawn, or a binding typed `prescient::Scope`, `TaskGroup` or
@@ -155,7 +155,8 @@
 //!   literals, casts), and resolves at module level (no generic or const
 //!   parameter of the function or its `impl`, no `Self`, no item or `use`
 //!   local to a body, no `_`) — plus 64 bytes of frame overhead and
-//!   `prescient::analysis::JOIN_FRAME_BYTES` per level of spawn nesting (129
+//!   `JOIN_FRAME_BYTES` (the runtime's measured frame cost of a join, emitted as
+//!   `prescient::__private::JOIN_FRAME_BYTES`) per level of spawn nesting (129
 //!   for a range loop: its body runs below the joins that halve its range, at
 //!   most 64 levels, each charged two join frames for the splitting
 //!   function's own frame); plus

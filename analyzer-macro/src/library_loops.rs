@@ -1,7 +1,7 @@
 //! The runtime's library loops: every `prescient` function that runs a body
 //! (or a comparator) many times, in parallel pieces split on demand —
-//! `for_range` and its chunked, slice and reduction forms, and the parallel
-//! sorts. The lowering (`lower/spawns.rs`) turns a call of one of them into
+//! `for_range` and its chunked, slice and reduction forms (at the crate
+//! root), and the parallel sorts (`prescient::slice`). The lowering (`lower/spawns.rs`) turns a call of one of them into
 //! loop parallelism (λ): a [`LoopKind::RangeLoop`](crate::model::LoopKind)
 //! around a site whose tasks are the closures the loop runs; the emitter
 //! rewrites the call to its `__private` twin with the site. This table is
@@ -27,8 +27,13 @@ pub(crate) enum LoopTrip {
 /// One library loop of the runtime.
 #[derive(Debug)]
 pub(crate) struct LibraryLoop {
-    /// The function's name at the crate root (`prescient::for_range`).
+    /// The function's name (`for_range`).
     pub(crate) name: &'static str,
+    /// The module of `prescient` that exports it: `""` for the crate root
+    /// (`prescient::for_range`), `"slice"` for the sorts
+    /// (`prescient::slice::par_sort`). A glob import of that module brings
+    /// it in.
+    pub(crate) module: &'static str,
     /// Its `__private` twin taking the site first (`for_range_at`).
     pub(crate) at: &'static str,
     /// Its number of arguments: a call with another count is not this
@@ -48,6 +53,7 @@ pub(crate) struct LibraryLoop {
 pub(crate) const LIBRARY_LOOPS: &[LibraryLoop] = &[
     LibraryLoop {
         name: "for_range",
+        module: "",
         at: "for_range_at",
         args: 3,
         tasks: &[2],
@@ -56,6 +62,7 @@ pub(crate) const LIBRARY_LOOPS: &[LibraryLoop] = &[
     },
     LibraryLoop {
         name: "for_range_chunked",
+        module: "",
         at: "for_range_chunked_at",
         args: 3,
         tasks: &[2],
@@ -64,6 +71,7 @@ pub(crate) const LIBRARY_LOOPS: &[LibraryLoop] = &[
     },
     LibraryLoop {
         name: "for_range_reduce",
+        module: "",
         at: "for_range_reduce_at",
         args: 5,
         tasks: &[2, 3, 4],
@@ -72,6 +80,7 @@ pub(crate) const LIBRARY_LOOPS: &[LibraryLoop] = &[
     },
     LibraryLoop {
         name: "for_range_chunked_reduce",
+        module: "",
         at: "for_range_chunked_reduce_at",
         args: 5,
         tasks: &[2, 3, 4],
@@ -80,6 +89,7 @@ pub(crate) const LIBRARY_LOOPS: &[LibraryLoop] = &[
     },
     LibraryLoop {
         name: "for_chunks",
+        module: "",
         at: "for_chunks_at",
         args: 3,
         tasks: &[2],
@@ -88,6 +98,7 @@ pub(crate) const LIBRARY_LOOPS: &[LibraryLoop] = &[
     },
     LibraryLoop {
         name: "for_chunks_mut",
+        module: "",
         at: "for_chunks_mut_at",
         args: 3,
         tasks: &[2],
@@ -96,6 +107,7 @@ pub(crate) const LIBRARY_LOOPS: &[LibraryLoop] = &[
     },
     LibraryLoop {
         name: "for_each_mut",
+        module: "",
         at: "for_each_mut_at",
         args: 3,
         tasks: &[2],
@@ -104,6 +116,7 @@ pub(crate) const LIBRARY_LOOPS: &[LibraryLoop] = &[
     },
     LibraryLoop {
         name: "for_chunks_reduce",
+        module: "",
         at: "for_chunks_reduce_at",
         args: 5,
         tasks: &[2, 3, 4],
@@ -112,6 +125,7 @@ pub(crate) const LIBRARY_LOOPS: &[LibraryLoop] = &[
     },
     LibraryLoop {
         name: "par_sort",
+        module: "slice",
         at: "par_sort_at",
         args: 1,
         tasks: &[],
@@ -120,6 +134,7 @@ pub(crate) const LIBRARY_LOOPS: &[LibraryLoop] = &[
     },
     LibraryLoop {
         name: "par_sort_by",
+        module: "slice",
         at: "par_sort_by_at",
         args: 2,
         tasks: &[1],
@@ -128,6 +143,7 @@ pub(crate) const LIBRARY_LOOPS: &[LibraryLoop] = &[
     },
     LibraryLoop {
         name: "par_sort_by_key",
+        module: "slice",
         at: "par_sort_by_key_at",
         args: 2,
         tasks: &[1],
@@ -136,6 +152,7 @@ pub(crate) const LIBRARY_LOOPS: &[LibraryLoop] = &[
     },
     LibraryLoop {
         name: "par_sort_unstable",
+        module: "slice",
         at: "par_sort_unstable_at",
         args: 1,
         tasks: &[],
@@ -144,6 +161,7 @@ pub(crate) const LIBRARY_LOOPS: &[LibraryLoop] = &[
     },
     LibraryLoop {
         name: "par_sort_unstable_by",
+        module: "slice",
         at: "par_sort_unstable_by_at",
         args: 2,
         tasks: &[1],
@@ -152,6 +170,7 @@ pub(crate) const LIBRARY_LOOPS: &[LibraryLoop] = &[
     },
     LibraryLoop {
         name: "par_sort_unstable_by_key",
+        module: "slice",
         at: "par_sort_unstable_by_key_at",
         args: 2,
         tasks: &[1],

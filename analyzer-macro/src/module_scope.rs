@@ -24,9 +24,9 @@ use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use syn::visit::Visit;
 
-/// Free functions of `prescient` (and scope types) that a glob import
-/// `use prescient::*` is taken to bring in, besides the library loops
-/// ([`LIBRARY_LOOPS`]).
+/// Free functions of `prescient` (and scope types, and the `slice` module)
+/// that a glob import `use prescient::*` is taken to bring in, besides the
+/// library loops of the crate root ([`LIBRARY_LOOPS`]).
 const PRESCIENT_GLOB_NAMES: &[&str] = &[
     "join",
     "spawn",
@@ -35,6 +35,7 @@ const PRESCIENT_GLOB_NAMES: &[&str] = &[
     "Scope",
     "TaskGroup",
     "Dataflow",
+    "slice",
 ];
 
 /// Module-level names.
@@ -80,8 +81,9 @@ struct Imports {
     crate_aliases: HashSet<String>,
     /// Local name → path inside `prescient`.
     names: HashMap<String, Vec<String>>,
-    /// `use prescient::*`.
-    glob: bool,
+    /// The modules of `prescient` glob-imported (`use prescient::*` is
+    /// `""`, `use prescient::slice::*` is `"slice"`).
+    globs: HashSet<String>,
     /// Names imported from anywhere else, with the path they come from.
     others: HashMap<String, Vec<String>>,
 }
@@ -349,11 +351,20 @@ impl ModuleScope {
         if self.items.contains(first) || self.imports.others.contains_key(first) {
             return Resolved::Unknown;
         }
-        if self.imports.glob
+        if self.imports.globs.contains("")
             && (PRESCIENT_GLOB_NAMES.contains(&first.as_str())
-                || LIBRARY_LOOPS.iter().any(|l| l.name == first))
+                || LIBRARY_LOOPS
+                    .iter()
+                    .any(|l| l.module.is_empty() && l.name == first))
         {
             return Resolved::Prescient(segs.to_vec());
+        }
+        if let Some(l) = LIBRARY_LOOPS.iter().find(|l| {
+            !l.module.is_empty() && l.name == first && self.imports.globs.contains(l.module)
+        }) {
+            let mut full = vec![l.module.to_string()];
+            full.extend(segs.iter().cloned());
+            return Resolved::Prescient(full);
         }
         Resolved::Unknown
     }
@@ -643,8 +654,8 @@ fn collect_use(tree: &syn::UseTree, prefix: &[String], leading_colon: bool, impo
             record(r.rename.to_string(), full, imports);
         }
         syn::UseTree::Glob(_) => {
-            if prefix.len() == 1 && from_prescient(prefix, imports) {
-                imports.glob = true;
+            if from_prescient(prefix, imports) {
+                imports.globs.insert(prefix[1..].join("::"));
             }
         }
         syn::UseTree::Group(g) => {

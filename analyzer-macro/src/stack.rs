@@ -17,7 +17,9 @@
 //! bindings, pattern bindings of `for`, `match`, `if let` and closures written
 //! in it, and the temporaries of array expressions and module calls — plus
 //! [`FRAME_OVERHEAD_BYTES`], plus the runtime's own per-join frame cost
-//! (`prescient::analysis::JOIN_FRAME_BYTES`, measured per build profile) once
+//! (`JOIN_FRAME_BYTES`, measured per build profile in
+//! `runtime/src/analysis/emitted.rs` and emitted as
+//! `prescient::__private::JOIN_FRAME_BYTES`) once
 //! per level of spawn-construct nesting (a task that is not stolen runs inline
 //! below the construct's frame); a range loop (`for_range`) counts
 //! [`RANGE_SPLIT_LEVELS`](crate::model::RANGE_SPLIT_LEVELS) (64) ×

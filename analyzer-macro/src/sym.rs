@@ -96,7 +96,8 @@ pub enum Sym {
     },
     /// `core::mem::size_of::<T>()` for a type that resolves at module level.
     SizeOf(Box<syn::Type>),
-    /// `prescient::analysis::JOIN_FRAME_BYTES`.
+    /// `prescient::__private::JOIN_FRAME_BYTES` (defined in the runtime's
+    /// `analysis/emitted.rs`).
     JoinFrame,
     /// The effort of a module function, emitted as a `const` of its own.
     FnEffort(usize),

@@ -15,7 +15,8 @@
 
 use prescient::__private::JOIN_FRAME_BYTES;
 use prescient::analysis::{SiteKind, Trees};
-use prescient::{Params, QueuePolicy, Runtime};
+use prescient::tuning::QueuePolicy;
+use prescient::{Params, Runtime};
 use prescient_macros::task_program;
 
 #[path = "end_to_end/renamed_dependency.rs"]
@@ -317,7 +318,7 @@ fn fib_is_recursive_and_tiny() {
     assert_eq!(P.queue_policy, QueuePolicy::InsertBackStealFront);
     assert_eq!(P.queue_capacity, 32);
     assert_eq!(P.dependency_buckets, 256_019);
-    assert_eq!(P.stack_size, prescient::DEFAULT_STACK_SIZE);
+    assert_eq!(P.stack_size, prescient::tuning::DEFAULT_STACK_SIZE);
     assert_eq!(P.committed_stack_size, a.committed_stack_size);
     assert_eq!(P.pinning, Params::DEFAULT.pinning);
     // `fib(n - 1)`: a recursion depth the analysis cannot bound, so no

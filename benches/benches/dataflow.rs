@@ -12,7 +12,7 @@
 //!
 //! * `<benchmark>`: `two_wave/250`, `cholesky`, `task_cost`, `buckets`, ...;
 //! * `<mode>`: the DAST mode of Prescient's runtime (`off`, `forced`,
-//!   `adaptive`, `idle`; `prescient::DastMode`), absent for the sequential
+//!   `adaptive`, `idle`; `prescient::tuning::DastMode`), absent for the sequential
 //!   reference;
 //! * `<runner>`: `seq` (the sequential reference, the runner `sequential`
 //!   of the tables' JSON; `seq/1` in the benchmark's own group:
@@ -53,7 +53,8 @@
 use criterion::{
     criterion_group, criterion_main, BenchmarkId, Criterion, SamplingMode, Throughput,
 };
-use prescient::{DastMode, Params, Runtime};
+use prescient::tuning::DastMode;
+use prescient::{Params, Runtime};
 use prescient_benches::cli::{env_dast, env_threads};
 use prescient_benches::dataflow::{
     cholesky, compare_exact, matmul, overhead, runtime, sparselu, two_wave, Kernel, DEFERRING,

@@ -19,7 +19,7 @@
 //! * [`progress`] writes the `progress:` lines on stderr that show a long
 //!   table moving, and that the report's progress bar displays.
 
-use prescient::DastMode;
+use prescient::tuning::DastMode;
 
 /// The environment variable with the thread counts to measure (`1,2,4` or
 /// `all`) when `--threads` is not given: read by every table, the report and the

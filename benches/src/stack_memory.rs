@@ -25,7 +25,8 @@
 //! task and the inliner off (every task gets a stack of its own, which is
 //! what is measured) and a live-stack cap of `N`.
 
-use prescient::{Event, Inlining, Params, Runtime, MAX_QUEUE_CAPACITY};
+use prescient::tuning::{Inlining, MAX_QUEUE_CAPACITY};
+use prescient::{Event, Params, Runtime};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Barrier};
 use std::time::Duration;

@@ -14,7 +14,7 @@
 //! this crate forbids `unsafe` itself and is tested against a brute-force
 //! reference model (see `tests/random_programs.rs`).
 //!
-//! The [`trace`] module analyses a recorded run's computation DAG: its
+//! The [`critical_path`] module analyses a recorded run's computation DAG: its
 //! critical path and where the run's time went (work, delay, nowork).
 //!
 //! The crate is single-threaded on purpose: the runtime serialises access to a
@@ -24,12 +24,12 @@
 #![deny(missing_docs)]
 
 mod access;
+pub mod critical_path;
 mod error;
 mod graph;
 mod ids;
 mod mix;
 mod region_table;
-pub mod trace;
 
 pub use access::AccessMode;
 pub use error::GraphError;

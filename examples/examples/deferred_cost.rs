@@ -14,7 +14,8 @@
 //! worker: a few nanoseconds under every policy and capacity, since nothing
 //! reaches the deque.
 
-use prescient::{Inlining, Params, QueuePolicy, Runtime};
+use prescient::tuning::{Inlining, QueuePolicy};
+use prescient::{Params, Runtime};
 use std::hint::black_box;
 use std::time::Instant;
 

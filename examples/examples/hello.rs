@@ -8,7 +8,8 @@
 //! ran each task; the last line's counters say how the runtime ran them
 //! (spawns deferred to a deque or run inline, steals, suspended waits).
 
-use prescient::{Event, Params, QueuePolicy, Runtime, TaskGroup};
+use prescient::tuning::QueuePolicy;
+use prescient::{Event, Params, Runtime, TaskGroup};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 

@@ -11,7 +11,8 @@
 //! report the `inlined` share and `mode` per site: the sites of tiny tasks
 //! end inlined, the site of large tasks keeps spawning.
 
-use prescient::{Inlining, Params, Runtime};
+use prescient::tuning::Inlining;
+use prescient::{Params, Runtime};
 use prescient_benches::programs::fib::{fib_prescient as fib, fib_seq};
 use std::hint::black_box;
 use std::time::Instant;

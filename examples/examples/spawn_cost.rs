@@ -26,7 +26,9 @@
 //! What to look at: the deferred rows against the inline ones: a deferred
 //! task pays one allocation (allocs/task), the deque push and the claim.
 
-use prescient::{Inlining, Params, Runtime, Scope, TaskGroup, TaskHandle, MAX_QUEUE_CAPACITY};
+use prescient::{
+    tuning::Inlining, tuning::MAX_QUEUE_CAPACITY, Params, Runtime, Scope, TaskGroup, TaskHandle,
+};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
 use std::sync::atomic::{AtomicU64, Ordering};

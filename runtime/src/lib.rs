@@ -14,8 +14,8 @@
 //!   elements (safe `&mut` access), and [`for_range_reduce`],
 //!   [`for_range_chunked_reduce`] and [`for_chunks_reduce`] fold a range or
 //!   a slice deterministically for an associative combination;
-//!   [`par_sort`] and its `_by`, `_by_key` and `_unstable` forms sort a
-//!   slice with a parallel merge sort.
+//!   [`slice::par_sort`] and its `_by`, `_by_key` and `_unstable` forms sort
+//!   a slice with a parallel merge sort.
 //! * **Dataflow**: [`dataflow()`] tasks declare `in`/`out`/`inout` accesses to
 //!   runtime-owned [`Data`](dataflow::Data) and [`Tiles`](dataflow::Tiles) (the
 //!   [`dataflow`](mod@dataflow) module); the runtime orders them as OpenMP
@@ -26,10 +26,11 @@
 //! * **Adaptive inlining**: every `join`/`spawn` call site is measured on
 //!   its own; a site whose tasks are too short to be worth the scheduler
 //!   runs them as plain calls, and hands work out only when another worker
-//!   is hungry ([`Inlining`], [`Runtime::inlining_report`]).
+//!   is hungry ([`tuning::Inlining`], [`Runtime::inlining_report`]).
 //! * **Runtime**: build one with [`Runtime::builder`], or let the free
 //!   functions use the lazily created global runtime. [`Runtime::counters`]
-//!   tells what the scheduler did.
+//!   tells what the scheduler did. The knobs, limits and reports a program
+//!   rarely names are in [`tuning`].
 //! * **Profiling** (cargo feature `trace`): `Runtime::profile` records a
 //!   run's computation DAG and finds its critical path and where the time
 //!   went — work, busy delay, scheduler delay by cause, idle time — as a
@@ -40,7 +41,8 @@
 //! [`for_range`]`(a..b, g, f)`; `par_chunks_mut(n).enumerate().for_each(f)`
 //! is [`for_chunks_mut`]`(slice, n, f)`; `par_iter_mut().enumerate().for_each`
 //! is [`for_each_mut`]; `fold(...).reduce(...)` over a range or chunks is
-//! [`for_range_reduce`] or [`for_chunks_reduce`];
+//! [`for_range_reduce`] or [`for_chunks_reduce`]; `par_sort` and its forms
+//! are [`slice::par_sort`]`(slice)` and its forms;
 //! `ThreadPoolBuilder::num_threads` is [`RuntimeBuilder::num_workers`],
 //! `ThreadPool::install` is [`Runtime::run`], `current_thread_index` is
 //! [`current_worker_index`], and `RAYON_NUM_THREADS` is `PRESCIENT_WORKERS`.
@@ -48,7 +50,8 @@
 //! ## Fork-join
 //!
 //! ```
-//! use prescient::{Params, QueuePolicy, Runtime};
+//! use prescient::tuning::QueuePolicy;
+//! use prescient::{Params, Runtime};
 //! const PARAMS: Params = Params::DEFAULT
 //!     .with_queue_policy(QueuePolicy::InsertFrontStealBack)
 //!     .with_queue_capacity(4)
@@ -86,10 +89,10 @@
 //! // room for 32 queued tasks per worker; CF'17's trees would choose DEF
 //! // (thieves take the newest) with 4.
 //! use prescient::analysis::Trees;
-//! assert_eq!(fib::PARAMS.queue_policy, prescient::QueuePolicy::InsertBackStealFront);
+//! assert_eq!(fib::PARAMS.queue_policy, prescient::tuning::QueuePolicy::InsertBackStealFront);
 //! assert_eq!(fib::PARAMS.queue_capacity, 32);
 //! let cf17 = fib::ANALYSIS.params(Trees::Cf17);
-//! assert_eq!(cf17.queue_policy, prescient::QueuePolicy::InsertBackStealBack);
+//! assert_eq!(cf17.queue_policy, prescient::tuning::QueuePolicy::InsertBackStealBack);
 //! let runtime = prescient::Runtime::builder()
 //!     .params(fib::PARAMS)
 //!     .num_workers(2)
@@ -128,101 +131,53 @@
 //! assert_eq!(values[15], (1..=16).sum::<u64>());
 //! ```
 
-// Module layers, lowest first (ARCHITECTURE.md has each module's imports):
-// 1. `params`, `sync`, `spin_lock`, `stack` (task stacks: reserve,
-//    commitment, trimming; `params`), `overflow` (`stack`), `topology`, `trace` (the
-//    profiler's recording hooks; empty without the `trace` feature), `job`
-//    (`trace`), `counters`, `latent` (`job`), `progress` (the hook through
-//    which workers poll external operations) — no runtime state;
-// 2. `deque` (uses `job`, `spin_lock`), `fiber` (stack switching; `job`,
-//    `overflow`, `stack`), `dast` (the DAST manager's request queues, push policies
-//    and manager loop; `job`, `params`, `sync`);
-// 3. `sleep` (parking and resume inboxes; `fiber`), `inlining` (the
-//    adaptive inliner: site ids, per-site statistics and decisions,
-//    calibration; `counters`, `deque`, `job`, `params`, `spin_lock`, `sync`);
-// 4. `latch` (waiting; `fiber`, `sync`), `stack_job` (`job`, `latch`);
-// 5. `registry` — the scheduler's shared part: what other threads see of
-//    each worker, stealing, the injector, waking sleepers, the DAST manager
-//    thread (`counters`, `dast`, `deque`, `inlining`, `job`, `latch`,
-//    `overflow`, `params`, `sleep`, `sync`, `trace`);
-// 6. `worker` — each worker's own part: its state and main loop, inliner
-//    routing, lazy task creation, latent joins, waiting, fibers and the
-//    live-stack cap, idling, its side of DAST (`registry` and layers 1–4);
-// 7. the public API: `runtime`, `join`, `split` (the loops' splitting
-//    engine over `join`), `range`, `chunks` and `reduce` (loops over
-//    `split`), `sort` (the parallel sorts, over `join`),
-//    `spawn`, `scope`, `group`, `event`, `task_local`, `dataflow`, `mpi`
-//    (feature `mpi`, over `event`, `dataflow` and `progress`),
-//    `analysis` (whose `SpawnSite` statics carry an `inlining` site slot),
-//    `profile` (`Runtime::profile`, feature `trace`). `fiber`, `stack_job`,
-//    `worker` and the public API call `trace`'s hooks.
-//
-// No module imports one from a layer above it, and no two modules import
-// each other (within layer 7, `join`, `split`, `sort`, `spawn`, `scope`,
-// `group` and `dataflow` use `runtime`, never the reverse, `split` and `sort`
-// use `join`, and `range`, `chunks` and `reduce` use `split`). Nor
-// do two files of one module: `worker`'s files use only `worker/thread.rs`
-// of their folder, and the files of `dast` and of `dataflow` form chains (see
-// each `mod.rs`). Test code is the one exception: `sleep`'s loom models use
-// `latch` (which does not use `sleep`).
+// Module layers, lowest first. A module imports only modules of its own
+// layer or below, and no import circle joins the modules of any folder;
+// ARCHITECTURE.md ("Module layers") has the same table with each folder's
+// inner layers and every module's imports, and `.ci/check-layout` checks
+// the code, this list and that table against each other (test code and
+// every cargo feature included).
+// 1. `sync`, `spin_lock`, `unwind`, `params`, `counters`, `topology`, `progress`, `trace`
+// 2. `job`
+// 3. `dast`, `inlining`
+// 4. `scheduler`, `analysis`
+// 5. `runtime`
+// 6. `task`
+// 7. `loops`, `dataflow`, `profile`
+// 8. `mpi`
+// The crate root's re-exports and its `tuning`, `slice` and `__private`
+// modules are the public face, above every layer: no module imports
+// through them.
 
 #![deny(missing_docs)]
 
 pub mod analysis;
-mod chunks;
 mod counters;
 mod dast;
 pub mod dataflow;
-mod deque;
-mod event;
-mod fiber;
-mod group;
 mod inlining;
 mod job;
-mod join;
-mod latch;
-mod latent;
-mod latent_spawn;
+mod loops;
 #[cfg(feature = "mpi")]
 pub mod mpi;
-#[cfg(unix)]
-mod overflow;
-#[cfg(not(unix))]
-#[path = "overflow_fallback.rs"]
-mod overflow;
 mod params;
 #[cfg(feature = "trace")]
 pub mod profile;
 mod progress;
-mod range;
-mod reduce;
-mod registry;
 mod runtime;
-mod scope;
-mod sleep;
-mod sort;
-mod spawn;
+mod scheduler;
 mod spin_lock;
-mod split;
-mod stack;
-mod stack_job;
 mod sync;
-mod task_local;
+mod task;
 mod topology;
 mod trace;
-mod worker;
+mod unwind;
 
-pub use chunks::{for_chunks, for_chunks_mut, for_each_mut};
-pub use counters::Counters;
 pub use dataflow::dataflow;
-pub use event::Event;
-pub use group::TaskGroup;
-pub use inlining::{InliningReport, SiteReport};
-pub use join::join;
-pub use params::{
-    DastMode, Inlining, Params, ParamsError, Pinning, QueuePolicy, DEFAULT_STACK_SIZE,
-    MAX_DEPENDENCY_BUCKETS, MAX_QUEUE_CAPACITY, MAX_STACK_SIZE, MIN_STACK_SIZE,
-};
+pub use loops::chunks::{for_chunks, for_chunks_mut, for_each_mut};
+pub use loops::range::{for_range, for_range_chunked};
+pub use loops::reduce::{for_chunks_reduce, for_range_chunked_reduce, for_range_reduce};
+pub use params::Params;
 /// The static analyzer: put it on an inline module of task code to get that
 /// program's [`Params`] as `PARAMS` (and the analysis behind them as
 /// `ANALYSIS`, a [`ProgramAnalysis`](analysis::ProgramAnalysis)) inside the
@@ -230,18 +185,63 @@ pub use params::{
 /// for a runnable example, and [`analysis`] for the decision trees.
 #[doc(inline)]
 pub use prescient_macros::task_program;
-pub use range::{for_range, for_range_chunked};
-pub use reduce::{for_chunks_reduce, for_range_chunked_reduce, for_range_reduce};
-pub use runtime::{
-    current_worker_index, num_workers, BuildError, Runtime, RuntimeBuilder, MAX_WORKERS,
-};
-pub use scope::{scope, Scope};
-pub use sort::{
-    par_sort, par_sort_by, par_sort_by_key, par_sort_unstable, par_sort_unstable_by,
-    par_sort_unstable_by_key,
-};
-pub use spawn::{spawn, TaskHandle};
-pub use task_local::LocalKey;
+pub use runtime::{current_worker_index, num_workers, BuildError, Runtime, RuntimeBuilder};
+pub use task::event::Event;
+pub use task::group::TaskGroup;
+pub use task::join::join;
+pub use task::local::LocalKey;
+pub use task::scope::{scope, Scope};
+pub use task::spawn::{spawn, TaskHandle};
+
+/// Parallel sorts of slices: cilksort's merge sort on the runtime's tasks,
+/// with the standard library's guarantees (the stable sorts are stable) and
+/// rayon's names (`ParallelSliceMut::par_sort` and its `_by`, `_by_key` and
+/// `_unstable` forms, here free functions of the slice).
+///
+/// ```
+/// let mut v: Vec<u32> = (0..10_000).rev().collect();
+/// prescient::slice::par_sort(&mut v);
+/// assert!(v.windows(2).all(|w| w[0] <= w[1]));
+/// ```
+pub mod slice {
+    pub use crate::loops::sort::{
+        par_sort, par_sort_by, par_sort_by_key, par_sort_unstable, par_sort_unstable_by,
+        par_sort_unstable_by_key,
+    };
+}
+
+/// What a program tunes and what tells it how a run went: the values of
+/// [`Params`]' fields, the limits [`Params::validate`] enforces (so that a
+/// program can clamp a computed value instead of guessing), and the
+/// scheduler's reports.
+///
+/// Most programs never name these: `Params::DEFAULT` or the analyzer's
+/// `PARAMS` are complete values, and the free functions need no runtime of
+/// their own.
+///
+/// ```
+/// use prescient::tuning::{Inlining, QueuePolicy, MAX_QUEUE_CAPACITY};
+/// use prescient::{Params, Runtime};
+/// const PARAMS: Params = Params::DEFAULT
+///     .with_queue_policy(QueuePolicy::InsertFrontStealBack)
+///     .with_queue_capacity(MAX_QUEUE_CAPACITY)
+///     .with_inlining(Inlining::Never)
+///     .checked();
+/// let runtime = Runtime::builder().params(PARAMS).num_workers(1).build().unwrap();
+/// assert_eq!(runtime.run(|| prescient::join(|| 1, || 2)), (1, 2));
+/// // One worker has no thief: the scheduler's report (a `tuning::Counters`)
+/// // says nothing was stolen.
+/// assert_eq!(runtime.counters().steals, 0);
+/// ```
+pub mod tuning {
+    pub use crate::counters::Counters;
+    pub use crate::inlining::{InliningReport, SiteReport};
+    pub use crate::params::{
+        DastMode, Inlining, ParamsError, Pinning, QueuePolicy, DEFAULT_STACK_SIZE,
+        MAX_DEPENDENCY_BUCKETS, MAX_QUEUE_CAPACITY, MAX_STACK_SIZE, MIN_STACK_SIZE,
+    };
+    pub use crate::runtime::MAX_WORKERS;
+}
 
 /// What the code `#[task_program]` emits refers to: the spawn-site `static`s,
 /// the site-aware `join`/`spawn`/`for_range` entry points, and the `const fn`
@@ -254,15 +254,15 @@ pub mod __private {
     pub use crate::analysis::emitted::{
         max, product, sum, trip_count, SpawnSite, JOIN_FRAME_BYTES,
     };
-    pub use crate::chunks::{for_chunks_at, for_chunks_mut_at, for_each_mut_at};
-    pub use crate::join::join_at;
-    pub use crate::range::{for_range_at, for_range_chunked_at};
-    pub use crate::reduce::{
+    pub use crate::loops::chunks::{for_chunks_at, for_chunks_mut_at, for_each_mut_at};
+    pub use crate::loops::range::{for_range_at, for_range_chunked_at};
+    pub use crate::loops::reduce::{
         for_chunks_reduce_at, for_range_chunked_reduce_at, for_range_reduce_at,
     };
-    pub use crate::sort::{
+    pub use crate::loops::sort::{
         par_sort_at, par_sort_by_at, par_sort_by_key_at, par_sort_unstable_at,
         par_sort_unstable_by_at, par_sort_unstable_by_key_at,
     };
-    pub use crate::spawn::spawn_at;
+    pub use crate::task::join::join_at;
+    pub use crate::task::spawn::spawn_at;
 }

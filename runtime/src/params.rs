@@ -176,7 +176,8 @@ pub const MAX_DEPENDENCY_BUCKETS: usize = 1 << 24;
 /// The runtime's parameters. Construct them in a `const`:
 ///
 /// ```
-/// use prescient::{Params, QueuePolicy};
+/// use prescient::tuning::QueuePolicy;
+/// use prescient::Params;
 /// const TUNED: Params = Params::DEFAULT
 ///     .with_queue_policy(QueuePolicy::InsertFrontStealBack)
 ///     .with_queue_capacity(4)
@@ -242,7 +243,8 @@ pub struct Params {
 /// once, which hands the thief the oldest pending work.
 ///
 /// ```
-/// use prescient::{Inlining, Params, Runtime};
+/// use prescient::tuning::Inlining;
+/// use prescient::{Params, Runtime};
 /// let params = Params::DEFAULT.with_inlining(Inlining::Baseline { count: 5, lower: 4, upper: 16 });
 /// let runtime = Runtime::builder().params(params).num_workers(2).build().unwrap();
 /// assert_eq!(runtime.run(|| prescient::join(|| 1, || 2)), (1, 2));

@@ -1,21 +1,21 @@
 //! [`Runtime::profile`]: run a closure with the critical-path profiler
 //! recording, and get a [`Profile`] of the run — its computation DAG, the
-//! analysis (`prescient_graph::trace`), a text report, a Chrome trace and
+//! analysis (`prescient_graph::critical_path`), a text report, a Chrome trace and
 //! an SVG. Compiled with the cargo feature `trace` only.
 //!
-//! The analysis types are those of `prescient_graph::trace`, re-exported
+//! The analysis types are those of `prescient_graph::critical_path`, re-exported
 //! here: a [`Profile`] gives its [`Dag`] and [`Analysis`].
 
 pub use crate::runtime::{Tracing, MAX_TRACE_CAPACITY};
 pub use crate::trace::TraceStats;
-pub use prescient_graph::trace::{
+pub use prescient_graph::critical_path::{
     Analysis, CriticalPath, Dag, Edge, EdgeKind, ParallelismProfile, PathStep, PathTask,
     ProfileBucket, ProfilePoint, RunBreakdown, Strand, StrandId, TraceError, WorkerBreakdown,
 };
 
 use crate::runtime::Runtime;
 use crate::trace::{self, AssembleError, Assembled, StartError};
-use prescient_graph::trace::{analyze, chrome_trace, parallelism_profile, svg_report};
+use prescient_graph::critical_path::{analyze, chrome_trace, parallelism_profile, svg_report};
 use std::fmt;
 use std::io;
 use std::panic::{self, AssertUnwindSafe};
@@ -351,7 +351,7 @@ impl Runtime {
             .tracer
             .as_ref()
             .ok_or(ProfileError::NotTracing)?;
-        if crate::worker::is_current(self.registry()) {
+        if crate::scheduler::worker::is_current(self.registry()) {
             return Err(ProfileError::OnWorker);
         }
         tracer.start().map_err(|error| match error {

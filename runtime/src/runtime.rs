@@ -4,10 +4,10 @@
 
 use crate::counters::Counters;
 use crate::params::{Params, ParamsError};
-use crate::registry::{self, Handlers, Registry};
-use crate::stack_job::StackJob;
+use crate::scheduler::registry::{self, Handlers, Registry};
+use crate::scheduler::stack_job::StackJob;
+use crate::scheduler::worker::{self, WorkerThread};
 use crate::topology;
-use crate::worker::{self, WorkerThread};
 use std::any::Any;
 use std::fmt;
 use std::panic;
@@ -270,7 +270,7 @@ impl RuntimeBuilder {
         if let Some(strands) = self.trace_capacity.filter(|&s| s > MAX_TRACE_CAPACITY) {
             return Err(BuildError::TraceCapacityTooLarge(strands));
         }
-        crate::overflow::install_handler();
+        crate::scheduler::fiber::overflow::install_handler();
         let pus = match self.params.pinning {
             crate::params::Pinning::None => vec![None; num_workers],
             pinning => topology::worker_pus(&topology::detect(), pinning, num_workers),
@@ -347,7 +347,7 @@ fn default_num_workers() -> usize {
         _ => {
             static WARNED: std::sync::Once = std::sync::Once::new();
             WARNED.call_once(|| {
-                crate::job::report(format_args!(
+                crate::unwind::report(format_args!(
                     "ignoring PRESCIENT_WORKERS={text:?}: not a whole number in 1..={MAX_WORKERS}; \
                      using one worker per hardware thread ({})",
                     hardware()
@@ -428,10 +428,10 @@ impl Runtime {
     }
 
     /// The inliner's per-site statistics and decisions (see
-    /// [`Inlining`](crate::Inlining)): executions, inlined executions,
+    /// [`Inlining`](crate::tuning::Inlining)): executions, inlined executions,
     /// samples and their mean duration, per spawn site that ran in this
-    /// runtime. Empty under [`Inlining::Never`](crate::Inlining::Never).
-    pub fn inlining_report(&self) -> crate::InliningReport {
+    /// runtime. Empty under [`Inlining::Never`](crate::tuning::Inlining::Never).
+    pub fn inlining_report(&self) -> crate::inlining::InliningReport {
         self.registry.inlining_report()
     }
 
@@ -518,8 +518,9 @@ pub(crate) fn with_registry<R: Send>(f: impl FnOnce(Arc<Registry>) -> R + Send) 
 #[inline(never)]
 pub(crate) fn in_registry<R: Send>(f: impl FnOnce(&Registry) -> R + Send) -> R {
     match WorkerThread::with_current(|worker| worker.map(|worker| Arc::as_ptr(&worker.registry))) {
-        // SAFETY: this thread's worker keeps the registry alive while any of
-        // its tasks runs, and `f` runs in the calling task (see above).
+        // SAFETY: this thread's worker holds an `Arc` of the registry and
+        // outlives every task it runs, across suspensions too (tasks are
+        // tied), and `f` runs in the calling task.
         Some(registry) => f(unsafe { &*registry }),
         None => Runtime::global().run(|| in_registry(f)),
     }

@@ -139,7 +139,9 @@ impl<T> Deref for SpinGuard<'_, T> {
 impl<T> DerefMut for SpinGuard<'_, T> {
     #[inline]
     fn deref_mut(&mut self) -> &mut T {
-        // SAFETY: as in `deref`; `&mut self` makes this borrow unique.
+        // SAFETY: this guard holds the lock, so no other reference to the
+        // value exists while it lives (the module's first invariant), and
+        // `&mut self` makes this borrow unique among the guard's own.
         unsafe { &mut *self.lock.value.get() }
     }
 }

@@ -11,7 +11,8 @@
 
 #![deny(missing_docs)]
 
-use prescient::{DastMode, Params, QueuePolicy, Runtime};
+use prescient::tuning::{DastMode, QueuePolicy};
+use prescient::{Params, Runtime};
 use std::any::Any;
 use std::sync::{mpsc, Mutex, MutexGuard, Once, PoisonError};
 use std::time::{Duration, Instant};
@@ -34,22 +35,22 @@ macro_rules! per_dast_mode {
             mod $name {
                 #[test]
                 fn off() {
-                    super::$name(::prescient::DastMode::Off);
+                    super::$name(::prescient::tuning::DastMode::Off);
                 }
 
                 #[test]
                 fn forced() {
-                    super::$name(::prescient::DastMode::Forced);
+                    super::$name(::prescient::tuning::DastMode::Forced);
                 }
 
                 #[test]
                 fn adaptive() {
-                    super::$name(::prescient::DastMode::Adaptive);
+                    super::$name(::prescient::tuning::DastMode::Adaptive);
                 }
 
                 #[test]
                 fn idle_workers() {
-                    super::$name(::prescient::DastMode::IdleWorkers);
+                    super::$name(::prescient::tuning::DastMode::IdleWorkers);
                 }
             }
         )+

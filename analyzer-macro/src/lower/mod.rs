@@ -13,7 +13,8 @@
 //!   (`::prescient::join`, `prescient::spawn`), names the module imports from
 //!   `prescient` (`use prescient::{join, spawn as sp}`, `use prescient as p`,
 //!   `use prescient::*` for the names in
-//!   `module_scope::PRESCIENT_GLOB_NAMES`), and the
+//!   `module_scope::PRESCIENT_GLOB_NAMES` and the root's library loops,
+//!   `use prescient::slice::*` for the sorts), and the
 //!   methods [`SPAWN_METHODS`](spawns::SPAWN_METHODS) called on a *scope value*: a parameter of a
 //!   closure passed to a `prescient` function (`prescient::scope(|s| s.spawn(…))`)
 //!   or to a scope spawn, a binding typed with a `prescient` scope type

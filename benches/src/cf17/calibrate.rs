@@ -563,7 +563,7 @@ pub fn run(dir: Option<&std::path::Path>) -> i32 {
 mod tests {
     use super::*;
     use crate::cf17::sweep::{Point, ProgramSweep};
-    use prescient::{QueuePolicy, MAX_STACK_SIZE};
+    use prescient::tuning::{QueuePolicy, MAX_STACK_SIZE};
 
     /// A sweep where `fast`'s policy and capacity take 1 s (under every
     /// bucket count) and every other point `slow` s.

@@ -40,7 +40,8 @@ use std::process::Command;
 use std::time::Duration;
 
 use prescient::analysis::ProgramAnalysis;
-use prescient::{Params, QueuePolicy, Runtime, DEFAULT_STACK_SIZE};
+use prescient::tuning::{QueuePolicy, DEFAULT_STACK_SIZE};
+use prescient::{Params, Runtime};
 use serde::{Deserialize, Serialize};
 
 use super::{workloads, Size, Workload};
@@ -222,7 +223,7 @@ pub struct Point {
 
 /// A [`QueuePolicy`] in the sweep files: its short name.
 mod policy_name {
-    use prescient::QueuePolicy;
+    use prescient::tuning::QueuePolicy;
     use serde::{Deserialize, Deserializer, Serializer};
 
     pub fn serialize<S: Serializer>(policy: &QueuePolicy, s: S) -> Result<S::Ok, S::Error> {

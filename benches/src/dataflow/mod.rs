@@ -118,7 +118,7 @@ pub fn runtime(threads: usize, params: Params) -> Runtime {
 /// every dataflow task is a real deferred task (never run inline at
 /// submission): the task-cost and bucket-sweep measurements use them.
 pub const DEFERRING: Params = Params::DEFAULT
-    .with_queue_capacity(prescient::MAX_QUEUE_CAPACITY)
+    .with_queue_capacity(prescient::tuning::MAX_QUEUE_CAPACITY)
     .checked();
 
 /// The best (shortest) of `reps` timings of `run`, after one untimed

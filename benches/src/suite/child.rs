@@ -11,7 +11,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use prescient::Counters;
+use prescient::tuning::Counters;
 
 pub use super::rusage::{cpu_time_ns, peak_rss_kib};
 

@@ -4,7 +4,8 @@
 use std::fmt;
 use std::time::Duration;
 
-use prescient::{Params, QueuePolicy};
+use prescient::tuning::QueuePolicy;
+use prescient::Params;
 
 use super::work::Work;
 use crate::cli::Size;
@@ -149,7 +150,7 @@ pub enum Runner {
     /// inlining).
     PrescientDefault,
     /// Prescient with [`Params::DEFAULT`] but no inlining
-    /// ([`Inlining::Never`](prescient::Inlining::Never)): what the default
+    /// ([`Inlining::Never`](prescient::tuning::Inlining::Never)): what the default
     /// was before per-site inlining, and what inlining is measured against.
     PrescientNever,
     /// Prescient with `DEF` and capacity 4: what CF'17's decision tree
@@ -178,7 +179,7 @@ impl Runner {
     /// The parameters of the four Prescient runners, in their order.
     pub const PRESCIENT_PARAMS: [Params; 4] = [
         Params::DEFAULT,
-        Params::DEFAULT.with_inlining(prescient::Inlining::Never),
+        Params::DEFAULT.with_inlining(prescient::tuning::Inlining::Never),
         Params::DEFAULT
             .with_queue_policy(QueuePolicy::InsertBackStealBack)
             .with_queue_capacity(4)

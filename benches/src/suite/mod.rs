@@ -8,7 +8,7 @@
 //! warms up, measures inside the pool (so that entering it is not counted),
 //! checks every result and prints one `RESULT key=value …` line: the median
 //! time per run, its peak RSS (`getrusage`), and for Prescient the
-//! [`prescient::Counters`] of the measured runs. Because each
+//! [`prescient::tuning::Counters`] of the measured runs. Because each
 //! configuration is its own process, its peak RSS is its own. An `--child-idle
 //! RUNNER THREADS` child measures the CPU time an idle pool burns in one
 //! second.

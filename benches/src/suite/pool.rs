@@ -5,7 +5,7 @@ use std::fmt;
 use std::num::NonZeroUsize;
 use std::time::{Duration, Instant};
 
-use prescient::Counters;
+use prescient::tuning::Counters;
 
 use super::config::{Plan, Runner};
 use super::rusage::cpu_time_ns;

@@ -91,7 +91,7 @@ impl Row {
     }
 
     /// Suspensions per timed run (Prescient only).
-    pub fn per_run(&self, field: fn(&prescient::Counters) -> u64) -> Option<f64> {
+    pub fn per_run(&self, field: fn(&prescient::tuning::Counters) -> u64) -> Option<f64> {
         let r = self.ok()?;
         let c = r.counters.as_ref()?;
         Some(field(c) as f64 / r.runs().max(1) as f64)
@@ -468,7 +468,10 @@ pub struct IdleJson {
 }
 
 /// A run's counters as a JSON map, with `runs` when given.
-pub fn counters_map(counters: &prescient::Counters, runs: Option<u64>) -> BTreeMap<String, u64> {
+pub fn counters_map(
+    counters: &prescient::tuning::Counters,
+    runs: Option<u64>,
+) -> BTreeMap<String, u64> {
     let mut map: BTreeMap<String, u64> = counters
         .iter()
         .map(|(name, value)| (name.to_string(), value))
@@ -597,7 +600,7 @@ mod tests {
                 rss_kib: 2048,
                 cpu_per_wall: 1.0,
                 counters: runner.params().map(|_| {
-                    let mut counters = prescient::Counters::default();
+                    let mut counters = prescient::tuning::Counters::default();
                     counters.suspensions = 3;
                     counters
                 }),

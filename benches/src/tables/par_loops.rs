@@ -564,9 +564,9 @@ pub fn run(options: &Options) -> Result<(), String> {
             let prescient_sort = move |v: &mut Vec<u64>| {
                 v.copy_from_slice(input);
                 if stable {
-                    prescient::par_sort(v)
+                    prescient::slice::par_sort(v)
                 } else {
-                    prescient::par_sort_unstable(v)
+                    prescient::slice::par_sort_unstable(v)
                 }
             };
             let rayon_sort = move |v: &mut Vec<u64>| {

@@ -18,7 +18,7 @@
 use std::time::Instant;
 
 use crate::common::XorShift;
-use prescient_graph::trace::{
+use prescient_graph::critical_path::{
     analyze, chrome_trace, Analysis, Dag, Edge, EdgeKind, Strand, StrandId,
 };
 

@@ -14,7 +14,9 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use crate::common::XorShift;
-use prescient_graph::trace::{analyze, parallelism_profile, Dag, Edge, EdgeKind, Strand, StrandId};
+use prescient_graph::critical_path::{
+    analyze, parallelism_profile, Dag, Edge, EdgeKind, Strand, StrandId,
+};
 
 /// Generates binary fork-join trees, then schedules them.
 struct ForkJoin {
@@ -229,7 +231,7 @@ mod svg {
     use std::time::Instant;
 
     use super::ForkJoin;
-    use prescient_graph::trace::{analyze, svg_report, Dag, Strand};
+    use prescient_graph::critical_path::{analyze, svg_report, Dag, Strand};
 
     fn check_document(svg: &str) {
         assert!(svg.starts_with("<svg"), "{}", &svg[..60.min(svg.len())]);

@@ -10,7 +10,7 @@
 //!
 //! * **aggregation** (§3.3, [`ProgramAnalysis::new`]): ρ and λ by minimum over the
 //!   contexts, effort by mean, stack by maximum, rounded up to whole 4 KiB
-//!   pages, at least [`MIN_STACK_SIZE`](crate::MIN_STACK_SIZE): the stack *commitment*
+//!   pages, at least [`MIN_STACK_SIZE`](crate::tuning::MIN_STACK_SIZE): the stack *commitment*
 //!   ([`committed_stack_size`]), never a limit;
 //! * **decision trees** ([`ProgramAnalysis::params`]), two sets selected by
 //!   [`Trees`]:

@@ -44,7 +44,7 @@ impl ProgramAnalysis {
     /// use prescient::analysis::{ProgramAnalysis, Trees};
     /// const EMPTY: ProgramAnalysis = ProgramAnalysis::new("empty", &[], &[]);
     /// const PARAMS: prescient::Params = EMPTY.params(Trees::DEFAULT).checked();
-    /// assert_eq!(PARAMS.committed_stack_size, prescient::MIN_STACK_SIZE);
+    /// assert_eq!(PARAMS.committed_stack_size, prescient::tuning::MIN_STACK_SIZE);
     /// ```
     pub const fn params(&self, trees: Trees) -> Params {
         match trees {

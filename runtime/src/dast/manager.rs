@@ -2,7 +2,7 @@
 //! queues round-robin, then spin a little, then park (see `wake.rs` for the
 //! park/wake protocol and why no wake-up is lost).
 
-use super::request::ReadySink;
+use super::interface::ReadySink;
 use super::state::Dast;
 
 /// How long the manager polls its queues after the last request before it
@@ -59,7 +59,7 @@ mod loom_models {
     /// A request that counts its execution.
     struct Count(Arc<AtomicUsize>);
 
-    impl crate::dast::request::Request for Count {
+    impl crate::dast::interface::Request for Count {
         unsafe fn execute(self, _sink: &dyn ReadySink) {
             self.0.fetch_add(1, Ordering::Relaxed);
         }
@@ -101,7 +101,7 @@ mod loom_models {
                 loom::thread::spawn(move || {
                     for _ in 0..2 {
                         let request =
-                            crate::dast::request::ErasedRequest::new(Count(executed.clone()));
+                            crate::dast::interface::ErasedRequest::new(Count(executed.clone()));
                         // SAFETY: this thread is queue 0's only producer; a
                         // `Count` refers to nothing that could go away.
                         unsafe { dast.push(0, request, &NoSink) };

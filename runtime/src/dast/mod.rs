@@ -24,7 +24,7 @@
 //! * `state.rs` — [`Dast`], what a runtime holds (the queues, the manager's
 //!   wake-up, the mode), and the round-robin drain shared by the manager
 //!   thread and idle workers ([`Dast::drain_round`]).
-//! * `request.rs` — the two interfaces that keep this module below the
+//! * `interface.rs` — the two interfaces that keep this module below the
 //!   dataflow code and the scheduler: a request is an [`ErasedRequest`] (the
 //!   dataflow layer implements [`Request`] for its graph operations), and the
 //!   tasks a request makes ready go to a [`ReadySink`] (the registry's
@@ -34,9 +34,9 @@
 //! * this file — declares them, re-exports what the rest of the crate uses,
 //!   and switches the timings on or off ([`time_request`], [`time_lock`]).
 //!
-//! `manager.rs` → `state.rs`, `request.rs`; `state.rs` → `wake.rs`,
-//! `queue.rs`, `request.rs`; `policy.rs` → `state.rs`; `stats.rs` →
-//! `request.rs`. No file imports this one.
+//! `manager.rs` → `state.rs`, `interface.rs`; `state.rs` → `wake.rs`,
+//! `queue.rs`, `interface.rs`; `policy.rs` → `state.rs`; `stats.rs` →
+//! `interface.rs`. No file imports this one.
 //!
 //! # Who executes requests, per [`DastMode`](crate::params::DastMode)
 //! * `Off` — no queues; workers execute every request inline.
@@ -62,24 +62,45 @@
 //! behave like `Off`; the requests go to the queues exactly when some thread
 //! has time for them.
 //!
-//! A pushed request is always executed: a producer whose ring is full drains
-//! its own queue before it pushes, and a worker about to go idle drains
-//! queues (when idle workers drain), so a scope's final wait — which
-//! suspends its task and idles its worker — finds every request of its
-//! scope executed.
+//! # Invariants
+//! The protocol's rules, which the code's `SAFETY` comments name:
+//! * **D1 — one producer, one consumer at a time.** A worker's queue has
+//!   one producer, its worker; a consumer (the manager, an idle worker, or
+//!   the producer draining its own full ring) holds the queue's try-lock
+//!   while it executes, so each slot is touched by one thread at a time
+//!   (`queue.rs`).
+//! * **D2 — FIFO per worker.** A consumer executes a request before it
+//!   advances the head, so each queue's requests run in push order. That is
+//!   all the graph needs: a scope is submitted to by one task, tied to one
+//!   worker, so its `new`s sit in one queue in program order, and a task's
+//!   `delete` follows its `done`.
+//! * **D3 — every pushed request is executed.** A producer whose ring is
+//!   full drains its own queue before it pushes, and a worker about to go
+//!   idle drains queues (when idle workers drain), so a scope's final wait —
+//!   which suspends its task and idles its worker — finds every request of
+//!   its scope executed.
+//! * **D4 — what a request refers to outlives it.** Whoever queues a
+//!   request keeps what it refers to alive until it has executed
+//!   ([`Request::execute`]'s contract); for graph requests, the task is
+//!   counted live in its scope until its `delete` has executed
+//!   (`dataflow/graph_requests.rs`).
+//! * **D5 — the manager misses no push.** A producer wakes the manager with
+//!   one fence and one load per push, a Dekker handshake with the manager's
+//!   announce and re-check (`wake.rs`; loom model
+//!   `loom_manager_park_and_wake`).
 
+mod interface;
 mod manager;
 mod policy;
 mod queue;
-mod request;
 mod state;
 #[cfg(feature = "dast-stats")]
 pub(crate) mod stats;
 mod wake;
 
+pub(crate) use interface::{ErasedRequest, Executor, Kind, ReadySink, Request};
 pub(crate) use manager::run as run_manager;
 pub(crate) use policy::{PushPolicy, Route};
-pub(crate) use request::{ErasedRequest, Executor, Kind, ReadySink, Request};
 pub(crate) use state::Dast;
 
 /// Runs `operation`, a graph request of `kind` executed by `executor`, timed

@@ -53,7 +53,8 @@ pub(crate) struct RequestQueue<T> {
 // (so `T: Send` is needed and enough); the protocol above makes each slot
 // accessed by one thread at a time.
 unsafe impl<T: Send> Sync for RequestQueue<T> {}
-// SAFETY: as above.
+// SAFETY: sending the queue sends the requests in its slots, which
+// `T: Send` allows; the counters are atomics.
 unsafe impl<T: Send> Send for RequestQueue<T> {}
 
 impl<T> RequestQueue<T> {
@@ -190,7 +191,7 @@ mod tests {
         assert_eq!(queue.try_drain(2, |r| seen.push(r)), Some(2));
         assert_eq!(seen, [10, 11]);
         assert_eq!(queue.completed(), 2);
-        // SAFETY: as above.
+        // SAFETY: this thread is still the only producer.
         unsafe {
             assert_eq!(queue.push(13), Ok(3));
             assert_eq!(queue.push(14), Ok(4));

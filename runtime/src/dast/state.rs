@@ -3,8 +3,8 @@
 //! requests are executed (by the manager thread, an idle worker or a
 //! producer whose ring is full).
 
+use super::interface::{ErasedRequest, ReadySink};
 use super::queue::RequestQueue;
-use super::request::{ErasedRequest, ReadySink};
 use super::wake::ManagerWake;
 use crate::params::DastMode;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -86,9 +86,8 @@ impl Dast {
     /// Whether any queue holds a request that no consumer is draining: what
     /// makes an idle worker come back from spinning or parking. A queue held
     /// by a consumer does not count, so that idle workers do not spin on one
-    /// whose holder was descheduled (seen: a chain of tasks on many workers
-    /// took many times as long while the other idle workers burnt the cores
-    /// the holder needed). The holder executes
+    /// whose holder was descheduled and burn the cores it needs
+    /// (docs/measurements.md, "DAST request queues"). The holder executes
     /// what it leaves: an idle worker or the manager comes back to the queue
     /// in its next round, a producer drains its whole ring. O(workers), on
     /// the idle path only.
@@ -188,7 +187,7 @@ impl Dast {
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
-    use crate::dast::request::Request;
+    use crate::dast::interface::Request;
     use crate::job::JobRef;
     use std::cell::RefCell;
     use std::sync::Arc;

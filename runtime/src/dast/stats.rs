@@ -10,7 +10,7 @@
 //! build is slower than a plain one: compare modes within stats builds
 //! only.
 
-use super::request::{Executor, Kind};
+use super::interface::{Executor, Kind};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;

@@ -124,19 +124,22 @@ const WRITER: u64 = 1 << 32;
 /// # Safety
 /// Every function requires `state` to point to a live `RegionState`.
 unsafe fn state_poisoned(state: *const RegionState) -> bool {
-    // SAFETY: contract.
+    // SAFETY: `state` points to a live `RegionState` (this function's
+    // contract; link 7 of `task.rs` keeps it alive while tasks live).
     unsafe { (*state).poisoned.load(Ordering::Acquire) }
 }
 
 /// See [`state_poisoned`].
 unsafe fn state_poison(state: *const RegionState) {
-    // SAFETY: contract.
+    // SAFETY: `state` points to a live `RegionState` (this function's
+    // contract; link 7 of `task.rs` keeps it alive while tasks live).
     unsafe { (*state).poisoned.store(true, Ordering::Release) }
 }
 
 /// See [`state_poisoned`]. A reader may run while other readers are live.
 unsafe fn state_idle(state: *const RegionState, write: bool) -> bool {
-    // SAFETY: contract.
+    // SAFETY: `state` points to a live `RegionState` (this function's
+    // contract; link 7 of `task.rs` keeps it alive while tasks live).
     let live = unsafe { (*state).live.load(Ordering::Acquire) };
     if write {
         live == 0
@@ -149,14 +152,16 @@ unsafe fn state_idle(state: *const RegionState, write: bool) -> bool {
 /// the count for `state_idle`, so Relaxed suffices.
 unsafe fn state_count(state: *const RegionState, write: bool) {
     let unit = if write { WRITER } else { READER };
-    // SAFETY: contract.
+    // SAFETY: `state` points to a live `RegionState` (this function's
+    // contract; link 7 of `task.rs` keeps it alive while tasks live).
     unsafe { (*state).live.fetch_add(unit, Ordering::Relaxed) };
 }
 
 /// See [`state_poisoned`].
 unsafe fn state_uncount(state: *const RegionState, write: bool) {
     let unit = if write { WRITER } else { READER };
-    // SAFETY: contract.
+    // SAFETY: `state` points to a live `RegionState` (this function's
+    // contract; link 7 of `task.rs` keeps it alive while tasks live).
     unsafe { (*state).live.fetch_sub(unit, Ordering::Release) };
 }
 
@@ -584,32 +589,40 @@ macro_rules! tuple_accesses {
             type Args = ($($name::Args,)+);
 
             unsafe fn borrow(&'t mut self) -> Self::Args {
-                // SAFETY: forwarded contract; the elements are distinct fields.
+                // SAFETY: this tuple's contract is each element's (the task is
+                // handed out and live: links 1–7 of `task.rs`), and the
+                // elements are distinct fields, so their borrows are disjoint
+                // (link 4).
                 unsafe { ($(self.$index.borrow(),)+) }
             }
 
             unsafe fn any_poisoned(&self) -> bool {
-                // SAFETY: forwarded contract.
+                // SAFETY: the handles' states outlive the live task (link 7
+                // of `task.rs`): each element's contract is this one's.
                 unsafe { false $(|| self.$index.any_poisoned())+ }
             }
 
             unsafe fn poison_writes(&self) {
-                // SAFETY: forwarded contract.
+                // SAFETY: the handles' states outlive the live task (link 7
+                // of `task.rs`): each element's contract is this one's.
                 unsafe { $(self.$index.poison_writes();)+ }
             }
 
             unsafe fn is_idle(&self) -> bool {
-                // SAFETY: forwarded contract.
+                // SAFETY: the handles' states are alive (link 7 of
+                // `task.rs`): each element's contract is this one's.
                 unsafe { true $(&& self.$index.is_idle())+ }
             }
 
             unsafe fn count_live(&self) {
-                // SAFETY: forwarded contract.
+                // SAFETY: the handles' states are alive (link 7 of
+                // `task.rs`): each element's contract is this one's.
                 unsafe { $(self.$index.count_live();)+ }
             }
 
             unsafe fn uncount_live(&self) {
-                // SAFETY: forwarded contract.
+                // SAFETY: the handles' states are alive (link 7 of
+                // `task.rs`): each element's contract is this one's.
                 unsafe { $(self.$index.uncount_live();)+ }
             }
         }

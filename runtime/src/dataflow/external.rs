@@ -36,7 +36,7 @@
 //!   another's body binds its own frame (the inner one shadows); a `join`
 //!   child run inline inherits its task's frame, as a plain call would.
 
-use crate::task_local::LocalKey;
+use crate::task::local::LocalKey;
 use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};

@@ -344,7 +344,9 @@ impl<T: 'static> LockedGraph<T> {
         // every finishing task.
         unsafe { released.set_len(0) };
         for index in 0..len {
-            // SAFETY: see above; `index < len`.
+            // SAFETY: element `index < len` is still in place in the
+            // allocation `released` keeps, and is moved out exactly once
+            // (the loop visits each index once after `set_len(0)`).
             let (id, held) = unsafe { base.add(index).read() };
             match held {
                 Held::One(task) => {
@@ -376,7 +378,9 @@ impl<T: 'static> LockedGraph<T> {
     {
         match id.0 {
             Location::One { shard, id } => self.visit(shard as usize, id, ready, &mut operation),
-            // SAFETY: forwarded contract.
+            // SAFETY: `id` was handed out by this graph and is not deleted
+            // (this function's contract), so its record is alive and
+            // describes this graph's shards.
             Location::Many(record) => unsafe {
                 self.visit_record_shards(record.cast(), ready, delete, &mut operation);
             },
@@ -445,7 +449,8 @@ impl<T: 'static> LockedGraph<T> {
     /// its operations), is reported done once, and is not deleted yet. (A
     /// multi-shard task's id is its record's address.)
     pub(crate) unsafe fn done_task(&self, id: GraphTaskId, ready: &mut ReadyList<T>) {
-        // SAFETY: forwarded contract.
+        // SAFETY: `id` was handed out by this graph and is not deleted yet
+        // (this function's contract), all `for_each_shard` asks.
         unsafe {
             self.for_each_shard(id, ready, false, |graph, id, released| {
                 graph.done_task(id, released)
@@ -461,7 +466,9 @@ impl<T: 'static> LockedGraph<T> {
     /// ([`done_task`](Self::done_task)), is deleted once, and is not used
     /// afterwards.
     pub(crate) unsafe fn delete_task(&self, id: GraphTaskId) {
-        // SAFETY: forwarded contract (a delete releases nothing, so the ready
+        // SAFETY: `id` was handed out by this graph and is deleted only now,
+        // once (this function's contract), so it is not deleted yet while
+        // `for_each_shard` runs (a delete releases nothing, so the ready
         // list stays empty and does not allocate).
         unsafe {
             self.for_each_shard(id, &mut Vec::new(), true, |graph, id, _| {
@@ -479,7 +486,8 @@ impl<T: 'static> LockedGraph<T> {
     /// not used afterwards.
     #[inline]
     pub(crate) unsafe fn finish_task(&self, id: GraphTaskId, ready: &mut ReadyList<T>) {
-        // SAFETY: forwarded contract.
+        // SAFETY: `id` was handed out by this graph and is neither done nor
+        // deleted yet (this function's contract), all `for_each_shard` asks.
         unsafe {
             self.for_each_shard(id, ready, true, |graph, id, released| {
                 graph
@@ -781,7 +789,7 @@ mod tests {
         // SAFETY: handed out by this graph, finished once.
         unsafe { graph.finish_task(second, &mut ready) };
         assert!(ready.is_empty(), "task 2 still waits for task 0 in shard 0");
-        // SAFETY: as above.
+        // SAFETY: handed out by this graph, reported done once, not deleted.
         unsafe { graph.done_task(first, &mut ready) };
         assert_eq!(ready.len(), 1);
         let (id, task) = ready.pop().unwrap();
@@ -812,7 +820,7 @@ mod tests {
         unsafe { graph.finish_task(id, &mut ready) };
         let (id, task) = ready.pop().unwrap();
         assert_eq!(task, 1);
-        // SAFETY: as above.
+        // SAFETY: handed out by this graph, finished once.
         unsafe { graph.finish_task(id, &mut ready) };
         assert!(ready.is_empty() && graph.is_empty());
     }

@@ -81,7 +81,9 @@ struct SlotPtr<T>(NonNull<Slot<T>>);
 // SAFETY: only an address; `Data` itself is `!Send`/`!Sync` through its
 // `OwnerThreadOnly` marker, which is the one reason the compiler gives.
 unsafe impl<T> Send for SlotPtr<T> {}
-// SAFETY: as above.
+// SAFETY: only an address, shared by nothing but its `!Sync` `Data` (its
+// `OwnerThreadOnly` marker); tasks reach the slot through their accesses,
+// under links 1–7 of `task.rs`.
 unsafe impl<T> Sync for SlotPtr<T> {}
 
 impl<'df, T> Data<'df, T> {
@@ -206,7 +208,8 @@ impl<T> fmt::Debug for Data<'_, T> {
 /// # Safety
 /// `pointer` came from `Box::<B>::into_raw` and is freed once.
 pub(crate) unsafe fn free_box<B>(pointer: *mut ()) {
-    // SAFETY: contract.
+    // SAFETY: `pointer` came from `Box::<B>::into_raw` and this is its one
+    // free (this function's contract).
     drop(unsafe { Box::from_raw(pointer.cast::<B>()) });
 }
 
@@ -247,11 +250,15 @@ struct StatesPtr(NonNull<TileStates>);
 // SAFETY: only an address; `Tiles` itself is `!Send`/`!Sync` through its
 // `OwnerThreadOnly` marker, which is the one reason the compiler gives.
 unsafe impl<T> Send for TilePtr<T> {}
-// SAFETY: as above.
+// SAFETY: only an address, shared by nothing but its `!Sync` `Tiles` (its
+// `OwnerThreadOnly` marker); tasks reach the tiles through their accesses,
+// under links 1–7 of `task.rs`.
 unsafe impl<T> Sync for TilePtr<T> {}
-// SAFETY: as above.
+// SAFETY: only an address, owned by its `!Send` `Tiles`, which is the one
+// reason the compiler gives.
 unsafe impl Send for StatesPtr {}
-// SAFETY: as above.
+// SAFETY: only an address; tasks reach the states through their accesses,
+// under links 1–7 of `task.rs`.
 unsafe impl Sync for StatesPtr {}
 
 impl<'df, T> Tiles<'df, T> {

@@ -24,7 +24,7 @@
 //   (region ids, retired allocations, the final wait).
 // * `state.rs`: what a scope shares with its tasks (graph, live count,
 //   first panic) and the type-erased task the graph holds.
-// * `requests.rs`: the graph operations as DAST requests — executed inline
+// * `graph_requests.rs`: the graph operations as DAST requests — executed inline
 //   by the worker that submits or finishes a task, or queued for the
 //   manager, as the worker's push policies decide (see `crate::dast`).
 // * `graph_ops.rs`: the scope's dependency graph, sharded by region, each
@@ -41,8 +41,8 @@ mod access;
 #[cfg(feature = "mpi")]
 pub(crate) mod external;
 mod graph_ops;
+mod graph_requests;
 mod handle;
-mod requests;
 mod scope_core;
 mod shard;
 mod state;
@@ -54,9 +54,11 @@ pub use handle::{Data, Tiles};
 #[cfg(feature = "dast-stats")]
 pub use crate::dast::stats::{DastStats, Timing};
 
-use crate::job::{drop_caught, HeapJob, JobRef};
+use crate::job::{HeapJob, JobRef};
+
 use crate::runtime::with_registry;
-use crate::worker::{on_worker, WorkerThread};
+use crate::scheduler::worker::{on_worker, WorkerThread};
+use crate::unwind::drop_caught;
 use access::{check_duplicates, MAX_ACCESSES};
 use prescient_graph::{AccessMode, RegionId};
 use scope_core::{OwnerThreadOnly, ScopeCore};
@@ -258,7 +260,8 @@ impl<'df, 'env> Dataflow<'df, 'env> {
             } else {
                 shared.note_queued();
                 let job = HeapJob::into_job_ref(move || {
-                    // SAFETY: as above: the scope is alive.
+                    // SAFETY: the scope is alive while this task is counted
+                    // live in it (link 7 of `task.rs`), until its finish.
                     unsafe { (*(shared_addr as *const Shared)).note_started() };
                     run(true);
                 });
@@ -329,12 +332,12 @@ fn submit_registered<R, F>(
     shared.live.increment();
     let task = task::boxed(shared, raw, body);
     // SAFETY: the owner submits, on its worker; the task is counted live.
-    let Some(task) = (unsafe { requests::submit(shared, task, regions) }) else {
+    let Some(task) = (unsafe { graph_requests::submit(shared, task, regions) }) else {
         // Queued for the DAST manager, which hands the task to a worker
         // once its predecessors are done.
         return;
     };
-    let mut ready = requests::take_ready_buffer();
+    let mut ready = graph_requests::take_ready_buffer();
     crate::dast::time_request(
         crate::dast::Kind::New,
         crate::dast::Executor::Inline,
@@ -348,11 +351,12 @@ fn submit_registered<R, F>(
             // is alive (the caller borrows it).
             run_inlined(|| unsafe { task.run(id) });
         } else {
-            // SAFETY: as above.
+            // SAFETY: the graph handed the task out under `id` (link 1 of
+            // `task.rs`); the scope is alive (the caller borrows it).
             push_or_inject(shared, unsafe { task.into_job(id) });
         }
     }
-    requests::return_ready_buffer(ready);
+    graph_requests::return_ready_buffer(ready);
 }
 
 /// Queues a job on this worker's deque, or in the runtime's injector from a

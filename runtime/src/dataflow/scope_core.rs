@@ -5,8 +5,8 @@
 //! neither imports the other.
 
 use super::state::Shared;
-use crate::job::{drop_caught, PanicPayload};
-use crate::registry::Registry;
+use crate::scheduler::registry::Registry;
+use crate::unwind::{drop_caught, PanicPayload};
 use parking_lot::Mutex;
 use std::marker::PhantomData;
 use std::panic::{self, AssertUnwindSafe};

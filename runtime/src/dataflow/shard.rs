@@ -33,7 +33,9 @@ pub(super) enum Location {
 // which do not depend on the thread that calls them (the record's fields are
 // read-only or atomic by then: see `Record`).
 unsafe impl Send for GraphTaskId {}
-// SAFETY: as above; a shared `GraphTaskId` only lends out copies.
+// SAFETY: a `GraphTaskId` is plain data (see `Send`): a shared one only
+// lends out copies, and its record is dereferenced only under
+// `LockedGraph`'s contracts.
 unsafe impl Sync for GraphTaskId {}
 
 const _: () = assert!(mem::size_of::<GraphTaskId>() <= 24);
@@ -234,7 +236,7 @@ pub(super) fn release_share<T>(share: RecordRef<T>, ready: &mut ReadyList<T>) {
 #[cold]
 #[inline(never)]
 pub(super) fn fatal(error: GraphError) -> ! {
-    crate::job::report(format_args!(
+    crate::unwind::report(format_args!(
         "dataflow dependency graph protocol violated: {error}"
     ));
     std::process::abort();

@@ -12,10 +12,11 @@
 //! why the decrement itself cannot touch freed memory.
 
 use super::graph_ops::{GraphPool, GraphTaskId, LockedGraph, MAX_SHARDS};
-use crate::job::{keep_first_panic, JobRef, PanicPayload};
-use crate::latch::Latch;
-use crate::registry::Registry;
+use crate::job::JobRef;
+use crate::scheduler::latch::Latch;
+use crate::scheduler::registry::Registry;
 use crate::trace::AtomicStrandRef;
+use crate::unwind::{keep_first_panic, PanicPayload};
 use parking_lot::Mutex;
 use std::cell::{RefCell, UnsafeCell};
 use std::ptr::NonNull;
@@ -32,7 +33,7 @@ thread_local! {
 pub(crate) struct Shared {
     /// The dependency graph, sharded by region; its operations run inline
     /// on the worker that submits or finishes a task, or as DAST requests
-    /// (see `requests.rs`), under the locks of the task's shards.
+    /// (see `graph_requests.rs`), under the locks of the task's shards.
     pub(crate) graph: LockedGraph<TaskRef>,
     /// Tasks submitted and not finished.
     pub(crate) live: LiveCount,
@@ -95,7 +96,7 @@ impl Shared {
     }
 
     /// Records a task's panic; the first one since the last wait is kept, a
-    /// later one dropped safely (see `job::keep_first_panic`).
+    /// later one dropped safely (see `unwind::keep_first_panic`).
     pub(crate) fn record_panic(&self, payload: PanicPayload) {
         keep_first_panic(&self.panic, payload);
     }
@@ -165,8 +166,9 @@ impl TaskRef {
     pub(crate) unsafe fn run(self, id: GraphTaskId) {
         // SAFETY: the header is alive until `run` frees the box.
         let run = unsafe { self.0.as_ref().run };
-        // SAFETY: forwarded contract; `run` matches the box's type
-        // (`from_box`'s contract).
+        // SAFETY: the graph handed this task out under `id` and its scope is
+        // alive (this function's contract: links 1, 2 and 7 of `task.rs`);
+        // `run` matches the box's type (`from_box`'s contract).
         unsafe { run(self.0, id) }
     }
 
@@ -248,7 +250,9 @@ pub(crate) struct LiveCount {
 // task reads it then) and read only by the one task whose decrement observed
 // WAITING with a zero count; the CAS/fetch_sub pair orders the two.
 unsafe impl Sync for LiveCount {}
-// SAFETY: the raw pointer is only an address; see above.
+// SAFETY: the raw pointer in `waiter` is only an address, dereferenced
+// only under the WAITING protocol described for `Sync` (which does not
+// depend on the thread that owns the count); the count is an atomic.
 unsafe impl Send for LiveCount {}
 
 impl LiveCount {
@@ -323,7 +327,7 @@ impl LiveCount {
                 Err(current) => word = current,
             }
         }
-        crate::worker::wait_for(&latch);
+        crate::scheduler::worker::wait_for(&latch);
         // The last task left the word at WAITING and will not touch it again.
         self.word.fetch_and(!WAITING, Ordering::Relaxed);
         debug_assert_eq!(self.word.load(Ordering::Relaxed), 0);

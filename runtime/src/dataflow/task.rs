@@ -56,7 +56,7 @@ use super::access::TaskArgs;
 #[cfg(feature = "mpi")]
 use super::external;
 use super::graph_ops::GraphTaskId;
-use super::requests;
+use super::graph_requests;
 use super::state::{Header, LiveCount, Shared, TaskRef};
 #[cfg(feature = "mpi")]
 use crate::job::HeapJob;
@@ -108,7 +108,9 @@ where
     // Queued as a job (`TaskRef::into_job` set the id), not run inline by
     // its submitter.
     let as_task = header.is_queued();
-    // SAFETY: forwarded contract.
+    // SAFETY: the graph handed the task out under `id` and its scope is
+    // alive (this function's contract: links 1, 2 and 7), what `execute`
+    // asks.
     unsafe { execute(header.shared, raw, func, Some(id), as_task) }
 }
 
@@ -129,7 +131,8 @@ where
     // scope (module invariant, link 7), and this task is live.
     let outcome = if unsafe { raw.any_poisoned() } {
         // Cancelled. Dropping the body may run user destructors.
-        // SAFETY: as above.
+        // SAFETY: the handles' states outlive every live task (link 7), and
+        // this task is live.
         unsafe { raw.poison_writes() };
         panic::catch_unwind(AssertUnwindSafe(move || drop(func)))
     } else {
@@ -141,7 +144,8 @@ where
         }))
     };
     if let Err(payload) = outcome {
-        // SAFETY: as above: this task is still live.
+        // SAFETY: the handles' states outlive every live task (link 7), and
+        // this task is still live.
         unsafe { raw.poison_writes() };
         // SAFETY: the scope is alive: this task is still live.
         unsafe { (*shared).record_panic(payload) };
@@ -169,7 +173,9 @@ pub(crate) unsafe fn execute<R, F>(
     {
         // The body may bind external events (MPI requests) to the task's
         // completion (`external.rs`).
-        // SAFETY: forwarded contract.
+        // SAFETY: the task was handed out (or runs unregistered, link 2) and
+        // its scope is alive (link 7): this function's contract, which is
+        // `run_body`'s.
         let events = external::run_with_slot(|| unsafe { run_body(shared, &mut raw, func) });
         if let Some(events) = events {
             let last = finish_strand(as_task);
@@ -181,7 +187,8 @@ pub(crate) unsafe fn execute<R, F>(
                     // it is finished once.
                     unsafe { complete(shared_addr as *const Shared, raw, id, last) }
                 });
-                // SAFETY: as above: the scope is alive.
+                // SAFETY: the task is still counted live (its finish is the
+                // job just made), so its scope is alive (link 7).
                 queue_continuation(unsafe { &*(shared_addr as *const Shared) }, job);
             };
             let continuation: Box<dyn FnOnce() + Send + '_> = Box::new(continuation);
@@ -201,7 +208,9 @@ pub(crate) unsafe fn execute<R, F>(
         }
     }
     #[cfg(not(feature = "mpi"))]
-    // SAFETY: forwarded contract.
+    // SAFETY: the task was handed out (or runs unregistered, link 2) and its
+    // scope is alive (link 7): this function's contract, which is
+    // `run_body`'s.
     unsafe {
         run_body(shared, &mut raw, func)
     };
@@ -223,8 +232,8 @@ pub(crate) unsafe fn execute<R, F>(
 /// deque, a whole wave of ready computation later.
 #[cfg(feature = "mpi")]
 fn queue_continuation(shared: &Shared, job: crate::job::JobRef) {
-    if crate::worker::is_current(&shared.registry) {
-        crate::worker::on_worker(|worker| worker.push(job));
+    if crate::scheduler::worker::is_current(&shared.registry) {
+        crate::scheduler::worker::on_worker(|worker| worker.push(job));
     } else {
         shared.registry.inject(job);
     }
@@ -256,7 +265,8 @@ where
         // SAFETY: the regions' states are alive (the task is still live).
         unsafe { raw.uncount_live() };
     }
-    // SAFETY: forwarded contract.
+    // SAFETY: the task has run once and is still counted live, so its scope
+    // is alive (link 7): this function's contract, which is `finish`'s.
     unsafe { finish(shared, id, last) }
 }
 
@@ -293,15 +303,17 @@ where
 {
     #[cfg(feature = "mpi")]
     {
-        // SAFETY: forwarded contract: exclusive by `is_idle` and the owner
-        // being the only submitter.
+        // SAFETY: no registered, unfinished task conflicts with this one
+        // (`is_idle`, and the owner is the only submitter: link 2), and the
+        // scope is alive (link 7), this function's contract.
         let events = external::run_with_slot(|| unsafe { run_body(shared, &mut raw, func) });
         events.map(|events| (raw, events))
     }
     #[cfg(not(feature = "mpi"))]
     {
-        // SAFETY: forwarded contract: exclusive by `is_idle` and the owner
-        // being the only submitter.
+        // SAFETY: no registered, unfinished task conflicts with this one
+        // (`is_idle`, and the owner is the only submitter: link 2), and the
+        // scope is alive (link 7), this function's contract.
         unsafe { run_body(shared, &mut raw, func) };
         None
     }
@@ -318,7 +330,7 @@ pub(crate) fn adopt(events: BoundEvents) {
 
 /// Reports a finished task to the graph — `done` and `delete`, each inline
 /// or queued for the DAST manager as the worker's push policies say (see
-/// `requests.rs`) — and uncounts it, its last access to its scope, unless
+/// `graph_requests.rs`) — and uncounts it, its last access to its scope, unless
 /// the executor of its queued `delete` will.
 ///
 /// # Safety
@@ -329,8 +341,10 @@ unsafe fn finish(shared: *const Shared, id: Option<GraphTaskId>, last: StrandRef
     // SAFETY: the scope is alive: the task is still counted live.
     unsafe { (*shared).last_finished.store(last) };
     if let Some(id) = id {
-        // SAFETY: forwarded contract: finished, still counted live.
-        if unsafe { requests::finish_registered(shared, id, last) } {
+        // SAFETY: the task was handed out under `id`, has finished its body
+        // and is still counted live, so its scope is alive (link 7): what
+        // `finish_registered` asks.
+        if unsafe { graph_requests::finish_registered(shared, id, last) } {
             return;
         }
     }

@@ -11,10 +11,10 @@
 //! alongside, to subtract it from samples and to size sampling periods.
 //!
 //! Each figure is the minimum over several rounds of the mean of a batch:
-//! the minimum discards rounds an interrupt or another process disturbed.
-//! About 0.2 ms in all.
+//! the minimum discards rounds an interrupt or another process disturbed
+//! (what it costs: docs/measurements.md, "Calibration").
 
-use crate::deque::TaskDeque;
+use crate::job::deque::TaskDeque;
 use crate::job::HeapJob;
 use crate::params::QueuePolicy;
 use std::hint::black_box;

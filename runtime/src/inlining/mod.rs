@@ -3,7 +3,7 @@
 //!
 //! # What it decides
 //! Every `join`, `spawn`, scope spawn and group spawn call is a *site* with
-//! a dense process-wide id (`sites.rs`). Under [`Inlining::Baseline`] or
+//! a dense process-wide id (`site_ids.rs`). Under [`Inlining::Baseline`] or
 //! [`Inlining::Adaptive`] a site counts its executions on each worker,
 //! times every 2^k-th one, and decides from the geometric mean of the
 //! sampled durations whether its tasks go to the scheduler (*spawn*: a
@@ -11,7 +11,7 @@
 //! are `policy.rs`; the units, multiples of the spawn overhead measured at
 //! start-up, are `calibrate.rs`; the per-runtime and per-worker state and
 //! how workers share decisions without waiting for each other are
-//! `site.rs`; the public report is `report.rs`.
+//! `site_state.rs`; the public report is `report.rs`.
 //!
 //! # The hot path
 //! [`WorkerSites::fast_route`] is what a site's `join`/`spawn` pays: a
@@ -33,7 +33,7 @@
 //! * every 2^j executions, with 2^j tasks ≈ [`HEARTBEAT_OVERHEADS`](policy::HEARTBEAT_OVERHEADS) spawn
 //!   overheads of work, it looks at the worker's `hungry` flag, and if a
 //!   thief asked, the execution takes the scheduler's path once, which
-//!   publishes the worker's oldest latent join to the thief (`latent.rs`).
+//!   publishes the worker's oldest latent join to the thief (`scheduler/latent/join_chain.rs`).
 //!   The kept joins above are recorded quietly, so these checks are the
 //!   only answer: a thief waits at most about one period, and a job of a
 //!   few microseconds (a 1 000-node tree) is not shared at all, which
@@ -53,18 +53,18 @@
 mod calibrate;
 mod policy;
 mod report;
-mod site;
-mod sites;
+mod site_ids;
+mod site_state;
 mod table;
 
 pub use report::{InliningReport, SiteReport};
-pub(crate) use sites::{SiteDescriptor, SiteId, SiteKey, SiteSlot};
+pub(crate) use site_ids::{SiteDescriptor, SiteId, SiteKey, SiteSlot};
 
 use crate::counters::{add, bump};
 use crate::params::Inlining;
 use calibrate::Calibration;
 use parking_lot::Mutex;
-use site::{LocalSite, SharedSite, INLINE_BIT};
+use site_state::{LocalSite, SharedSite, INLINE_BIT};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::time::Instant;
@@ -121,7 +121,7 @@ pub(crate) struct WorkerSites {
 
 /// A worker's map from a site's `#[track_caller]` location (its address)
 /// to its id, or [`UNTRACKED`]: a cache miss of a location looks here
-/// before the process-wide directory (`sites::register`, a global mutex and
+/// before the process-wide directory (`site_ids::register`, a global mutex and
 /// a hash of the file name), so that two locations that evict each other
 /// from the cache do not take the directory's lock at every execution.
 /// Ids are never reused, and a full directory stays full, so an entry
@@ -306,7 +306,7 @@ impl Inliner {
         };
         if local.generation.load(Ordering::Relaxed) == 0 {
             shared.seed(self.policy, self.calibration, || {
-                sites::describe(id).and_then(|site| site.static_effort)
+                site_ids::describe(id).and_then(|site| site.static_effort)
             });
         }
         sites.flush(entry);
@@ -375,7 +375,7 @@ impl Inliner {
 
 #[cfg(test)]
 mod tests {
-    use super::sites::tests::here;
+    use super::site_ids::tests::here;
     use super::*;
 
     #[test]

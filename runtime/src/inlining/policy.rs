@@ -2,7 +2,7 @@
 //! Algorithm 1 (fixed band) and Algorithm 2 (a threshold searched at run
 //! time, frozen when converged), seeding from the static effort, and the
 //! sampling and hunger-check periods. No atomics and no clock here: the
-//! caller (`site.rs`) feeds windows of samples in and publishes what comes
+//! caller (`site_state.rs`) feeds windows of samples in and publishes what comes
 //! out, so every rule is unit-tested below on made-up numbers.
 //!
 //! All durations are in **spawn overheads** (the calibrated cost of one

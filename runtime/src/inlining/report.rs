@@ -3,8 +3,8 @@
 //! [`Runtime::inlining_report`](crate::Runtime::inlining_report)).
 
 use super::calibrate::Calibration;
-use super::site::SharedSite;
-use super::sites::{self, SiteId};
+use super::site_ids::{self, SiteId};
+use super::site_state::SharedSite;
 use super::table::SiteTable;
 use crate::params::Inlining;
 use std::fmt;
@@ -14,7 +14,8 @@ use std::sync::atomic::Ordering;
 /// relative to, and one entry per spawn site that ran in it.
 ///
 /// ```
-/// use prescient::{Inlining, Params, Runtime};
+/// use prescient::tuning::Inlining;
+/// use prescient::{Params, Runtime};
 /// fn fib(n: u64) -> u64 {
 ///     if n < 2 { return n; }
 ///     let (a, b) = prescient::join(|| fib(n - 1), || fib(n - 2));
@@ -111,7 +112,7 @@ pub(super) fn build(
         .filter(|(_, site)| site.generation.load(Ordering::Acquire) != 0)
         .map(|(id, site)| {
             let (executions, scheduled, hunger_spawns) = counts(id);
-            let descriptor = sites::describe(SiteId::from_index(id));
+            let descriptor = site_ids::describe(SiteId::from_index(id));
             let samples = site.samples.load(Ordering::Relaxed);
             SiteReport {
                 file: descriptor.map_or("?", |d| d.file),

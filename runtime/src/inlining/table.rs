@@ -1,7 +1,7 @@
 //! `SiteTable`: a per-site array indexed by the dense site id, grown in
 //! chunks so that it never moves an entry.
 //!
-//! Spawn sites get small dense ids (`sites.rs`), so per-site state is an
+//! Spawn sites get small dense ids (`site_ids.rs`), so per-site state is an
 //! array lookup: `chunks[id / CHUNK_LEN][id % CHUNK_LEN]`, two dependent
 //! loads on the hot path. A chunk is allocated the first time one of its ids
 //! is touched and lives as long as the table, so a reference into it stays
@@ -117,7 +117,9 @@ impl<T> Drop for SiteTable<T> {
 // another, which needs `T: Send` too — `OnceLock<T>` and `Mutex<T>` have the
 // same bounds for the same reason.
 unsafe impl<T: Send + Sync> Sync for SiteTable<T> {}
-// SAFETY: as above.
+// SAFETY: sending the table moves its chunks like a `Vec<T>` would, and the
+// receiving thread drops every entry: a `T` made on one thread is dropped on
+// another, which `T: Send` allows (a `Vec<T>`'s bound).
 unsafe impl<T: Send> Send for SiteTable<T> {}
 
 #[cfg(all(test, loom))]

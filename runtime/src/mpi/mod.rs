@@ -38,7 +38,7 @@
 //! (`MPI_Testall`): if MPI finished them already (a send under the eager
 //! limit, a message that arrived before its receive was posted) they return
 //! at once. Otherwise they, and [`wait_any`], hand copies of the requests'
-//! raw handles to a process-wide table (`requests.rs`) and wait on an
+//! raw handles to a process-wide table (`pending.rs`) and wait on an
 //! [`Event`](crate::Event), which suspends the task. The workers poll the
 //! table (`MPI_Testsome` over the whole batch, `MPI_Testany` per any-wait)
 //! through the runtime's progress hook (`progress.rs`): idle workers at
@@ -75,7 +75,7 @@
 //! waiting for their requests), so it panics with the count instead, and
 //! leaves MPI initialised.
 
-mod requests;
+mod pending;
 
 use crate::dataflow::external;
 use crate::runtime::current_worker_index;
@@ -83,7 +83,7 @@ use mpi::environment::Threading;
 use mpi::point_to_point::Status;
 use mpi::raw::AsRaw;
 use mpi::request::{Request, Scope};
-use requests::{Completion, REQUESTS};
+use pending::{Completion, REQUESTS};
 use std::fmt;
 use std::sync::OnceLock;
 
@@ -214,7 +214,7 @@ pub fn wait_all<'a, D: ?Sized, S: Scope<'a>>(requests: Vec<Request<'a, D, S>>) -
     }
     require_thread_multiple();
     let mut raw: Vec<_> = requests.iter().map(|r| r.as_raw()).collect();
-    let statuses = match requests::test_all(&mut raw) {
+    let statuses = match pending::test_all(&mut raw) {
         // Finished already: no suspension.
         Some(statuses) => statuses,
         None => {
@@ -268,8 +268,9 @@ pub fn wait_any<'a, D, S: Scope<'a>>(
         .expect("an any-wait's event is set with its result");
     let index = index?;
     let request = requests.remove(index);
-    // SAFETY: as in `wait_all`: `MPI_Testany` completed and freed it, so
-    // MPI no longer uses its buffers.
+    // SAFETY: the table's first invariant (`pending.rs`): `MPI_Testany`
+    // completed the table's copy of this request and freed it, so MPI no
+    // longer uses its buffers and the handle must be forgotten, not freed.
     let _ = unsafe { request.into_raw() };
     Some((index, Status::from_raw(status)))
 }
@@ -335,7 +336,7 @@ pub unsafe fn bind<'a, D: ?Sized, S: Scope<'a>>(requests: Vec<Request<'a, D, S>>
             raw
         })
         .collect();
-    if requests::test_all(&mut raw).is_some() {
+    if pending::test_all(&mut raw).is_some() {
         // Finished already: the task completes as if it had bound nothing.
         return;
     }

@@ -5,8 +5,8 @@
 //! are allocated and their pages touched before it starts
 //! ([`ChunkedVec::reserve`]): a run that stays within the reserved capacity
 //! neither allocates nor page-faults while it records (first-touch faults
-//! cost about as much as the recording itself: measured ≈ 1 µs per 4 KiB
-//! page, so ≈ 19 ns for the 76 bytes a strand and its edges take).
+//! cost about as much as the recording itself: docs/measurements.md,
+//! "Trace buffers").
 //! Beyond it, one chunk of [`CHUNK_LEN`] records is allocated every
 //! [`CHUNK_LEN`] appends.
 

@@ -40,7 +40,7 @@ use super::recorder::{
     block_of, offset_in_block, EdgeRecord, Recording, StrandRecord, WorkerBuffer, BLOCK_LEN,
     BLOCK_SHIFT,
 };
-use prescient_graph::trace::{Dag, Edge, Strand, StrandId, TraceError};
+use prescient_graph::critical_path::{Dag, Edge, Strand, StrandId, TraceError};
 use std::mem::size_of;
 
 /// The most strands, and the most edges, a session's `Dag` holds: ids are
@@ -262,7 +262,7 @@ mod tests {
         fork, install, joined, resume, suspend, task_end, task_start, uninstall, StrandRef, Tracer,
     };
     use super::*;
-    use prescient_graph::trace::EdgeKind;
+    use prescient_graph::critical_path::EdgeKind;
     use std::collections::HashSet;
 
     /// Makes this thread worker `worker` of `tracer` (the hooks record into

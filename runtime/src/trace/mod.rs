@@ -1,5 +1,5 @@
 //! Recording a run's computation DAG for the critical-path profiler
-//! (`Runtime::profile`; the analysis is `prescient_graph::trace`).
+//! (`Runtime::profile`; the analysis is `prescient_graph::critical_path`).
 //!
 //! The scheduler and the public API call the hooks below at every task
 //! operation that is a real fork, wait or completion; inlined spawns (lazy

@@ -5,7 +5,7 @@
 //! # What is recorded
 //! A *strand* is a serial piece of one task on one worker between two task
 //! operations; an *edge* says why a strand could not start earlier (see
-//! `prescient_graph::trace`). Each worker thread has at most one open
+//! `prescient_graph::critical_path`). Each worker thread has at most one open
 //! strand at a time: a task's strand ends before the task suspends, and a
 //! task run nested inside another (a scope claiming its own child) ends the
 //! outer strand first (`run_nested`). So strands of one worker never
@@ -80,7 +80,7 @@ use super::buffer::ChunkedVec;
 use super::clock;
 use parking_lot::lock_api::RawMutex as _;
 use parking_lot::{Mutex, RawMutex};
-use prescient_graph::trace::EdgeKind;
+use prescient_graph::critical_path::EdgeKind;
 use std::cell::{Cell, UnsafeCell};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
@@ -108,7 +108,7 @@ fn take_block() -> u64 {
     if block > MAX_BLOCK {
         // Unreachable in practice (module documentation); wrapping would
         // hand out ids of live references again.
-        crate::job::report(format_args!(
+        crate::unwind::report(format_args!(
             "the profiler's strand ids are exhausted ({MAX_BLOCK} blocks of {BLOCK_LEN}); aborting"
         ));
         std::process::abort();

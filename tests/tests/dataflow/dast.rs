@@ -1,4 +1,4 @@
-//! DAST, the decoupled dependency manager (`prescient::DastMode`): who
+//! DAST, the decoupled dependency manager (`prescient::tuning::DastMode`): who
 //! executes a dataflow scope's graph requests (`new`, `done`, `delete`) in
 //! each mode, and that the ways they travel — through the workers' request
 //! queues, to the manager thread or to idle workers, and back as ready tasks
@@ -40,7 +40,8 @@
 //! that they run one at a time.
 
 use prescient::dataflow::Data;
-use prescient::{dataflow, Counters, DastMode, Event, Params, Runtime};
+use prescient::tuning::{Counters, DastMode};
+use prescient::{dataflow, Event, Params, Runtime};
 use prescient_tests::{
     message, one_big_runtime_at_a_time, per_dast_mode, quiet_expected_panics, watchdog,
     watchdog_diag,

@@ -2,7 +2,7 @@
 //! panics (poison + cancel) and where ready tasks are queued.
 //!
 //! Every test that builds a runtime runs once per DAST mode
-//! ([`prescient::DastMode`]: who updates the dependency graph — see
+//! ([`prescient::tuning::DastMode`]: who updates the dependency graph — see
 //! `per_dast_mode!`), as `test_name::off`, `::forced`, `::adaptive` and
 //! `::idle_workers`. A test whose assertion depends on the graph being
 //! updated by the submitting worker itself (lazy task creation decided at
@@ -17,7 +17,8 @@
 //! `ui_dataflow/` cases.
 
 use prescient::dataflow::Dataflow;
-use prescient::{dataflow, DastMode, Params, QueuePolicy, Runtime};
+use prescient::tuning::{DastMode, QueuePolicy};
+use prescient::{dataflow, Params, Runtime};
 use prescient_tests::{
     message as panic_message, per_dast_mode, quiet_panics_containing, runtime_with,
 };
@@ -505,7 +506,7 @@ fn ready_tasks_are_deferred_while_the_deque_has_room_and_inlined_when_full(mode:
     let deferring = runtime_with(
         1,
         Params::DEFAULT
-            .with_queue_capacity(prescient::MAX_QUEUE_CAPACITY)
+            .with_queue_capacity(prescient::tuning::MAX_QUEUE_CAPACITY)
             .with_dast(mode),
     );
     let before = deferring.counters();

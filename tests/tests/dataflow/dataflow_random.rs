@@ -44,7 +44,8 @@
 //! default mode and then per mode.
 
 use prescient::dataflow::{Data, Dataflow};
-use prescient::{dataflow, DastMode, Params, QueuePolicy, Runtime};
+use prescient::tuning::{DastMode, QueuePolicy};
+use prescient::{dataflow, Params, Runtime};
 use prescient_tests::{
     one_big_runtime_at_a_time, per_dast_mode, seed_from_env_or, soak_programs, watchdog_diag,
     XorShift64,

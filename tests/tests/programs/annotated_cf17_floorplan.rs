@@ -18,7 +18,8 @@
 //! Runs in about a second in the debug profile.
 
 use prescient::analysis::{self, SiteKind, Trees};
-use prescient::{Params, QueuePolicy};
+use prescient::tuning::QueuePolicy;
+use prescient::Params;
 use prescient_benches::annotated::floorplan;
 use prescient_tests::{analysed_runtime, check_aggregation, watchdog};
 use std::time::Duration;

@@ -23,7 +23,8 @@
 
 use prescient::__private::JOIN_FRAME_BYTES;
 use prescient::analysis::{self, SiteKind, Trees};
-use prescient::{Params, QueuePolicy};
+use prescient::tuning::QueuePolicy;
+use prescient::Params;
 use prescient_benches::annotated::sort::{self, Elm};
 use prescient_tests::{analysed_runtime, check_aggregation, watchdog, XorShift64};
 use std::time::Duration;

@@ -17,7 +17,8 @@
 //! == ANALYSIS.stack_size`).
 
 use prescient::analysis::{self, SiteKind, Trees};
-use prescient::{Params, QueuePolicy};
+use prescient::tuning::QueuePolicy;
+use prescient::Params;
 use prescient_benches::annotated::sparselu::{self, Matrix};
 use prescient_tests::{analysed_runtime, check_aggregation, watchdog};
 use std::time::Duration;

@@ -32,7 +32,8 @@
 
 use prescient::__private::JOIN_FRAME_BYTES;
 use prescient::analysis::{self, SiteKind, Trees};
-use prescient::{Params, QueuePolicy};
+use prescient::tuning::QueuePolicy;
+use prescient::Params;
 use prescient_benches::annotated::{
     alignment, delannoy, fft, fib, floorplan, health, knapsack, nqueens, sort, sparselu, strassen,
     uts, PROGRAMS,

@@ -1,9 +1,11 @@
 //! `#[task_program]` on the slice loops, reductions and sorts: a module calling
 //! each of them (imported by name, through a renamed import and through a
-//! path) compiles with its imports still used (`deny(unused_imports)`: the
-//! analyzer rewrites the calls to their `__private` twins), every call is a
-//! range-loop site in a loop (λ), and the program runs under its analysed
-//! `PARAMS` with the sequential results.
+//! path; the sorts from `prescient::slice` by name, by path, through the
+//! imported module and through a glob import) compiles with its imports
+//! still used (`deny(unused_imports)`: the analyzer rewrites the calls to
+//! their `__private` twins), every call is a range-loop site in a loop (λ),
+//! and the program runs under its analysed `PARAMS` with the sequential
+//! results.
 
 use prescient::analysis::SiteKind;
 use prescient::Runtime;
@@ -11,8 +13,8 @@ use prescient::Runtime;
 #[prescient::task_program]
 #[deny(unused_imports)]
 mod slice_loops {
+    use prescient::slice::{par_sort, par_sort_unstable_by_key};
     use prescient::{for_chunks, for_chunks_mut, for_each_mut, for_range_reduce as reduce};
-    use prescient::{par_sort, par_sort_unstable_by_key};
 
     /// `v[i] = i * i`, by chunks of 8.
     pub fn squares(v: &mut [u64]) {
@@ -59,7 +61,7 @@ mod slice_loops {
         par_sort(v);
         let ascending = v.to_vec();
         par_sort_unstable_by_key(v, |x| u64::MAX - x);
-        prescient::par_sort_by(v, |a, b| b.cmp(a));
+        prescient::slice::par_sort_by(v, |a, b| b.cmp(a));
         ascending
     }
 
@@ -82,8 +84,30 @@ mod slice_loops {
     }
 }
 
+#[prescient::task_program]
+#[deny(unused_imports)]
+mod sorts_by_glob {
+    use prescient as p;
+    use prescient::slice;
+    use prescient::slice::*;
+
+    /// `v` sorted by descending value, then ascending again (twice).
+    pub fn sort_down_then_up(v: &mut [u64]) {
+        par_sort_by_key(v, |x| u64::MAX - x);
+        slice::par_sort_unstable(v);
+        p::slice::par_sort_by_key(v, |x| u64::MAX - x);
+        p::slice::par_sort(v);
+    }
+}
+
 #[test]
 fn every_slice_loop_and_reduction_is_a_range_loop_site() {
+    let globbed = sorts_by_glob::ANALYSIS;
+    assert_eq!(globbed.sites.len(), 4, "{globbed}");
+    assert!(
+        globbed.sites.iter().all(|s| s.kind == SiteKind::RangeLoop),
+        "{globbed}"
+    );
     let a = slice_loops::ANALYSIS;
     let report = a.to_string();
     assert_eq!(a.sites.len(), 9, "{report}");
@@ -114,6 +138,8 @@ fn the_annotated_slice_loops_run_under_their_params() {
             let ascending = slice_loops::sorted_both_ways(&mut w);
             assert_eq!(ascending, (0..50_000).collect::<Vec<_>>());
             assert!(w.iter().rev().eq(ascending.iter()));
+            sorts_by_glob::sort_down_then_up(&mut w);
+            assert_eq!(w, ascending);
         });
     }
 }

@@ -10,7 +10,8 @@
 //! * A dropping runtime whose task waits for an event parks its workers
 //!   instead of spinning them.
 
-use prescient::{Event, QueuePolicy, Runtime};
+use prescient::tuning::QueuePolicy;
+use prescient::{Event, Runtime};
 use prescient_tests::{assert_parked, named_runtime, threads_named, watchdog};
 use std::sync::Arc;
 use std::time::Duration;

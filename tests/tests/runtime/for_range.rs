@@ -19,7 +19,8 @@
 
 use prescient::__private::JOIN_FRAME_BYTES;
 use prescient::analysis::{SiteKind, Trees};
-use prescient::{for_range, for_range_chunked, Params, QueuePolicy};
+use prescient::tuning::QueuePolicy;
+use prescient::{for_range, for_range_chunked, Params};
 use prescient_tests::{
     message, quiet_expected_panics, runtime_with, small_stack_runtime, watchdog,
 };

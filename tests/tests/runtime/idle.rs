@@ -8,7 +8,8 @@
 //! suspended task is not work: its worker must park, and wake when the event
 //! is set).
 
-use prescient::{Event, QueuePolicy};
+use prescient::tuning::QueuePolicy;
+use prescient::Event;
 use prescient_tests::{assert_parked, watchdog};
 use std::sync::Arc;
 use std::time::Duration;

@@ -4,7 +4,8 @@
 //! Nothing here asserts on time; decisions are checked where the sampled
 //! durations differ by orders of magnitude.
 
-use prescient::{Inlining, Params, ParamsError, Runtime, SiteReport};
+use prescient::tuning::{Inlining, ParamsError, SiteReport};
+use prescient::{Params, Runtime};
 
 /// The largest `upper` of `Inlining::Baseline`, 2^16 spawn overheads.
 const MAX_INLINING_THRESHOLD: u32 = 1 << 16;

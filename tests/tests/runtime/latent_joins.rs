@@ -19,7 +19,8 @@
 //! Every queue policy; two workers and sixteen (oversubscribing this 2-core
 //! machine).
 
-use prescient::{Event, Inlining, QueuePolicy, Runtime};
+use prescient::tuning::{Inlining, QueuePolicy};
+use prescient::{Event, Runtime};
 use prescient_tests::{runtime_with, small_stack_runtime, watchdog, Config};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;

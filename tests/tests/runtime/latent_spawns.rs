@@ -23,7 +23,8 @@
 //! Every queue policy where it matters; one, two and sixteen workers
 //! (oversubscribing this 2-core machine).
 
-use prescient::{Event, Inlining, Params, QueuePolicy, Runtime, TaskGroup};
+use prescient::tuning::{Inlining, QueuePolicy};
+use prescient::{Event, Params, Runtime, TaskGroup};
 use prescient_tests::{message, quiet_expected_panics, runtime_with, watchdog};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

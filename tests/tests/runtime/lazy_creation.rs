@@ -5,7 +5,8 @@
 //! publish) instead of running a long tail of tasks serially because its own
 //! count still says "full".
 
-use prescient::{Params, QueuePolicy};
+use prescient::tuning::QueuePolicy;
+use prescient::Params;
 use prescient_tests::{runtime_with, watchdog};
 use std::time::Duration;
 

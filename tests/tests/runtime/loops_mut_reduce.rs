@@ -23,7 +23,7 @@
 
 use prescient::{
     current_worker_index, for_chunks, for_chunks_mut, for_chunks_reduce, for_each_mut,
-    for_range_chunked_reduce, for_range_reduce, QueuePolicy, Runtime,
+    for_range_chunked_reduce, for_range_reduce, tuning::QueuePolicy, Runtime,
 };
 use prescient_tests::{
     message, quiet_expected_panics, quiet_panics_containing, small_stack_runtime, watchdog,

@@ -12,7 +12,8 @@
 //!
 //! Every policy and capacity, each under a watchdog.
 
-use prescient::{Event, QueuePolicy, Runtime, TaskGroup, TaskHandle};
+use prescient::tuning::QueuePolicy;
+use prescient::{Event, Runtime, TaskGroup, TaskHandle};
 use prescient_tests::{small_stack_runtime, watchdog, CAPACITIES};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::Duration;

@@ -13,7 +13,8 @@
 //! values travel through the graph requests, which each mode executes on
 //! other threads.
 
-use prescient::{DastMode, Event, QueuePolicy, Runtime, TaskGroup};
+use prescient::tuning::{DastMode, QueuePolicy};
+use prescient::{Event, Runtime, TaskGroup};
 use prescient_tests::{
     assert_threads_gone, message, per_dast_mode, quiet_expected_panics, small_stack_runtime,
     small_stack_runtime_dast, test_path, watchdog,

@@ -4,7 +4,8 @@
 //! everything that borrows the panicking frame has finished; the runtime
 //! stays usable and loses no other task.
 
-use prescient::{Event, QueuePolicy, Runtime, TaskGroup};
+use prescient::tuning::QueuePolicy;
+use prescient::{Event, Runtime, TaskGroup};
 use prescient_tests::{message, quiet_expected_panics, small_stack_runtime, watchdog, CAPACITIES};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

@@ -5,8 +5,9 @@
 //! `const` — is the trybuild test `ui.rs`, cases `ui_params/`.)
 
 use prescient::{
-    BuildError, Params, ParamsError, QueuePolicy, Runtime, MAX_DEPENDENCY_BUCKETS,
-    MAX_QUEUE_CAPACITY, MAX_STACK_SIZE, MAX_WORKERS, MIN_STACK_SIZE,
+    tuning::ParamsError, tuning::QueuePolicy, tuning::MAX_DEPENDENCY_BUCKETS,
+    tuning::MAX_QUEUE_CAPACITY, tuning::MAX_STACK_SIZE, tuning::MAX_WORKERS,
+    tuning::MIN_STACK_SIZE, BuildError, Params, Runtime,
 };
 use prescient_tests::{test_path, threads_named};
 use std::error::Error;
@@ -200,7 +201,10 @@ fn defaults_and_policy_names() {
         QueuePolicy::InsertBackStealBack
     );
     assert_eq!(Params::DEFAULT.queue_capacity, 16);
-    assert_eq!(Params::DEFAULT.stack_size, prescient::DEFAULT_STACK_SIZE);
+    assert_eq!(
+        Params::DEFAULT.stack_size,
+        prescient::tuning::DEFAULT_STACK_SIZE
+    );
     assert_eq!(Params::DEFAULT.stack_size, 8 << 20);
     assert_eq!(Params::DEFAULT.committed_stack_size, 0);
     let names: Vec<String> = QueuePolicy::ALL.iter().map(ToString::to_string).collect();

@@ -7,7 +7,8 @@
 //! covering all of them, and the mapping must wrap when there are more
 //! workers than PUs.
 
-use prescient::{Params, Pinning, Runtime};
+use prescient::tuning::Pinning;
+use prescient::{Params, Runtime};
 use prescient_tests::{parse_cpu_list, threads_named, watchdog};
 use std::collections::HashSet;
 use std::time::{Duration, Instant};

@@ -3,7 +3,8 @@
 //! worker threads. Nothing is lost, nothing leaks, and an idle runtime drops
 //! quickly.
 
-use prescient::{Event, QueuePolicy, Runtime, TaskGroup};
+use prescient::tuning::QueuePolicy;
+use prescient::{Event, Runtime, TaskGroup};
 use prescient_tests::{assert_threads_gone, watchdog, workers_of, WORKERS};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};

@@ -5,8 +5,8 @@
 //! once), and usable inside a task and outside any runtime.
 
 use prescient::{
-    par_sort, par_sort_by, par_sort_by_key, par_sort_unstable, par_sort_unstable_by,
-    par_sort_unstable_by_key, Runtime,
+    slice::par_sort, slice::par_sort_by, slice::par_sort_by_key, slice::par_sort_unstable,
+    slice::par_sort_unstable_by, slice::par_sort_unstable_by_key, Runtime,
 };
 use prescient_tests::{quiet_panics_containing, watchdog, XorShift64};
 use std::panic::{catch_unwind, AssertUnwindSafe};

@@ -10,7 +10,8 @@
 //! stress::`.
 //! A watchdog prints the seed and fails the process on a hang.
 
-use prescient::{Event, Params, QueuePolicy, Runtime, TaskGroup};
+use prescient::tuning::QueuePolicy;
+use prescient::{Event, Params, Runtime, TaskGroup};
 use prescient_tests::{seed_from_env, soak_programs, watchdog_diag, XorShift64, CAPACITIES};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};

@@ -12,7 +12,8 @@
 //! so on one worker the join, handle, group and scope waits suspend because
 //! the child waits: for an event that the first bystander sets.
 
-use prescient::{Event, QueuePolicy, Runtime, TaskGroup, TaskHandle};
+use prescient::tuning::QueuePolicy;
+use prescient::{Event, Runtime, TaskGroup, TaskHandle};
 use prescient_tests::{small_stack_runtime, watchdog};
 use std::cell::RefCell;
 use std::rc::Rc;

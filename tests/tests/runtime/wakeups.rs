@@ -5,7 +5,8 @@
 //! rounds (they park after ~200 µs without work) so that each round starts
 //! from the parked state.
 
-use prescient::{Event, QueuePolicy, Runtime};
+use prescient::tuning::QueuePolicy;
+use prescient::{Event, Runtime};
 use prescient_tests::{spin_for, watchdog};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;

@@ -30,7 +30,10 @@ fn runtime(params: Params, analysis: &ProgramAnalysis) -> Runtime {
         analysis.committed_stack_size,
         "{analysis}"
     );
-    assert_eq!(rt.params().stack_size, prescient::DEFAULT_STACK_SIZE);
+    assert_eq!(
+        rt.params().stack_size,
+        prescient::tuning::DEFAULT_STACK_SIZE
+    );
     rt
 }
 

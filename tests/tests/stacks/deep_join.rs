@@ -31,7 +31,8 @@
 //! right when the join frame changes — and fail loudly if 10,000 levels stop
 //! fitting in 8 MiB.
 
-use prescient::{Params, QueuePolicy, Runtime, MAX_QUEUE_CAPACITY};
+use prescient::tuning::{QueuePolicy, MAX_QUEUE_CAPACITY};
+use prescient::{Params, Runtime};
 use prescient_tests::watchdog;
 use std::cell::Cell;
 use std::time::Duration;
@@ -133,9 +134,11 @@ fn fitting_stack_size_of(f: fn(u32), policy: QueuePolicy, capacity: usize) -> (u
         rt.run(|| per_level_of(f, RECORDED))
     });
     let needed = cost * DEPTH as usize * 21 / 20 + (64 << 10);
-    let stack = needed.next_power_of_two().max(prescient::MIN_STACK_SIZE);
+    let stack = needed
+        .next_power_of_two()
+        .max(prescient::tuning::MIN_STACK_SIZE);
     assert!(
-        stack <= prescient::MAX_STACK_SIZE,
+        stack <= prescient::tuning::MAX_STACK_SIZE,
         "{DEPTH} levels at {cost} bytes per level need {needed} bytes: more than MAX_STACK_SIZE"
     );
     (cost, stack)

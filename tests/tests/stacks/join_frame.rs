@@ -4,7 +4,8 @@
 //! of a deferred `join` really costs no more than that.
 
 use prescient::__private::JOIN_FRAME_BYTES;
-use prescient::{Params, QueuePolicy, Runtime};
+use prescient::tuning::QueuePolicy;
+use prescient::{Params, Runtime};
 use std::hint::black_box;
 
 fn depth_probe(levels: usize, addresses: &mut Vec<usize>) {

@@ -9,7 +9,8 @@
 //!   figures keep their invariant: live stacks ≤ cap × workers + stacks
 //!   mapped beyond the cap.
 
-use prescient::{Counters, Event, Params, QueuePolicy, Runtime};
+use prescient::tuning::{Counters, QueuePolicy};
+use prescient::{Event, Params, Runtime};
 use prescient_tests::{fib_seq, mappings_of, watchdog, watchdog_diag};
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicUsize, Ordering};

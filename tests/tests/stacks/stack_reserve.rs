@@ -13,7 +13,8 @@
 //!   manager, and (with the `trace` feature) a profiled run, each at the
 //!   bottom of a 16 KiB reserve (child processes: an overflow aborts).
 
-use prescient::{DastMode, Params, Runtime, MIN_STACK_SIZE};
+use prescient::tuning::{DastMode, MIN_STACK_SIZE};
+use prescient::{Params, Runtime};
 use prescient_tests::{test_path, watchdog};
 use std::mem::MaybeUninit;
 use std::process::Command;
@@ -151,7 +152,7 @@ fn committing_runtime() -> Runtime {
 
 /// A task goes 1 MiB deep on a stack that commits 32 KiB: no overflow, and
 /// its stack goes back to 32 KiB plus one page (at the job's end, as the
-/// canary below the commitment was overwritten — `fiber.rs`'s unit tests
+/// canary below the commitment was overwritten — `runtime/src/scheduler/fiber/mod.rs`'s unit tests
 /// check that path alone — or at the latest before the worker parks).
 #[test]
 fn a_deep_task_runs_past_its_commitment_and_is_trimmed_when_it_ends() {

@@ -33,7 +33,7 @@ fn on_each_worker_count<R: PartialEq + std::fmt::Debug + Send>(
 ) {
     assert_eq!(
         params.stack_size,
-        prescient::DEFAULT_STACK_SIZE,
+        prescient::tuning::DEFAULT_STACK_SIZE,
         "{analysis}"
     );
     assert_eq!(

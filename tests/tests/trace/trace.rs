@@ -7,7 +7,9 @@
 
 use prescient::profile::{Analysis, EdgeKind, Strand};
 use prescient::profile::{ProfileError, MAX_TRACE_CAPACITY};
-use prescient::{dataflow, BuildError, DastMode, Event, Inlining, Params, Runtime, TaskGroup};
+use prescient::{
+    dataflow, tuning::DastMode, tuning::Inlining, BuildError, Event, Params, Runtime, TaskGroup,
+};
 use prescient_tests::fib_join as fib;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};

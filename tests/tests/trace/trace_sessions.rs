@@ -16,7 +16,8 @@
 
 use prescient::profile::Profile;
 use prescient::profile::{EdgeKind, StrandId};
-use prescient::{Event, Inlining, Params, Runtime, TaskGroup, TaskHandle};
+use prescient::tuning::Inlining;
+use prescient::{Event, Params, Runtime, TaskGroup, TaskHandle};
 use prescient_tests::watchdog;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};

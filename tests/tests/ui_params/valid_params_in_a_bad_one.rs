@@ -1,6 +1,7 @@
 // A valid constant compiles; only the invalid one derived from it is
 // reported, also when it is a `static`.
-use prescient::{Params, QueuePolicy};
+use prescient::tuning::QueuePolicy;
+use prescient::Params;
 
 const GOOD: Params = Params::DEFAULT
     .with_queue_policy(QueuePolicy::InsertFrontStealBack)

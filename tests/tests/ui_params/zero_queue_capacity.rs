@@ -1,4 +1,5 @@
-use prescient::{Params, QueuePolicy};
+use prescient::tuning::QueuePolicy;
+use prescient::Params;
 
 const P: Params = Params::DEFAULT
     .with_queue_policy(QueuePolicy::InsertFrontStealBack)

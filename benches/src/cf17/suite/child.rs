@@ -12,7 +12,7 @@ use std::num::NonZeroUsize;
 use std::path::Path;
 use std::time::Duration;
 
-use prescient::Counters;
+use prescient::tuning::Counters;
 
 use super::cli::{ChildSpec, Settings};
 use super::runner::Runner;

@@ -29,7 +29,7 @@
 //! the workload, and inside one entry into the pool makes one warm-up run
 //! and `N` timed runs, each verified against the sequential reference. It
 //! prints one line, `RESULT key=value … input=TEXT` (times in nanoseconds,
-//! peak RSS in KiB, for Prescient every [`prescient::Counters`] field summed
+//! peak RSS in KiB, for Prescient every [`prescient::tuning::Counters`] field summed
 //! over the timed runs; `input` is last and takes the rest of the line), or
 //! `ERROR message` and exits 1 when a result is wrong. Because each
 //! configuration is its own process, the peak RSS (`getrusage`) is its own:

@@ -14,7 +14,7 @@ use crate::samples::{Sample, TableHead};
 use crate::suite::machine::Machine;
 use crate::suite::report::{counters_map, format_ns, md_header, md_row};
 
-/// The counters shown per timed run: (name in [`prescient::Counters`],
+/// The counters shown per timed run: (name in [`prescient::tuning::Counters`],
 /// column heading).
 pub const PER_RUN_COUNTERS: [(&str, &str); 4] = [
     ("spawns", "spawns"),
@@ -579,7 +579,7 @@ impl Cf17Json {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use prescient::Counters;
+    use prescient::tuning::Counters;
 
     fn outcome(program: &'static str, runner: Runner, threads: usize, ns: f64) -> Outcome {
         Outcome {

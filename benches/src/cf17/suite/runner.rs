@@ -122,7 +122,7 @@ pub fn params_text(p: &Params) -> String {
         text += &format!("+{}KiB", p.committed_stack_size / 1024);
     }
     text += &format!(" buckets={}", p.dependency_buckets);
-    if p.pinning != prescient::Pinning::None {
+    if p.pinning != prescient::tuning::Pinning::None {
         text += &format!(" pinning={:?}", p.pinning);
     }
     text

@@ -3,7 +3,8 @@
 //! configurations it runs under, and the round-robin measurement of one
 //! program under all of them.
 
-use prescient::{Counters, Params, QueuePolicy, Runtime};
+use prescient::tuning::{Counters, QueuePolicy};
+use prescient::{Params, Runtime};
 use std::hint::black_box;
 use std::sync::Arc;
 use std::time::{Duration, Instant};

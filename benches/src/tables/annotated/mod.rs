@@ -501,7 +501,7 @@ mod tests {
                 params: Some(fib::PARAMS),
                 threads: 2,
                 best: Duration::from_millis(1),
-                counters: Some(prescient::Counters::default()),
+                counters: Some(prescient::tuning::Counters::default()),
                 fastest: true,
             },
         ];

@@ -8,7 +8,8 @@ use crate::dataflow::{
     best_time, cholesky, compare_exact, matmul, overhead, runtime, sparselu, two_wave, Kernel,
     DEFERRING,
 };
-use prescient::{Counters, DastMode, Params, Runtime};
+use prescient::tuning::{Counters, DastMode};
+use prescient::{Params, Runtime};
 use std::time::{Duration, Instant};
 
 /// The workloads of one [`Size`].

@@ -7,7 +7,7 @@
 use super::measure::Sizes;
 use super::measure::{Bench, Entry, NAME};
 use crate::cf17::calibrate::geomean;
-use prescient::DastMode;
+use prescient::tuning::DastMode;
 use serde::{Deserialize, Serialize};
 
 /// One cell of the summary's geometric-mean rows.

@@ -2,7 +2,8 @@
 //! a size (checked against its sequential reference), who runs it
 //! ([`Runner`]), and one runner's median on a pool of its own.
 
-use prescient::{Inlining, InliningReport, Params, Runtime};
+use prescient::tuning::{Inlining, InliningReport};
+use prescient::{Params, Runtime};
 use std::hint::black_box;
 use std::num::NonZeroUsize;
 use std::sync::Arc;

@@ -25,7 +25,8 @@
 
 pub mod measure;
 
-use prescient::{Inlining, Params};
+use prescient::tuning::Inlining;
+use prescient::Params;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::num::NonZeroUsize;

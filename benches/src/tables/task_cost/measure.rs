@@ -4,7 +4,8 @@
 //! each, per task; and the runtime's counters over the task batches, which
 //! say which path the tasks took.
 
-use prescient::{Counters, Runtime};
+use prescient::tuning::Counters;
+use prescient::Runtime;
 use std::time::{Duration, Instant};
 
 use super::shapes::{unit, Form, Shape};

@@ -18,7 +18,8 @@ mod measure;
 mod nqueens;
 mod shapes;
 
-use prescient::{Inlining, Params};
+use prescient::tuning::Inlining;
+use prescient::Params;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 

@@ -4,7 +4,8 @@
 //! capacity and under 128, against its sequential version — how much of the
 //! per-task cost a real fine-grained program pays.
 
-use prescient::{Counters, Params, Runtime};
+use prescient::tuning::Counters;
+use prescient::{Params, Runtime};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
