@@ -169,10 +169,14 @@ pub fn parse(tokens: TokenStream) -> (Overrides, Option<syn::Error>) {
                 Err(e) => push(e),
             },
             "stack_size" => match integer(&arg.value, &name, |v| {
-                if !v.is_power_of_two() {
-                    Err("must be a power of two")
-                } else if !(MIN_STACK_SIZE..=MAX_STACK_SIZE).contains(&v) {
-                    Err("must be between 16384 (16 KiB) and 1073741824 (1 GiB)")
+                // One rule, stated whole; the range first, so that 0 reads as
+                // too small rather than as not a power of two.
+                if v < MIN_STACK_SIZE {
+                    Err("must be a power of two between 16384 (16 KiB) and 1073741824 (1 GiB): too small")
+                } else if v > MAX_STACK_SIZE {
+                    Err("must be a power of two between 16384 (16 KiB) and 1073741824 (1 GiB): too large")
+                } else if !v.is_power_of_two() {
+                    Err("must be a power of two between 16384 (16 KiB) and 1073741824 (1 GiB)")
                 } else {
                     Ok(())
                 }

@@ -368,9 +368,10 @@ pub enum ParamsError {
     ZeroQueueCapacity,
     /// `queue_capacity` exceeds [`MAX_QUEUE_CAPACITY`].
     QueueCapacityTooLarge(usize),
-    /// `stack_size` is not a power of two.
+    /// `stack_size` is within range but not a power of two.
     StackSizeNotPowerOfTwo(usize),
-    /// `stack_size` is outside `MIN_STACK_SIZE ..= MAX_STACK_SIZE` (16 KiB ..= 1 GiB).
+    /// `stack_size` is outside `MIN_STACK_SIZE ..= MAX_STACK_SIZE` (16 KiB ..= 1 GiB);
+    /// checked before the power of two.
     StackSizeOutOfRange(usize),
     /// `dependency_buckets` is zero.
     ZeroDependencyBuckets,
@@ -393,11 +394,9 @@ impl ParamsError {
             ParamsError::QueueCapacityTooLarge(_) => {
                 "invalid Params: queue_capacity must be at most 65536 (2^16)"
             }
-            ParamsError::StackSizeNotPowerOfTwo(_) => {
-                "invalid Params: stack_size must be a power of two"
-            }
-            ParamsError::StackSizeOutOfRange(_) => {
-                "invalid Params: stack_size must be between 16 KiB and 1 GiB"
+            // One rule, stated whole by both errors.
+            ParamsError::StackSizeNotPowerOfTwo(_) | ParamsError::StackSizeOutOfRange(_) => {
+                "invalid Params: stack_size must be a power of two between 16 KiB and 1 GiB"
             }
             ParamsError::ZeroDependencyBuckets => {
                 "invalid Params: dependency_buckets must be at least 1"
@@ -422,10 +421,16 @@ impl fmt::Display for ParamsError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.message())?;
         match *self {
-            ParamsError::QueueCapacityTooLarge(v)
-            | ParamsError::StackSizeNotPowerOfTwo(v)
-            | ParamsError::StackSizeOutOfRange(v)
-            | ParamsError::DependencyBucketsTooLarge(v) => write!(f, " (got {v})"),
+            ParamsError::StackSizeNotPowerOfTwo(v) => {
+                write!(f, " (got {v}: not a power of two)")
+            }
+            ParamsError::StackSizeOutOfRange(v) if v < MIN_STACK_SIZE => {
+                write!(f, " (got {v}: too small)")
+            }
+            ParamsError::StackSizeOutOfRange(v) => write!(f, " (got {v}: too large)"),
+            ParamsError::QueueCapacityTooLarge(v) | ParamsError::DependencyBucketsTooLarge(v) => {
+                write!(f, " (got {v})")
+            }
             ParamsError::InliningBandInverted(v) => write!(f, " (got lower = {v})"),
             ParamsError::InliningThresholdTooLarge(v) => write!(f, " (got upper = {v})"),
             ParamsError::ZeroQueueCapacity
@@ -526,11 +531,13 @@ impl Params {
         if self.queue_capacity > MAX_QUEUE_CAPACITY {
             return Err(ParamsError::QueueCapacityTooLarge(self.queue_capacity));
         }
-        if !self.stack_size.is_power_of_two() {
-            return Err(ParamsError::StackSizeNotPowerOfTwo(self.stack_size));
-        }
+        // The range first: 0 is "too small" to a reader, not "not a power
+        // of two", though it is both.
         if self.stack_size < MIN_STACK_SIZE || self.stack_size > MAX_STACK_SIZE {
             return Err(ParamsError::StackSizeOutOfRange(self.stack_size));
+        }
+        if !self.stack_size.is_power_of_two() {
+            return Err(ParamsError::StackSizeNotPowerOfTwo(self.stack_size));
         }
         if self.dependency_buckets == 0 {
             return Err(ParamsError::ZeroDependencyBuckets);

@@ -99,8 +99,6 @@ pub struct Runtime {
 pub enum BuildError {
     /// The parameters are invalid.
     InvalidParams(ParamsError),
-    /// `num_workers(0)` was requested.
-    ZeroWorkers,
     /// More than [`MAX_WORKERS`] workers were requested.
     TooManyWorkers(usize),
     /// `max_live_stacks(0)` was requested.
@@ -117,7 +115,6 @@ impl fmt::Display for BuildError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             BuildError::InvalidParams(error) => error.fmt(f),
-            BuildError::ZeroWorkers => f.write_str("a runtime needs at least one worker"),
             BuildError::TooManyWorkers(n) => {
                 write!(f, "a runtime has at most {MAX_WORKERS} workers (got {n})")
             }
@@ -138,9 +135,7 @@ impl std::error::Error for BuildError {
         match self {
             BuildError::InvalidParams(error) => Some(error),
             BuildError::Spawn(error) => Some(error),
-            BuildError::ZeroWorkers | BuildError::TooManyWorkers(_) | BuildError::ZeroStackCap => {
-                None
-            }
+            BuildError::TooManyWorkers(_) | BuildError::ZeroStackCap => None,
             #[cfg(feature = "trace")]
             BuildError::TraceCapacityTooLarge(_) => None,
         }
@@ -169,10 +164,17 @@ impl RuntimeBuilder {
         self
     }
 
-    /// The number of worker threads, 1 ..= [`MAX_WORKERS`]. Without it,
-    /// `PRESCIENT_WORKERS` decides, else one worker per hardware thread. A
-    /// `PRESCIENT_WORKERS` that is not a whole number in that range is
-    /// ignored, with a warning on stderr (once per process).
+    /// The number of worker threads, at most [`MAX_WORKERS`]. Without it, or
+    /// with `0` (as rayon's `num_threads(0)`), `PRESCIENT_WORKERS` decides,
+    /// else one worker per hardware thread; `PRESCIENT_WORKERS=0` also
+    /// means one per hardware thread. A `PRESCIENT_WORKERS` that is not a
+    /// whole number in `0 ..= MAX_WORKERS` is ignored, with a warning on
+    /// stderr (once per process).
+    ///
+    /// ```
+    /// let runtime = prescient::Runtime::builder().num_workers(0).build().unwrap();
+    /// assert!(runtime.num_workers() >= 1);
+    /// ```
     pub fn num_workers(mut self, num_workers: usize) -> Self {
         self.num_workers = Some(num_workers);
         self
@@ -203,20 +205,25 @@ impl RuntimeBuilder {
         self
     }
 
-    /// Called on each worker thread when it starts, with its index.
+    /// Called on each worker thread when it starts, with its index. A panic
+    /// in it goes to the [`panic_handler`](Self::panic_handler) (without one,
+    /// a line on stderr); the worker goes on.
     pub fn start_handler(mut self, handler: impl Fn(usize) + Send + Sync + 'static) -> Self {
         self.handlers.start = Some(Box::new(handler));
         self
     }
 
-    /// Called on each worker thread when it exits, with its index.
+    /// Called on each worker thread when it exits, with its index. A panic
+    /// in it goes to the [`panic_handler`](Self::panic_handler) (without one,
+    /// a line on stderr).
     pub fn exit_handler(mut self, handler: impl Fn(usize) + Send + Sync + 'static) -> Self {
         self.handlers.exit = Some(Box::new(handler));
         self
     }
 
     /// Receives the panic payload of detached tasks (spawned tasks whose
-    /// handle was dropped). Without it the runtime prints a line to stderr.
+    /// handle was dropped) and of panicking start and exit handlers, as
+    /// rayon's does. Without it the runtime prints a line to stderr.
     pub fn panic_handler(
         mut self,
         handler: impl Fn(Box<dyn Any + Send>) + Send + Sync + 'static,
@@ -256,7 +263,7 @@ impl RuntimeBuilder {
     pub fn build(mut self) -> Result<Runtime, BuildError> {
         self.params.validate().map_err(BuildError::InvalidParams)?;
         let num_workers = match self.num_workers {
-            Some(0) => return Err(BuildError::ZeroWorkers),
+            Some(0) => default_num_workers(),
             Some(n) if n > MAX_WORKERS => return Err(BuildError::TooManyWorkers(n)),
             Some(n) => n,
             None => default_num_workers(),
@@ -343,12 +350,13 @@ fn default_num_workers() -> usize {
         return hardware();
     };
     match text.trim().parse::<usize>() {
-        Ok(n) if (1..=MAX_WORKERS).contains(&n) => n,
+        Ok(0) => hardware(),
+        Ok(n) if n <= MAX_WORKERS => n,
         _ => {
             static WARNED: std::sync::Once = std::sync::Once::new();
             WARNED.call_once(|| {
                 crate::unwind::report(format_args!(
-                    "ignoring PRESCIENT_WORKERS={text:?}: not a whole number in 1..={MAX_WORKERS}; \
+                    "ignoring PRESCIENT_WORKERS={text:?}: not a whole number in 0..={MAX_WORKERS}; \
                      using one worker per hardware thread ({})",
                     hardware()
                 ))

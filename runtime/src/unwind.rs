@@ -16,7 +16,6 @@
 
 use parking_lot::Mutex;
 use std::any::Any;
-use std::io::Write;
 use std::panic::{self, AssertUnwindSafe};
 
 /// The payload of a caught panic.
@@ -56,11 +55,28 @@ pub(crate) fn keep_first_panic(slot: &Mutex<Option<PanicPayload>>, payload: Pani
     drop_caught(payload);
 }
 
-/// Writes one `prescient: …` line to stderr. Unlike `eprintln!` it cannot
-/// panic: a write error (stderr a closed pipe) is ignored, since the runtime
-/// has no better place to report to.
+/// Writes one `prescient: …` line to stderr, and never panics: a write
+/// error (stderr a closed pipe) is ignored, since the runtime has no better
+/// place to report to.
+///
+/// Through `eprintln!`, not a write to `io::stderr()`: the macro's output
+/// goes where the test harness captures the thread's output (worker threads
+/// inherit their builder's), so a test that provokes a report on purpose
+/// keeps it out of the output unless it fails, as it does the panic
+/// messages of its own threads. The macro panics when stderr cannot be
+/// written; that panic is caught here (a custom panic hook sees it). Where
+/// panics abort, a failed write must not abort the process, so the plain
+/// write is used.
 pub(crate) fn report(message: std::fmt::Arguments<'_>) {
-    let _ = writeln!(std::io::stderr(), "prescient: {message}");
+    #[cfg(panic = "unwind")]
+    {
+        let _ = panic::catch_unwind(AssertUnwindSafe(|| eprintln!("prescient: {message}")));
+    }
+    #[cfg(not(panic = "unwind"))]
+    {
+        use std::io::Write;
+        let _ = writeln!(std::io::stderr(), "prescient: {message}");
+    }
 }
 
 /// Aborts the process if dropped, i.e. if a panic unwinds through the scope

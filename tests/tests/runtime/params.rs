@@ -44,22 +44,29 @@ fn each_invalid_field_is_a_build_error() {
         (
             p.with_stack_size(100_000),
             ParamsError::StackSizeNotPowerOfTwo(100_000),
-            "power of two (got 100000)",
+            "power of two between 16 KiB and 1 GiB (got 100000: not a power of two)",
         ),
+        // The range is checked first: zero is too small, not "not a power
+        // of two".
         (
             p.with_stack_size(0),
-            ParamsError::StackSizeNotPowerOfTwo(0),
-            "power of two",
+            ParamsError::StackSizeOutOfRange(0),
+            "(got 0: too small)",
+        ),
+        (
+            p.with_stack_size(MIN_STACK_SIZE - 1),
+            ParamsError::StackSizeOutOfRange(MIN_STACK_SIZE - 1),
+            "(got 16383: too small)",
         ),
         (
             p.with_stack_size(MIN_STACK_SIZE / 2),
             ParamsError::StackSizeOutOfRange(8192),
-            "between 16 KiB and 1 GiB",
+            "a power of two between 16 KiB and 1 GiB (got 8192: too small)",
         ),
         (
             p.with_stack_size(MAX_STACK_SIZE * 2),
             ParamsError::StackSizeOutOfRange(2 << 30),
-            "(got 2147483648)",
+            "(got 2147483648: too large)",
         ),
         (
             p.with_dependency_buckets(0),
@@ -104,18 +111,29 @@ fn each_invalid_field_is_a_build_error() {
     );
     assert_eq!(
         p.with_stack_size(3).with_dependency_buckets(0).validate(),
-        Err(ParamsError::StackSizeNotPowerOfTwo(3))
+        Err(ParamsError::StackSizeOutOfRange(3))
     );
     // A failed build starts no worker.
     assert!(threads_named("badparams-").is_empty());
 }
 
+/// `num_workers(0)` means the default count, as rayon's `num_threads(0)`
+/// does (here `PRESCIENT_WORKERS` is unset or set by another test's child
+/// only, so the default is one worker per hardware thread).
 #[test]
-fn zero_workers_and_zero_stack_cap_are_build_errors() {
-    let e = Runtime::builder().num_workers(0).build().unwrap_err();
-    assert!(matches!(e, BuildError::ZeroWorkers), "{e:?}");
-    assert!(e.to_string().contains("at least one worker"));
-    assert!(e.source().is_none());
+fn zero_workers_means_the_default_count() {
+    let runtime = Runtime::builder()
+        .num_workers(0)
+        .thread_name(|i| format!("zeroworkers-{i}"))
+        .build()
+        .unwrap();
+    let default = Runtime::builder().build().unwrap().num_workers();
+    assert_eq!(runtime.num_workers(), default);
+    assert_eq!(runtime.run(|| prescient::join(|| 1, || 2)), (1, 2));
+}
+
+#[test]
+fn zero_stack_cap_and_too_many_workers_are_build_errors() {
     let e = Runtime::builder()
         .num_workers(1)
         .max_live_stacks(0)
@@ -290,7 +308,11 @@ fn prescient_workers_applies_only_without_a_worker_count() {
         // An unusable value is not silently ignored: one warning, once.
         let stderr = String::from_utf8_lossy(&out.stderr);
         let warnings = stderr.matches("ignoring PRESCIENT_WORKERS").count();
-        let usable = value.trim().parse::<usize>().is_ok_and(|n| n == expected);
+        // 0 means the default count, as rayon's RAYON_NUM_THREADS=0 does.
+        let usable = value
+            .trim()
+            .parse::<usize>()
+            .is_ok_and(|n| n == expected || n == 0);
         assert_eq!(
             warnings,
             usize::from(!usable),

@@ -230,3 +230,40 @@ fn a_panicking_start_handler_does_not_lose_the_worker() {
         "run hangs: the only worker is dead"
     );
 }
+
+/// Panicking start and exit handlers reach the panic handler, as rayon
+/// routes them, with their payloads; the workers go on and drop joins them.
+#[test]
+fn handler_panics_reach_the_panic_handler() {
+    let payloads = Arc::new(Mutex::new(Vec::<String>::new()));
+    let seen = payloads.clone();
+    let rt = Runtime::builder()
+        .num_workers(2)
+        .thread_name(|i| format!("handlerpanics-{i}"))
+        .start_handler(|i| panic!("start handler {i}"))
+        .exit_handler(|i| std::panic::panic_any(format!("exit handler {i}")))
+        .panic_handler(move |payload| {
+            let text = match payload.downcast::<String>() {
+                Ok(text) => *text,
+                Err(payload) => payload
+                    .downcast::<&str>()
+                    .map_or_else(|_| "?".to_string(), |s| s.to_string()),
+            };
+            seen.lock().unwrap().push(text);
+        })
+        .build()
+        .unwrap();
+    assert_eq!(rt.run(|| prescient::join(|| 1, || 2)), (1, 2));
+    drop(rt);
+    let mut got = payloads.lock().unwrap().clone();
+    got.sort();
+    assert_eq!(
+        got,
+        [
+            "exit handler 0",
+            "exit handler 1",
+            "start handler 0",
+            "start handler 1"
+        ]
+    );
+}

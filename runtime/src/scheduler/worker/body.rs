@@ -63,7 +63,7 @@ pub(crate) fn worker_main(
     // The handlers run outside the runtime (no worker registered yet / any
     // more): a handler that enters a runtime blocks like any other thread.
     if let Some(start) = &registry.handlers.start {
-        call_handler("start", index, || start(index));
+        call_handler(&registry, "start", index, || start(index));
     }
     WORKER_THREAD.with(|w| w.set(&worker));
     #[cfg(feature = "trace")]
@@ -83,7 +83,7 @@ pub(crate) fn worker_main(
         debug_assert!(out.is_none());
     }
     if let Some(exit) = &registry.handlers.exit {
-        call_handler("exit", index, || exit(index));
+        call_handler(&registry, "exit", index, || exit(index));
     }
     drop(worker);
     // The last thing this thread does with the runtime: a dropping `Runtime`
@@ -92,13 +92,19 @@ pub(crate) fn worker_main(
     registry.running.decrement();
 }
 
-/// Runs a start or exit handler; a panic in it is reported and does not take
-/// the worker down (a lost worker would strand the tasks of its deque).
-fn call_handler(which: &str, index: usize, handler: impl FnOnce()) {
+/// Runs a start or exit handler. A panic in it does not take the worker
+/// down (a lost worker would strand the tasks of its deque): its payload
+/// goes to the panic handler, as rayon routes them, or without one is
+/// reported on stderr.
+fn call_handler(registry: &Registry, which: &str, index: usize, handler: impl FnOnce()) {
     if let Err(payload) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(handler)) {
-        report(format_args!(
-            "the {which} handler panicked on worker {index}; the worker goes on"
-        ));
-        drop_caught(payload);
+        if registry.handlers.panic.is_some() {
+            registry.handle_detached_panic(payload);
+        } else {
+            report(format_args!(
+                "the {which} handler panicked on worker {index}; the worker goes on"
+            ));
+            drop_caught(payload);
+        }
     }
 }
