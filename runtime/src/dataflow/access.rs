@@ -666,3 +666,137 @@ fn mode_name(mode: AccessMode) -> &'static str {
         AccessMode::InOut => "`inout`",
     }
 }
+
+/// The raw accesses on real handles, without a runtime (a scope's state is
+/// built by hand; no task is run by the graph): the borrows tasks get, the
+/// live counts and poisoning, on several threads at once as workers would.
+/// Their names contain `miri_`, the filter of CI's Miri stage, whose borrow
+/// and data-race checks watch the borrows of values and of disjoint tiles.
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use crate::dataflow::handle::{Data, Tiles};
+    use crate::dataflow::scope_core::ScopeCore;
+    use crate::params::Params;
+    use crate::registry::{Handlers, Registry};
+
+    /// A dataflow scope's state, with a registry whose workers never start.
+    fn scope_core() -> ScopeCore {
+        let (registry, _deques) = Registry::new(
+            Params::default(),
+            2,
+            16,
+            Handlers::default(),
+            #[cfg(feature = "trace")]
+            None,
+        );
+        ScopeCore::new(registry)
+    }
+
+    /// The raw form of `accesses`, as a task's submission makes it, after
+    /// the duplicate check.
+    fn raw<'df, A: Accesses<'df>>(accesses: A) -> A::Raw {
+        let mut regions = [(RegionId(u64::MAX), AccessMode::In); MAX_ACCESSES];
+        let raw = accesses.into_raw(&mut regions[..A::COUNT]);
+        check_duplicates(&regions[..A::COUNT]);
+        raw
+    }
+
+    #[test]
+    fn miri_tasks_borrow_values_and_disjoint_tiles_on_several_threads() {
+        let mut backing = vec![0u32; 10];
+        let core = scope_core();
+        let mut numbers = Data::new(&core, vec![1u64, 2, 3]);
+        let mut text = Data::new(&core, String::from("x"));
+        let mut tiles = Tiles::new(&core, &mut backing, 3);
+        {
+            assert_eq!(tiles.len(), 4);
+            // Two readers of `numbers` and tile 0, and two writers of
+            // disjoint regions, all live at once.
+            let mut readers = [
+                raw((numbers.read(), tiles.read(0))),
+                raw((numbers.read(), tiles.read(0))),
+            ];
+            let mut writers = (
+                raw((text.inout(), tiles.out(1))),
+                raw((tiles.inout(2), tiles.out(3))),
+            );
+            // SAFETY (all the calls on raw accesses below): the handles are
+            // alive until the threads are joined, and the regions' live
+            // counts say which tasks may run together, as the graph would.
+            unsafe {
+                for reader in &readers {
+                    assert!(reader.is_idle() && !reader.any_poisoned());
+                    reader.count_live();
+                }
+                assert!(writers.0.is_idle() && writers.1.is_idle());
+                writers.0.count_live();
+                writers.1.count_live();
+                // A writer of a region with live readers, or a reader of a
+                // region with a live writer, may not run.
+                assert!(!raw(numbers.out()).is_idle());
+                assert!(raw(numbers.read()).is_idle());
+                assert!(!raw(tiles.read(1)).is_idle());
+                assert!(!raw(text.read()).is_idle());
+            }
+            std::thread::scope(|s| {
+                for reader in &mut readers {
+                    s.spawn(move || {
+                        // SAFETY: as above.
+                        let (numbers, tile) = unsafe { reader.borrow() };
+                        assert_eq!(numbers.iter().sum::<u64>(), 6);
+                        assert_eq!(tile, [0, 0, 0]);
+                        // SAFETY: as above; once, after the borrow's use.
+                        unsafe { reader.uncount_live() };
+                    });
+                }
+                let (first, second) = &mut writers;
+                s.spawn(move || {
+                    // SAFETY: as above.
+                    let (text, tile) = unsafe { first.borrow() };
+                    text.push('y');
+                    tile.fill(1);
+                    // SAFETY: as above.
+                    unsafe { first.uncount_live() };
+                });
+                s.spawn(move || {
+                    // SAFETY: as above.
+                    let (tile, last) = unsafe { second.borrow() };
+                    tile.fill(2);
+                    last.fill(3);
+                    // A task that panics poisons what it writes.
+                    // SAFETY: as above.
+                    unsafe {
+                        second.poison_writes();
+                        second.uncount_live();
+                    }
+                });
+            });
+            // SAFETY: as above (the threads are joined).
+            unsafe {
+                assert!(raw(numbers.out()).is_idle());
+                assert!(raw((text.inout(), tiles.inout(1))).is_idle());
+                assert!(!raw(tiles.read(1)).any_poisoned());
+                assert!(raw(tiles.read(2)).any_poisoned());
+                assert!(raw((numbers.read(), tiles.read(3))).any_poisoned());
+            }
+            assert!(tiles.is_poisoned(3) && !tiles.is_poisoned(0));
+        }
+        tiles.clear_poison();
+        assert_eq!(tiles.get_mut(), [0, 0, 0, 1, 1, 1, 2, 2, 2, 3]);
+        assert_eq!(text.get_mut(), "xy");
+        assert_eq!(numbers.get_mut(), &[1, 2, 3]);
+    }
+
+    #[test]
+    fn miri_naming_a_written_region_twice_is_refused() {
+        let core = scope_core();
+        let data = Data::new(&core, 0u8);
+        let refused = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            raw((data.read(), data.inout()))
+        }));
+        assert!(refused.is_err());
+        // Two reads are fine.
+        let _ = raw((data.read(), data.read()));
+    }
+}

@@ -329,3 +329,89 @@ impl LiveCount {
         debug_assert_eq!(self.word.load(Ordering::Relaxed), 0);
     }
 }
+
+/// [`LiveCount`] and the retirement of handles with real threads as the
+/// tasks, without a runtime (the owner parks as a plain thread does): their
+/// names contain `miri_`, the filter of CI's Miri stage, which checks that
+/// no task touches the scope, or a value, after the owner freed it.
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use crate::dataflow::handle::Data;
+    use crate::dataflow::scope_core::ScopeCore;
+    use crate::params::Params;
+    use crate::registry::{Handlers, Registry};
+
+    /// A dataflow scope's state, with a registry whose workers never start.
+    fn scope_core() -> ScopeCore {
+        let (registry, _deques) = Registry::new(
+            Params::default(),
+            2,
+            16,
+            Handlers::default(),
+            #[cfg(feature = "trace")]
+            None,
+        );
+        ScopeCore::new(registry)
+    }
+
+    /// A value that checks, when freed, that the tasks' writes reached it.
+    struct Checked([u64; 4]);
+
+    impl Drop for Checked {
+        fn drop(&mut self) {
+            assert_eq!(self.0, [1, 2, 3, 4], "freed before the tasks wrote it");
+        }
+    }
+
+    /// Tasks on other threads write into a value whose handle the owner
+    /// drops while they are live (the value is retired to the scope), then
+    /// release their counts as their last access; the owner's wait — asleep
+    /// or not, depending on how far the tasks got — frees the value only
+    /// after them. Two tasks, each started after `delay` yields of the
+    /// owner's, so that both of the owner's paths are taken.
+    #[test]
+    fn miri_a_value_dropped_while_tasks_are_live_is_freed_after_them() {
+        struct SlotPtr(
+            *const crate::dataflow::handle::Slot<Checked>,
+            *const LiveCount,
+        );
+        // SAFETY: the test's tasks use the pointers as the runtime's do:
+        // the slot and the count stay alive until the owner's wait returns.
+        unsafe impl Send for SlotPtr {}
+        for delay in [0, 3, 50] {
+            let core = scope_core();
+            let data = Data::new(&core, Checked([0; 4]));
+            let live = &core.shared.live as *const LiveCount;
+            std::thread::scope(|s| {
+                for half in 0..2 {
+                    core.shared.live.increment();
+                    let task = SlotPtr(data.slot(), live);
+                    s.spawn(move || {
+                        let task = task;
+                        for _ in 0..delay {
+                            std::thread::yield_now();
+                        }
+                        // SAFETY: the slot is alive while this task is live
+                        // (its count is held), and the two tasks write
+                        // disjoint halves through raw places (no `&mut`
+                        // to the whole value).
+                        unsafe {
+                            let value = (*task.0).value.get();
+                            for word in [2 * half, 2 * half + 1] {
+                                std::ptr::addr_of_mut!((*value).0[word]).write(word as u64 + 1);
+                            }
+                        }
+                        // SAFETY: this task's count, released as its last
+                        // access to the scope.
+                        unsafe { LiveCount::decrement(task.1) };
+                    });
+                }
+                // Retired: tasks are live.
+                drop(data);
+                assert!(core.wait_all().is_none());
+                assert!(core.shared.live.is_zero());
+            });
+        }
+    }
+}
