@@ -709,79 +709,83 @@ mod tests {
         let mut numbers = Data::new(&core, vec![1u64, 2, 3]);
         let mut text = Data::new(&core, String::from("x"));
         let mut tiles = Tiles::new(&core, &mut backing, 3);
-        {
-            assert_eq!(tiles.len(), 4);
-            // Two readers of `numbers` and tile 0, and two writers of
-            // disjoint regions, all live at once.
-            let mut readers = [
-                raw((numbers.read(), tiles.read(0))),
-                raw((numbers.read(), tiles.read(0))),
-            ];
-            let mut writers = (
-                raw((text.inout(), tiles.out(1))),
-                raw((tiles.inout(2), tiles.out(3))),
-            );
-            // SAFETY (all the calls on raw accesses below): the handles are
-            // alive until the threads are joined, and the regions' live
-            // counts say which tasks may run together, as the graph would.
-            unsafe {
-                for reader in &readers {
-                    assert!(reader.is_idle() && !reader.any_poisoned());
-                    reader.count_live();
-                }
-                assert!(writers.0.is_idle() && writers.1.is_idle());
-                writers.0.count_live();
-                writers.1.count_live();
-                // A writer of a region with live readers, or a reader of a
-                // region with a live writer, may not run.
-                assert!(!raw(numbers.out()).is_idle());
-                assert!(raw(numbers.read()).is_idle());
-                assert!(!raw(tiles.read(1)).is_idle());
-                assert!(!raw(text.read()).is_idle());
+        assert_eq!(tiles.len(), 4);
+        // Two readers of `numbers` and tile 0, and two writers of disjoint
+        // regions, all live at once, as the graph would let them be.
+        let mut readers = [
+            raw((numbers.read(), tiles.read(0))),
+            raw((numbers.read(), tiles.read(0))),
+        ];
+        let mut writers = (
+            raw((text.inout(), tiles.out(1))),
+            raw((tiles.inout(2), tiles.out(3))),
+        );
+        // SAFETY: the handles' values and region states are alive (the
+        // handles outlive every use of the raw accesses in this test), and
+        // only this thread counts.
+        unsafe {
+            for reader in &readers {
+                assert!(reader.is_idle() && !reader.any_poisoned());
+                reader.count_live();
             }
-            std::thread::scope(|s| {
-                for reader in &mut readers {
-                    s.spawn(move || {
-                        // SAFETY: as above.
-                        let (numbers, tile) = unsafe { reader.borrow() };
-                        assert_eq!(numbers.iter().sum::<u64>(), 6);
-                        assert_eq!(tile, [0, 0, 0]);
-                        // SAFETY: as above; once, after the borrow's use.
-                        unsafe { reader.uncount_live() };
-                    });
-                }
-                let (first, second) = &mut writers;
-                s.spawn(move || {
-                    // SAFETY: as above.
-                    let (text, tile) = unsafe { first.borrow() };
-                    text.push('y');
-                    tile.fill(1);
-                    // SAFETY: as above.
-                    unsafe { first.uncount_live() };
-                });
-                s.spawn(move || {
-                    // SAFETY: as above.
-                    let (tile, last) = unsafe { second.borrow() };
-                    tile.fill(2);
-                    last.fill(3);
-                    // A task that panics poisons what it writes.
-                    // SAFETY: as above.
-                    unsafe {
-                        second.poison_writes();
-                        second.uncount_live();
-                    }
-                });
-            });
-            // SAFETY: as above (the threads are joined).
-            unsafe {
-                assert!(raw(numbers.out()).is_idle());
-                assert!(raw((text.inout(), tiles.inout(1))).is_idle());
-                assert!(!raw(tiles.read(1)).any_poisoned());
-                assert!(raw(tiles.read(2)).any_poisoned());
-                assert!(raw((numbers.read(), tiles.read(3))).any_poisoned());
-            }
-            assert!(tiles.is_poisoned(3) && !tiles.is_poisoned(0));
+            assert!(writers.0.is_idle() && writers.1.is_idle());
+            writers.0.count_live();
+            writers.1.count_live();
+            // A writer of a region with live readers, or a reader of a
+            // region with a live writer, may not run.
+            assert!(!raw(numbers.out()).is_idle());
+            assert!(raw(numbers.read()).is_idle());
+            assert!(!raw(tiles.read(1)).is_idle());
+            assert!(!raw(text.read()).is_idle());
         }
+        std::thread::scope(|s| {
+            for reader in &mut readers {
+                s.spawn(move || {
+                    // SAFETY: the values are alive (the handles outlive the
+                    // scoped threads) and no task writing `numbers` or tile
+                    // 0 is live (the counts above): shared borrows.
+                    let (numbers, tile) = unsafe { reader.borrow() };
+                    assert_eq!(numbers.iter().sum::<u64>(), 6);
+                    assert_eq!(tile, [0, 0, 0]);
+                    // SAFETY: the states are alive (as for the borrow); this
+                    // task's count, released once, after the borrow's use.
+                    unsafe { reader.uncount_live() };
+                });
+            }
+            let (first, second) = &mut writers;
+            s.spawn(move || {
+                // SAFETY: alive as above, and no other task accessing `text`
+                // or tile 1 is live: exclusive borrows.
+                let (text, tile) = unsafe { first.borrow() };
+                text.push('y');
+                tile.fill(1);
+                // SAFETY: the states are alive; this task's count, once.
+                unsafe { first.uncount_live() };
+            });
+            s.spawn(move || {
+                // SAFETY: alive as above, and no other task accessing tiles
+                // 2 or 3 is live: exclusive borrows of disjoint tiles.
+                let (tile, last) = unsafe { second.borrow() };
+                tile.fill(2);
+                last.fill(3);
+                // A task that panics poisons what it writes.
+                // SAFETY: the states are alive; this task's count, once.
+                unsafe {
+                    second.poison_writes();
+                    second.uncount_live();
+                }
+            });
+        });
+        // SAFETY: the region states are alive (the handles are), and the
+        // scoped threads are joined.
+        unsafe {
+            assert!(raw(numbers.out()).is_idle());
+            assert!(raw((text.inout(), tiles.inout(1))).is_idle());
+            assert!(!raw(tiles.read(1)).any_poisoned());
+            assert!(raw(tiles.read(2)).any_poisoned());
+            assert!(raw((numbers.read(), tiles.read(3))).any_poisoned());
+        }
+        assert!(tiles.is_poisoned(3) && !tiles.is_poisoned(0));
         tiles.clear_poison();
         assert_eq!(tiles.get_mut(), [0, 0, 0, 1, 1, 1, 2, 2, 2, 3]);
         assert_eq!(text.get_mut(), "xy");
