@@ -27,7 +27,9 @@
 //! A deferred task's last access to the scope is the release of its count
 //! in the scope's [`ScopeLatch`], which is built for exactly this: the
 //! scope's end returns only once every count is released, and a release
-//! touches nothing after it (see `latch.rs`, with a loom model).
+//! touches nothing after it (see `latch.rs`; loom models there and at the
+//! bottom of this file, which run this file's end, deferred tasks and
+//! latent spawns).
 //!
 //! # The scope's end claims its own tasks
 //! When the body returns with deferred tasks pending, the scope first takes
@@ -349,13 +351,28 @@ mod loom_models {
         }))
     }
 
+    /// One cell per task, which the task writes and the creator reads after
+    /// the scope's end (loom checks that no two accesses are concurrent).
+    struct Written(Vec<UnsafeCell<u32>>);
+
+    // SAFETY: each cell is written by one task and read by the creator
+    // after the task released its count; loom's cells check exactly that
+    // these accesses are ordered.
+    unsafe impl Sync for Written {}
+
+    impl Written {
+        fn new(tasks: usize) -> Arc<Written> {
+            Arc::new(Written((0..tasks).map(|_| UnsafeCell::new(0)).collect()))
+        }
+    }
+
     /// The scope's end and the creator's return: `finish_body`, then the
     /// scope's memory goes. Then every task's write must be visible.
     ///
     /// # Safety
     /// `scope` came from [`new_scope`]; every thread that may still hold it
     /// is joined after this, before the model ends.
-    unsafe fn end_and_free(scope: *mut Scope<'static>, written: &[UnsafeCell<u32>]) {
+    unsafe fn end_and_free(scope: *mut Scope<'static>, written: &Written) {
         // SAFETY: alive until freed below (contract).
         unsafe { (*scope).finish_body() };
         // SAFETY: the creator's frame returns; no task may touch the scope
@@ -364,7 +381,7 @@ mod loom_models {
             (*scope).pending.free_for_model();
             drop(Box::from_raw(scope));
         }
-        for cell in written {
+        for cell in &written.0 {
             // SAFETY: every task wrote before releasing its count.
             assert_eq!(cell.with(|value| unsafe { *value }), 1);
         }
@@ -372,25 +389,30 @@ mod loom_models {
 
     /// A task's body: writes its cell (loom checks that no one else
     /// accesses it concurrently).
-    fn write(written: &[UnsafeCell<u32>], index: usize) {
+    fn write(written: &Written, index: usize) {
         // SAFETY: each cell is written by one task, read by the creator
         // after the task released its count.
-        written[index].with_mut(|value| unsafe { *value = 1 });
+        written.0[index].with_mut(|value| unsafe { *value = 1 });
     }
 
-    /// (a) The completion latch with deferred tasks on other threads, one of
-    /// which defers a nested task into the same scope while it holds its
-    /// count (a spawn from a stolen task): the scope's end returns only
-    /// after all three, and no task touches the scope afterwards.
+    /// A deferred job as a deque carries it to a thief.
+    struct Job(JobRef);
+
+    // SAFETY: a scope's job is sent to the thread that runs it, as a steal
+    // does; the scope outlives it (what the models check).
+    unsafe impl Send for Job {}
+
+    /// (a) The completion latch with two deferred tasks, stolen by another
+    /// worker, the first of which defers a nested task into the same scope
+    /// while it holds its count (a spawn from a stolen task) and pushes it
+    /// to the thief's own deque: the scope's end returns only after all
+    /// three, and no task touches the scope afterwards. One thief runs the
+    /// three one after another: with two, loom did not finish in 15
+    /// minutes, and every release still races with the creator's end here.
     #[test]
     fn loom_scope_end_waits_for_deferred_and_nested_tasks() {
-        struct Job(JobRef);
-        // SAFETY: a scope's job is sent to the thread that runs it, as a
-        // steal does; the scope outlives it (what the model checks).
-        unsafe impl Send for Job {}
         loom::model(|| {
-            let written: Arc<Vec<UnsafeCell<u32>>> =
-                Arc::new((0..3).map(|_| UnsafeCell::new(0)).collect());
+            let written = Written::new(3);
             let deque = Arc::new(Inbox::new());
             let scope = new_scope();
             // SAFETY: the scope is alive until `end_and_free`, which waits
@@ -409,32 +431,27 @@ mod loom_models {
                 let written = written.clone();
                 creator.deferred(move |_: &Scope<'static>| write(&written, 1))
             };
-            let workers: Vec<_> = [(first, false), (second, true)]
-                .into_iter()
-                .map(|(job, takes_nested)| {
-                    let (job, deque) = (Job(job), deque.clone());
-                    loom::thread::spawn(move || {
-                        let job = job;
-                        // SAFETY: each job runs once, on this thread.
-                        unsafe { job.0.execute() };
-                        if takes_nested {
-                            loop {
-                                if let Some(nested) = deque.pop() {
-                                    // SAFETY: popped once, so it runs once.
-                                    unsafe { nested.0.execute() };
-                                    break;
-                                }
-                                loom::thread::yield_now();
+            deque.push(Job(first));
+            deque.push(Job(second));
+            let thief = {
+                let deque = deque.clone();
+                loom::thread::spawn(move || {
+                    let mut ran = 0;
+                    while ran < 3 {
+                        match deque.pop() {
+                            Some(job) => {
+                                // SAFETY: popped once, so it runs once.
+                                unsafe { job.0.execute() };
+                                ran += 1;
                             }
+                            None => loom::thread::yield_now(),
                         }
-                    })
+                    }
                 })
-                .collect();
-            // SAFETY: every thread is joined below.
+            };
+            // SAFETY: the thief is joined below.
             unsafe { end_and_free(scope, &written) };
-            for worker in workers {
-                worker.join().unwrap();
-            }
+            thief.join().unwrap();
         });
     }
 
@@ -451,8 +468,7 @@ mod loom_models {
     #[test]
     fn loom_latent_spawns_published_to_a_thief() {
         loom::model(|| {
-            let written: Arc<Vec<UnsafeCell<u32>>> =
-                Arc::new((0..2).map(|_| UnsafeCell::new(0)).collect());
+            let written = Written::new(2);
             let deque: Arc<Inbox<JobRef>> = Arc::new(Inbox::new());
             let hungry = Arc::new(AtomicBool::new(false));
             let closed = Arc::new(AtomicBool::new(false));
