@@ -96,13 +96,13 @@ pub(crate) trait WaitTarget {
 type FiberCoroutine = Coroutine<FiberInput, FiberYield, (), TaskStack>;
 
 /// How far below the local the body loop measures ([`Fiber::idle_low`]) an
-/// idle fiber's frames may reach: the rest of the loop's frame, corosensei's
-/// suspension and context switch (a few hundred bytes), and with the
-/// `sanitizer` feature ASan's fiber-switch hooks. The test
-/// `the_idle_frames_stay_within_the_margin` measures the deepest word the
-/// suspension writes and checks it against this bound; the figures are in
-/// `docs/measurements.md`. A larger margin costs nothing while the canary
-/// of the smallest commitment (`MIN_STACK_SIZE`) stays below it.
+/// idle fiber's frames may reach: the rest of the loop's frame and
+/// corosensei's suspension and context switch. The test
+/// `the_idle_frames_stay_within_the_margin` bounds how deep they write and
+/// checks the bound against this margin, in debug and in release (the
+/// figures are in `docs/measurements.md`: several times smaller). A larger
+/// margin costs nothing while the canary of the smallest commitment
+/// (`MIN_STACK_SIZE`) stays below it.
 pub(crate) const IDLE_FRAMES_MARGIN: usize = 8 * 1024;
 
 /// A stack plus the coroutine running on it.

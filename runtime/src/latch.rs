@@ -327,12 +327,14 @@ impl ScopeLatch {
     }
 }
 
-/// What freeing a latch is to loom: an exclusive (`with_mut`) access to its
-/// words, which loom reports as a causality violation unless every other
-/// thread's access to them happens before it. A model calls it where the
-/// real code lets the latch's memory go (the scope's frame returns).
+/// What the loom models need of a `ScopeLatch` beyond the protocol.
 #[cfg(all(test, loom))]
 impl ScopeLatch {
+    /// What freeing the latch is to loom: an exclusive (`with_mut`) access
+    /// to its words, which loom reports as a causality violation unless
+    /// every other thread's access to them happens before it. A model calls
+    /// it where the real code lets the latch's memory go (the scope's frame
+    /// returns).
     pub(crate) fn free_for_model(&mut self) {
         self.pending.with_mut(|_| ());
         self.done.state.with_mut(|_| ());

@@ -669,14 +669,18 @@ fn mode_name(mode: AccessMode) -> &'static str {
 
 /// The raw accesses on real handles, without a runtime (a scope's state is
 /// built by hand; no task is run by the graph): the borrows tasks get, the
-/// live counts and poisoning, on several threads at once as workers would.
-/// Their names contain `miri_`, the filter of CI's Miri stage, whose borrow
-/// and data-race checks watch the borrows of values and of disjoint tiles.
+/// live counts and poisoning, on several threads at once as workers would;
+/// and the scope's live count (`state.rs`) with a handle retired while its
+/// tasks run, the owner parking as a plain thread does. Here, at the top of
+/// the module's chain, because they use every file below. Their names
+/// contain `miri_`, the filter of CI's Miri stage, whose borrow, data-race
+/// and use-after-free checks watch them.
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
-    use crate::dataflow::handle::{Data, Tiles};
+    use crate::dataflow::handle::{Data, Slot, Tiles};
     use crate::dataflow::scope_core::ScopeCore;
+    use crate::dataflow::state::LiveCount;
     use crate::params::Params;
     use crate::registry::{Handlers, Registry};
 
@@ -802,5 +806,62 @@ mod tests {
         assert!(refused.is_err());
         // Two reads are fine.
         let _ = raw((data.read(), data.read()));
+    }
+
+    /// A value that checks, when freed, that the tasks' writes reached it.
+    struct Checked([u64; 4]);
+
+    impl Drop for Checked {
+        fn drop(&mut self) {
+            assert_eq!(self.0, [1, 2, 3, 4], "freed before the tasks wrote it");
+        }
+    }
+
+    /// Tasks on other threads write into a value whose handle the owner
+    /// drops while they are live (the value is retired to the scope), then
+    /// release their counts as their last access; the owner's wait — asleep
+    /// or not, depending on how far the tasks got — frees the value only
+    /// after them. Two tasks, each started after `delay` yields of the
+    /// owner's, so that both of the owner's paths are taken.
+    #[test]
+    fn miri_a_value_dropped_while_tasks_are_live_is_freed_after_them() {
+        struct SlotPtr(*const Slot<Checked>, *const LiveCount);
+        // SAFETY: the test's tasks use the pointers as the runtime's do:
+        // the slot and the count stay alive until the owner's wait returns.
+        unsafe impl Send for SlotPtr {}
+        for delay in [0, 3, 50] {
+            let core = scope_core();
+            let data = Data::new(&core, Checked([0; 4]));
+            let live = &core.shared.live as *const LiveCount;
+            std::thread::scope(|s| {
+                for half in 0..2 {
+                    core.shared.live.increment();
+                    let task = SlotPtr(data.slot(), live);
+                    s.spawn(move || {
+                        let task = task;
+                        for _ in 0..delay {
+                            std::thread::yield_now();
+                        }
+                        // SAFETY: the slot is alive while this task is live
+                        // (its count is held), and the two tasks write
+                        // disjoint halves through raw places (no `&mut`
+                        // to the whole value).
+                        unsafe {
+                            let value = (*task.0).value.get();
+                            for word in [2 * half, 2 * half + 1] {
+                                std::ptr::addr_of_mut!((*value).0[word]).write(word as u64 + 1);
+                            }
+                        }
+                        // SAFETY: this task's count, released as its last
+                        // access to the scope.
+                        unsafe { LiveCount::decrement(task.1) };
+                    });
+                }
+                // Retired: tasks are live.
+                drop(data);
+                assert!(core.wait_all().is_none());
+                assert!(core.shared.live.is_zero());
+            });
+        }
     }
 }
