@@ -3,8 +3,9 @@
 //! `--cfg loom` they are loom's instrumented types (behind wrappers with
 //! parking_lot's API where the real code uses parking_lot, and with
 //! `AtomicBool::swap` as a compare-exchange: see `loom_bool`), otherwise std's,
-//! parking_lot's and crossbeam's. The models therefore run the real latch and
-//! wake-up code, not a restatement of it.
+//! parking_lot's and crossbeam's; so are the thread handle, `current` and
+//! `park` with which a plain thread waits on a latch. The models therefore
+//! run the real latch, scope-end and wake-up code, not a restatement of it.
 
 #[cfg(loom)]
 pub(crate) use self::loom_bool::AtomicBool;
@@ -12,6 +13,11 @@ pub(crate) use self::loom_bool::AtomicBool;
 pub(crate) use loom::sync::atomic::{fence, AtomicPtr, AtomicUsize};
 #[cfg(not(loom))]
 pub(crate) use std::sync::atomic::{fence, AtomicBool, AtomicPtr, AtomicUsize};
+
+#[cfg(loom)]
+pub(crate) use loom::thread::{current as current_thread, park, Thread};
+#[cfg(not(loom))]
+pub(crate) use std::thread::{current as current_thread, park, Thread};
 
 #[cfg(loom)]
 pub(crate) use self::loom_lock::{Condvar, Mutex};

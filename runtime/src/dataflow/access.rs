@@ -679,3 +679,202 @@ fn mode_name(mode: AccessMode) -> &'static str {
         AccessMode::InOut => "`inout`",
     }
 }
+
+/// The raw accesses on real handles, without a runtime (a scope's state is
+/// built by hand; no task is run by the graph): the borrows tasks get, the
+/// live counts and poisoning, on several threads at once as workers would;
+/// and the scope's live count (`state.rs`) with a handle retired while its
+/// tasks run, the owner parking as a plain thread does. Here, at the top of
+/// the module's chain, because they use every file below. Their names
+/// contain `miri_`, the filter of CI's Miri stage, whose borrow, data-race
+/// and use-after-free checks watch them.
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use crate::dataflow::handle::{Data, Slot, Tiles};
+    use crate::dataflow::scope_core::ScopeCore;
+    use crate::dataflow::state::LiveCount;
+    use crate::params::Params;
+    use crate::scheduler::registry::{Handlers, Registry};
+
+    /// A dataflow scope's state, with a registry whose workers never start.
+    fn scope_core() -> ScopeCore {
+        let (registry, _deques) = Registry::new(
+            Params::default(),
+            2,
+            16,
+            Handlers::default(),
+            #[cfg(feature = "trace")]
+            None,
+        );
+        ScopeCore::new(registry)
+    }
+
+    /// The raw form of `accesses`, as a task's submission makes it, after
+    /// the duplicate check.
+    fn raw<'df, A: Accesses<'df>>(accesses: A) -> A::Raw {
+        let mut regions = [(RegionId(u64::MAX), AccessMode::In); MAX_ACCESSES];
+        let raw = accesses.into_raw(&mut regions[..A::COUNT]);
+        check_duplicates(&regions[..A::COUNT]);
+        raw
+    }
+
+    #[test]
+    fn miri_tasks_borrow_values_and_disjoint_tiles_on_several_threads() {
+        let mut backing = vec![0u32; 10];
+        let core = scope_core();
+        let mut numbers = Data::new(&core, vec![1u64, 2, 3]);
+        let mut text = Data::new(&core, String::from("x"));
+        let mut tiles = Tiles::new(&core, &mut backing, 3);
+        assert_eq!(tiles.len(), 4);
+        // Two readers of `numbers` and tile 0, and two writers of disjoint
+        // regions, all live at once, as the graph would let them be.
+        let mut readers = [
+            raw((numbers.read(), tiles.read(0))),
+            raw((numbers.read(), tiles.read(0))),
+        ];
+        let mut writers = (
+            raw((text.inout(), tiles.out(1))),
+            raw((tiles.inout(2), tiles.out(3))),
+        );
+        // SAFETY: the handles' values and region states are alive (the
+        // handles outlive every use of the raw accesses in this test), and
+        // only this thread counts.
+        unsafe {
+            for reader in &readers {
+                assert!(reader.is_idle() && !reader.any_poisoned());
+                reader.count_live();
+            }
+            assert!(writers.0.is_idle() && writers.1.is_idle());
+            writers.0.count_live();
+            writers.1.count_live();
+            // A writer of a region with live readers, or a reader of a
+            // region with a live writer, may not run.
+            assert!(!raw(numbers.out()).is_idle());
+            assert!(raw(numbers.read()).is_idle());
+            assert!(!raw(tiles.read(1)).is_idle());
+            assert!(!raw(text.read()).is_idle());
+        }
+        std::thread::scope(|s| {
+            for reader in &mut readers {
+                s.spawn(move || {
+                    // SAFETY: the values are alive (the handles outlive the
+                    // scoped threads) and no task writing `numbers` or tile
+                    // 0 is live (the counts above): shared borrows.
+                    let (numbers, tile) = unsafe { reader.borrow() };
+                    assert_eq!(numbers.iter().sum::<u64>(), 6);
+                    assert_eq!(tile, [0, 0, 0]);
+                    // SAFETY: the states are alive (as for the borrow); this
+                    // task's count, released once, after the borrow's use.
+                    unsafe { reader.uncount_live() };
+                });
+            }
+            let (first, second) = &mut writers;
+            s.spawn(move || {
+                // SAFETY: alive as above, and no other task accessing `text`
+                // or tile 1 is live: exclusive borrows.
+                let (text, tile) = unsafe { first.borrow() };
+                text.push('y');
+                tile.fill(1);
+                // SAFETY: the states are alive; this task's count, once.
+                unsafe { first.uncount_live() };
+            });
+            s.spawn(move || {
+                // SAFETY: alive as above, and no other task accessing tiles
+                // 2 or 3 is live: exclusive borrows of disjoint tiles.
+                let (tile, last) = unsafe { second.borrow() };
+                tile.fill(2);
+                last.fill(3);
+                // A task that panics poisons what it writes.
+                // SAFETY: the states are alive; this task's count, once.
+                unsafe {
+                    second.poison_writes();
+                    second.uncount_live();
+                }
+            });
+        });
+        // SAFETY: the region states are alive (the handles are), and the
+        // scoped threads are joined.
+        unsafe {
+            assert!(raw(numbers.out()).is_idle());
+            assert!(raw((text.inout(), tiles.inout(1))).is_idle());
+            assert!(!raw(tiles.read(1)).any_poisoned());
+            assert!(raw(tiles.read(2)).any_poisoned());
+            assert!(raw((numbers.read(), tiles.read(3))).any_poisoned());
+        }
+        assert!(tiles.is_poisoned(3) && !tiles.is_poisoned(0));
+        tiles.clear_poison();
+        assert_eq!(tiles.get_mut(), [0, 0, 0, 1, 1, 1, 2, 2, 2, 3]);
+        assert_eq!(text.get_mut(), "xy");
+        assert_eq!(numbers.get_mut(), &[1, 2, 3]);
+    }
+
+    #[test]
+    fn miri_naming_a_written_region_twice_is_refused() {
+        let core = scope_core();
+        let data = Data::new(&core, 0u8);
+        let refused = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            raw((data.read(), data.inout()))
+        }));
+        assert!(refused.is_err());
+        // Two reads are fine.
+        let _ = raw((data.read(), data.read()));
+    }
+
+    /// A value that checks, when freed, that the tasks' writes reached it.
+    struct Checked([u64; 4]);
+
+    impl Drop for Checked {
+        fn drop(&mut self) {
+            assert_eq!(self.0, [1, 2, 3, 4], "freed before the tasks wrote it");
+        }
+    }
+
+    /// Tasks on other threads write into a value whose handle the owner
+    /// drops while they are live (the value is retired to the scope), then
+    /// release their counts as their last access; the owner's wait — asleep
+    /// or not, depending on how far the tasks got — frees the value only
+    /// after them. Two tasks, each started after `delay` yields of the
+    /// owner's, so that both of the owner's paths are taken.
+    #[test]
+    fn miri_a_value_dropped_while_tasks_are_live_is_freed_after_them() {
+        struct SlotPtr(*const Slot<Checked>, *const LiveCount);
+        // SAFETY: the test's tasks use the pointers as the runtime's do:
+        // the slot and the count stay alive until the owner's wait returns.
+        unsafe impl Send for SlotPtr {}
+        for delay in [0, 3, 50] {
+            let core = scope_core();
+            let data = Data::new(&core, Checked([0; 4]));
+            let live = &core.shared.live as *const LiveCount;
+            std::thread::scope(|s| {
+                for half in 0..2 {
+                    core.shared.live.increment();
+                    let task = SlotPtr(data.slot(), live);
+                    s.spawn(move || {
+                        let task = task;
+                        for _ in 0..delay {
+                            std::thread::yield_now();
+                        }
+                        // SAFETY: the slot is alive while this task is live
+                        // (its count is held), and the two tasks write
+                        // disjoint halves through raw places (no `&mut`
+                        // to the whole value).
+                        unsafe {
+                            let value = (*task.0).value.get();
+                            for word in [2 * half, 2 * half + 1] {
+                                std::ptr::addr_of_mut!((*value).0[word]).write(word as u64 + 1);
+                            }
+                        }
+                        // SAFETY: this task's count, released as its last
+                        // access to the scope.
+                        unsafe { LiveCount::decrement(task.1) };
+                    });
+                }
+                // Retired: tasks are live.
+                drop(data);
+                assert!(core.wait_all().is_none());
+                assert!(core.shared.live.is_zero());
+            });
+        }
+    }
+}

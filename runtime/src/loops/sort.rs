@@ -42,6 +42,14 @@
 //! order. Its children take over its whole destination before it forgets
 //! itself, so at every moment each destination slot is owned by exactly
 //! one `Merge` or already written.
+//!
+//! # Zero-sized elements
+//! Elements of a zero-sized type are all alike (there is nothing to
+//! order), so the sorts return at once, as rayon's do, and call neither the
+//! comparator nor the key function. `Merge` is sound for them anyway: it
+//! keeps its runs' lengths as counts, never as pointer differences (which
+//! are undefined for zero-sized types, and panic), and its drop does no
+//! arithmetic that can fail.
 
 use crate::analysis::SpawnSite;
 use crate::runtime::{current_worker_index, num_workers, Runtime};
@@ -185,6 +193,10 @@ where
     T: Send,
     F: Fn(&T, &T) -> Ordering + Sync,
 {
+    if mem::size_of::<T>() == 0 {
+        // Nothing to order (module docs, *Zero-sized elements*).
+        return;
+    }
     if v.len() <= MIN_LEAF {
         return sort_leaf(v, compare, leaves);
     }
@@ -257,28 +269,42 @@ fn sort_into_place<T, F>(
     unsafe { ptr::copy_nonoverlapping(dest, source, len) };
     let merge = Merge {
         left: source,
-        left_end: source.wrapping_add(mid),
+        left_len: mid,
         right: source.wrapping_add(mid),
-        right_end: source.wrapping_add(len),
+        right_len: len - mid,
         dest,
     };
     let is_less = |a: &T, b: &T| compare(a, b) == Ordering::Less;
     merge.run(&is_less);
 }
 
-/// A merge of two sorted runs of the scratch buffer, `left..left_end` and
-/// `right..right_end`, into `dest..dest + (both lengths)` of the slice.
+/// A merge of two sorted runs of the scratch buffer, `left_len` elements
+/// from `left` and `right_len` from `right`, into the `left_len +
+/// right_len` slots of the slice from `dest`.
 ///
 /// It owns the runs' elements and the destination slots it has not written.
 /// Dropped before it finished, it moves what it has not merged, left run
 /// first, into those slots: so after any panic every slot of the slice holds
 /// exactly one element.
+///
+/// The lengths are counts, not end pointers: a pointer difference is
+/// undefined for a zero-sized `T` (whose pointers never move), and the drop
+/// must not be able to panic — a panic there, during the unwind of a
+/// comparator's panic, aborts the process.
 struct Merge<T> {
     left: *const T,
-    left_end: *const T,
+    left_len: usize,
     right: *const T,
-    right_end: *const T,
+    right_len: usize,
     dest: *mut T,
+}
+
+/// What [`Merge::split`] made of a merge.
+enum Split<T> {
+    /// Two merges of disjoint parts, lower then upper.
+    Halves(Merge<T>, Merge<T>),
+    /// The merge itself, to run with a loop.
+    Whole(Merge<T>),
 }
 
 // SAFETY: a `Merge` moves `T`s between the scratch buffer and the slice,
@@ -288,26 +314,31 @@ struct Merge<T> {
 unsafe impl<T: Send> Send for Merge<T> {}
 
 impl<T> Merge<T> {
-    fn left_len(&self) -> usize {
-        // SAFETY: both pointers are in (or one past) the same run.
-        unsafe { self.left_end.offset_from(self.left) as usize }
-    }
-
-    fn right_len(&self) -> usize {
-        // SAFETY: `right` and `right_end` are in (or one past) the same run,
-        // the right one.
-        unsafe { self.right_end.offset_from(self.right) as usize }
-    }
-
     /// Merges, in parallel above `MERGE_LEAF` elements.
     fn run<F>(self, is_less: &F)
     where
         T: Send,
         F: Fn(&T, &T) -> bool + Sync,
     {
-        let (left_len, right_len) = (self.left_len(), self.right_len());
-        if left_len + right_len <= MERGE_LEAF || left_len == 0 || right_len == 0 {
-            return self.run_sequential(is_less);
+        match self.split(MERGE_LEAF, is_less) {
+            Split::Halves(lower, upper) => {
+                join_unrouted(move || lower.run(is_less), move || upper.run(is_less));
+            }
+            Split::Whole(merge) => merge.run_sequential(is_less),
+        }
+    }
+
+    /// Cuts a merge of more than `leaf` elements (both runs non-empty) into
+    /// two that together own everything it did: the lower merges every
+    /// element that goes before the upper's, into the destination's first
+    /// slots. A smaller merge comes back whole.
+    fn split<F>(self, leaf: usize, is_less: &F) -> Split<T>
+    where
+        F: Fn(&T, &T) -> bool,
+    {
+        let (left_len, right_len) = (self.left_len, self.right_len);
+        if left_len + right_len <= leaf || left_len == 0 || right_len == 0 {
+            return Split::Whole(self);
         }
         // The split points; a panic in a comparison here drops `self`, which
         // moves both runs into its destination.
@@ -331,44 +362,46 @@ impl<T> Merge<T> {
         };
         let lower = Merge {
             left: self.left,
-            left_end: self.left.wrapping_add(left_cut),
+            left_len: left_cut,
             right: self.right,
-            right_end: self.right.wrapping_add(right_cut),
+            right_len: right_cut,
             dest: self.dest,
         };
         let upper = Merge {
             left: self.left.wrapping_add(left_cut),
-            left_end: self.left_end,
+            left_len: left_len - left_cut,
             right: self.right.wrapping_add(right_cut),
-            right_end: self.right_end,
+            right_len: right_len - right_cut,
             dest: self.dest.wrapping_add(left_cut + right_cut),
         };
         // The halves now own everything `self` did.
         mem::forget(self);
-        join_unrouted(move || lower.run(is_less), move || upper.run(is_less));
+        Split::Halves(lower, upper)
     }
 
     /// Merges with a loop. Each step moves one element and advances the
-    /// pointers, so a panic in `is_less` leaves `self` describing exactly
-    /// what is not merged, which its drop then moves.
+    /// pointers and counts, so a panic in `is_less` leaves `self` describing
+    /// exactly what is not merged, which its drop then moves.
     fn run_sequential<F>(mut self, is_less: &F)
     where
         F: Fn(&T, &T) -> bool,
     {
-        while self.left < self.left_end && self.right < self.right_end {
-            // SAFETY: both pointers are below their ends, so they point to
-            // initialised elements this merge owns.
+        while self.left_len > 0 && self.right_len > 0 {
+            // SAFETY: both runs are non-empty, so their first pointers point
+            // to initialised elements this merge owns.
             let take_right = unsafe { is_less(&*self.right, &*self.left) };
             let from = if take_right { self.right } else { self.left };
             // SAFETY: `from` is an owned element; `dest` is an owned slot of
             // the slice, not overlapping the scratch buffer. After the copy
-            // the element's owner is the slot; advancing both pointers
-            // records it.
+            // the element's owner is the slot; advancing the pointers and
+            // counts records it.
             unsafe { ptr::copy_nonoverlapping(from, self.dest, 1) };
             if take_right {
                 self.right = self.right.wrapping_add(1);
+                self.right_len -= 1;
             } else {
                 self.left = self.left.wrapping_add(1);
+                self.left_len -= 1;
             }
             self.dest = self.dest.wrapping_add(1);
         }
@@ -378,13 +411,15 @@ impl<T> Merge<T> {
 
 impl<T> Drop for Merge<T> {
     fn drop(&mut self) {
-        let (left_len, right_len) = (self.left_len(), self.right_len());
+        // Nothing here can panic: two copies and one pointer offset within
+        // the destination, no comparison and no length arithmetic.
         // SAFETY: the runs' remaining elements are owned by this merge, and
         // exactly `left_len + right_len` destination slots from `dest` are
-        // still its to write; the ranges do not overlap (scratch vs slice).
+        // still its to write (so `dest + left_len` is within them); the
+        // ranges do not overlap (scratch vs slice).
         unsafe {
-            ptr::copy_nonoverlapping(self.left, self.dest, left_len);
-            ptr::copy_nonoverlapping(self.right, self.dest.add(left_len), right_len);
+            ptr::copy_nonoverlapping(self.left, self.dest, self.left_len);
+            ptr::copy_nonoverlapping(self.right, self.dest.add(self.left_len), self.right_len);
         }
     }
 }
@@ -461,53 +496,248 @@ mod tests {
         assert_eq!(leaf_len(10_000, 64), MIN_LEAF);
     }
 
-    /// The merge alone, on one thread (no runtime: `join_unrouted` outside
-    /// one would start the global runtime, so this stays below the
-    /// parallel size): stable, and a permutation after a panic.
-    #[test]
-    fn a_sequential_merge_is_stable_and_panic_safe() {
-        let run = |left: Vec<(u32, u32)>, right: Vec<(u32, u32)>, panic_after: usize| {
-            let mut all: Vec<(u32, u32)> = left.iter().chain(&right).cloned().collect();
-            let mut scratch: Vec<(u32, u32)> = Vec::with_capacity(all.len());
-            let source = scratch
-                .spare_capacity_mut()
-                .as_mut_ptr()
-                .cast::<(u32, u32)>();
-            // SAFETY: a test of the merge's own protocol: copies of plain
-            // `Copy` values.
-            unsafe { ptr::copy_nonoverlapping(all.as_ptr(), source, all.len()) };
-            let merge = Merge {
-                left: source,
-                left_end: source.wrapping_add(left.len()),
-                right: source.wrapping_add(left.len()),
-                right_end: source.wrapping_add(all.len()),
-                dest: all.as_mut_ptr(),
-            };
-            let calls = std::cell::Cell::new(0);
-            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                merge.run_sequential(&|a: &(u32, u32), b: &(u32, u32)| {
-                    calls.set(calls.get() + 1);
-                    assert!(calls.get() <= panic_after, "expected: comparator panic");
-                    a.0 < b.0
-                });
-            }));
-            (all, outcome.is_err())
-        };
-        let left = vec![(1, 0), (2, 1), (2, 2), (5, 3)];
-        let right = vec![(2, 4), (3, 5), (5, 6)];
-        let (merged, panicked) = run(left.clone(), right.clone(), usize::MAX);
-        assert!(!panicked);
-        assert_eq!(
-            merged,
-            [(1, 0), (2, 1), (2, 2), (2, 4), (3, 5), (5, 3), (5, 6)]
-        );
-        for k in 0..6 {
-            let (mut after, panicked) = run(left.clone(), right.clone(), k);
-            assert!(panicked, "panic after {k} comparisons");
-            after.sort();
-            let mut expected: Vec<_> = left.iter().chain(&right).cloned().collect();
-            expected.sort();
-            assert_eq!(after, expected, "a permutation after {k} comparisons");
+    // The tests below exercise `Merge` directly, without a runtime (its
+    // `join` would start workers and fibers, which Miri cannot run): their
+    // names contain `miri_`, the filter of CI's Miri stage. A merge is
+    // split as `run` splits it, at a smaller leaf, and its halves run one
+    // after the other, as `join` runs them on one thread: when the lower
+    // half panics, the upper is dropped unrun.
+
+    /// Runs `merge` as [`Merge::run`] does, serially, splitting above `leaf`
+    /// (at least 2, so that every half is smaller than its merge).
+    fn merge_serially<T, F>(merge: Merge<T>, leaf: usize, is_less: &F)
+    where
+        F: Fn(&T, &T) -> bool,
+    {
+        match merge.split(leaf, is_less) {
+            Split::Halves(lower, upper) => {
+                merge_serially(lower, leaf, is_less);
+                merge_serially(upper, leaf, is_less);
+            }
+            Split::Whole(merge) => merge.run_sequential(is_less),
         }
+    }
+
+    /// Merges the sorted runs `all[..left_len]` and `all[left_len..]` back
+    /// into `all` through a scratch buffer, as `sort_into_place` does;
+    /// whether the merge panicked. Either way `all` then holds each of its
+    /// elements exactly once.
+    fn merge_in_place<T, F>(all: &mut [T], left_len: usize, leaf: usize, is_less: &F) -> bool
+    where
+        F: Fn(&T, &T) -> bool,
+    {
+        let len = all.len();
+        let mut scratch: Vec<T> = Vec::with_capacity(len);
+        let source = scratch.spare_capacity_mut().as_mut_ptr().cast::<T>();
+        // SAFETY: as in `sort_into_place`: distinct allocations of `len`
+        // elements; from here the merge owns the elements and writes every
+        // slot of `all` once (or its drop does) before `all` is used again.
+        unsafe { ptr::copy_nonoverlapping(all.as_ptr(), source, len) };
+        let merge = Merge {
+            left: source,
+            left_len,
+            right: source.wrapping_add(left_len),
+            right_len: len - left_len,
+            dest: all.as_mut_ptr(),
+        };
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            merge_serially(merge, leaf, is_less)
+        }))
+        .is_err()
+    }
+
+    /// A comparison that panics (without the panic hook's message) at its
+    /// `panic_at`-th call, counting its calls.
+    fn panicking<'a, T>(
+        calls: &'a Cell<usize>,
+        panic_at: usize,
+        is_less: impl Fn(&T, &T) -> bool + 'a,
+    ) -> impl Fn(&T, &T) -> bool + 'a {
+        move |a, b| {
+            calls.set(calls.get() + 1);
+            if calls.get() == panic_at {
+                std::panic::resume_unwind(Box::new("expected: comparator panic"));
+            }
+            is_less(a, b)
+        }
+    }
+
+    use std::cell::Cell;
+
+    /// An element that counts its drops in its own cell of `drops`.
+    struct Counted<'a> {
+        key: u32,
+        id: usize,
+        drops: &'a [Cell<u32>],
+    }
+
+    impl Drop for Counted<'_> {
+        fn drop(&mut self) {
+            self.drops[self.id].set(self.drops[self.id].get() + 1);
+        }
+    }
+
+    /// Runs of `left` and `right` keys (each sorted) as `Counted` elements
+    /// numbered in order; merged serially at `leaf`, the comparison
+    /// panicking at its `panic_at`-th call. Checks what must hold whether
+    /// it panicked or not, and returns the merged (key, id) pairs and
+    /// whether it panicked.
+    fn merge_counted(
+        left: &[u32],
+        right: &[u32],
+        leaf: usize,
+        panic_at: usize,
+    ) -> (Vec<(u32, usize)>, bool) {
+        let len = left.len() + right.len();
+        let drops: Vec<Cell<u32>> = (0..len).map(|_| Cell::new(0)).collect();
+        let mut all: Vec<Counted<'_>> = left
+            .iter()
+            .chain(right)
+            .enumerate()
+            .map(|(id, &key)| Counted {
+                key,
+                id,
+                drops: &drops,
+            })
+            .collect();
+        let calls = Cell::new(0);
+        let is_less = panicking(&calls, panic_at, |a: &Counted<'_>, b: &Counted<'_>| {
+            a.key < b.key
+        });
+        let panicked = merge_in_place(&mut all, left.len(), leaf, &is_less);
+        assert_eq!(panicked, calls.get() >= panic_at);
+        assert!(
+            drops.iter().all(|d| d.get() == 0),
+            "dropped during the merge"
+        );
+        let merged: Vec<(u32, usize)> = all.iter().map(|c| (c.key, c.id)).collect();
+        let mut ids: Vec<usize> = merged.iter().map(|&(_, id)| id).collect();
+        ids.sort_unstable();
+        assert!(ids.iter().copied().eq(0..len), "a permutation: {merged:?}");
+        drop(all);
+        assert!(drops.iter().all(|d| d.get() == 1), "each dropped once");
+        (merged, panicked)
+    }
+
+    /// Sorted keys with repeats, so that stability matters.
+    fn runs() -> Vec<Vec<u32>> {
+        vec![
+            vec![],
+            vec![2],
+            vec![1, 2, 2, 5],
+            vec![2, 3, 5],
+            vec![0, 0, 0, 0, 0, 0, 0],
+            vec![1, 1, 2, 3, 3, 3, 4, 6, 7, 9, 9],
+        ]
+    }
+
+    #[test]
+    fn miri_merges_are_stable_at_every_split_size() {
+        for left in runs() {
+            for right in runs() {
+                for leaf in [2, 5, usize::MAX] {
+                    let (merged, panicked) = merge_counted(&left, &right, leaf, usize::MAX);
+                    assert!(!panicked);
+                    // Stable: by key, then by original position (left's
+                    // ids come before right's).
+                    assert!(
+                        merged.windows(2).all(|w| w[0] < w[1]),
+                        "{left:?} + {right:?} at leaf {leaf}: {merged:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn miri_a_panicking_comparison_leaves_every_element_once() {
+        // Fewer shapes than above: each panic point is a merge of its own.
+        let runs = [
+            vec![],
+            vec![2],
+            vec![1, 2, 2, 5],
+            vec![1, 1, 2, 3, 3, 3, 4, 6, 7, 9, 9],
+        ];
+        for left in &runs {
+            for right in &runs {
+                for leaf in [3, usize::MAX] {
+                    // Each comparison in turn panics, until one merge makes
+                    // fewer comparisons than that.
+                    for panic_at in 1.. {
+                        if !merge_counted(left, right, leaf, panic_at).1 {
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// A zero-sized element that counts its drops (in a thread-local: tests
+    /// run on several threads).
+    #[derive(PartialEq, Eq, PartialOrd, Ord)]
+    struct ZeroSized;
+
+    thread_local! {
+        static ZERO_SIZED_DROPS: Cell<usize> = const { Cell::new(0) };
+    }
+
+    impl Drop for ZeroSized {
+        fn drop(&mut self) {
+            ZERO_SIZED_DROPS.with(|drops| drops.set(drops.get() + 1));
+        }
+    }
+
+    /// Zero-sized elements in a merge: their pointers never move, so the
+    /// merge must count, not subtract pointers (issue 36: `offset_from`
+    /// panicked, and again in the drop during the unwind, which aborted).
+    /// Merged whole and split, with and without a panicking comparison,
+    /// each element is dropped exactly once.
+    #[test]
+    fn miri_zero_sized_merges_keep_every_element_once() {
+        for (left_len, right_len) in [(0, 0), (1, 0), (0, 3), (1, 1), (4, 3), (9, 17)] {
+            let len = left_len + right_len;
+            for leaf in [2, 5, usize::MAX] {
+                let mut units = vec![(); len];
+                assert!(!merge_in_place(
+                    &mut units,
+                    left_len,
+                    leaf,
+                    &|_: &(), _: &()| false
+                ));
+                assert_eq!(units.len(), len);
+                for panic_at in 1..=len + 1 {
+                    ZERO_SIZED_DROPS.with(|drops| drops.set(0));
+                    let mut all: Vec<ZeroSized> = (0..len).map(|_| ZeroSized).collect();
+                    let calls = Cell::new(0);
+                    let is_less = panicking(&calls, panic_at, |a: &ZeroSized, b| a < b);
+                    let panicked = merge_in_place(&mut all, left_len, leaf, &is_less);
+                    assert_eq!(panicked, calls.get() >= panic_at);
+                    assert_eq!(ZERO_SIZED_DROPS.with(Cell::get), 0);
+                    assert_eq!(all.len(), len);
+                    drop(all);
+                    assert_eq!(ZERO_SIZED_DROPS.with(Cell::get), len);
+                }
+            }
+        }
+    }
+
+    /// The sorts return at once on zero-sized elements, even above the leaf
+    /// length (no comparison, no runtime: this runs under Miri, which has
+    /// no fibers), and nothing is dropped.
+    #[test]
+    fn miri_zero_sized_sorts_return_at_once() {
+        let never = |_: &ZeroSized, _: &ZeroSized| -> Ordering { unreachable!("compared") };
+        ZERO_SIZED_DROPS.with(|drops| drops.set(0));
+        let mut all: Vec<ZeroSized> = (0..MIN_LEAF + 1).map(|_| ZeroSized).collect();
+        par_sort(&mut all);
+        par_sort_unstable(&mut all);
+        par_sort_by(&mut all, never);
+        par_sort_unstable_by(&mut all, never);
+        par_sort_by_key(&mut all, |_| -> u8 { unreachable!("keyed") });
+        par_sort_unstable_by_key(&mut all, |_| -> u8 { unreachable!("keyed") });
+        assert_eq!(ZERO_SIZED_DROPS.with(Cell::get), 0);
+        drop(all);
+        assert_eq!(ZERO_SIZED_DROPS.with(Cell::get), MIN_LEAF + 1);
     }
 }

@@ -22,10 +22,9 @@
 //! through the inbox queue or the thread's flag, both release/acquire).
 
 use crate::scheduler::fiber::{FiberPtr, WaitTarget};
-use crate::sync::{AtomicBool, AtomicUsize};
+use crate::sync::{self, AtomicBool, AtomicUsize, Thread};
 use parking_lot::Mutex;
 use std::sync::atomic::Ordering;
-use std::thread::Thread;
 
 /// Something a task can wait for.
 pub(crate) trait Waitable {
@@ -92,14 +91,14 @@ pub(crate) struct ThreadWaiter {
 pub(crate) fn wait_on_thread(waitable: &dyn Waitable) {
     while !waitable.probe() {
         let waiter = ThreadWaiter {
-            thread: std::thread::current(),
+            thread: sync::current_thread(),
             woken: AtomicBool::new(false),
         };
         if !waitable.register(Waiter::Thread(&waiter)) {
             return;
         }
         while !waiter.woken.load(Ordering::Acquire) {
-            std::thread::park();
+            sync::park();
         }
     }
 }
@@ -330,27 +329,30 @@ impl ScopeLatch {
     }
 }
 
+/// What the loom models need of a `ScopeLatch` beyond the protocol.
+#[cfg(all(test, loom))]
+impl ScopeLatch {
+    /// What freeing the latch is to loom: an exclusive (`with_mut`) access
+    /// to its words, which loom reports as a causality violation unless
+    /// every other thread's access to them happens before it. A model calls
+    /// it where the real code lets the latch's memory go (the scope's frame
+    /// returns).
+    pub(crate) fn free_for_model(&mut self) {
+        self.pending.with_mut(|_| ());
+        self.done.state.with_mut(|_| ());
+    }
+}
+
 /// Loom models of the latch protocol (`--cfg loom`): every interleaving of a
 /// waiter registering and a setter setting ends with the waiter either not
-/// sleeping (registration failed because the latch was set) or woken.
+/// sleeping (registration failed because the latch was set) or woken. The
+/// waiter is the real [`wait_on_thread`] (its thread handle and `park` are
+/// loom's under `--cfg loom`, see `crate::sync`). The scope's side — its
+/// end, deferred tasks and latent spawns — is modelled in `scope.rs`.
 #[cfg(all(test, loom))]
 mod loom_models {
     use super::*;
     use loom::sync::Arc;
-
-    /// `wait_on_thread` with loom's yield in place of `park` (loom threads
-    /// are not OS threads).
-    fn wait_modelled(latch: &Latch) {
-        let waiter = ThreadWaiter {
-            thread: std::thread::current(),
-            woken: AtomicBool::new(false),
-        };
-        if latch.register(Waiter::Thread(&waiter)) {
-            while !waiter.woken.load(Ordering::Acquire) {
-                loom::thread::yield_now();
-            }
-        }
-    }
 
     #[test]
     fn loom_waiter_is_woken_or_sees_the_latch_set() {
@@ -364,7 +366,7 @@ mod loom_models {
                 // SAFETY: the latch is alive (Arc) and set once.
                 unsafe { Latch::set(&*setter_latch) };
             });
-            wait_modelled(&latch);
+            wait_on_thread(&*latch);
             assert!(latch.is_set());
             // SAFETY: set with Release before; we observed it with Acquire.
             assert_eq!(data.with(|d| unsafe { *d }), 42);
@@ -379,65 +381,57 @@ mod loom_models {
             // SAFETY: alive and set once.
             unsafe { Latch::set(&latch) };
             let waiter = ThreadWaiter {
-                thread: std::thread::current(),
+                thread: sync::current_thread(),
                 woken: AtomicBool::new(false),
             };
             assert!(!latch.register(Waiter::Thread(&waiter)));
         });
     }
 
-    /// The scope protocol: a creator on whose stack the `ScopeLatch` lives,
-    /// two deferred tasks. The creator "frees" the latch as soon as it
-    /// returns from waiting (it marks it dead); no task may touch the latch
-    /// after that, and the creator sees both tasks' writes.
+    /// The scope protocol on the latch alone: a creator on whose stack the
+    /// `ScopeLatch` lives, two deferred tasks. The creator frees the latch
+    /// ([`ScopeLatch::free_for_model`]) as soon as it returns from waiting:
+    /// loom reports any task's access to it that does not happen before
+    /// that — a decrement, or the set's swap — and the creator sees both
+    /// tasks' writes.
     #[test]
     fn loom_scope_latch_is_never_touched_after_the_creator_returns() {
-        struct Tracked {
-            latch: ScopeLatch,
-            dead: AtomicBool,
-        }
-        struct Ptr(*const Tracked);
-        // SAFETY: the model keeps the pointee alive (an Arc held by the
-        // creator's thread) and checks the protocol, not Rust ownership.
+        struct Ptr(*const ScopeLatch);
+        // SAFETY: the model keeps the pointee alive until every thread is
+        // joined and checks the protocol, not Rust ownership.
         unsafe impl Send for Ptr {}
 
         loom::model(|| {
-            let tracked = Arc::new(Tracked {
-                latch: ScopeLatch::new(),
-                dead: AtomicBool::new(false),
-            });
+            let latch = Box::into_raw(Box::new(ScopeLatch::new()));
             let data = Arc::new([
                 loom::cell::UnsafeCell::new(0u32),
                 loom::cell::UnsafeCell::new(0u32),
             ]);
             let mut tasks = Vec::new();
             for i in 0..2 {
-                tracked.latch.add();
-                let (ptr, data) = (Ptr(Arc::as_ptr(&tracked)), data.clone());
+                // SAFETY: alive; the creator holds its count.
+                unsafe { (*latch).add() };
+                let (ptr, data) = (Ptr(latch), data.clone());
                 tasks.push(loom::thread::spawn(move || {
                     let ptr = ptr;
                     // SAFETY: only this task writes slot i; the creator reads
                     // it after observing the count at zero.
                     data[i].with_mut(|d| unsafe { *d = 1 });
-                    // SAFETY: alive (the Arc outlives the model threads).
-                    let tracked = unsafe { &*ptr.0 };
-                    assert!(!tracked.dead.load(Ordering::SeqCst), "touched after free");
-                    // SAFETY: we hold one count, released once.
-                    unsafe { ScopeLatch::release(&tracked.latch) };
+                    // SAFETY: alive while we hold our count; released once.
+                    unsafe { ScopeLatch::release(ptr.0) };
                 }));
             }
-            if !tracked.latch.is_idle() && !tracked.latch.release_creator() {
-                let waiter = ThreadWaiter {
-                    thread: std::thread::current(),
-                    woken: AtomicBool::new(false),
-                };
-                if tracked.latch.done().register(Waiter::Thread(&waiter)) {
-                    while !waiter.woken.load(Ordering::Acquire) {
-                        loom::thread::yield_now();
-                    }
+            // The creator's end, as `Scope::finish_body` makes it off a worker.
+            {
+                // SAFETY: alive (freed below).
+                let creator = unsafe { &*latch };
+                if !creator.is_idle() && !creator.release_creator() {
+                    wait_on_thread(creator.done());
                 }
             }
-            tracked.dead.store(true, Ordering::SeqCst);
+            // The creator returns: its frame, and the latch, are gone.
+            // SAFETY: the model's stand-in for that (see `free_for_model`).
+            unsafe { (*latch).free_for_model() };
             for slot in data.iter() {
                 // SAFETY: every task released its count after its write.
                 assert_eq!(slot.with(|d| unsafe { *d }), 1);
@@ -445,6 +439,8 @@ mod loom_models {
             for task in tasks {
                 task.join().unwrap();
             }
+            // SAFETY: every thread is joined.
+            drop(unsafe { Box::from_raw(latch) });
         });
     }
 }

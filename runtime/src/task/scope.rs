@@ -27,7 +27,9 @@
 //! A deferred task's last access to the scope is the release of its count
 //! in the scope's [`ScopeLatch`], which is built for exactly this: the
 //! scope's end returns only once every count is released, and a release
-//! touches nothing after it (see `latch.rs`, with a loom model).
+//! touches nothing after it (see `latch.rs`; loom models there and at the
+//! bottom of this file, which run this file's end, deferred tasks and
+//! latent spawns).
 //!
 //! # The scope's end claims its own tasks
 //! When the body returns with deferred tasks pending, the scope first takes
@@ -318,5 +320,209 @@ where
         // returns); and the body's count is held until then (module docs), as
         // `deferred`'s count needs.
         unsafe { &*self.scope.0 }.deferred(self.f)
+    }
+}
+
+/// Loom models (`--cfg loom`) of a scope's completion with its real code:
+/// the count (`ScopeLatch`), deferred tasks as [`Scope::deferred`] makes
+/// them, latent spawns as [`LatentScopeTask`] records in a real
+/// `LatentSpawns` arena, and the scope's end, [`Scope::finish_body`], which
+/// off a worker waits as a plain thread does (`latch::wait_on_thread`, with
+/// loom's `park` under `--cfg loom`). Loom threads stand in for workers and
+/// thieves, and `crate::sync::Inbox` (a locked queue under loom: push
+/// releases, pop acquires, as a deque's push and steal do) for a deque. The
+/// scope lives in a box that the creator frees as soon as its end returns
+/// (`ScopeLatch::free_for_model` first): loom reports any task's access to
+/// the count or the latch that does not happen before that, and each task's
+/// write (a loom cell) that the creator does not see.
+#[cfg(all(test, loom))]
+mod loom_models {
+    use super::*;
+    use crate::scheduler::latent::spawn_arena::{publish_taken, run_taken, LatentSpawns};
+    use crate::sync::{AtomicBool, Inbox};
+    use loom::cell::UnsafeCell;
+    use loom::sync::Arc;
+    use std::sync::atomic::Ordering;
+
+    /// A scope as `scope` makes it, in a box (the creator's frame), with no
+    /// registry (nothing here injects) and no latent mark (the model's
+    /// arena stands in for the worker's).
+    fn new_scope() -> *mut Scope<'static> {
+        Box::into_raw(Box::new(Scope {
+            pending: ScopeLatch::new(),
+            panic: Mutex::new(None),
+            last_finished: AtomicStrandRef::new(),
+            registry: std::ptr::null(),
+            latent_mark: LatentMark::NONE,
+            marker: PhantomData,
+        }))
+    }
+
+    /// One cell per task, which the task writes and the creator reads after
+    /// the scope's end (loom checks that no two accesses are concurrent).
+    struct Written(Vec<UnsafeCell<u32>>);
+
+    // SAFETY: each cell is written by one task and read by the creator
+    // after the task released its count; loom's cells check exactly that
+    // these accesses are ordered.
+    unsafe impl Sync for Written {}
+
+    impl Written {
+        fn new(tasks: usize) -> Arc<Written> {
+            Arc::new(Written((0..tasks).map(|_| UnsafeCell::new(0)).collect()))
+        }
+    }
+
+    /// The scope's end and the creator's return: `finish_body`, then the
+    /// scope's memory goes. Then every task's write must be visible.
+    ///
+    /// # Safety
+    /// `scope` came from [`new_scope`]; every thread that may still hold it
+    /// is joined after this, before the model ends.
+    unsafe fn end_and_free(scope: *mut Scope<'static>, written: &Written) {
+        // SAFETY: alive until freed below (contract).
+        unsafe { (*scope).finish_body() };
+        // SAFETY: the creator's frame returns; no task may touch the scope
+        // from here (what loom checks).
+        unsafe {
+            (*scope).pending.free_for_model();
+            drop(Box::from_raw(scope));
+        }
+        for cell in &written.0 {
+            // SAFETY: every task wrote before releasing its count.
+            assert_eq!(cell.with(|value| unsafe { *value }), 1);
+        }
+    }
+
+    /// A task's body: writes its cell (loom checks that no one else
+    /// accesses it concurrently).
+    fn write(written: &Written, index: usize) {
+        // SAFETY: each cell is written by one task, read by the creator
+        // after the task released its count.
+        written.0[index].with_mut(|value| unsafe { *value = 1 });
+    }
+
+    /// A deferred job as a deque carries it to a thief.
+    struct Job(JobRef);
+
+    // SAFETY: a scope's job is sent to the thread that runs it, as a steal
+    // does; the scope outlives it (what the models check).
+    unsafe impl Send for Job {}
+
+    /// (a) The completion latch with two deferred tasks, stolen by another
+    /// worker, the first of which defers a nested task into the same scope
+    /// while it holds its count (a spawn from a stolen task) and pushes it
+    /// to the thief's own deque: the scope's end returns only after all
+    /// three, and no task touches the scope afterwards. One thief runs the
+    /// three one after another: with two, loom did not finish in 15
+    /// minutes, and every release still races with the creator's end here.
+    #[test]
+    fn loom_scope_end_waits_for_deferred_and_nested_tasks() {
+        loom::model(|| {
+            let written = Written::new(3);
+            let deque = Arc::new(Inbox::new());
+            let scope = new_scope();
+            // SAFETY: the scope is alive until `end_and_free`, which waits
+            // for every job made here.
+            let creator = unsafe { &*scope };
+            let first = {
+                let (written, deque) = (written.clone(), deque.clone());
+                creator.deferred(move |scope: &Scope<'static>| {
+                    write(&written, 0);
+                    let written = written.clone();
+                    let nested = scope.deferred(move |_: &Scope<'static>| write(&written, 2));
+                    deque.push(Job(nested));
+                })
+            };
+            let second = {
+                let written = written.clone();
+                creator.deferred(move |_: &Scope<'static>| write(&written, 1))
+            };
+            deque.push(Job(first));
+            deque.push(Job(second));
+            let thief = {
+                let deque = deque.clone();
+                loom::thread::spawn(move || {
+                    let mut ran = 0;
+                    while ran < 3 {
+                        match deque.pop() {
+                            Some(job) => {
+                                // SAFETY: popped once, so it runs once.
+                                unsafe { job.0.execute() };
+                                ran += 1;
+                            }
+                            None => loom::thread::yield_now(),
+                        }
+                    }
+                })
+            };
+            // SAFETY: the thief is joined below.
+            unsafe { end_and_free(scope, &written) };
+            thief.join().unwrap();
+        });
+    }
+
+    /// (b) Latent spawns published to a thief: the body records two spawns
+    /// in the worker's arena; a thief asks for work (the `hungry` flag), and
+    /// the owner answers after each spawn as `record_spawn` does, publishing
+    /// its oldest record (`take_oldest`, `publish_taken`: the record becomes
+    /// the counted, boxed job `Scope::deferred` makes) to the deque, which
+    /// the thief runs. The scope's end runs the records left, newest first,
+    /// as `claim_own` does, then `finish_body` waits for the published one.
+    /// Every task runs exactly once (its cell is written once, and loom
+    /// would flag two writers), and the creator frees the scope only after
+    /// the thief's last access.
+    #[test]
+    fn loom_latent_spawns_published_to_a_thief() {
+        loom::model(|| {
+            let written = Written::new(2);
+            let deque: Arc<Inbox<JobRef>> = Arc::new(Inbox::new());
+            let hungry = Arc::new(AtomicBool::new(false));
+            let closed = Arc::new(AtomicBool::new(false));
+            let thief = {
+                let (deque, hungry, closed) = (deque.clone(), hungry.clone(), closed.clone());
+                loom::thread::spawn(move || {
+                    // `ThiefSignals::ask_for_work`, after a failed steal.
+                    hungry.store(true, Ordering::Relaxed);
+                    loop {
+                        if let Some(job) = deque.pop() {
+                            // SAFETY: a published job, stolen once.
+                            unsafe { job.execute() };
+                        } else if closed.load(Ordering::Acquire) {
+                            return;
+                        } else {
+                            loom::thread::yield_now();
+                        }
+                    }
+                })
+            };
+            let scope = new_scope();
+            let owner = scope.cast_const().cast::<()>();
+            let spawns = LatentSpawns::with_capacity(2, 64);
+            for index in 0..2 {
+                let written = written.clone();
+                let task = LatentScopeTask {
+                    scope: ScopePtr(scope),
+                    f: move |_: &Scope<'static>| write(&written, index),
+                };
+                spawns.push(owner, task);
+                // `WorkerThread::answer_if_hungry`, as `record_spawn` calls it.
+                if hungry.load(Ordering::Relaxed) {
+                    hungry.store(false, Ordering::Relaxed);
+                    if let Some(taken) = spawns.take_oldest() {
+                        // SAFETY: just taken; the arena was not used since.
+                        deque.push(unsafe { publish_taken(taken) });
+                    }
+                }
+            }
+            while let Some(taken) = spawns.take_newest_owned_by(owner, 0) {
+                // SAFETY: just taken; the arena was not used since.
+                unsafe { run_taken(taken) };
+            }
+            // SAFETY: the thief is joined below.
+            unsafe { end_and_free(scope, &written) };
+            closed.store(true, Ordering::Release);
+            thief.join().unwrap();
+        });
     }
 }

@@ -21,9 +21,11 @@
 //!   loop and strand its suspended tasks, a silent hang.
 //! * Stack overflow hits the guard page below `limit`; `overflow.rs` turns it
 //!   into an abort that names the stack reserve.
-//! * Between jobs a fiber is idle: its only frames are the body loop's, at
-//!   the top of the stack, within the smallest commitment, so the worker may
-//!   trim the stack below its commitment ([`Fiber::recycle`]).
+//! * Between jobs a fiber is idle: its only frames are the body loop's and
+//!   its suspension's, at the top of the stack. Where they end is measured
+//!   (a local of the loop, less [`IDLE_FRAMES_MARGIN`]), and the worker
+//!   trims the stack below its commitment ([`Fiber::recycle`]) only where
+//!   that is below the measured end (`StackRegion::trim` checks it).
 
 #[cfg(unix)]
 pub(crate) mod overflow;
@@ -100,6 +102,16 @@ pub(crate) trait WaitTarget {
 
 type FiberCoroutine = Coroutine<FiberInput, FiberYield, (), TaskStack>;
 
+/// How far below the local the body loop measures ([`Fiber::idle_low`]) an
+/// idle fiber's frames may reach: the rest of the loop's frame and
+/// corosensei's suspension and context switch. The test
+/// `the_idle_frames_stay_within_the_margin` bounds how deep they write and
+/// checks the bound against this margin, in debug and in release (the
+/// figures are in `docs/measurements.md`: several times smaller). A larger
+/// margin costs nothing while the canary of the smallest commitment
+/// (`MIN_STACK_SIZE`) stays below it.
+pub(crate) const IDLE_FRAMES_MARGIN: usize = 8 * 1024;
+
 /// A stack plus the coroutine running on it.
 pub(crate) struct Fiber {
     coroutine: FiberCoroutine,
@@ -114,6 +126,11 @@ pub(crate) struct Fiber {
     /// The coroutine is between jobs (not started, or answered `Done`): no
     /// task frame is on the stack, so it may be trimmed.
     idle: bool,
+    /// The lowest address the idle fiber's frames may occupy: a local of
+    /// the body loop, measured before each `Done`, less
+    /// [`IDLE_FRAMES_MARGIN`]; 0 until a job ran or when it cannot be
+    /// measured (the local lives on ASan's fake stack), and then no trim.
+    idle_low: usize,
     /// The resume inbox of the worker this fiber is tied to; whoever makes
     /// the fiber ready pushes it there (see [`FiberPtr::make_ready`]).
     home: Arc<dyn FiberHome>,
@@ -196,18 +213,20 @@ impl Fiber {
                     unsafe { job.execute() };
                     crate::trace::task_end();
                     std::mem::forget(escape);
-                    // The idle fiber's frames must lie within the smallest
-                    // commitment, or a trim would discard them (module
-                    // assumptions): checked where they are deepest.
-                    // (A local may live off the stack, on AddressSanitizer's
-                    // fake stack: then there is nothing to check.)
+                    // Where the idle frames end (module assumptions),
+                    // measured where they are deepest, just before the
+                    // suspension. A local on AddressSanitizer's fake stack
+                    // (off this stack) measures nothing: 0, no trim.
                     let idle_frame = 0u8;
                     let address = std::ptr::addr_of!(idle_frame) as usize;
-                    debug_assert!(
-                        !(stack_low..stack_base).contains(&address)
-                            || stack_base - address < crate::params::MIN_STACK_SIZE,
-                        "a fiber's idle frames are deeper than the smallest commitment"
-                    );
+                    let idle_low = if (stack_low..stack_base).contains(&address) {
+                        address.saturating_sub(IDLE_FRAMES_MARGIN)
+                    } else {
+                        0
+                    };
+                    // SAFETY: `me` is this fiber (CURRENT_FIBER, set by the
+                    // main loop for this job), touched only by this thread.
+                    unsafe { (*me).idle_low = idle_low };
                     input = yielder.suspend(FiberYield::Done);
                 }
                 FiberInput::Resume => unreachable!("resumed an idle fiber"),
@@ -220,6 +239,7 @@ impl Fiber {
             stack: region,
             used_since_trim: false,
             idle: true,
+            idle_low: 0,
             home,
             task_locals: std::ptr::null(),
         }))
@@ -252,8 +272,7 @@ impl Fiber {
         }
         self.used_since_trim = true;
         // SAFETY: the fiber is idle between jobs (checked): its stack is
-        // mapped (the coroutine owns it) and its only frames are the body
-        // loop's, at the top, within the commitment (module assumptions).
+        // mapped (the coroutine owns it) and no task runs on it.
         let went_deep = unsafe { self.stack.went_past_commitment() };
         went_deep && self.trim()
     }
@@ -267,16 +286,18 @@ impl Fiber {
     }
 
     /// Trims the idle fiber's stack back to its commitment (nothing without
-    /// one, or while a job is on it). Returns whether it trimmed.
+    /// one, while a job is on it, or where the commitment does not clear
+    /// the idle frames). Returns whether it trimmed.
     fn trim(&mut self) -> bool {
         if !self.idle {
             return false;
         }
         self.used_since_trim = false;
         // SAFETY: the fiber is idle between jobs (checked above), so the
-        // stack is mapped and no live frame lies below its commitment
-        // (invariants R1 and R2 of `stack.rs`).
-        unsafe { self.stack.trim() }
+        // stack is mapped and its only frames are the idle ones, above
+        // `idle_low` (measured with its margin at the last `Done`; 0, which
+        // trims nothing, before one): invariants R1 and R2 of `stack.rs`.
+        unsafe { self.stack.trim(self.idle_low) }
     }
 }
 
@@ -350,6 +371,90 @@ mod tests {
         assert!(!fiber.recycle());
         assert!(fiber.trim_if_used());
         assert!(!fiber.trim_if_used());
+        assert!(fiber.resume(FiberInput::Exit).is_none());
+    }
+
+    /// Measures how deep below the body loop's local the idle fiber's
+    /// frames reach, and checks it against [`IDLE_FRAMES_MARGIN`]: a job
+    /// paints 64 KiB below its own frame with a pattern and returns; what
+    /// the fiber then writes there before it is idle (the end of the job,
+    /// the loop, the suspension and its context switch) overwrites the
+    /// pattern. The lowest overwritten word — or the top of the painting,
+    /// if none — bounds the idle frames from below. Run in debug and in
+    /// release (`.ci/run`'s release stage), where the frames differ.
+    #[test]
+    fn the_idle_frames_stay_within_the_margin() {
+        const PATTERN: u64 = 0x1d1e_f4a3_e5c0_ffee;
+        const PAINTED: usize = 64 << 10;
+        /// Paints `PAINTED` bytes starting 512 bytes below this frame's
+        /// local (past any red zone); returns the painted range.
+        #[inline(never)]
+        fn paint_below_here() -> (usize, usize) {
+            let here = std::hint::black_box(0u8);
+            let top = (std::ptr::addr_of!(here) as usize - 512) & !7;
+            let mut address = top - PAINTED;
+            while address < top {
+                // SAFETY: unused stack below this frame (and its red zone),
+                // above the guard page: an 8 MiB reserve, 64 KiB painted.
+                unsafe { std::ptr::write_volatile(address as *mut u64, PATTERN) };
+                address += 8;
+            }
+            (top - PAINTED, top)
+        }
+        let mut fiber = Fiber::new(8 << 20, 0, Arc::new(NoHome)).unwrap();
+        let painted = Arc::new(std::sync::Mutex::new((0, 0)));
+        let job = {
+            let painted = painted.clone();
+            HeapJob::into_job_ref(move || *painted.lock().unwrap() = paint_below_here())
+        };
+        assert!(matches!(
+            fiber.resume(FiberInput::Run(job)),
+            Some(FiberYield::Done)
+        ));
+        let (low, top) = *painted.lock().unwrap();
+        assert!(fiber.idle_low != 0, "the idle frames were measured");
+        let local = fiber.idle_low + IDLE_FRAMES_MARGIN;
+        assert!(top < local, "the job painted below the loop's frame");
+        let mut lowest_written = top;
+        let mut address = low;
+        while address < top {
+            // SAFETY: the painted range of the idle fiber's stack, mapped.
+            if unsafe { std::ptr::read_volatile(address as *const u64) } != PATTERN {
+                lowest_written = address;
+                break;
+            }
+            address += 8;
+        }
+        let depth = local - lowest_written;
+        println!(
+            "idle frames: {depth} bytes below the loop's local (at most; {}), {} below \
+             the stack's base; margin {IDLE_FRAMES_MARGIN}",
+            if lowest_written < top {
+                "the pattern was overwritten"
+            } else {
+                "the painting's top"
+            },
+            fiber.stack.base() - lowest_written
+        );
+        assert!(
+            depth < IDLE_FRAMES_MARGIN,
+            "the idle frames reach {depth} bytes below the measured local"
+        );
+        // The smallest commitment's canary stays clear of them: trims work.
+        assert!(fiber.stack.base() - fiber.idle_low < crate::params::MIN_STACK_SIZE);
+        assert!(fiber.resume(FiberInput::Exit).is_none());
+    }
+
+    /// With the smallest commitment, a deep job is trimmed (its canary is
+    /// below the measured idle frames), and the fiber runs on after it.
+    #[test]
+    fn the_smallest_commitment_clears_the_idle_frames() {
+        let mut fiber =
+            Fiber::new(8 << 20, crate::params::MIN_STACK_SIZE, Arc::new(NoHome)).unwrap();
+        for _ in 0..3 {
+            run(&mut fiber, 2048);
+            assert!(fiber.recycle(), "trimmed after a deep job");
+        }
         assert!(fiber.resume(FiberInput::Exit).is_none());
     }
 

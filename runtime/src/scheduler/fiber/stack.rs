@@ -42,11 +42,15 @@
 //!   reserve, commitment) lives from `TaskStack::new` until the stack is
 //!   dropped; the canary, when there is one, is an 8-aligned word of the
 //!   usable range one page below the commitment.
-//! * **R2 — idle below the commitment.** The canary is read or written and
-//!   pages are discarded only while no task runs on the stack: its
-//!   coroutine is idle between jobs, whose only frames (the body loop's)
-//!   are at the top, within the smallest commitment (`MIN_STACK_SIZE`) — so
-//!   no live frame lies below the commitment, and nothing else touches it.
+//! * **R2 — a trim never touches a live frame.** The canary is read or
+//!   written and pages are discarded only while no task runs on the stack:
+//!   its coroutine is idle between jobs, when its only frames are the
+//!   fiber's body loop and the suspension below it, at the top of the
+//!   stack. `Fiber` measures where they end (a local of the loop, less a
+//!   margin for the rest of its frame and the suspension, which a test
+//!   measures) and [`StackRegion::trim`] checks, in every build, that the
+//!   canary and every page it discards lie below that: a commitment too
+//!   small to clear the idle frames costs its trims, never a frame.
 //! * **R3 — a policy, never a limit.** Nothing here stops a task from going
 //!   below the commitment; only the guard page below the reserve does
 //!   (`overflow.rs`). A missed or needless trim costs memory or page
@@ -159,30 +163,37 @@ impl StackRegion {
     /// Writes the canary (committing its page).
     ///
     /// # Safety
-    /// As [`went_past_commitment`](Self::went_past_commitment).
+    /// As [`went_past_commitment`](Self::went_past_commitment), and no live
+    /// frame holds the canary's address.
     unsafe fn write_canary(&self) {
         if let Some(address) = self.canary() {
             // SAFETY: invariants R1 and R2 (module docs): the canary is an
-            // aligned word of the mapped usable range, and no task runs on
-            // the stack (this function's contract), so no live frame is below
-            // the commitment and nothing else writes the word.
+            // aligned word of the mapped usable range, no task runs on the
+            // stack and no live frame holds the address (this function's
+            // contract), so nothing else reads or writes the word.
             unsafe { std::ptr::write_volatile(address as *mut u64, CANARY) };
         }
     }
 
     /// Returns every page below the canary page to the kernel and rewrites
     /// the canary: the stack keeps its commitment plus one page. Nothing for
-    /// a stack without a commitment. Returns whether it trimmed.
+    /// a stack without a commitment, and nothing unless the canary lies
+    /// below `live_low`: where the idle coroutine's frames may reach, the
+    /// canary would overwrite one and the discard zero others (a checked
+    /// bound, in every build: a commitment too small for the idle frames
+    /// costs the trims, never a frame). Returns whether it trimmed.
     ///
     /// # Safety
-    /// The stack is mapped, and no live frame lies below its commitment: its
-    /// coroutine is idle between jobs (the idle loop's frames are at the top,
-    /// within the smallest commitment, `MIN_STACK_SIZE`), not running and not
-    /// suspended inside a task.
-    pub(crate) unsafe fn trim(&self) -> bool {
+    /// The stack is mapped, its coroutine is idle between jobs (not running,
+    /// not suspended inside a task), and no live frame lies below
+    /// `live_low` (`Fiber` measures it, with a margin).
+    pub(crate) unsafe fn trim(&self, live_low: usize) -> bool {
         let Some(canary) = self.canary() else {
             return false;
         };
+        if canary + 8 > live_low {
+            return false;
+        }
         let canary_page = canary & !(self.page - 1);
         let (usable_low, _) = self.usable();
         if canary_page > usable_low {
@@ -451,13 +462,54 @@ mod tests {
         // SAFETY: no task runs on it.
         assert!(unsafe { region.went_past_commitment() });
         // SAFETY: no task runs on it.
-        assert!(unsafe { region.trim() });
+        assert!(unsafe { region.trim(region.base - 16 * 1024) });
         assert_eq!(
             resident_pages(usable_low, base - usable_low),
             32 * 1024 / page + 1
         );
         // SAFETY: no task runs on it.
         assert!(!unsafe { region.went_past_commitment() });
+    }
+
+    /// The idle frames' bound is checked: a trim whose canary or discarded
+    /// pages would reach below `live_low` does nothing; one just clear of
+    /// it keeps everything from the canary up.
+    #[test]
+    fn a_trim_never_reaches_below_the_live_bound() {
+        let page = page_size();
+        let stack = TaskStack::new(1 << 20, 16 * 1024).unwrap();
+        let region = stack.region();
+        let (usable_low, base) = region.usable();
+        let canary = region.canary().unwrap();
+        // Play a task that went 256 KiB deep (every word written).
+        let mut address = base - 256 * 1024;
+        while address < base {
+            // SAFETY: inside the usable range of our own stack, unused.
+            unsafe { std::ptr::write_volatile(address as *mut u64, 1) };
+            address += 8;
+        }
+        let read = |address: usize| {
+            // SAFETY: the addresses read are inside our own mapped stack,
+            // 8-aligned, and nothing runs on it.
+            unsafe { std::ptr::read_volatile(address as *const u64) }
+        };
+        // Idle frames said to reach the canary, or a page below it: no trim.
+        for live_low in [canary, canary - page, usable_low] {
+            // SAFETY: no task runs on it; nothing lives below `live_low`.
+            assert!(!unsafe { region.trim(live_low) });
+            assert_eq!(read(canary), 1, "the canary was written into a live frame");
+            assert_eq!(read(base - 256 * 1024), 1, "a live page was discarded");
+        }
+        // Clear of the canary: trimmed below the canary page, nothing above.
+        // SAFETY: no task runs on it; nothing lives below the canary's end.
+        assert!(unsafe { region.trim(canary + 8) });
+        assert_eq!(read(canary), CANARY);
+        assert_eq!(read(canary + 8), 1);
+        assert_eq!(read(base - 8), 1);
+        assert_eq!(
+            resident_pages(usable_low, base - usable_low),
+            16 * 1024 / page + 1
+        );
     }
 
     #[test]
@@ -472,7 +524,7 @@ mod tests {
         // SAFETY: no task runs on it.
         unsafe {
             assert!(!region.went_past_commitment());
-            assert!(!region.trim());
+            assert!(!region.trim(region.base));
         }
         assert_eq!(resident_pages(usable_low, base - usable_low), 1);
     }
