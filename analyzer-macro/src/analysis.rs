@@ -249,4 +249,119 @@ mod tests {
         assert_eq!(r.contexts[0].lambda, 2);
         assert!(r.sites[1].in_loop);
     }
+
+    /// `(function, rho)` per context, and the unseen kinds of each.
+    fn contexts(src: &str) -> Vec<(String, u32, Vec<crate::model::UnseenKind>)> {
+        let p = program(src);
+        analyse(&p)
+            .contexts
+            .iter()
+            .map(|c| {
+                (
+                    p.functions[c.function].name.clone(),
+                    c.rho,
+                    c.unseen.iter().map(|u| u.kind).collect(),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn recursion_through_a_nested_module_is_recursion() {
+        use crate::model::UnseenKind;
+        // The issue's program: `even` calls `odd::odd`, which calls
+        // `super::even`, each in a task.
+        let issue = "mod prog {
+                pub fn even(n: u64) -> u64 {
+                    if n == 0 { 1 } else { let (a, b) = prescient::join(|| odd::odd(n - 1), || 1); a + b }
+                }
+                pub mod odd {
+                    pub fn odd(n: u64) -> u64 {
+                        if n == 0 { 0 } else { let (a, b) = prescient::join(|| super::even(n - 1), || 0); a + b }
+                    }
+                }
+            }";
+        let found = contexts(issue);
+        assert_eq!(
+            found,
+            [
+                ("even".to_string(), 1, vec![]),
+                ("odd::odd".to_string(), 1, vec![]),
+            ]
+        );
+        // The same through `use`s: the nested module's own, one bringing a
+        // nested function into scope, and a glob import of the parent.
+        for (top, inner, call_even, call_odd) in [
+            ("", "use super::even;", "even", "odd::odd"),
+            ("use self::odd::odd;", "use super::*;", "even", "odd"),
+            ("use odd::odd as o;", "use super::even as e;", "e", "o"),
+        ] {
+            let src = format!(
+                "mod prog {{
+                    use prescient::join;
+                    {top}
+                    pub fn even(n: u64) -> u64 {{
+                        if n == 0 {{ 1 }} else {{ let (a, b) = join(|| {call_odd}(n - 1), || 1); a + b }}
+                    }}
+                    pub mod odd {{
+                        use prescient::join;
+                        {inner}
+                        pub fn odd(n: u64) -> u64 {{
+                            if n == 0 {{ 0 }} else {{ let (a, b) = join(|| {call_even}(n - 1), || 0); a + b }}
+                        }}
+                    }}
+                }}"
+            );
+            let found = contexts(&src);
+            assert_eq!(found.len(), 2, "{src}");
+            assert!(
+                found
+                    .iter()
+                    .all(|(_, rho, unseen)| *rho == 1 && unseen.is_empty()),
+                "{found:?}\n{src}"
+            );
+        }
+        // A `crate::` path through the annotated module's name: possibly
+        // the recursion, counted, and said so in the report.
+        let by_name = issue.replace("super::even", "crate::app::prog::even");
+        let found = contexts(&by_name);
+        assert!(found.iter().all(|(_, rho, _)| *rho == 1), "{found:?}");
+        assert_eq!(found[1].2, [UnseenKind::CratePath]);
+        // Above the annotated module, a file module, a module of its own:
+        // outside the program, and said so.
+        for outside in ["super::super::even", "file::even", "own::even"] {
+            let src = issue.replace("super::even", outside).replace(
+                "pub mod odd {",
+                "mod file; #[prescient::task_program] mod own {} pub mod odd {",
+            );
+            let found = contexts(&src);
+            assert_eq!(found[1].1, 0, "{outside}: {found:?}");
+            // The call, and its result of unknown size.
+            assert_eq!(
+                found[1].2,
+                [UnseenKind::Call, UnseenKind::UnknownSize],
+                "{outside}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_nested_module_recursion_gets_the_conservative_stack() {
+        let p = program(
+            "mod prog {
+                pub fn even(n: u64) -> u64 {
+                    if n == 0 { 1 } else { let (a, b) = prescient::join(|| odd::odd(n - 1), || 1); a + b }
+                }
+                pub mod odd {
+                    pub fn odd(n: u64) -> u64 {
+                        if n == 0 { 0 } else { let (a, b) = prescient::join(|| super::even(n - 1), || 0); a + b }
+                    }
+                }
+            }",
+        );
+        let r = analyse(&p);
+        for c in &r.contexts {
+            assert_eq!(c.stack, Sym::Lit(crate::stack::CONSERVATIVE_STACK_BYTES));
+        }
+    }
 }

@@ -128,6 +128,27 @@
 //!   `rayon::join`, `Path::join`, `std::thread::spawn` and
 //!   `std::thread::scope(|s| s.spawn(…))` are never spawns. `Runtime::run` is
 //!   the parallel region, not a task.
+//! * **Nested modules**: an inline module nested in the annotated one (at
+//!   any depth, unless `#[cfg]`-gated or annotated with `#[task_program]`
+//!   itself) is part of the program: its functions are module functions
+//!   (named `odd::odd` in the report), its spawn sites are sites and are
+//!   rewritten like the others (each still gets its own static, in the
+//!   annotated module, reached through `super::`). Paths are followed
+//!   between the modules as rustc resolves them — `self::`, `super::`, a
+//!   nested module's name (`odd::odd(n)`), each module's own `use`s
+//!   (`use super::even;`, `use self::odd::odd as o;`, `use super::*;`) —
+//!   and names are not inherited (a nested module sees the enclosing one's
+//!   names only through `super::` or a `use`). `super::` above the annotated
+//!   module and modules in files of their own (`mod x;`, not in the
+//!   attribute's tokens) are outside the program. A `crate::…` path that
+//!   names the annotated module (`crate::app::prog::even`) is followed as a
+//!   *possible* call of that function, since the macro cannot know where
+//!   the module sits in its crate: recursion through it counts for ρ, and
+//!   the report lists it. Sizes and `const` loop bounds are emitted in the
+//!   annotated module, so in a nested module only types that mean the same
+//!   there are sized (primitives, the prelude's `Vec`/`String`/`Box`/
+//!   `Option`/`Result`, `std::…`, `::…` and `crate::…` paths, when neither
+//!   module defines the name); its own types and `const`s are unknown.
 //! * **Task contexts** (Alg. 1): a spawn site's context is the innermost module
 //!   function containing it (closures belong to their function).
 //! * **ρ** (Alg. 2): recursive parallel paths reachable from a context — a call
@@ -219,8 +240,8 @@
 //! * **Invisible**, and estimated (conservatively in recursion), and listed
 //!   per context in the report: the expansion of other macros and arguments
 //!   that do not parse as expressions, items nested in function bodies or
-//!   inner modules or made by a macro invoked at module level, calls (or
-//!   recursion) through other modules, through
+//!   made by a macro invoked at module level, calls (or recursion) through
+//!   modules outside the program, through
 //!   trait objects (except by method name) and through function values made
 //!   outside the module; scope values stored in structs, returned from
 //!   functions or passed as parameters without a `prescient` type written.

@@ -93,6 +93,10 @@ pub struct Site {
     /// group `spawn` method call, the call and the hidden method it becomes
     /// (`__spawn_at`).
     pub rewrite: Option<(CallKey, &'static str)>,
+    /// The rewritten call's path starts with a name of the crate
+    /// (`p::join`, `::prescient::join`): the emitted path keeps it, so that
+    /// a `use prescient as p` stays used.
+    pub crate_segment: bool,
 }
 
 /// Identifies an `ExprCall` of the module the model was built from, by address.
@@ -220,6 +224,10 @@ impl Callee {
 pub enum UnseenKind {
     /// A call of a function outside the module (`other::f(x)`, `std::…`).
     Call,
+    /// A call through a `crate::…` path matched to a module function by
+    /// the annotated module's name (`crate::app::prog::even(n)`): the macro
+    /// does not know where the annotated module sits in its crate.
+    CratePath,
     /// A method call the module does not define, or on a value of a type
     /// that is visibly not the module's (`v.len()`, `row.iter().sum()`).
     MethodCall,

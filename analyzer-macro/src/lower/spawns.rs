@@ -7,6 +7,7 @@
 //! decided here.
 
 use super::builder::{Binding, FnBuilder, ScopeKind};
+use super::calls::noted_call;
 use super::syntax::{compact, strip};
 use crate::library_loops::{library_loop, LibraryLoop, LoopTrip};
 use crate::model::{seq, CallKey, Callee, LoopKind, Node, Site, SiteId, SiteKind, UnseenKind};
@@ -38,6 +39,7 @@ impl FnBuilder<'_> {
         };
         if let Some((kind, at)) = construct {
             let site = self.new_site(kind, span, Some((CallKey::of(call), at)));
+            self.sites[site].crate_segment = self.names_the_crate(call);
             let tasks = call
                 .args
                 .iter()
@@ -155,6 +157,13 @@ impl FnBuilder<'_> {
                 },
                 // A task held in a variable or parameter.
                 Resolved::Local => self.indirect_call(compact(arg), Node::Ops(0), arg.span(), None),
+                Resolved::ByName(id) => noted_call(
+                    UnseenKind::CratePath,
+                    compact(arg),
+                    Callee::Maybe(vec![id]),
+                    Node::Ops(0),
+                    arg.span(),
+                ),
                 Resolved::Prescient(_) | Resolved::Unknown => {
                     self.invisible(UnseenKind::Call, compact(arg), Node::Ops(0), arg.span())
                 }
@@ -181,8 +190,24 @@ impl FnBuilder<'_> {
             span,
             // Calls parsed out of a macro's tokens are not in the module.
             rewrite: if self.in_macro { None } else { rewrite },
+            crate_segment: false,
         });
         self.sites.len() - 1
+    }
+
+    /// Whether a call's path is a name of the `prescient` crate and the
+    /// function (`prescient::join`, `p::join` after `use prescient as p`,
+    /// `::rt::join`), rather than an imported name or a path through other
+    /// modules (`join`, `super::join`, `odd::join`).
+    fn names_the_crate(&self, call: &syn::ExprCall) -> bool {
+        let syn::Expr::Path(p) = strip(&call.func) else {
+            return false;
+        };
+        let segs = &p.path.segments;
+        segs.len() == 2
+            && p.qself.is_none()
+            && (p.path.leading_colon.is_some()
+                || self.module.is_crate_alias(&segs[0].ident.to_string()))
     }
 
     /// A library loop ([`LIBRARY_LOOPS`](crate::library_loops::LIBRARY_LOOPS):
@@ -197,6 +222,7 @@ impl FnBuilder<'_> {
     pub(super) fn range_loop(&mut self, call: &syn::ExprCall, lib: &'static LibraryLoop) -> Node {
         let span = call.span();
         let site = self.new_site(SiteKind::RangeLoop, span, Some((CallKey::of(call), lib.at)));
+        self.sites[site].crate_segment = self.names_the_crate(call);
         let args: Vec<&syn::Expr> = call.args.iter().collect();
         let inputs = (0..args.len())
             .filter(|i| !lib.tasks.contains(i))

@@ -149,6 +149,11 @@ pub enum UnseenKind {
     /// Calls of functions outside the module (other modules, other crates,
     /// `std`).
     Call,
+    /// Calls through `crate::…` paths that name the annotated module and
+    /// one of its functions (`crate::app::prog::even(n)`): the analyzer does
+    /// not know where the module sits in its crate, so it follows them as
+    /// possible calls of that function.
+    CratePath,
     /// Method calls the module does not define, or on values whose type is
     /// visibly not the module's (`v.len()`, `row.iter().sum()`).
     MethodCall,
@@ -174,6 +179,9 @@ impl UnseenKind {
     pub const fn describe(self) -> &'static str {
         match self {
             UnseenKind::Call => "calls of functions outside the module",
+            UnseenKind::CratePath => {
+                "calls through `crate::` paths matched to the module by its name"
+            }
             UnseenKind::MethodCall => "method calls the module does not define",
             UnseenKind::MethodByName => "method calls matched to module methods by name only",
             UnseenKind::IndirectCall => "calls through function pointers or closures in values",
