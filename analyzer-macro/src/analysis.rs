@@ -47,7 +47,8 @@ pub struct ProgramResult {
     pub sites: Vec<SiteResult>,
     /// Per function, the effort of one invocation (`Sym::FnEffort` refers to it).
     pub function_efforts: Vec<Sym>,
-    /// Per function, its stack estimate (`Sym::FnStack` refers to it).
+    /// Per function, its stack estimate but for its bounded recursions'
+    /// levels (`Sym::FnStack` refers to it): [`stack::Stack::rest`].
     pub function_stacks: Vec<Sym>,
 }
 
@@ -56,7 +57,7 @@ pub fn analyse(program: &Program) -> ProgramResult {
     let graph = call_graph(program);
     let function_efforts = effort::function_efforts(program, &graph);
     let site_efforts = effort::site_efforts(program, &graph, &function_efforts);
-    let function_stacks = stack::function_stacks(program, &graph);
+    let stacks = stack::function_stacks(program, &graph);
     let contexts = task_contexts(program)
         .into_iter()
         .map(|c| ContextResult {
@@ -64,9 +65,13 @@ pub fn analyse(program: &Program) -> ProgramResult {
             rho: rho(&graph, c.function),
             lambda: lambda(program, &graph, c.function),
             effort: effort::context_effort(&c.sites, &site_efforts),
-            stack: match &function_stacks[c.function] {
-                Sym::Lit(v) => Sym::Lit(*v),
-                _ => Sym::FnStack(c.function),
+            stack: {
+                let s = &stacks[c.function];
+                let rest = match &s.rest {
+                    Sym::Lit(v) => Sym::Lit(*v),
+                    _ => Sym::FnStack(c.function),
+                };
+                crate::sym::sum([rest, s.halving.clone()])
             },
             unseen: context_unseen(program, &graph, c.function),
             sites: c.sites,
@@ -81,7 +86,7 @@ pub fn analyse(program: &Program) -> ProgramResult {
         contexts,
         sites,
         function_efforts,
-        function_stacks,
+        function_stacks: stacks.into_iter().map(|s| s.rest).collect(),
     }
 }
 

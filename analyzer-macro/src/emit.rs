@@ -85,6 +85,14 @@ pub fn sym_tokens(sym: &Sym, krate: &TokenStream) -> TokenStream {
             let (s, e) = (bound_tokens(start), bound_tokens(end));
             quote!(#krate::__private::trip_count(#s, #e, #inclusive))
         }
+        Sym::SplitLevels {
+            trips,
+            grain,
+            at_most,
+        } => {
+            let (t, g) = (sym_tokens(trips, krate), bound_tokens(grain));
+            quote!(#krate::__private::split_levels(#t, #g, #at_most))
+        }
         Sym::SizeOf(ty) => quote!((::core::mem::size_of::<#ty>() as u64)),
         Sym::JoinFrame => quote!((#krate::__private::JOIN_FRAME_BYTES as u64)),
         Sym::FnEffort(f) => effort_const(*f).into_token_stream(),
@@ -264,7 +272,7 @@ pub fn rewrite_sites(
 /// one), and recursively of its nested program modules; returns the items
 /// that keep its imports used (empty when none are needed).
 fn rewrite_module(
-    items: &mut Vec<syn::Item>,
+    items: &mut [syn::Item],
     depth: usize,
     calls: &HashMap<CallKey, (usize, &'static str, bool)>,
     krate: &TokenStream,

@@ -9,9 +9,14 @@
 use super::builder::{Binding, FnBuilder, ScopeKind};
 use super::calls::noted_call;
 use super::syntax::{compact, strip};
+use crate::effort::trip_count;
 use crate::library_loops::{library_loop, LibraryLoop, LoopTrip};
-use crate::model::{seq, CallKey, Callee, LoopKind, Node, Site, SiteId, SiteKind, UnseenKind};
+use crate::model::{
+    seq, CallKey, Callee, LoopKind, Node, Site, SiteId, SiteKind, Trip, UnseenKind,
+    SPLIT_LEVELS_CHARGED,
+};
 use crate::module_scope::Resolved;
+use crate::sym::{self, Sym};
 use proc_macro2::Span;
 use syn::spanned::Spanned;
 
@@ -191,6 +196,7 @@ impl FnBuilder<'_> {
             // Calls parsed out of a macro's tokens are not in the module.
             rewrite: if self.in_macro { None } else { rewrite },
             crate_segment: false,
+            split_levels: None,
         });
         self.sites.len() - 1
     }
@@ -233,6 +239,7 @@ impl FnBuilder<'_> {
             LoopTrip::Chunks => self.range_loop_trip(args[0], args[1], true),
             LoopTrip::Unknown => crate::model::Trip::Unknown,
         };
+        self.sites[site].split_levels = Some(self.split_levels(lib, &args));
         let tasks = lib
             .tasks
             .iter()
@@ -251,6 +258,26 @@ impl FnBuilder<'_> {
                 span,
             },
         ])
+    }
+
+    /// The levels of splitting joins a library loop's body runs below on one
+    /// stack: those that halve its pieces (⌈trips / grain⌉ for a range
+    /// loop whose length and grain are visible), at most
+    /// [`SPLIT_LEVELS_CHARGED`].
+    fn split_levels(&self, lib: &LibraryLoop, args: &[&syn::Expr]) -> Sym {
+        let charged = Sym::Lit(u64::from(SPLIT_LEVELS_CHARGED));
+        if !matches!(lib.trip, LoopTrip::Indices | LoopTrip::Chunks) {
+            return charged;
+        }
+        let (Some(range), Some(grain)) = (args.first(), args.get(1)) else {
+            return charged;
+        };
+        match (self.iter_trip(range), self.bound(grain)) {
+            (Trip::Unknown, _) | (_, None) => charged,
+            (trip, Some(grain)) => {
+                sym::split_levels(trip_count(&trip), grain, SPLIT_LEVELS_CHARGED)
+            }
+        }
     }
 
     /// The receiver chain of a spawn method: its method calls are part of the

@@ -54,7 +54,7 @@ mod nested {
     use prescient::join;
 
     pub fn top() -> u8 {
-        join(|| 1, || inner::below()).0
+        join(|| 1, inner::below).0
     }
 
     pub mod inner {
