@@ -246,7 +246,7 @@ impl<'a> FnBuilder<'a> {
                 Resolved::Unknown
             };
         }
-        if matches!(first.as_str(), "self" | "super" | "crate") {
+        if matches!(first.as_str(), "self" | "super" | "crate") && segs.len() > 1 {
             return self.modules.resolve(self.scope, &segs);
         }
         if first == "Self" {
