@@ -11,7 +11,7 @@
 //! The programs: a flat module of range loops (ρ = 0, λ > 0), whose
 //! splitting depth the analysis used to charge as 64 levels of joins per
 //! loop; a halving recursion with 512 KiB of locals per level over a `u8`
-//! (at most 9 levels, of which a call with 8 uses 4), which used to commit
+//! (at most 9 levels, of which a call with 2 uses 2), which used to commit
 //! all 9 levels in every stack.
 
 use prescient::Params;
@@ -77,7 +77,7 @@ mod big_halving {
     }
 
     /// Keeps `buf` in memory (the optimiser would fold it away); 0 for the
-    /// `n` the test passes (at most 8).
+    /// `n` the test passes (at most 200).
     fn keep(buf: &[u8; 512 * 1024]) -> u64 {
         u64::from(std::hint::black_box(buf)[1] > 200)
     }
@@ -111,9 +111,9 @@ fn child(role: &str) {
                 false => Err(format!("flat_loops: wrong checksum {got}")),
             }
         }),
-        "big_halving" => measure(big_halving::PARAMS, &|| match big_halving::split(8) {
-            8 => Ok(()),
-            other => Err(format!("big_halving: {other} leaves, expected 8")),
+        "big_halving" => measure(big_halving::PARAMS, &|| match big_halving::split(2) {
+            2 => Ok(()),
+            other => Err(format!("big_halving: {other} leaves, expected 2")),
         }),
         other => panic!("unknown role {other}"),
     };
