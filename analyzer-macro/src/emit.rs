@@ -31,6 +31,7 @@ use crate::analysis::ProgramResult;
 use crate::args::Overrides;
 use crate::library_loops::library_loop_at;
 use crate::model::{CallKey, Program, SiteKind, UnseenKind};
+use crate::module_scope::is_nested_program_module;
 use crate::sym::{Bound, BoundOp, Sym};
 use proc_macro2::{Literal, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
@@ -84,6 +85,14 @@ pub fn sym_tokens(sym: &Sym, krate: &TokenStream) -> TokenStream {
             let (s, e) = (bound_tokens(start), bound_tokens(end));
             quote!(#krate::__private::trip_count(#s, #e, #inclusive))
         }
+        Sym::SplitLevels {
+            trips,
+            grain,
+            at_most,
+        } => {
+            let (t, g) = (sym_tokens(trips, krate), bound_tokens(grain));
+            quote!(#krate::__private::split_levels(#t, #g, #at_most))
+        }
         Sym::SizeOf(ty) => quote!((::core::mem::size_of::<#ty>() as u64)),
         Sym::JoinFrame => quote!((#krate::__private::JOIN_FRAME_BYTES as u64)),
         Sym::FnEffort(f) => effort_const(*f).into_token_stream(),
@@ -95,6 +104,7 @@ pub fn sym_tokens(sym: &Sym, krate: &TokenStream) -> TokenStream {
 fn unseen_kind(kind: UnseenKind) -> &'static str {
     match kind {
         UnseenKind::Call => "Call",
+        UnseenKind::CratePath => "CratePath",
         UnseenKind::MethodCall => "MethodCall",
         UnseenKind::MethodByName => "MethodByName",
         UnseenKind::IndirectCall => "IndirectCall",
@@ -122,35 +132,39 @@ fn bound_tokens(b: &Bound) -> TokenStream {
 }
 
 /// Rewrites the recognised `join`/`spawn`/`for_range` calls and scope and
-/// group `spawn` method calls, children first.
-struct Rewriter {
-    /// Per call to rewrite: its site and the `__private` function it becomes.
-    calls: HashMap<CallKey, (usize, &'static str)>,
+/// group `spawn` method calls of one module of the program, children first.
+struct Rewriter<'c> {
+    /// Per call to rewrite: its site, the `__private` function it becomes,
+    /// and whether its path's first segment names the crate (kept).
+    calls: &'c HashMap<CallKey, (usize, &'static str, bool)>,
     krate: TokenStream,
-    /// The calls through imported names that were rewritten, as written
-    /// (`join` of `use prescient::join`, `slice::par_sort` of
-    /// `use prescient::slice`, without generics), with the `__private`
-    /// function they became: their `use` items must stay used.
+    /// How far the module being rewritten is nested in the annotated one,
+    /// where the site statics are: `super::` this many times reaches them.
+    depth: usize,
+    /// The paths of rewritten calls as written, without generic arguments
+    /// (`join` of `use prescient::join`, `super::join`, `slice::par_sort`
+    /// of `use prescient::slice`), with the `__private` function they
+    /// became: the imports they went through must stay used.
     imported: Vec<(syn::Path, &'static str)>,
 }
 
-impl VisitMut for Rewriter {
+impl VisitMut for Rewriter<'_> {
     fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
         syn::visit_mut::visit_expr_mut(self, e);
         if let syn::Expr::MethodCall(call) = e {
             // `scope.spawn(f)` → `scope.__spawn_at(&SITE, f)`.
-            let Some(&(site, name)) = self.calls.get(&CallKey::of_method(call)) else {
+            let Some(&(site, name, _)) = self.calls.get(&CallKey::of_method(call)) else {
                 return;
             };
             let span = call.method.span();
             call.method = syn::Ident::new(name, span);
-            prepend_site(&mut call.args, site, span);
+            prepend_site(&mut call.args, site, self.depth, span);
             return;
         }
         let syn::Expr::Call(call) = e else {
             return;
         };
-        let Some(&(site, name)) = self.calls.get(&CallKey::of(call)) else {
+        let Some(&(site, name, crate_segment)) = self.calls.get(&CallKey::of(call)) else {
             return;
         };
         let syn::Expr::Path(func) = strip_mut(&mut call.func) else {
@@ -162,62 +176,64 @@ impl VisitMut for Rewriter {
         let span = last.ident.span();
         let generics = last.arguments.clone();
         let at = syn::Ident::new(name, span);
-        let segments = &func.path.segments;
-        let first = segments.first().map(|s| s.ident.to_string());
-        let relative = matches!(first.as_deref(), Some("self" | "super" | "crate" | "Self"));
         // The segments that name the function inside `prescient`: 1 at the
         // crate root (`join`), 2 in a module (`slice::par_sort`).
         let inside = match library_loop_at(name) {
             Some(l) if !l.module.is_empty() => 2,
             _ => 1,
         };
-        let path: syn::Path = if segments.len() > inside && !relative {
+        let path: syn::Path = if crate_segment {
             // `prescient::join`, `p::join`, `::rt::join`,
-            // `p::slice::par_sort`: the segments before those name the crate
-            // (the lowering recognised the call only so); keeping them keeps
-            // a `use prescient as p` used.
+            // `p::slice::par_sort`: the segments before those name the crate;
+            // keeping them keeps a `use prescient as p` used.
             let mut path = func.path.clone();
             for _ in 0..inside {
                 path.segments.pop();
             }
             syn::parse_quote_spanned!(span=> #path __private::#at #generics)
         } else {
-            // `join`, `self::join` or `slice::par_sort`: through an import
-            // of the function or of its module.
-            let imported = func.path.leading_colon.is_none()
-                && (segments.len() <= inside
-                    || (segments.len() == inside + 1 && first.as_deref() == Some("self")));
-            if imported {
-                let mut written = func.path.clone();
-                if let Some(last) = written.segments.last_mut() {
-                    last.arguments = syn::PathArguments::None;
-                }
-                if !self
-                    .imported
-                    .iter()
-                    .any(|(p, n)| *p == written && *n == name)
-                {
-                    self.imported.push((written, name));
-                }
+            // `join`, `self::join`, `super::join`, `odd::join`,
+            // `slice::par_sort`: through imports of the function or its
+            // module, or of the program's modules, which must stay used.
+            let mut written = func.path.clone();
+            for segment in written.segments.iter_mut() {
+                segment.arguments = syn::PathArguments::None;
+            }
+            let key = written.to_token_stream().to_string();
+            if !self
+                .imported
+                .iter()
+                .any(|(p, n)| *n == name && p.to_token_stream().to_string() == key)
+            {
+                self.imported.push((written, name));
             }
             let krate = &self.krate;
             syn::parse_quote_spanned!(span=> #krate::__private::#at #generics)
         };
         func.path = path;
         func.qself = None;
-        prepend_site(&mut call.args, site, span);
+        prepend_site(&mut call.args, site, self.depth, span);
     }
 }
 
-/// Makes `&self::SITE` (the static of `site`) the first argument of a call.
+/// Makes `&self::SITE` (the static of `site`; `&super::SITE`,
+/// `&super::super::SITE`, … from a module nested `depth` levels in the
+/// annotated one) the first argument of a call.
 fn prepend_site(
     call_args: &mut syn::punctuated::Punctuated<syn::Expr, syn::Token![,]>,
     site: usize,
+    depth: usize,
     span: Span,
 ) {
     let site = site_static(site);
+    let up: Vec<_> = (0..depth).map(|_| quote_spanned!(span=> super::)).collect();
+    let path = if depth == 0 {
+        quote_spanned!(span=> self::#site)
+    } else {
+        quote_spanned!(span=> #(#up)* #site)
+    };
     let mut args = syn::punctuated::Punctuated::new();
-    args.push(syn::parse_quote_spanned!(span=> &self::#site));
+    args.push(syn::parse_quote_spanned!(span=> &#path));
     args.extend(std::mem::take(call_args));
     *call_args = args;
 }
@@ -230,15 +246,18 @@ fn strip_mut(e: &mut syn::Expr) -> &mut syn::Expr {
     }
 }
 
-/// Passes site ids: rewrites the module's `join`/`spawn`/`for_range` calls
-/// (the module must be the one the program was built from, unchanged since).
+/// Passes site ids: rewrites the `join`/`spawn`/`for_range` calls of the
+/// module and of the inline modules nested in it that are part of the
+/// program (the module must be the one the program was built from,
+/// unchanged since).
 ///
 /// A call through an imported name (`join(a, b)` after
 /// `use prescient::join`) becomes a call of `__private::join_at`, which would
 /// leave the import unused. Rather than `#[allow(unused_imports)]` on it
 /// (which a module's `#![forbid(unused_imports)]` rejects), the returned items
-/// use each such name once more, in a closure that is never called:
-/// `const _: fn() = || { let _ = join(|| (), || ()); };`.
+/// use each such path once more, in a closure that is never called:
+/// `const _: fn() = || { let _ = join(|| (), || ()); };` — appended to each
+/// nested module whose calls need it, returned for the annotated module.
 pub fn rewrite_sites(
     module: &mut syn::ItemMod,
     program: &Program,
@@ -248,18 +267,50 @@ pub fn rewrite_sites(
         .sites
         .iter()
         .enumerate()
-        .filter_map(|(i, s)| s.rewrite.map(|(key, name)| (key, (i, name))))
+        .filter_map(|(i, s)| {
+            s.rewrite
+                .map(|(key, name)| (key, (i, name, s.crate_segment)))
+        })
         .collect();
-    let mut rewriter = Rewriter {
-        calls,
-        krate,
-        imported: Vec::new(),
-    };
     let Some((_, items)) = &mut module.content else {
         return TokenStream::new();
     };
+    rewrite_module(items, 0, &calls, &krate)
+}
+
+/// Rewrites the calls of one module (`depth` levels below the annotated
+/// one), and recursively of its nested program modules; returns the items
+/// that keep its imports used (empty when none are needed).
+fn rewrite_module(
+    items: &mut [syn::Item],
+    depth: usize,
+    calls: &HashMap<CallKey, (usize, &'static str, bool)>,
+    krate: &TokenStream,
+) -> TokenStream {
+    let mut rewriter = Rewriter {
+        calls,
+        krate: krate.clone(),
+        depth,
+        imported: Vec::new(),
+    };
     for item in items.iter_mut() {
+        if is_nested_program_module(item) {
+            if let syn::Item::Mod(syn::ItemMod {
+                content: Some((_, nested)),
+                ..
+            }) = item
+            {
+                let keep = rewrite_module(nested, depth + 1, calls, krate);
+                if !keep.is_empty() {
+                    nested.push(syn::Item::Verbatim(keep));
+                }
+            }
+            continue;
+        }
         rewriter.visit_item_mut(item);
+    }
+    if rewriter.imported.is_empty() {
+        return TokenStream::new();
     }
     let uses = rewriter.imported.iter().map(|(path, at)| {
         // Arguments that satisfy the function's bounds with nothing inferred
@@ -275,9 +326,6 @@ pub fn rewrite_sites(
         };
         quote!(let _ = #path(#args);)
     });
-    if rewriter.imported.is_empty() {
-        return TokenStream::new();
-    }
     quote! {
         #[doc(hidden)]
         const _: fn() = || { #(#uses)* };
@@ -525,6 +573,58 @@ mod tests {
         );
         assert!(out.contains("static __PRESCIENT_SITE_2 : :: prescient :: __private :: SpawnSite"));
         assert!(out.contains("pub const PARAMS : :: prescient :: Params"));
+    }
+
+    #[test]
+    fn nested_modules_sites_reach_the_statics_from_where_they_are() {
+        let out = expand(
+            "mod prog {
+                use prescient::join;
+                pub fn even(n: u64) -> u64 { join(|| odd::odd(n), || 1).0 }
+                pub mod odd {
+                    use prescient::join;
+                    pub fn odd(n: u64) -> u64 { join(|| super::even(n), || 0).0 + deep::d() }
+                    pub mod deep {
+                        pub fn d() -> u64 {
+                            prescient::scope(|s| { s.spawn(|_| 1); });
+                            super::super::join(|| 1, || 2).0
+                        }
+                    }
+                }
+                #[cfg(any())]
+                mod gated { fn g() { prescient::join(|| 1, || 2); } }
+            }",
+        );
+        for call in [
+            ":: prescient :: __private :: join_at (& self :: __PRESCIENT_SITE_0 ,",
+            ":: prescient :: __private :: join_at (& super :: __PRESCIENT_SITE_1 ,",
+            "s . __spawn_at (& super :: super :: __PRESCIENT_SITE_2 ,",
+            ":: prescient :: __private :: join_at (& super :: super :: __PRESCIENT_SITE_3 ,",
+            // Compiled out: not part of the program, not rewritten.
+            "prescient :: join (| | 1 , | | 2)",
+        ] {
+            assert!(out.contains(call), "{call}: {out}");
+        }
+        // One static per site, defined once, in the annotated module.
+        for k in 0..4 {
+            let defined = format!("static __PRESCIENT_SITE_{k} :");
+            assert_eq!(out.matches(&defined).count(), 1, "{defined}: {out}");
+        }
+        assert!(!out.contains("__PRESCIENT_SITE_4"), "{out}");
+        // Each module keeps the imports its rewritten calls went through.
+        assert_eq!(
+            out.matches("const _ : fn () = || { let _ = join (|| () , || ()) ; } ;")
+                .count(),
+            2,
+            "{out}"
+        );
+        assert!(
+            out.contains(
+                "const _ : fn () = || { let _ = super :: super :: join (|| () , || ()) ; } ;"
+            ),
+            "{out}"
+        );
+        assert!(out.contains("\"odd::deep::d\""), "{out}");
     }
 
     #[test]

@@ -74,9 +74,10 @@
 //! `core::mem::size_of::<T>()` for types written in the code, module-level
 //! `const` loop bounds, the runtime's per-join frame cost — that rustc
 //! evaluates; `prescient::analysis` aggregates (ρ, λ by minimum over contexts,
-//! effort by mean, stack by maximum rounded up to 4 KiB pages, at least
-//! 16 KiB: the committed stack; an estimate of 8 MiB or more commits
-//! nothing) and decides, in
+//! effort by mean, stack by maximum; the committed stack is the estimate in
+//! whole 4 KiB pages, at most 256 KiB, and nothing for an estimate below
+//! 16 KiB or of 8 MiB or more — `prescient::analysis::committed_stack_size`)
+//! and decides, in
 //! `const fn`s, with one of two sets of decision trees,
 //! `prescient::analysis::Trees`:
 //!
@@ -128,6 +129,27 @@
 //!   `rayon::join`, `Path::join`, `std::thread::spawn` and
 //!   `std::thread::scope(|s| s.spawn(…))` are never spawns. `Runtime::run` is
 //!   the parallel region, not a task.
+//! * **Nested modules**: an inline module nested in the annotated one (at
+//!   any depth, unless `#[cfg]`-gated or annotated with `#[task_program]`
+//!   itself) is part of the program: its functions are module functions
+//!   (named `odd::odd` in the report), its spawn sites are sites and are
+//!   rewritten like the others (each still gets its own static, in the
+//!   annotated module, reached through `super::`). Paths are followed
+//!   between the modules as rustc resolves them — `self::`, `super::`, a
+//!   nested module's name (`odd::odd(n)`), each module's own `use`s
+//!   (`use super::even;`, `use self::odd::odd as o;`, `use super::*;`) —
+//!   and names are not inherited (a nested module sees the enclosing one's
+//!   names only through `super::` or a `use`). `super::` above the annotated
+//!   module and modules in files of their own (`mod x;`, not in the
+//!   attribute's tokens) are outside the program. A `crate::…` path that
+//!   names the annotated module (`crate::app::prog::even`) is followed as a
+//!   *possible* call of that function, since the macro cannot know where
+//!   the module sits in its crate: recursion through it counts for ρ, and
+//!   the report lists it. Sizes and `const` loop bounds are emitted in the
+//!   annotated module, so in a nested module only types that mean the same
+//!   there are sized (primitives, the prelude's `Vec`/`String`/`Box`/
+//!   `Option`/`Result`, `std::…`, `::…` and `crate::…` paths, when neither
+//!   module defines the name); its own types and `const`s are unknown.
 //! * **Task contexts** (Alg. 1): a spawn site's context is the innermost module
 //!   function containing it (closures belong to their function).
 //! * **ρ** (Alg. 2): recursive parallel paths reachable from a context — a call
@@ -154,22 +176,27 @@
 //!   `x`'s type and `LEN`, a module function's return type, `join`'s results,
 //!   literals, casts), and resolves at module level (no generic or const
 //!   parameter of the function or its `impl`, no `Self`, no item or `use`
-//!   local to a body, no `_`) — plus 64 bytes of frame overhead and
-//!   `JOIN_FRAME_BYTES` (the runtime's measured frame cost of a join, emitted as
-//!   `prescient::__private::JOIN_FRAME_BYTES`) per level of spawn nesting (129
-//!   for a range loop: its body runs below the joins that halve its range, at
-//!   most 64 levels, each charged two join frames for the splitting
-//!   function's own frame); plus
-//!   the largest stack of the callees. A recursion is trusted only where its
-//!   depth is bounded: a function calling itself with an integer parameter
-//!   halved (`f(n / 2)`: at most bits + 1 levels). Any other recursion
+//!   local to a body, no `_`) — plus 64 bytes of frame overhead; a task
+//!   body is a frame of its own below
+//!   `prescient::__private::JOIN_FRAME_BYTES` per level of spawn nesting (the
+//!   deepest chain of them counts, not their sum), and a range loop's body
+//!   also below two join frames per level of its splitting (⌈log2 ⌈trips /
+//!   grain⌉⌉ levels where both are visible, at most 4: splits answer
+//!   thieves' requests, so a stack nests a level per request its worker
+//!   answers); plus the largest stack of the callees. Since the estimate is
+//!   what every stack pre-faults, uncertain parts are charged typical
+//!   values, not bounds, and a task that goes deeper faults its further
+//!   pages in. A recursion is trusted only where its depth is bounded: a
+//!   function calling itself with an integer parameter halved (`f(n / 2)`:
+//!   at most bits + 1 levels, charged at most 16, a problem 2^16 times its
+//!   base case). Any other recursion
 //!   (`fib(n - 1)`, mutual recursion), and any recursion with a local of
 //!   unknown size or a call the macro cannot see (method calls on values,
 //!   macros, paths outside the module, calls through values), gets the
 //!   conservative 8 MiB, which the runtime reads as unbounded: no stack is
 //!   committed, and the reserve is the limit. Outside recursion, unknown
-//!   pieces get generous estimates. The rules and their reasons are in the
-//!   `stack` module.
+//!   pieces get typical sizes (a call it cannot see: one page). The rules
+//!   and their reasons are in the `stack` module.
 //! * **`#[cfg]`**: the attribute sees the module before cfg stripping, so
 //!   cfg-gated items (functions, `impl` and trait methods, `use`s, `const`s),
 //!   statements, parameters, `match` arms and struct-literal fields are not
@@ -220,8 +247,8 @@
 //! * **Invisible**, and estimated (conservatively in recursion), and listed
 //!   per context in the report: the expansion of other macros and arguments
 //!   that do not parse as expressions, items nested in function bodies or
-//!   inner modules or made by a macro invoked at module level, calls (or
-//!   recursion) through other modules, through
+//!   made by a macro invoked at module level, calls (or recursion) through
+//!   modules outside the program, through
 //!   trait objects (except by method name) and through function values made
 //!   outside the module; scope values stored in structs, returned from
 //!   functions or passed as parameters without a `prescient` type written.

@@ -63,19 +63,31 @@ pub enum SiteKind {
     RangeLoop,
 }
 
-/// The levels of `join` a range loop's splitting nests at most: each level
-/// halves the range, and a range holds fewer than 2^`usize::BITS` ≤ 2^64
-/// indices, so a piece of at most the grain (≥ 1) is reached within 64
-/// levels.
-pub const RANGE_SPLIT_LEVELS: u32 = 64;
+/// The levels of `join` a range loop's splitting is charged at most on one
+/// stack. A piece is split only when a thief asks its worker for work
+/// (`prescient`'s `split.rs`), and each split nests one level on the stack
+/// that goes on with the lower half: a stack nests about as many levels as
+/// requests its worker answers inside one piece, which grows with the
+/// workers that run out of work while it holds the rest of the loop, not
+/// with the loop's length (`tests/tests/stacks/commitment.rs` runs a flat
+/// module of loops: one stack nests about as many levels as log2 of the
+/// workers, plus one). Four levels are 16 pieces cut off one stack's piece;
+/// a loop whose pieces (⌈trips / grain⌉, when both are visible) are fewer
+/// is charged the levels that cut them
+/// ([`split_levels_of`](crate::sym::split_levels_of)). More levels than
+/// that cost a stack the page faults of the frames beyond, never
+/// correctness: the estimate is a commitment, not a limit. (The bound, for
+/// a loop of unknown length, would be 64 levels: a range holds fewer than
+/// 2^64 indices.)
+pub const SPLIT_LEVELS_CHARGED: u32 = 4;
 
 /// Join frames (`JOIN_FRAME_BYTES`) the stack analysis charges per level of a
 /// range loop's splitting: a level is a `join` plus the splitting function's
 /// own frame and the closure call between them. `tests/tests/for_range.rs`
 /// checks that a level fits in two (a level takes about one; two leave room
-/// for compiler changes). A range loop's body thus runs below
-/// `RANGE_SPLIT_LEVELS * JOIN_FRAMES_PER_SPLIT_LEVEL` join frames, plus one
-/// for its own spawn level.
+/// for compiler changes). A range loop's body thus runs below its splitting
+/// levels × `JOIN_FRAMES_PER_SPLIT_LEVEL` join frames, plus one for its own
+/// spawn level.
 pub const JOIN_FRAMES_PER_SPLIT_LEVEL: u32 = 2;
 
 /// A spawn site: one task invocation (CF'17 Alg. 1).
@@ -93,6 +105,13 @@ pub struct Site {
     /// group `spawn` method call, the call and the hidden method it becomes
     /// (`__spawn_at`).
     pub rewrite: Option<(CallKey, &'static str)>,
+    /// For a range loop: the levels of splitting joins its body runs below
+    /// on one stack ([`SPLIT_LEVELS_CHARGED`] at most).
+    pub split_levels: Option<Sym>,
+    /// The rewritten call's path starts with a name of the crate
+    /// (`p::join`, `::prescient::join`): the emitted path keeps it, so that
+    /// a `use prescient as p` stays used.
+    pub crate_segment: bool,
 }
 
 /// Identifies an `ExprCall` of the module the model was built from, by address.
@@ -132,8 +151,8 @@ pub enum LoopKind {
     Repeat,
     /// A parallel range loop (`for_range`): its body is the site's
     /// [`Node::Spawn`], run once per index (`for_range`) or per chunk
-    /// (`for_range_chunked`), below up to [`RANGE_SPLIT_LEVELS`] levels of
-    /// splitting joins.
+    /// (`for_range_chunked`), below the levels of splitting joins of its
+    /// site's [`Site::split_levels`].
     RangeLoop,
 }
 
@@ -220,6 +239,10 @@ impl Callee {
 pub enum UnseenKind {
     /// A call of a function outside the module (`other::f(x)`, `std::…`).
     Call,
+    /// A call through a `crate::…` path matched to a module function by
+    /// the annotated module's name (`crate::app::prog::even(n)`): the macro
+    /// does not know where the annotated module sits in its crate.
+    CratePath,
     /// A method call the module does not define, or on a value of a type
     /// that is visibly not the module's (`v.len()`, `row.iter().sum()`).
     MethodCall,
@@ -335,11 +358,6 @@ pub struct WalkCtx {
     pub in_spawn: bool,
     /// Inside a loop body.
     pub in_loop: bool,
-    /// Levels of spawn nesting, in join frames: one per enclosing spawn
-    /// construct, plus [`RANGE_SPLIT_LEVELS`] ×
-    /// [`JOIN_FRAMES_PER_SPLIT_LEVEL`] per enclosing range loop (its
-    /// splitting joins).
-    pub spawn_depth: u32,
 }
 
 impl Node {
@@ -353,15 +371,9 @@ impl Node {
                     n.walk(ctx, f);
                 }
             }
-            Node::Loop { kind, body, .. } => body.walk(
+            Node::Loop { body, .. } => body.walk(
                 WalkCtx {
                     in_loop: true,
-                    spawn_depth: match kind {
-                        LoopKind::RangeLoop => ctx
-                            .spawn_depth
-                            .saturating_add(RANGE_SPLIT_LEVELS * JOIN_FRAMES_PER_SPLIT_LEVEL),
-                        _ => ctx.spawn_depth,
-                    },
                     ..ctx
                 },
                 f,
@@ -372,7 +384,6 @@ impl Node {
                 args.walk(ctx, f);
                 let inner = WalkCtx {
                     in_spawn: true,
-                    spawn_depth: ctx.spawn_depth + 1,
                     ..ctx
                 };
                 for t in tasks {
@@ -467,7 +478,7 @@ mod tests {
     }
 
     #[test]
-    fn walk_tracks_loops_and_spawn_nesting() {
+    fn walk_tracks_loops_and_spawns() {
         let inner = Node::Spawn {
             site: 1,
             args: Box::new(Node::Ops(0)),
@@ -502,7 +513,6 @@ mod tests {
                     WalkCtx {
                         in_spawn: true,
                         in_loop: true,
-                        spawn_depth: 2,
                     }
                 ),
             ]

@@ -5,27 +5,37 @@
 //! a limit — each task stack reserves `Params::stack_size` (8 MiB unless the
 //! attribute's `stack_size = …` says otherwise), a hard limit like a
 //! thread's — so an estimate that is too small costs page faults and one
-//! that is too large costs memory, never a crash. The rules below still aim
-//! at an upper bound: where the macro cannot bound the need, it falls back
-//! to [`CONSERVATIVE_STACK_BYTES`] (the default reserve) rather than guess,
-//! which the runtime reads as "unbounded" and commits nothing for (a stack
-//! then keeps what it touched, as a thread's does).
+//! that is too large costs memory in every stack, never a crash. So the
+//! estimate aims at what a typical task touches, not at a worst case: where
+//! a part of it is uncertain (a recursion's depth, a loop's splitting, a
+//! call it cannot see) it is charged a typical value, and a deeper task
+//! faults its further pages in. Where the macro cannot bound the need at
+//! all, it answers [`CONSERVATIVE_STACK_BYTES`] (the default reserve), which
+//! the runtime reads as "unbounded" and commits nothing for (a stack then
+//! keeps what it touched, as a thread's does). What the runtime commits for
+//! an estimate (rounded to pages, nothing below the smallest commitment, at
+//! most a cap) is `prescient::analysis::committed_stack_size`.
 //!
 //! # Frames
 //!
 //! A function's **frame** is the sum of its declarations — parameters, `let`
 //! bindings, pattern bindings of `for`, `match`, `if let` and closures written
 //! in it, and the temporaries of array expressions and module calls — plus
-//! [`FRAME_OVERHEAD_BYTES`], plus the runtime's own per-join frame cost
-//! (`JOIN_FRAME_BYTES`, measured per build profile in
-//! `runtime/src/analysis/emitted.rs` and emitted as
-//! `prescient::__private::JOIN_FRAME_BYTES`) once
-//! per level of spawn-construct nesting (a task that is not stolen runs inline
-//! below the construct's frame); a range loop (`for_range`) counts
-//! [`RANGE_SPLIT_LEVELS`](crate::model::RANGE_SPLIT_LEVELS) (64) ×
+//! [`FRAME_OVERHEAD_BYTES`]; the declarations of a task body (a closure
+//! passed to a spawn construct) are a frame of their own, below the
+//! runtime's own per-join frame cost (`prescient::__private::JOIN_FRAME_BYTES`,
+//! measured per build profile), since a task that is not stolen runs inline
+//! below the construct's frame: the frame ends in the deepest chain of
+//! nested task bodies (the tasks of one construct, or of constructs one after
+//! the other, do not nest). A range loop (`for_range` and the other
+//! library loops) adds its splitting levels ×
 //! [`JOIN_FRAMES_PER_SPLIT_LEVEL`](crate::model::JOIN_FRAMES_PER_SPLIT_LEVEL)
-//! (2) + 1 = 129, since its body runs below the joins (and the splitting
-//! frames) that halve its range.
+//! (2), since its body runs below the joins (and the splitting frames) that
+//! cut its range: ⌈log2 ⌈trips / grain⌉⌉ levels where its trip count and
+//! grain are visible, at most
+//! [`SPLIT_LEVELS_CHARGED`](crate::model::SPLIT_LEVELS_CHARGED) (4: splits
+//! answer thieves' requests, so one stack nests a level per request its
+//! worker answers, not one per halving of the whole range).
 //!
 //! A declaration's size is **known** (an upper bound the analysis trusts):
 //! `core::mem::size_of::<T>()`, evaluated by rustc, when its type `T` is
@@ -58,8 +68,14 @@
 //! itself, every such call passing one of its own non-`mut` integer
 //! parameters halved (`f(n / 2)`, `f(n >> k)`): for a `b`-bit parameter, at
 //! most `b + 1` levels until it is 0 (a divide-and-conquer whose base case is
-//! on the halved value — the assumption of CF'17's φ, made checkable). Its
-//! stack is that depth times its frame plus what it calls.
+//! on the halved value — the assumption of CF'17's φ, made checkable). That
+//! bound is a worst case over every input (65 levels for a `u64`), while a
+//! divide-and-conquer runs about log2 of its input over its base case, so
+//! its stack is its frame times the bound, but at most
+//! [`HALVING_LEVELS_CHARGED`] (16) levels, plus what it calls. A halving
+//! recursion called from another's levels works on a part of its caller's
+//! input, so of nested bounded recursions the deepest counts, not their sum
+//! ([`Stack`]).
 //!
 //! Every other recursive component gets [`CONSERVATIVE_STACK_BYTES`]: a
 //! decrementing recursion (`fib(n - 1)`), mutual recursion, or a recursive
@@ -72,15 +88,17 @@
 //! depth and overflow it.
 //!
 //! A **non-recursive** function with unknown pieces runs its frame once, so a
-//! generous estimate is used: [`UNKNOWN_LOCAL_BYTES`] for an unknown local,
+//! typical size is used: [`UNKNOWN_LOCAL_BYTES`] for an unknown local,
 //! [`UNRESOLVED_ELEMENT_BYTES`] per element of an array of unknown element
 //! type, the conservative size for an array of unknown length.
 //!
-//! The aggregation (maximum over contexts, rounded up to 4 KiB pages, at
-//! least 16 KiB; nothing committed from 8 MiB up) is done by
-//! `prescient::analysis`.
+//! The aggregation (maximum over contexts) and the commitment it implies are
+//! done by `prescient::analysis`.
 
-use crate::model::{Callee, FnId, Node, Program, Size, WalkCtx};
+use crate::model::{
+    Callee, FnId, LoopKind, Node, Program, Size, WalkCtx, JOIN_FRAMES_PER_SPLIT_LEVEL,
+    SPLIT_LEVELS_CHARGED,
+};
 use crate::structure::CallGraph;
 use crate::sym::{self, Sym};
 use std::collections::HashMap;
@@ -94,15 +112,27 @@ pub const FRAME_OVERHEAD_BYTES: u64 = 64;
 /// A reference or raw pointer (at most a fat pointer); also the padding
 /// allowed per part of a tuple or a closure.
 pub const REFERENCE_BYTES: u64 = 16;
-/// Estimate of a local of unknown size in a non-recursive function.
-pub const UNKNOWN_LOCAL_BYTES: u64 = 1024;
+/// Estimate of a local of unknown size in a non-recursive function: a local
+/// whose type is not written is most often a number, a reference or slice,
+/// an iterator or a small struct (arrays and buffers are usually written or
+/// built by `[x; LEN]`, which the analysis sizes). A larger one faults its
+/// further pages in.
+pub const UNKNOWN_LOCAL_BYTES: u64 = 128;
 /// Estimate of one element of an array of unknown element type in a
 /// non-recursive function.
 pub const UNRESOLVED_ELEMENT_BYTES: u64 = 64;
-/// Stack used by a call or macro the analysis cannot see, in a non-recursive
-/// function (a generous allowance: formatting machinery in the debug
-/// profile uses a few KiB).
-pub const INVISIBLE_CALL_STACK_BYTES: u64 = 16 * 1024;
+/// Stack charged for a call or macro the analysis cannot see, in a
+/// non-recursive function: one page. Most such calls (slice and iterator
+/// methods, atomics, arithmetic) stay well within it; deeper ones
+/// (formatting in the debug profile, a helper of another module that
+/// recurses) fault their further pages in.
+pub const INVISIBLE_CALL_STACK_BYTES: u64 = 4 * 1024;
+/// The levels of a bounded (halving) recursion the estimate charges at
+/// most: a divide-and-conquer over an input 2^16 times its base case. The
+/// bound, `b + 1` levels for a `b`-bit parameter, is what the widest input
+/// would need; a deeper recursion faults the pages of its further levels
+/// in.
+pub const HALVING_LEVELS_CHARGED: u64 = 16;
 
 /// The size of one declaration: its known bound, or the non-recursive
 /// estimate.
@@ -112,19 +142,63 @@ pub fn decl_size(size: &Size) -> Sym {
     }
 }
 
-/// The frame of a function.
+/// The frame of a function: its own declarations, and below them the
+/// deepest chain of task bodies run inline under its spawn constructs.
 pub fn frame(program: &Program, f: FnId) -> Sym {
-    let mut terms = vec![Sym::Lit(FRAME_OVERHEAD_BYTES)];
-    let mut depth = 0u32;
-    program.functions[f]
-        .body
-        .walk(WalkCtx::default(), &mut |n, ctx| match n {
-            Node::Decl { size, .. } => terms.push(decl_size(size)),
-            Node::Spawn { .. } => depth = depth.max(ctx.spawn_depth + 1),
-            _ => {}
-        });
-    terms.push(sym::product([Sym::JoinFrame, Sym::Lit(u64::from(depth))]));
-    sym::sum(terms)
+    let (own, below) = frame_parts(program, &program.functions[f].body);
+    sym::sum([Sym::Lit(FRAME_OVERHEAD_BYTES), own, below])
+}
+
+/// A node's share of its function's stack: `.0`, the declarations that
+/// live in the enclosing frame (everything outside task bodies, summed);
+/// `.1`, the deepest of the task bodies below it. A task body is a frame of
+/// its own (a closure call) under its construct's join frame, and a range
+/// loop's body also under its splitting levels ×
+/// [`JOIN_FRAMES_PER_SPLIT_LEVEL`] join frames; the tasks of one construct,
+/// and the constructs one after the other, do not nest, so the deepest one
+/// counts, not their sum.
+fn frame_parts(program: &Program, node: &Node) -> (Sym, Sym) {
+    let go = |n: &Node| frame_parts(program, n);
+    match node {
+        Node::Decl { size, .. } => (decl_size(size), Sym::Lit(0)),
+        Node::Seq(nodes) | Node::Choice(nodes) => {
+            let (own, below): (Vec<Sym>, Vec<Sym>) = nodes.iter().map(go).unzip();
+            (sym::sum(own), sym::max(below))
+        }
+        Node::Loop {
+            kind: LoopKind::RangeLoop,
+            body,
+            ..
+        } => {
+            let levels = match &**body {
+                Node::Spawn { site, .. } => program.sites[*site].split_levels.clone(),
+                _ => None,
+            }
+            .unwrap_or(Sym::Lit(u64::from(SPLIT_LEVELS_CHARGED)));
+            let (own, below) = go(body);
+            let splitting = sym::product([
+                levels,
+                Sym::Lit(u64::from(JOIN_FRAMES_PER_SPLIT_LEVEL)),
+                Sym::JoinFrame,
+            ]);
+            (own, sym::sum([splitting, below]))
+        }
+        Node::Loop { body, .. } => go(body),
+        Node::Call { args, .. } => go(args),
+        Node::Macro { inner, .. } => go(inner),
+        Node::Spawn { args, tasks, .. } => {
+            let (own, below) = go(args);
+            let deepest_task = sym::max(tasks.iter().map(|t| {
+                let (own, below) = go(t);
+                sym::sum([own, below])
+            }));
+            (
+                own,
+                sym::max([below, sym::sum([Sym::JoinFrame, deepest_task])]),
+            )
+        }
+        Node::Ops(_) | Node::Unseen { .. } => (Sym::Lit(0), Sym::Lit(0)),
+    }
 }
 
 /// Why a recursive component's depth or frames cannot be bounded, if so.
@@ -171,8 +245,9 @@ pub fn unbounded(program: &Program, members: &[FnId]) -> Option<&'static str> {
     why
 }
 
-/// The recursion depth of a component that is not [`unbounded`]: per halved
-/// parameter of `b` bits, `b + 1` levels.
+/// The recursion depth charged for a component that is not [`unbounded`]:
+/// per halved parameter of `b` bits, `b + 1` levels, at most
+/// [`HALVING_LEVELS_CHARGED`] in all.
 fn depth(program: &Program, members: &[FnId]) -> u64 {
     let mut halved: HashMap<usize, u32> = HashMap::new();
     for &f in members {
@@ -195,19 +270,49 @@ fn depth(program: &Program, members: &[FnId]) -> u64 {
         .values()
         .map(|&b| u64::from(b) + 1)
         .sum::<u64>()
-        .max(1)
+        .clamp(1, HALVING_LEVELS_CHARGED)
 }
 
-/// The largest stack called from the functions `members`, leaving them.
-fn callees_stack(program: &Program, members: &[FnId], stacks: &[Option<Sym>]) -> Sym {
-    let stack_of = |g: FnId| match stacks[g].as_ref() {
+/// A function's stack estimate, in two parts: what its bounded (halving)
+/// recursions charge, and the rest. Nested halving recursions share the
+/// input they halve — a recursion called from another's levels works on a
+/// part of its caller's input, smaller the deeper the caller — so the
+/// deepest of them counts for a stack, not their sum.
+#[derive(Clone, Debug)]
+pub struct Stack {
+    /// Frames of non-recursive functions, allowances for what the analysis
+    /// cannot see, or the conservative size of an unbounded recursion.
+    pub rest: Sym,
+    /// The largest of the bounded recursions reached: charged levels ×
+    /// their frames.
+    pub halving: Sym,
+}
+
+#[cfg(test)]
+impl Stack {
+    /// The whole estimate.
+    pub fn total(&self) -> Sym {
+        sym::sum([self.rest.clone(), self.halving.clone()])
+    }
+}
+
+/// What the functions `members` call, leaving them: the largest `rest` (as
+/// `Sym::FnStack` of a function whose part is not a literal) and the
+/// largest `halving` of their callees.
+fn callees_stack(program: &Program, members: &[FnId], stacks: &[Option<Stack>]) -> Stack {
+    // A function not computed yet is a member (recursive components are
+    // handled by their caller): nothing to add here.
+    let rest_of = |g: FnId| match stacks[g].as_ref().map(|s| &s.rest) {
         Some(Sym::Lit(v)) => Sym::Lit(*v),
         Some(_) => Sym::FnStack(g),
-        // Not computed yet: a member (recursive components are handled by
-        // their caller) — nothing to add here.
         None => Sym::Lit(0),
     };
-    let mut terms = Vec::new();
+    let halving_of = |g: FnId| {
+        stacks[g]
+            .as_ref()
+            .map_or(Sym::Lit(0), |s| s.halving.clone())
+    };
+    let (mut rest, mut halving) = (Vec::new(), Vec::new());
     for &f in members {
         program.functions[f]
             .body
@@ -215,15 +320,19 @@ fn callees_stack(program: &Program, members: &[FnId], stacks: &[Option<Sym>]) ->
                 Node::Call {
                     callee: Callee::Module(g),
                     ..
-                } if !members.contains(g) => terms.push(stack_of(*g)),
+                } if !members.contains(g) => {
+                    rest.push(rest_of(*g));
+                    halving.push(halving_of(*g));
+                }
                 Node::Call {
                     callee: callee @ (Callee::Maybe(_) | Callee::Indirect { .. }),
                     ..
                 } => {
-                    terms.push(Sym::Lit(INVISIBLE_CALL_STACK_BYTES));
+                    rest.push(Sym::Lit(INVISIBLE_CALL_STACK_BYTES));
                     for t in callee.targets() {
                         if !members.contains(&t.function) {
-                            terms.push(stack_of(t.function));
+                            rest.push(rest_of(t.function));
+                            halving.push(halving_of(t.function));
                         }
                     }
                 }
@@ -231,39 +340,56 @@ fn callees_stack(program: &Program, members: &[FnId], stacks: &[Option<Sym>]) ->
                     callee: Callee::External,
                     ..
                 }
-                | Node::Macro { .. } => terms.push(Sym::Lit(INVISIBLE_CALL_STACK_BYTES)),
+                | Node::Macro { .. } => rest.push(Sym::Lit(INVISIBLE_CALL_STACK_BYTES)),
                 _ => {}
             });
     }
-    sym::max(terms)
+    Stack {
+        rest: sym::max(rest),
+        halving: sym::max(halving),
+    }
 }
 
 /// The stack estimate of every function, callees first.
-pub fn function_stacks(program: &Program, graph: &CallGraph) -> Vec<Sym> {
-    let mut stacks: Vec<Option<Sym>> = vec![None; program.functions.len()];
+pub fn function_stacks(program: &Program, graph: &CallGraph) -> Vec<Stack> {
+    let mut stacks: Vec<Option<Stack>> = vec![None; program.functions.len()];
     for (c, members) in graph.components.iter().enumerate() {
-        let total = if graph.recursive[c] {
+        let stack = if graph.recursive[c] {
             if unbounded(program, members).is_some() {
-                Sym::Lit(CONSERVATIVE_STACK_BYTES)
+                Stack {
+                    rest: Sym::Lit(CONSERVATIVE_STACK_BYTES),
+                    halving: Sym::Lit(0),
+                }
             } else {
                 let below = callees_stack(program, members, &stacks);
                 let own = sym::product([
                     Sym::Lit(depth(program, members)),
                     sym::sum(members.iter().map(|&f| frame(program, f))),
                 ]);
-                sym::sum([own, below])
+                Stack {
+                    rest: below.rest,
+                    halving: sym::max([own, below.halving]),
+                }
             }
         } else {
             let below = callees_stack(program, members, &stacks);
-            sym::sum([frame(program, members[0]), below])
+            Stack {
+                rest: sym::sum([frame(program, members[0]), below.rest]),
+                halving: below.halving,
+            }
         };
         for &f in members {
-            stacks[f] = Some(total.clone());
+            stacks[f] = Some(stack.clone());
         }
     }
     stacks
         .into_iter()
-        .map(|s| s.unwrap_or(Sym::Lit(0)))
+        .map(|s| {
+            s.unwrap_or(Stack {
+                rest: Sym::Lit(0),
+                halving: Sym::Lit(0),
+            })
+        })
         .collect()
 }
 
@@ -325,8 +451,10 @@ mod tests {
         let p = program(src);
         let g = call_graph(&p);
         let s = function_stacks(&p, &g);
-        let env = Sizes(s.clone());
-        s.iter().map(|e| e.eval(&env).expect("evaluates")).collect()
+        let env = Sizes(s.iter().map(|s| s.rest.clone()).collect());
+        s.iter()
+            .map(|s| s.total().eval(&env).expect("evaluates"))
+            .collect()
     }
 
     fn why(src: &str, f: usize) -> Option<&'static str> {
@@ -355,16 +483,56 @@ mod tests {
     fn range_loop_tasks_run_below_its_splitting_joins() {
         let s = stacks(
             "mod m {
-                use prescient::{for_range, join};
+                use prescient::{for_range, for_range_chunked, join, for_chunks_mut};
                 fn flat() { for_range(0..10, 1, |_| ()); }
-                fn nested() { for_range(0..10, 1, |i: usize| { join(|| 1, || 2); }); }
+                fn nested() { for_range(0..1000, 1, |i: usize| { join(|| 1, || 2); }); }
+                fn few() { for_range_chunked(0..100, 40, |_| ()); }
+                fn one() { for_range(0..10, 16, |_| ()); }
+                fn unknown(n: usize, v: &mut [u8]) {
+                    for_range(0..n, 1, |_| ());
+                    for_chunks_mut(v, 8, |_, _| ());
+                }
+                fn within() { for_range(0..4, 1, |_| { for_range(0..4, 1, |_| ()); }); }
             }",
         );
-        // The splitting levels at two join frames each, and the piece's own.
-        let levels = 2 * u64::from(crate::model::RANGE_SPLIT_LEVELS) + 1;
-        assert_eq!(levels, 129);
-        assert_eq!(s[0], FRAME_OVERHEAD_BYTES + levels * 512);
-        assert_eq!(s[1], FRAME_OVERHEAD_BYTES + 8 + (levels + 1) * 512);
+        // The splitting levels at two join frames each, and the piece's own:
+        // 10 pieces take 4 levels; 1000 would take 10, charged 4.
+        let charged = u64::from(crate::model::SPLIT_LEVELS_CHARGED);
+        assert_eq!(charged, 4);
+        assert_eq!(s[0], FRAME_OVERHEAD_BYTES + (2 * 4 + 1) * 512);
+        assert_eq!(s[1], FRAME_OVERHEAD_BYTES + 8 + (2 * charged + 1 + 1) * 512);
+        // 3 chunks: 2 levels; a single piece: none; unknown lengths: charged.
+        assert_eq!(s[2], FRAME_OVERHEAD_BYTES + (2 * 2 + 1) * 512);
+        assert_eq!(s[3], FRAME_OVERHEAD_BYTES + 512);
+        assert_eq!(s[4], FRAME_OVERHEAD_BYTES + 8 + 8 + (2 * charged + 1) * 512);
+        // A loop in a loop's body: both splittings.
+        assert_eq!(s[5], FRAME_OVERHEAD_BYTES + 2 * (2 * 2 + 1) * 512);
+    }
+
+    #[test]
+    fn task_bodies_are_frames_of_their_own() {
+        let s = stacks(
+            "mod m {
+                use prescient::{join, scope};
+                fn siblings() {
+                    let a: u64 = 0;
+                    join(|| { let x: [u8; 1000] = [0; 1000]; }, || { let y: [u8; 300] = [0; 300]; });
+                    scope(|s| { s.spawn(|_| { let z: [u8; 2000] = [0; 2000]; }); });
+                }
+                fn nested() {
+                    join(|| { let x: [u8; 1000] = [0; 1000]; join(|| { let y: [u8; 300] = [0; 300]; }, || ()); }, || ());
+                }
+            }",
+        );
+        // The deepest of the sibling tasks (the scope spawn's), under its
+        // join level; not their sum. `scope` itself is a call the analysis
+        // cannot see, its closure's scope value a reference.
+        assert_eq!(
+            s[0],
+            FRAME_OVERHEAD_BYTES + 8 + 16 + 512 + 2000 + INVISIBLE_CALL_STACK_BYTES
+        );
+        // Nested tasks: both frames, under two join levels.
+        assert_eq!(s[1], FRAME_OVERHEAD_BYTES + 2 * 512 + 1000 + 300);
     }
 
     #[test]
@@ -399,10 +567,12 @@ mod tests {
                 }
             }";
         let s = stacks(src);
-        // Frame: n, (a, b) typed from sum's return type, two call temporaries
-        // of u64 in the tasks, one join level.
-        let frame = FRAME_OVERHEAD_BYTES + 8 + 16 + 2 * 8 + 512;
-        assert_eq!(s[0], 65 * frame);
+        // Frame: n, (a, b) typed from sum's return type; below one join
+        // level, the deeper task's frame: a call temporary of u64 (the two
+        // tasks run one after the other).
+        let frame = FRAME_OVERHEAD_BYTES + 8 + 16 + 512 + 8;
+        // At most 65 levels, charged 16.
+        assert_eq!(s[0], HALVING_LEVELS_CHARGED * frame);
         assert_eq!(why(src, 0), None);
         // A `mut` parameter may be reassigned; a different argument is not
         // the parameter halved.
@@ -412,6 +582,28 @@ mod tests {
         assert_eq!(stacks(other)[0], C);
         let narrow = "mod m { fn f(n: u8) { if n > 0 { f(n / 2); } } }";
         assert_eq!(stacks(narrow)[0], 9 * (FRAME_OVERHEAD_BYTES + 1));
+    }
+
+    #[test]
+    fn nested_halving_recursions_count_the_deepest_not_their_sum() {
+        let s = stacks(
+            "mod m {
+                use prescient::join;
+                fn outer(n: u64) {
+                    if n > 1 { let pad: [u8; 100] = [0; 100]; inner(n); join(|| outer(n / 2), || ()); }
+                }
+                fn inner(n: u64) {
+                    if n > 1 { let pad: [u8; 300] = [0; 300]; join(|| inner(n / 2), || ()); }
+                }
+                fn top() { let big: [u8; 5000] = [0; 5000]; outer(64); }
+            }",
+        );
+        let inner = HALVING_LEVELS_CHARGED * (FRAME_OVERHEAD_BYTES + 8 + 300 + 512);
+        assert_eq!(s[1], inner);
+        // `outer`'s levels hold smaller frames: `inner`'s count, once.
+        assert_eq!(s[0], inner);
+        // A non-recursive caller adds its frame.
+        assert_eq!(s[2], FRAME_OVERHEAD_BYTES + 5000 + inner);
     }
 
     #[test]
@@ -501,7 +693,7 @@ mod tests {
     }
 
     #[test]
-    fn non_recursive_unknowns_get_generous_estimates() {
+    fn non_recursive_unknowns_get_typical_estimates() {
         let s = stacks(
             "mod m {
                 fn g<T: Default, const N: usize>(t: T, r: &T) -> T {

@@ -19,7 +19,8 @@
 //! they may reach: a method call on a value to the module's methods of that
 //! name, a call through a function pointer or closure value to every
 //! function the module lets escape into a value (`Callee::Indirect`).
-//! Recursion through other modules, or through values made outside the
+//! Recursion through modules outside the program (the annotated module and
+//! the inline modules nested in it), or through values made outside the
 //! module, is invisible.
 
 use crate::model::{FnId, Node, Program, SiteId, WalkCtx};

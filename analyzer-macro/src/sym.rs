@@ -99,6 +99,17 @@ pub enum Sym {
     /// `prescient::__private::JOIN_FRAME_BYTES` (defined in the runtime's
     /// `analysis/emitted.rs`).
     JoinFrame,
+    /// The levels of joins a range loop's splitting nests on one stack:
+    /// `⌈log2 ⌈trips / grain⌉⌉` (a piece of at most `grain` is not split),
+    /// at most `at_most` ([`split_levels_of`]).
+    SplitLevels {
+        /// The loop's trip count (indices, or chunks with a grain of 1).
+        trips: Box<Sym>,
+        /// Its grain (0 is taken as 1).
+        grain: Bound,
+        /// The most levels charged.
+        at_most: u32,
+    },
     /// The effort of a module function, emitted as a `const` of its own.
     FnEffort(usize),
     /// The stack estimate of a module function, emitted as a `const` of its own.
@@ -235,6 +246,33 @@ pub fn trip(start: Bound, end: Bound, inclusive: bool) -> Sym {
     }
 }
 
+/// The levels of joins a loop of `trips` iterations nests when its pieces
+/// are halved down to at most `grain` iterations (`⌈log2 ⌈trips / grain⌉⌉`,
+/// 0 for a single piece), at most `at_most`: what
+/// `prescient::__private::split_levels` computes.
+pub fn split_levels_of(trips: u64, grain: i128, at_most: u32) -> u64 {
+    let grain = u64::try_from(grain.max(1)).unwrap_or(u64::MAX);
+    let pieces = trips.div_ceil(grain);
+    let levels = match pieces {
+        0 | 1 => 0,
+        p => u64::from(u64::BITS - (p - 1).leading_zeros()),
+    };
+    levels.min(u64::from(at_most))
+}
+
+/// [`Sym::SplitLevels`], folded to a literal when the trip count and the
+/// grain are.
+pub fn split_levels(trips: Sym, grain: Bound, at_most: u32) -> Sym {
+    match (trips.literal(), grain.literal()) {
+        (Some(t), Some(g)) => Sym::Lit(split_levels_of(t, g, at_most)),
+        _ => Sym::SplitLevels {
+            trips: Box::new(trips),
+            grain,
+            at_most,
+        },
+    }
+}
+
 /// What [`Sym::eval`] needs to know about the leaves rustc would evaluate.
 #[cfg(test)]
 pub trait Env {
@@ -278,6 +316,15 @@ impl Sym {
                 let consts = |n: &str| env.constant(n);
                 trip_count(start.eval(&consts)?, end.eval(&consts)?, *inclusive)
             }
+            Sym::SplitLevels {
+                trips,
+                grain,
+                at_most,
+            } => split_levels_of(
+                trips.eval(env)?,
+                grain.eval(&|n: &str| env.constant(n))?,
+                *at_most,
+            ),
             Sym::SizeOf(ty) => env.size_of(ty)?,
             Sym::JoinFrame => env.join_frame(),
             Sym::FnEffort(_) | Sym::FnStack(_) => env.function(self)?,
@@ -334,6 +381,11 @@ impl fmt::Display for Sym {
                 let ty = ty.as_ref();
                 write!(f, "size_of::<{}>()", quote::quote!(#ty))
             }
+            Sym::SplitLevels {
+                trips,
+                grain,
+                at_most,
+            } => write!(f, "split_levels({trips}, {grain}, {at_most})"),
             Sym::JoinFrame => f.write_str("JOIN_FRAME_BYTES"),
             Sym::FnEffort(i) => write!(f, "effort#{i}"),
             Sym::FnStack(i) => write!(f, "stack#{i}"),
@@ -371,6 +423,40 @@ mod tests {
             false,
         );
         assert_eq!(n.to_string(), "trip(0..N)");
+    }
+
+    #[test]
+    fn split_levels_halve_pieces_down_to_the_grain() {
+        for (trips, grain, levels) in [
+            (0, 1, 0),
+            (1, 1, 0),
+            (2, 1, 1),
+            (3, 1, 2),
+            (1000, 16, 6),
+            (1024, 16, 6),
+            (1025, 16, 7),
+            (100, 0, 7),
+            (100, -5, 7),
+            (100, 1000, 0),
+            (u64::MAX, 1, 64),
+        ] {
+            assert_eq!(split_levels_of(trips, grain, 64), levels, "{trips}/{grain}");
+        }
+        assert_eq!(split_levels_of(1 << 20, 1, 8), 8);
+        assert_eq!(
+            split_levels(Sym::Lit(1 << 20), Bound::Lit(1), 30),
+            Sym::Lit(20)
+        );
+        let n = split_levels(
+            trip(
+                Bound::Lit(0),
+                Bound::Const(quote::format_ident!("N")),
+                false,
+            ),
+            Bound::Lit(4),
+            8,
+        );
+        assert_eq!(n.to_string(), "split_levels(trip(0..N), 4, 8)");
     }
 
     #[test]

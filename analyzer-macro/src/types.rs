@@ -206,19 +206,20 @@ pub fn is_constructor_fn(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::module_scope::{Modules, ROOT};
 
-    fn scope(src: &str) -> ModuleScope {
+    fn scope(src: &str) -> Modules {
         let m: syn::ItemMod = syn::parse_str(src).expect("a module");
         let items = &m.content.as_ref().expect("a body").1;
-        let Ok((scope, _)) = ModuleScope::collect(items, None) else {
+        let Ok((modules, _)) = Modules::collect(&m.ident, items, None) else {
             panic!("collects");
         };
-        scope
+        modules
     }
 
-    fn foreign(scope: &ModuleScope, ty: &str) -> bool {
+    fn foreign(modules: &Modules, ty: &str) -> bool {
         let ty: syn::Type = syn::parse_str(ty).expect("a type");
-        is_foreign(&ty, scope, &|n| n == "T")
+        is_foreign(&ty, &modules.scopes[ROOT], &|n| n == "T")
     }
 
     #[test]

@@ -289,10 +289,118 @@ pub mod rows {
     }
 }
 
+/// The program: recursion from the annotated module into a nested
+/// one and back (`odd::odd`, `super::even`), and a nested module's own
+/// imports and sites two levels down.
+#[task_program]
+pub mod parity {
+    pub fn even(n: u64) -> u64 {
+        if n == 0 {
+            1
+        } else {
+            let (a, b) = prescient::join(|| odd::odd(n - 1), || 1);
+            a + b
+        }
+    }
+
+    pub mod odd {
+        pub fn odd(n: u64) -> u64 {
+            if n == 0 {
+                0
+            } else {
+                let (a, b) = prescient::join(|| super::even(n - 1), || 0);
+                a + b
+            }
+        }
+
+        pub mod count {
+            use super::super::even;
+            use prescient::join;
+
+            /// Halves until 1, counting the leaves, with `even` at each.
+            pub fn leaves(n: u64) -> u64 {
+                if n < 2 {
+                    return even(0);
+                }
+                let (a, b) = join(|| leaves(n / 2), || leaves(n - n / 2));
+                a + b
+            }
+        }
+    }
+}
+
+/// A nested module calling back through a `crate::` path: the macro cannot
+/// tell that `crate::by_name` is this module, so it follows the call as a
+/// possible one and says so.
+#[task_program]
+pub mod by_name {
+    pub fn count(n: u64) -> u64 {
+        if n < 2 {
+            return 1;
+        }
+        let (a, b) = prescient::join(|| inner::down(n / 2), || 1);
+        a + b
+    }
+
+    pub mod inner {
+        pub fn down(n: u64) -> u64 {
+            crate::by_name::count(n)
+        }
+    }
+}
+
 #[rustfmt::skip]
 #[task_program]
 pub mod located {
     pub fn f() -> u32 { let (a, b) = prescient::join(|| 1, || 2); a + b } pub const LINE: u32 = line!();
+}
+
+#[test]
+fn recursion_through_a_nested_module_is_recursive() {
+    let a = parity::ANALYSIS;
+    let contexts: Vec<_> = a.contexts.iter().map(|c| (c.function, c.rho)).collect();
+    assert_eq!(
+        contexts,
+        [("even", 1), ("odd::odd", 1), ("odd::count::leaves", 3)],
+        "{a}"
+    );
+    assert!(a.contexts.iter().all(|c| c.unseen.is_empty()), "{a}");
+    // ρ > 0: the recursive trees' dependency buckets; a mutual recursion:
+    // no commitment.
+    assert_eq!(parity::PARAMS.dependency_buckets, 256_019, "{a}");
+    assert_eq!(parity::PARAMS.committed_stack_size, 0, "{a}");
+    // Every site has its own static, named from its own module.
+    assert_eq!(a.sites.len(), 3, "{a}");
+    for (k, site) in a.sites.iter().enumerate() {
+        assert_eq!(site.index as usize, k);
+        for other in &a.sites[..k] {
+            assert!(!std::ptr::eq(*site, *other), "{a}");
+        }
+    }
+    assert_eq!(a.sites[2].function, "odd::count::leaves");
+    let rt = Runtime::builder()
+        .params(parity::PARAMS)
+        .num_workers(2)
+        .build()
+        .expect("runtime");
+    assert_eq!(rt.run(|| parity::even(10)), 6);
+    assert_eq!(rt.run(|| parity::odd::odd(7)), 4);
+    assert_eq!(rt.run(|| parity::odd::count::leaves(9)), 9);
+}
+
+#[test]
+fn a_crate_path_to_the_module_is_a_possible_call() {
+    let a = by_name::ANALYSIS;
+    assert_eq!(a.rho, 1, "{a}");
+    let unseen = a.contexts[0].unseen;
+    assert_eq!(unseen.len(), 1, "{a}");
+    assert_eq!(unseen[0].kind, prescient::analysis::UnseenKind::CratePath);
+    assert_eq!(unseen[0].first, "crate::by_name::count");
+    assert!(
+        a.to_string().contains("matched to the module by its name"),
+        "{a}"
+    );
+    assert_eq!(by_name::count(16), 5);
 }
 
 #[test]
@@ -474,7 +582,9 @@ fn dataflow_tasks_are_sites() {
 #[test]
 fn foreign_joins_and_spawns_are_not_sites() {
     assert_eq!(foreign::ANALYSIS.sites.len(), 0);
-    assert_eq!(foreign::PARAMS.committed_stack_size, 16 * 1024);
+    // No context, no stack estimate: nothing committed.
+    assert_eq!(foreign::ANALYSIS.stack_estimate, 0);
+    assert_eq!(foreign::PARAMS.committed_stack_size, 0);
     assert_eq!(foreign::run(), 8);
 }
 

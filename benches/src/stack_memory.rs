@@ -24,6 +24,14 @@
 //! Both Prescient configurations run with a queue capacity that holds every
 //! task and the inliner off (every task gets a stack of its own, which is
 //! what is measured) and a live-stack cap of `N`.
+//!
+//! And **committed vs used** per annotated program ([`deepest_stack_use`]):
+//! each program of [`crate::annotated::PROGRAMS`] (and [`waiting`]) runs
+//! under its own `PARAMS` with the commitment set to 0 — nothing
+//! pre-faulted, nothing trimmed, so every task stack keeps exactly the pages
+//! its tasks touched — and the deepest task stack's resident bytes (read
+//! per mapping from `/proc/self/smaps`) are set against what `PARAMS` would
+//! commit in every stack.
 
 use prescient::tuning::{Inlining, MAX_QUEUE_CAPACITY};
 use prescient::{Event, Params, Runtime};
@@ -40,16 +48,17 @@ pub mod waiting {
     use prescient::{scope, Event};
     use std::sync::atomic::{AtomicUsize, Ordering};
 
-    /// One level per bit of `levels` (it halves: 33 levels of a `u32` at
-    /// most), each with a 448-byte local; at the bottom, `arrive`.
+    /// One level per bit of `levels` (it halves: 17 levels of a `u16` at
+    /// most, of which the analysis charges 16), each with a 1 KiB local; at
+    /// the bottom, `arrive`.
     pub fn dive(
-        levels: u32,
+        levels: u16,
         top: usize,
         gate: &Event,
         ready: &AtomicUsize,
         used: &AtomicUsize,
     ) -> u64 {
-        let pad = [levels as u8; 448];
+        let pad = [levels as u8; 1024];
         if levels == 0 {
             arrive(&pad, top, gate, ready, used);
             return 0;
@@ -58,13 +67,13 @@ pub mod waiting {
     }
 
     /// Keeps `pad` in memory (the optimiser would fold it away).
-    fn keep(pad: &[u8; 448]) -> u64 {
+    fn keep(pad: &[u8; 1024]) -> u64 {
         u64::from(std::hint::black_box(pad)[3] & 1)
     }
 
     /// At the bottom: records the stack used below `top`, counts itself in
     /// `ready` and waits for `gate`.
-    fn arrive(pad: &[u8; 448], top: usize, gate: &Event, ready: &AtomicUsize, used: &AtomicUsize) {
+    fn arrive(pad: &[u8; 1024], top: usize, gate: &Event, ready: &AtomicUsize, used: &AtomicUsize) {
         let here = std::hint::black_box(pad.as_ptr()) as usize;
         used.fetch_add(top.saturating_sub(here), Ordering::Relaxed);
         ready.fetch_add(1, Ordering::Release);
@@ -82,7 +91,7 @@ pub mod waiting {
     /// Spawns `tasks` tasks that each [`dive`] `levels` and wait.
     pub fn launch(
         tasks: usize,
-        levels: u32,
+        levels: u16,
         gate: &Event,
         ready: &AtomicUsize,
         used: &AtomicUsize,
@@ -215,9 +224,9 @@ fn settled_resident_bytes() -> u64 {
     resident_bytes()
 }
 
-/// The levels argument of [`waiting::dive`] for the suspended phase: 32
+/// The levels argument of [`waiting::dive`] for the suspended phase: 16
 /// levels below the task's first frame.
-pub const DIVE_LEVELS: u32 = u32::MAX;
+pub const DIVE_LEVELS: u16 = u16::MAX;
 
 /// Runs one configuration and phase in this process.
 ///
@@ -355,16 +364,204 @@ fn measure_threads(phase: &str, tasks: usize, deep: usize) -> Result<Measurement
     })
 }
 
-/// [`waiting::dive`]'s frames on a plain thread: one 448-byte level per bit
-/// of `levels`, then `at_bottom`.
+/// [`waiting::dive`]'s frames on a plain thread: one 1 KiB level per bit of
+/// `levels`, then `at_bottom`.
 #[inline(never)]
-fn plunge_levels(levels: u32, at_bottom: &dyn Fn()) -> u64 {
-    let pad = std::hint::black_box([levels as u8; 448]);
+fn plunge_levels(levels: u16, at_bottom: &dyn Fn()) -> u64 {
+    let pad = std::hint::black_box([levels as u8; 1024]);
     if levels == 0 {
         at_bottom();
         return 0;
     }
     plunge_levels(levels / 2, at_bottom) + u64::from(pad[3] & 1)
+}
+
+/// How deep the task stacks of one run went, next to what the analysis
+/// commits per stack.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StackUse {
+    /// Task stacks the run mapped.
+    pub stacks: usize,
+    /// Resident bytes of the deepest of them: the most any task stack
+    /// touched (page granular), the runtime's own frames on it included.
+    pub deepest: u64,
+    /// What the program's parameters commit (pre-fault) in every task
+    /// stack: [`effective_commitment`] of them.
+    pub committed: usize,
+}
+
+impl StackUse {
+    /// `committed / deepest` (0 when nothing is committed).
+    pub fn ratio(&self) -> f64 {
+        self.committed as f64 / self.deepest.max(1) as f64
+    }
+
+    /// The line a child prints.
+    pub fn line(&self) -> String {
+        format!(
+            "STACKUSE stacks={} deepest={} committed={}",
+            self.stacks, self.deepest, self.committed
+        )
+    }
+
+    /// Parses a child's [`line`](Self::line).
+    pub fn parse(line: &str) -> Option<StackUse> {
+        let rest = line.strip_prefix("STACKUSE ")?;
+        let mut fields = rest.split_whitespace().map(|f| f.split_once('='));
+        let mut next = || fields.next()??.1.parse::<u64>().ok();
+        Some(StackUse {
+            stacks: next()? as usize,
+            deepest: next()?,
+            committed: next()? as usize,
+        })
+    }
+}
+
+/// What a runtime under `params` commits in each task stack: nothing for a
+/// commitment of 0, else the commitment within `MIN_STACK_SIZE ..=` the
+/// reserve (what the runtime maps; `Params::committed_stack_size` says
+/// the same).
+pub fn effective_commitment(params: &Params) -> usize {
+    match params.committed_stack_size {
+        0 => 0,
+        c => c
+            .max(prescient::tuning::MIN_STACK_SIZE)
+            .min(params.stack_size),
+    }
+}
+
+/// The task stacks this process maps for a reserve of `reserve` bytes:
+/// each one's start address and resident bytes, from `/proc/self/smaps`
+/// (empty where it cannot be read). A task stack is a private, anonymous,
+/// read-write mapping made with `MAP_NORESERVE` (VmFlags `nr`) of the
+/// reserve plus the runtime's headroom (at most 1 MiB more): glibc's thread
+/// stacks and the allocator's mappings are not `MAP_NORESERVE`.
+pub fn task_stack_mappings(reserve: usize) -> Vec<(usize, u64)> {
+    let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap_or_default();
+    let mut out = Vec::new();
+    // The mapping being read: start, whether it may be a task stack, Rss.
+    let mut current: Option<(usize, bool, u64)> = None;
+    let finish = |m: Option<(usize, bool, u64)>, flags: &str, out: &mut Vec<(usize, u64)>| {
+        if let Some((start, candidate, rss)) = m {
+            if candidate && flags.split_whitespace().any(|f| f == "nr") {
+                out.push((start, rss));
+            }
+        }
+    };
+    for line in smaps.lines() {
+        let mut words = line.split_whitespace();
+        let Some(first) = words.next() else {
+            continue;
+        };
+        if let Some((start, end)) = first.split_once('-') {
+            // A mapping's head: `start-end perms offset dev inode [path]`.
+            let (Ok(start), Ok(end)) = (
+                usize::from_str_radix(start, 16),
+                usize::from_str_radix(end, 16),
+            ) else {
+                continue;
+            };
+            let perms = words.next().unwrap_or("");
+            let anonymous = words.nth(3).is_none();
+            let size = end - start;
+            let candidate = perms == "rw-p"
+                && anonymous
+                && size >= reserve
+                && size <= reserve.saturating_add(1 << 20);
+            current = Some((start, candidate, 0));
+        } else if first == "Rss:" {
+            if let (Some(m), Some(kb)) = (current.as_mut(), words.next()) {
+                m.2 = kb.parse::<u64>().unwrap_or(0) * 1024;
+            }
+        } else if first == "VmFlags:" {
+            finish(current.take(), line, &mut out);
+        }
+    }
+    out
+}
+
+/// Runs `work` on a runtime of `workers` workers under `params` with the
+/// commitment set to 0 (nothing pre-faulted, nothing trimmed: each task
+/// stack keeps what its tasks touched) and measures the deepest task
+/// stack: the most resident bytes of any stack this runtime mapped, read
+/// before the runtime is dropped. Run it in a process of its own (as the
+/// table's children do): another runtime made at the same time with the
+/// same reserve would be measured too.
+///
+/// # Errors
+/// A runtime that cannot be built, `work`'s error, or no task stack seen
+/// (`/proc/self/smaps` unreadable: not Linux).
+pub fn deepest_stack_use(
+    params: Params,
+    workers: usize,
+    work: impl FnOnce(&Runtime) -> Result<(), String>,
+) -> Result<StackUse, String> {
+    let committed = effective_commitment(&params);
+    let reserve = params.stack_size;
+    let before: Vec<usize> = task_stack_mappings(reserve)
+        .into_iter()
+        .map(|(start, _)| start)
+        .collect();
+    let rt = Runtime::builder()
+        .params(params.with_committed_stack_size(0))
+        .num_workers(workers)
+        .build()
+        .map_err(|e| format!("runtime: {e}"))?;
+    work(&rt)?;
+    let stacks: Vec<u64> = task_stack_mappings(reserve)
+        .into_iter()
+        .filter(|(start, _)| !before.contains(start))
+        .map(|(_, rss)| rss)
+        .collect();
+    drop(rt);
+    let deepest = stacks
+        .iter()
+        .copied()
+        .max()
+        .ok_or("no task stack found in /proc/self/smaps")?;
+    Ok(StackUse {
+        stacks: stacks.len(),
+        deepest,
+        committed,
+    })
+}
+
+/// The programs of the committed-vs-used rows, in table order: every
+/// annotated program of the crate, then this table's own [`waiting`].
+pub fn stack_use_programs() -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = crate::annotated::PROGRAMS.iter().map(|p| p.name).collect();
+    names.push("waiting");
+    names
+}
+
+/// [`deepest_stack_use`] of the program `name` ([`stack_use_programs`]) at
+/// `size` on `workers` workers; also returns its input, in words.
+///
+/// # Errors
+/// An unknown program, an input that cannot be prepared, a wrong result.
+pub fn program_stack_use(
+    name: &str,
+    size: crate::cf17::Size,
+    workers: usize,
+) -> Result<(String, StackUse), String> {
+    if name == "waiting" {
+        // The suspended phase's program, with every task released at once.
+        let gate = Event::new();
+        gate.set();
+        let (ready, used) = (AtomicUsize::new(0), AtomicUsize::new(0));
+        let tasks = 4 * workers;
+        let stack_use = deepest_stack_use(waiting::PARAMS, workers, |rt| {
+            rt.run(|| waiting::launch(tasks, DIVE_LEVELS, &gate, &ready, &used));
+            Ok(())
+        })?;
+        return Ok((format!("{tasks} tasks"), stack_use));
+    }
+    let program = crate::annotated::find(name)?;
+    let workload = crate::cf17::workloads::prepare(name, size)?;
+    let stack_use = deepest_stack_use(program.params, workers, |rt| {
+        rt.run(|| (workload.prescient)()).1
+    })?;
+    Ok((workload.input.clone(), stack_use))
 }
 
 #[cfg(test)]
@@ -382,6 +579,40 @@ mod tests {
         assert_eq!(Measurement::parse(&m.line()), Some(m.clone()));
         assert_eq!(m.per_task(2), 9);
         assert_eq!(Measurement::parse("RESULT baseline=1"), None);
+    }
+
+    #[test]
+    fn a_stack_use_line_round_trips() {
+        let u = StackUse {
+            stacks: 3,
+            deepest: 20_480,
+            committed: 16_384,
+        };
+        assert_eq!(StackUse::parse(&u.line()), Some(u));
+        assert_eq!(StackUse::parse("STACKUSE stacks=1"), None);
+        assert!((u.ratio() - 0.8).abs() < 1e-9);
+    }
+
+    #[test]
+    fn the_deepest_stack_is_what_a_task_touched() {
+        // One task goes about 200 KiB down: its stack holds at least that
+        // much, however the rest ran (this test's process may hold other
+        // runtimes' stacks; only this runtime's new ones are read, and
+        // another test's new ones are no deeper than 1 MiB here).
+        let deep = 200 << 10;
+        let params = Params::DEFAULT.with_stack_size(1 << 25);
+        let u = deepest_stack_use(params, 2, |rt| {
+            rt.run(|| {
+                let top = waiting::top_of_task();
+                std::hint::black_box(plunge(top, deep, &|| ()));
+            });
+            Ok(())
+        })
+        .unwrap();
+        assert!(u.stacks >= 1, "{u:?}");
+        assert!(u.deepest >= deep as u64, "{u:?}");
+        assert!(u.deepest < (deep as u64) + (1 << 20), "{u:?}");
+        assert_eq!(u.committed, 0);
     }
 
     #[test]

@@ -252,7 +252,7 @@ pub mod tuning {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::analysis::emitted::{
-        max, product, sum, trip_count, SpawnSite, JOIN_FRAME_BYTES,
+        max, product, split_levels, sum, trip_count, SpawnSite, JOIN_FRAME_BYTES,
     };
     pub use crate::loops::chunks::{for_chunks_at, for_chunks_mut_at, for_each_mut_at};
     pub use crate::loops::range::{for_range_at, for_range_chunked_at};

@@ -638,12 +638,18 @@ pub fn check_aggregation(name: &str, params: Params, a: &prescient::analysis::Pr
         analysis::committed_stack_size(largest),
         "{name}\n{a}"
     );
-    if largest >= analysis::UNBOUNDED_STACK_ESTIMATE {
+    if largest >= analysis::UNBOUNDED_STACK_ESTIMATE
+        || largest < prescient::tuning::MIN_STACK_SIZE as u64
+    {
+        // Unbounded, or below the smallest commitment: none.
         assert_eq!(a.committed_stack_size, 0, "{name}\n{a}");
     } else {
+        // The estimate in whole pages, at most the cap.
         assert_eq!(a.committed_stack_size % 4096, 0, "{name}\n{a}");
+        let committed = a.committed_stack_size as u64;
         assert!(
-            a.committed_stack_size as u64 >= a.stack_estimate,
+            committed >= a.stack_estimate.min(analysis::MAX_ANALYSED_COMMITMENT)
+                && committed <= analysis::MAX_ANALYSED_COMMITMENT,
             "{name}\n{a}"
         );
     }

@@ -7,7 +7,7 @@
 use super::syntax::{generic_names, int_bits};
 use crate::macros::MacroDef;
 use crate::model::{FnId, Node, Site, SiteKind, Size, Target};
-use crate::module_scope::{cfg_gated, FnSource, ModuleScope, Resolved};
+use crate::module_scope::{cfg_gated, FnSource, ModuleScope, Modules, Resolved, ScopeId, ROOT};
 use crate::stack;
 use crate::sym::Sym;
 use std::collections::{HashMap, HashSet};
@@ -89,6 +89,10 @@ impl Entry {
 
 /// Builds the body of one function, with a lexical environment.
 pub(super) struct FnBuilder<'a> {
+    /// Every module of the program.
+    pub(super) modules: &'a Modules,
+    /// The module the function is defined in, and its names.
+    pub(super) scope: ScopeId,
     pub(super) module: &'a ModuleScope,
     pub(super) fn_id: FnId,
     pub(super) impl_type: Option<String>,
@@ -136,7 +140,7 @@ pub(super) struct FnBuilder<'a> {
 
 impl<'a> FnBuilder<'a> {
     pub(super) fn new(
-        module: &'a ModuleScope,
+        modules: &'a Modules,
         fn_id: FnId,
         src: &FnSource<'_>,
         sites: &'a mut Vec<Site>,
@@ -158,7 +162,9 @@ impl<'a> FnBuilder<'a> {
             })
             .collect();
         FnBuilder {
-            module,
+            modules,
+            scope: src.scope,
+            module: &modules.scopes[src.scope],
             fn_id,
             impl_type: src.impl_type.clone(),
             generics,
@@ -234,14 +240,14 @@ impl<'a> FnBuilder<'a> {
             return Resolved::Unknown;
         };
         if path.leading_colon.is_some() {
-            return if first == "prescient" || self.module.krate.as_ref() == Some(first) {
+            return if first == "prescient" || self.modules.krate.as_ref() == Some(first) {
                 Resolved::Prescient(segs[1..].to_vec())
             } else {
                 Resolved::Unknown
             };
         }
-        if first == "self" && segs.len() > 1 {
-            return self.module.resolve(&segs[1..]);
+        if matches!(first.as_str(), "self" | "super" | "crate") && segs.len() > 1 {
+            return self.modules.resolve(self.scope, &segs);
         }
         if first == "Self" {
             return match (&self.impl_type, segs.len()) {
@@ -262,6 +268,13 @@ impl<'a> FnBuilder<'a> {
         if self.generics.contains(first) {
             return Resolved::Unknown;
         }
-        self.module.resolve(&segs)
+        self.modules.resolve(self.scope, &segs)
+    }
+
+    /// Whether the function is defined in a module nested in the annotated
+    /// one: what the emitted code names at the annotated module's level
+    /// (types it sizes, `const` loop bounds) must then mean the same there.
+    pub(super) fn nested(&self) -> bool {
+        self.scope != ROOT
     }
 }

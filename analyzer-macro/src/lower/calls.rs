@@ -56,6 +56,22 @@ impl FnBuilder<'_> {
                     temp,
                 ])
             }
+            // `crate::…::prog::f(x)`: possibly the module function `f`.
+            Resolved::ByName(id) => {
+                let args = self.exprs(&call.args);
+                seq([
+                    noted_call(
+                        UnseenKind::CratePath,
+                        compact(&p.path),
+                        Callee::Maybe(vec![id]),
+                        args,
+                        span,
+                    ),
+                    // Sized as the module function's result, which it is
+                    // if the path leads to it.
+                    self.call_temporary(id, call),
+                ])
+            }
             Resolved::Prescient(path) => self.prescient_call(call, &path),
             resolved @ (Resolved::Local | Resolved::Unknown) => {
                 let args = self.exprs(&call.args);
@@ -198,7 +214,7 @@ impl FnBuilder<'_> {
                 if let Some(&id) = self.module.methods.get(&(ty.clone(), name.clone())) {
                     let halves = self.halving(id, m.args.iter(), 1);
                     let args = self.exprs(&m.args);
-                    let size = match self.module.returns.get(id).cloned().flatten() {
+                    let size = match self.modules.returns.get(id).cloned().flatten() {
                         Some(ty) => Size::of_type(ty),
                         None => Size::unknown(),
                     };

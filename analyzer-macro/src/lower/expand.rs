@@ -45,13 +45,32 @@ impl FnBuilder<'_> {
                 return Some(def.clone());
             }
         }
-        let defs = self.module.macros.get(name)?;
-        let before = defs.iter().rev().find(|(item, _)| *item < self.item);
-        match (before, anywhere) {
-            (Some((_, def)), _) => Some(def.clone()),
-            (None, true) => defs.last().map(|(_, def)| def.clone()),
-            (None, false) => None,
+        if let Some(defs) = self.module.macros.get(name) {
+            let before = defs.iter().rev().find(|(item, _)| *item < self.item);
+            match (before, anywhere) {
+                (Some((_, def)), _) => return Some(def.clone()),
+                (None, true) => return defs.last().map(|(_, def)| def.clone()),
+                (None, false) => {}
+            }
         }
+        if anywhere {
+            return None;
+        }
+        // Textual scope reaches into nested modules: a macro the enclosing
+        // modules define before this module's `mod` item.
+        let mut at = self.module.parent;
+        while let Some((parent, mod_item)) = at {
+            let scope = &self.modules.scopes[parent];
+            let before = scope
+                .macros
+                .get(name)
+                .and_then(|defs| defs.iter().rev().find(|(item, _)| *item < mod_item));
+            if let Some((_, def)) = before {
+                return Some(def.clone());
+            }
+            at = scope.parent;
+        }
+        None
     }
 
     /// The type of the expression a module macro's invocation expands to,

@@ -5,14 +5,25 @@
 
 use super::builder::FnBuilder;
 use super::syntax::{generic_names, is_primitive, is_unsuffixed, pat_idents, strip};
-use crate::module_scope::{FnSource, Resolved};
+use crate::module_scope::{FnSource, ModuleScope, Modules, Resolved, ROOT};
 use std::collections::HashSet;
 use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
 
-/// A function's return type, when it resolves at module level: no generic
-/// parameter of the function or its `impl`/trait, no `Self`, no `impl Trait`.
-pub(super) fn return_type(src: &FnSource<'_>) -> Option<syn::Type> {
+/// Names that mean the same type in every module unless a module defines
+/// or imports them: the primitive types, the prelude's types a frame holds,
+/// and the standard crates (`std::…`).
+const UNIVERSAL_TYPE_NAMES: &[&str] = &[
+    "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize", "f32",
+    "f64", "bool", "char", "str", "Box", "Option", "Result", "String", "Vec", "std", "core",
+    "alloc",
+];
+
+/// A function's return type, when it resolves at the annotated module's
+/// level: no generic parameter of the function or its `impl`/trait, no
+/// `Self`, no `impl Trait`; in a nested module, only names that mean the
+/// same in both modules.
+pub(super) fn return_type(src: &FnSource<'_>, modules: &Modules) -> Option<syn::Type> {
     match &src.sig.output {
         syn::ReturnType::Default => Some(syn::parse_quote!(())),
         syn::ReturnType::Type(_, ty) => {
@@ -20,6 +31,7 @@ pub(super) fn return_type(src: &FnSource<'_>) -> Option<syn::Type> {
             let mut check = ResolveCheck {
                 generics: &generics,
                 builder: None,
+                nested: nested_pair(modules, src.scope),
                 ok: true,
             };
             check.visit_type(ty);
@@ -31,12 +43,19 @@ pub(super) fn return_type(src: &FnSource<'_>) -> Option<syn::Type> {
     }
 }
 
+/// For a function of a nested module: its module's names and the annotated
+/// module's.
+fn nested_pair(modules: &Modules, scope: usize) -> Option<(&ModuleScope, &ModuleScope)> {
+    (scope != ROOT).then(|| (&modules.scopes[scope], &modules.scopes[ROOT]))
+}
+
 impl FnBuilder<'_> {
-    /// Whether a type means the same at module level as here.
+    /// Whether a type means the same at the annotated module's level as here.
     pub(super) fn type_resolves(&self, ty: &syn::Type) -> bool {
         let mut check = ResolveCheck {
             generics: &self.generics,
             builder: Some(self),
+            nested: nested_pair(self.modules, self.scope),
             ok: true,
         };
         check.visit_type(ty);
@@ -137,7 +156,9 @@ impl FnBuilder<'_> {
                     return None;
                 };
                 match self.resolve_path(&p.path, p.qself.is_some()) {
-                    Resolved::Module(id) => self.module.returns.get(id).cloned().flatten(),
+                    Resolved::Module(id) | Resolved::ByName(id) => {
+                        self.modules.returns.get(id).cloned().flatten()
+                    }
                     // `join(a, b)` returns both task results.
                     Resolved::Prescient(path)
                         if path.last().is_some_and(|l| l == "join") && c.args.len() == 2 =>
@@ -181,7 +202,9 @@ impl FnBuilder<'_> {
                 self.expr_type(tail)
             }
             syn::Expr::Path(p) => match self.resolve_path(&p.path, p.qself.is_some()) {
-                Resolved::Module(id) => self.module.returns.get(id).cloned().flatten(),
+                Resolved::Module(id) | Resolved::ByName(id) => {
+                    self.modules.returns.get(id).cloned().flatten()
+                }
                 _ => None,
             },
             _ => None,
@@ -189,12 +212,18 @@ impl FnBuilder<'_> {
     }
 }
 
-/// Checks that every path of a type resolves at module level.
+/// Checks that every path of a type resolves at the annotated module's level.
 struct ResolveCheck<'b, 'a> {
     /// Generic parameters in scope.
     generics: &'b HashSet<String>,
     /// The body's bindings, when inside one.
     builder: Option<&'b FnBuilder<'a>>,
+    /// In a nested module: its names and the annotated module's. A path is
+    /// then kept only where it means the same in both: `crate::…`, `::…`,
+    /// or a [`UNIVERSAL_TYPE_NAMES`] name neither module defines or
+    /// imports; anything else may name an item of the nested module (or an
+    /// import of it) that the annotated module does not see.
+    nested: Option<(&'b ModuleScope, &'b ModuleScope)>,
     ok: bool,
 }
 
@@ -227,6 +256,15 @@ impl<'ast> Visit<'ast> for ResolveCheck<'_, '_> {
                     || self.builder.is_some_and(|b| b.lookup(&name).is_some())
                 {
                     self.ok = false;
+                }
+                if let Some((own, root)) = self.nested {
+                    let same_everywhere = name == "crate"
+                        || (UNIVERSAL_TYPE_NAMES.contains(&name.as_str())
+                            && !own.defines(&name)
+                            && !root.defines(&name));
+                    if !same_everywhere {
+                        self.ok = false;
+                    }
                 }
             }
         }

@@ -4,6 +4,8 @@
 //! constructs, macros, trip counts and sizes have files of their own.
 
 use super::builder::{Binding, FnBuilder};
+use super::calls::noted_call;
+use super::syntax::compact;
 use crate::model::{seq, Callee, LoopKind, Node, Target, Trip, UnseenKind};
 use crate::module_scope::{cfg_gated, Resolved};
 use std::collections::HashMap;
@@ -136,6 +138,21 @@ impl FnBuilder<'_> {
                         span: e.span(),
                         halves: None,
                     }
+                }
+                Resolved::ByName(id) => {
+                    // Possibly a module function as a value.
+                    self.escape(&[Target {
+                        function: id,
+                        in_spawn: false,
+                        in_loop: false,
+                    }]);
+                    noted_call(
+                        UnseenKind::CratePath,
+                        compact(&p.path),
+                        Callee::Maybe(vec![id]),
+                        Node::Ops(0),
+                        e.span(),
+                    )
                 }
                 Resolved::Local => {
                     // A closure kept aside, used as a value.

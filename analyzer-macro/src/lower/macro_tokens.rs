@@ -6,6 +6,7 @@
 
 use super::builder::FnBuilder;
 use crate::model::{seq, Callee, FnId, Node};
+use crate::module_scope::Resolved;
 use proc_macro2::Span;
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
@@ -80,9 +81,15 @@ impl FnBuilder<'_> {
                     if self.lookup(&name).is_some() {
                         continue;
                     }
-                    let mut candidates: Vec<FnId> =
-                        self.module.fns.get(&name).copied().into_iter().collect();
-                    if let Some(m) = self.module.method_names.get(&name) {
+                    // A function of this module, or one its `use`s bring in.
+                    let mut candidates: Vec<FnId> = match self
+                        .modules
+                        .resolve(self.scope, std::slice::from_ref(&name))
+                    {
+                        Resolved::Module(id) => vec![id],
+                        _ => Vec::new(),
+                    };
+                    if let Some(m) = self.modules.method_names.get(&name) {
                         candidates.extend(m);
                     }
                     if !candidates.is_empty() {

@@ -62,7 +62,9 @@
 //! * **Sizes** of declarations and temporaries: see `stack`.
 //!
 //! Invisible to the model, and estimated instead: the expansion of other
-//! macros, items nested in bodies or in inner modules, calls through trait
+//! macros, items nested in bodies, modules outside the program (see
+//! `module_scope`: inline modules nested in the annotated one are part of
+//! it, each function lowered with its own module's names), calls through trait
 //! objects (but by method name), and calls of values made outside the
 //! module.
 //!

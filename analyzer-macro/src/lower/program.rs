@@ -6,7 +6,7 @@ use super::builder::FnBuilder;
 use super::expr_types::return_type;
 use super::values;
 use crate::model::{Function, Program};
-use crate::module_scope::ModuleScope;
+use crate::module_scope::Modules;
 
 /// Builds the model of an inline module.
 ///
@@ -27,13 +27,13 @@ pub(crate) fn build_with(module: &syn::ItemMod, krate: Option<&syn::Path>) -> sy
             "#[task_program] needs an inline module with a body: `mod name { ... }`",
         ));
     };
-    let (mut scope, sources) = ModuleScope::collect(items, krate)?;
-    scope.returns = sources.iter().map(return_type).collect();
+    let (mut modules, sources) = Modules::collect(&module.ident, items, krate)?;
+    modules.returns = sources.iter().map(|s| return_type(s, &modules)).collect();
     let mut sites = Vec::new();
     let mut functions = Vec::new();
     let mut escaping = Vec::new();
     for (id, src) in sources.iter().enumerate() {
-        let mut b = FnBuilder::new(&scope, id, src, &mut sites, &mut escaping);
+        let mut b = FnBuilder::new(&modules, id, src, &mut sites, &mut escaping);
         let body = b.function(src.sig, src.block);
         functions.push(Function {
             name: src.name.clone(),
@@ -43,7 +43,7 @@ pub(crate) fn build_with(module: &syn::ItemMod, krate: Option<&syn::Path>) -> sy
     }
     // Calls through values reach whatever escaped into a value anywhere in
     // the module, which is known only now.
-    let escaping = values::escaping_set(&escaping, &scope.address_taken);
+    let escaping = values::escaping_set(&escaping, &modules.address_taken);
     for f in &mut functions {
         values::fill_indirect(&mut f.body, &escaping);
     }

@@ -11,12 +11,12 @@
 //! standard type (`Vec::new()`), a module function returning a foreign
 //! type, a slice of a foreign value (`v[a..b]`), a cast — only the module
 //! methods that can take such a receiver remain candidates
-//! ([`ModuleScope::foreign_receivers`]); with none, the call is invisible.
+//! ([`Modules::foreign_receivers`]); with none, the call is invisible.
 //! Anything else (`self`, a binding of unwritten or module type, a field of
 //! unknown type, an element `v[i]`, a result of `unwrap()`) keeps every
 //! candidate of the name.
 //!
-//! [`ModuleScope::foreign_receivers`]: crate::module_scope::ModuleScope::foreign_receivers
+//! [`Modules::foreign_receivers`]: crate::module_scope::Modules::foreign_receivers
 
 use super::builder::FnBuilder;
 use super::syntax::strip;
@@ -70,7 +70,7 @@ impl FnBuilder<'_> {
             E::MethodCall(m) => {
                 let name = m.method.to_string();
                 types::FOREIGN_RESULT_METHODS.contains(&name.as_str())
-                    && !self.module.method_names.contains_key(&name)
+                    && !self.modules.method_names.contains_key(&name)
             }
             E::Index(i) => matches!(strip(&i.index), E::Range(_)) && self.foreign_value(&i.expr),
             E::Field(f) => self.field_type(f).is_some_and(|t| self.type_is_foreign(&t)),
@@ -83,7 +83,7 @@ impl FnBuilder<'_> {
                 }
                 match self.resolve_path(&p.path, false) {
                     Resolved::Module(id) => self
-                        .module
+                        .modules
                         .returns
                         .get(id)
                         .cloned()
@@ -135,12 +135,12 @@ impl FnBuilder<'_> {
     /// them, or those that take foreign receivers when the receiver is
     /// visibly foreign.
     pub(super) fn method_candidates(&self, name: &str, foreign: bool) -> Vec<FnId> {
-        let Some(all) = self.module.method_names.get(name) else {
+        let Some(all) = self.modules.method_names.get(name) else {
             return Vec::new();
         };
         all.iter()
             .copied()
-            .filter(|id| !foreign || self.module.foreign_receivers.contains(id))
+            .filter(|id| !foreign || self.modules.foreign_receivers.contains(id))
             .collect()
     }
 

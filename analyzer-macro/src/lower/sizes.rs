@@ -153,7 +153,7 @@ impl FnBuilder<'_> {
     /// The temporary holding a module call's result (none when a `let`
     /// binds it: the binding's declaration is its storage).
     pub(super) fn call_temporary(&self, callee: FnId, call: &syn::ExprCall) -> Node {
-        let size = match self.module.returns.get(callee).cloned().flatten() {
+        let size = match self.modules.returns.get(callee).cloned().flatten() {
             Some(ty) => Size::of_type(ty),
             None => Size::unknown(),
         };
@@ -255,5 +255,60 @@ mod tests {
             ]
         );
         assert_eq!(sizes(0), ["16", "?"]);
+    }
+
+    #[test]
+    fn a_nested_modules_sizes_resolve_where_they_are_emitted() {
+        // The terms are emitted in the annotated module: a nested module's
+        // own names (its types, its imports, its `const`s) do not resolve
+        // there; primitives, the prelude's types and `std::` paths do,
+        // unless either module defines the name.
+        let p = program(
+            "mod m {
+                pub struct Wide([u8; 64]);
+                pub mod inner {
+                    use std::collections::HashMap;
+                    pub struct Local([u8; 8]);
+                    const N: usize = 4;
+                    pub fn f(a: u64, b: Local, c: Vec<u8>, d: HashMap<u8, u8>, e: super::Wide) {
+                        let x = [0u8; N];
+                        let y: std::num::Wrapping<u32> = std::num::Wrapping(1);
+                        let z: crate::Thing = make();
+                        let w = 7;
+                    }
+                    pub struct String;
+                    pub fn g(s: String, t: ::std::string::String) {}
+                }
+            }",
+        );
+        let sizes = |f: usize| {
+            let mut sizes = Vec::new();
+            p.functions[f].body.walk(WalkCtx::default(), &mut |n, _| {
+                if let Node::Decl { size, .. } = n {
+                    sizes.push(match size {
+                        Size::Known(s) => s.to_string(),
+                        Size::Unknown(_) => "?".into(),
+                    });
+                }
+            });
+            sizes
+        };
+        assert_eq!(p.functions[0].name, "inner::f");
+        assert_eq!(
+            sizes(0),
+            [
+                "size_of::<u64>()",
+                "?",
+                "size_of::<Vec < u8 >>()",
+                "?",
+                "?",
+                "?",
+                "size_of::<std :: num :: Wrapping < u32 >>()",
+                "size_of::<crate :: Thing>()",
+                "size_of::<u128>()",
+            ]
+        );
+        // `String` is the module's own here; `::std::…` is absolute.
+        assert_eq!(sizes(1), ["?", "size_of::<:: std :: string :: String>()"]);
     }
 }

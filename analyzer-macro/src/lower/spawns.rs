@@ -7,10 +7,16 @@
 //! decided here.
 
 use super::builder::{Binding, FnBuilder, ScopeKind};
+use super::calls::noted_call;
 use super::syntax::{compact, strip};
+use crate::effort::trip_count;
 use crate::library_loops::{library_loop, LibraryLoop, LoopTrip};
-use crate::model::{seq, CallKey, Callee, LoopKind, Node, Site, SiteId, SiteKind, UnseenKind};
+use crate::model::{
+    seq, CallKey, Callee, LoopKind, Node, Site, SiteId, SiteKind, Trip, UnseenKind,
+    SPLIT_LEVELS_CHARGED,
+};
 use crate::module_scope::Resolved;
+use crate::sym::{self, Sym};
 use proc_macro2::Span;
 use syn::spanned::Spanned;
 
@@ -38,6 +44,7 @@ impl FnBuilder<'_> {
         };
         if let Some((kind, at)) = construct {
             let site = self.new_site(kind, span, Some((CallKey::of(call), at)));
+            self.sites[site].crate_segment = self.names_the_crate(call);
             let tasks = call
                 .args
                 .iter()
@@ -155,6 +162,13 @@ impl FnBuilder<'_> {
                 },
                 // A task held in a variable or parameter.
                 Resolved::Local => self.indirect_call(compact(arg), Node::Ops(0), arg.span(), None),
+                Resolved::ByName(id) => noted_call(
+                    UnseenKind::CratePath,
+                    compact(arg),
+                    Callee::Maybe(vec![id]),
+                    Node::Ops(0),
+                    arg.span(),
+                ),
                 Resolved::Prescient(_) | Resolved::Unknown => {
                     self.invisible(UnseenKind::Call, compact(arg), Node::Ops(0), arg.span())
                 }
@@ -181,8 +195,25 @@ impl FnBuilder<'_> {
             span,
             // Calls parsed out of a macro's tokens are not in the module.
             rewrite: if self.in_macro { None } else { rewrite },
+            crate_segment: false,
+            split_levels: None,
         });
         self.sites.len() - 1
+    }
+
+    /// Whether a call's path is a name of the `prescient` crate and the
+    /// function (`prescient::join`, `p::join` after `use prescient as p`,
+    /// `::rt::join`), rather than an imported name or a path through other
+    /// modules (`join`, `super::join`, `odd::join`).
+    fn names_the_crate(&self, call: &syn::ExprCall) -> bool {
+        let syn::Expr::Path(p) = strip(&call.func) else {
+            return false;
+        };
+        let segs = &p.path.segments;
+        segs.len() == 2
+            && p.qself.is_none()
+            && (p.path.leading_colon.is_some()
+                || self.module.is_crate_alias(&segs[0].ident.to_string()))
     }
 
     /// A library loop ([`LIBRARY_LOOPS`](crate::library_loops::LIBRARY_LOOPS):
@@ -197,6 +228,7 @@ impl FnBuilder<'_> {
     pub(super) fn range_loop(&mut self, call: &syn::ExprCall, lib: &'static LibraryLoop) -> Node {
         let span = call.span();
         let site = self.new_site(SiteKind::RangeLoop, span, Some((CallKey::of(call), lib.at)));
+        self.sites[site].crate_segment = self.names_the_crate(call);
         let args: Vec<&syn::Expr> = call.args.iter().collect();
         let inputs = (0..args.len())
             .filter(|i| !lib.tasks.contains(i))
@@ -207,6 +239,7 @@ impl FnBuilder<'_> {
             LoopTrip::Chunks => self.range_loop_trip(args[0], args[1], true),
             LoopTrip::Unknown => crate::model::Trip::Unknown,
         };
+        self.sites[site].split_levels = Some(self.split_levels(lib, &args));
         let tasks = lib
             .tasks
             .iter()
@@ -225,6 +258,26 @@ impl FnBuilder<'_> {
                 span,
             },
         ])
+    }
+
+    /// The levels of splitting joins a library loop's body runs below on one
+    /// stack: those that halve its pieces (⌈trips / grain⌉ for a range
+    /// loop whose length and grain are visible), at most
+    /// [`SPLIT_LEVELS_CHARGED`].
+    fn split_levels(&self, lib: &LibraryLoop, args: &[&syn::Expr]) -> Sym {
+        let charged = Sym::Lit(u64::from(SPLIT_LEVELS_CHARGED));
+        if !matches!(lib.trip, LoopTrip::Indices | LoopTrip::Chunks) {
+            return charged;
+        }
+        let (Some(range), Some(grain)) = (args.first(), args.get(1)) else {
+            return charged;
+        };
+        match (self.iter_trip(range), self.bound(grain)) {
+            (Trip::Unknown, _) | (_, None) => charged,
+            (trip, Some(grain)) => {
+                sym::split_levels(trip_count(&trip), grain, SPLIT_LEVELS_CHARGED)
+            }
+        }
     }
 
     /// The receiver chain of a spawn method: its method calls are part of the

@@ -197,6 +197,12 @@ impl FnBuilder<'_> {
                 if p.path.segments.iter().any(|s| !s.arguments.is_none()) {
                     return None;
                 }
+                // The emitted bound names the `const` at the annotated
+                // module's level: a nested module's own `const`s are not
+                // visible there.
+                if self.nested() {
+                    return None;
+                }
                 // The identifier as written (`r#loop` stays raw).
                 let ident = p.path.segments.last()?.ident.clone();
                 self.module

@@ -45,6 +45,28 @@ mod glob {
     }
 }
 
+// Calls in nested modules, through their own imports and through the
+// enclosing module's: every import stays used.
+#[task_program]
+mod nested {
+    #![forbid(unused_imports, dead_code)]
+
+    use prescient::join;
+
+    pub fn top() -> u8 {
+        join(|| 1, inner::below).0
+    }
+
+    pub mod inner {
+        use prescient::spawn;
+
+        pub fn below() -> u8 {
+            let h = spawn(|| 2);
+            super::join(|| 3, || h.join()).1
+        }
+    }
+}
+
 // Never read: its `PARAMS` and `ANALYSIS` are not dead code either.
 #[task_program]
 mod unread {
@@ -62,6 +84,8 @@ fn main() {
     assert_eq!(imports::both(1), 5);
     assert_eq!(glob::sum(8), 8);
     assert_eq!(unread::pair(), (1, 2));
+    assert_eq!(nested::top(), 1);
+    assert_eq!(nested::inner::below(), 2);
     let _ = (imports::PARAMS, glob::ANALYSIS.rho);
 }
 

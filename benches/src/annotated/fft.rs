@@ -51,10 +51,11 @@
 //! 7667: fine or opaque tasks, BF/32) and the same buckets. Unlike
 //! fib the recursion depth is bounded: every recursive call passes its length
 //! parameter halved (`fft_aux(n / 2, …)`) and the recursive functions make no
-//! call the analysis cannot see, so the stack estimate is the frames of at
-//! most 65 levels (a `usize` halved to 0) rather than the conservative 8 MiB:
-//! about 186 KiB in the debug profile and 96 KiB in release (the runtime's
-//! per-join frame differs), stacks of 256 and 128 KiB. (BOTS' loop of spawns
+//! call the analysis cannot see, so the stack estimate is the frames of the
+//! levels a halving recursion is charged (at most 65 for a `usize` halved to
+//! 0, charged 16: the estimate is what every stack pre-faults) rather than
+//! the conservative 8 MiB; the `stack-memory` table sets the commitment
+//! against the deepest task stack of a run. (BOTS' loop of spawns
 //! would give λ > 0; with ρ > 0 that changes nothing in CF'17's decision
 //! trees, and the calibrated ones do not read λ.)
 //!

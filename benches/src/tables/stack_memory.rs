@@ -14,8 +14,15 @@
 //! A caller whose subcommand words are not simply the leading words of its
 //! command line sets [`Options::child_prefix`] itself.
 //!
+//! A second table sets, per annotated program and worker count, what its
+//! `PARAMS` commit in every task stack against the deepest task stack of a
+//! run with no commitment ([`stack_memory::program_stack_use`]), each in a
+//! child process too (`--child-program NAME,WORKERS`); the commitment is
+//! meant to stay within twice what tasks use (`prescient::analysis`'s
+//! commitment rule).
+//!
 //! The table measures memory, not time: its JSON's `samples` list is empty,
-//! and the figures are in its own `rows`.
+//! and the figures are in its own `rows` and `programs`.
 
 use serde::{Deserialize, Serialize};
 use std::num::NonZeroUsize;
@@ -56,6 +63,10 @@ pub struct Options {
     /// (CONFIG,PHASE,TASKS,WORKERS,DEEP) and print its RESULT line.
     #[arg(long, hide = true, value_name = "SPEC")]
     pub child: Option<String>,
+    /// Internal: measure one annotated program's deepest task stack in this
+    /// process (NAME,WORKERS) and print its STACKUSE line.
+    #[arg(long, hide = true, value_name = "SPEC")]
+    pub child_program: Option<String>,
     /// The arguments a child process gets before `--child ...`; `None`:
     /// the words of this process's command line before its first flag
     /// ([`child_prefix`]).
@@ -145,6 +156,49 @@ fn child(spec: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// The input size of the committed-vs-used rows: the CF'17 programs'
+/// quick inputs, or their test inputs at `--test-size`.
+fn program_size(size: Size) -> crate::cf17::Size {
+    match size {
+        Size::Full | Size::Quick => crate::cf17::Size::Quick,
+        Size::Test => crate::cf17::Size::Test,
+    }
+}
+
+/// A child's arguments for one program's committed-vs-used row: `prefix`,
+/// then `--child-program NAME,WORKERS`, then the size flag.
+pub fn child_program_args(
+    prefix: &[String],
+    name: &str,
+    workers: usize,
+    size: Size,
+) -> Vec<String> {
+    let mut args = prefix.to_vec();
+    args.push("--child-program".to_string());
+    args.push(format!("{name},{workers}"));
+    match size {
+        Size::Full => {}
+        Size::Quick => args.push("--quick".to_string()),
+        Size::Test => args.push("--test-size".to_string()),
+    }
+    args
+}
+
+/// Measures the program of `spec` (`NAME,WORKERS`) in this process and
+/// prints its input and STACKUSE line.
+fn child_program(spec: &str, size: Size) -> Result<(), String> {
+    let Some((name, workers)) = spec.split_once(',') else {
+        return Err(format!("--child-program {spec:?}: expected NAME,WORKERS"));
+    };
+    let workers: usize = workers
+        .parse()
+        .map_err(|_| format!("--child-program {spec:?}: `{workers}` is not a number"))?;
+    let (input, stack_use) = stack_memory::program_stack_use(name, program_size(size), workers)?;
+    println!("INPUT {input}");
+    println!("{}", stack_use.line());
+    Ok(())
+}
+
 /// The JSON of the table: the shared head (no samples) and the rows.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct StackMemoryJson {
@@ -160,6 +214,83 @@ pub struct StackMemoryJson {
     pub deep: usize,
     /// One row per phase, task count, worker count and configuration.
     pub rows: Vec<MemoryRow>,
+    /// Committed vs used: one row per annotated program and worker count.
+    #[serde(default)]
+    pub programs: Vec<ProgramRow>,
+}
+
+/// One row of [`StackMemoryJson::programs`]: what a program's `PARAMS`
+/// commit in every task stack, against the deepest task stack of a run with
+/// no commitment.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ProgramRow {
+    /// The program, as in `annotated::PROGRAMS` (or `waiting`).
+    pub program: String,
+    /// Its input, in words.
+    pub input: String,
+    /// Worker threads.
+    pub workers: usize,
+    /// Task stacks the run mapped.
+    pub stacks: Option<usize>,
+    /// What `PARAMS` commit per task stack, in bytes (0: nothing).
+    pub committed_bytes: Option<u64>,
+    /// The deepest task stack's resident bytes with no commitment.
+    pub deepest_used_bytes: Option<u64>,
+    /// `committed_bytes / deepest_used_bytes`.
+    pub committed_over_used: Option<f64>,
+    /// Why the child failed (its last line on stderr).
+    pub error: Option<String>,
+}
+
+impl ProgramRow {
+    /// The row of a child's output (`INPUT …` and `STACKUSE …` lines), or
+    /// of its failure.
+    pub fn from_child(
+        program: &str,
+        workers: usize,
+        stdout: &str,
+        error: Option<String>,
+    ) -> ProgramRow {
+        let input = stdout
+            .lines()
+            .find_map(|l| l.strip_prefix("INPUT "))
+            .unwrap_or("")
+            .to_string();
+        let parsed = stdout
+            .lines()
+            .find_map(stack_memory::StackUse::parse)
+            .filter(|_| error.is_none());
+        ProgramRow {
+            program: program.to_string(),
+            input,
+            workers,
+            stacks: parsed.map(|u| u.stacks),
+            committed_bytes: parsed.map(|u| u.committed as u64),
+            deepest_used_bytes: parsed.map(|u| u.deepest),
+            committed_over_used: parsed.map(|u| u.ratio()),
+            error: match parsed {
+                Some(_) => None,
+                None => Some(error.unwrap_or_else(|| "no STACKUSE line".to_string())),
+            },
+        }
+    }
+
+    /// The row's Markdown line.
+    pub fn render(&self) -> String {
+        let head = format!("| {} | {} | {} |", self.program, self.input, self.workers);
+        match (self.stacks, self.committed_bytes, self.deepest_used_bytes) {
+            (Some(stacks), Some(committed), Some(used)) => format!(
+                "{head} {stacks} | {} | {} | {:.2} |",
+                kib(committed),
+                kib(used),
+                self.committed_over_used.unwrap_or(0.0)
+            ),
+            _ => format!(
+                "{head} failed: {} | | | |",
+                self.error.as_deref().unwrap_or("no message")
+            ),
+        }
+    }
 }
 
 /// One row of [`StackMemoryJson::rows`].
@@ -247,6 +378,9 @@ pub fn run(options: &Options) -> Result<(), String> {
     if let Some(spec) = &options.child {
         return child(spec);
     }
+    if let Some(spec) = &options.child_program {
+        return child_program(spec, options.common.size());
+    }
     let threads = options.common.threads()?;
     let (tasks_list, deep) = (options.tasks(), options.deep());
     let exe = std::env::current_exe().map_err(|e| format!("this executable: {e}"))?;
@@ -284,6 +418,7 @@ pub fn run(options: &Options) -> Result<(), String> {
         tasks: tasks_list.clone(),
         deep,
         rows: Vec::new(),
+        programs: Vec::new(),
     };
     for phase in PHASES {
         for &tasks in &tasks_list {
@@ -328,6 +463,41 @@ pub fn run(options: &Options) -> Result<(), String> {
             }
         }
     }
+    println!(
+        "\n#### Committed vs used per annotated program\n\n\
+         What each program's `PARAMS` commit (pre-fault) in every task stack, against the \
+         deepest task stack of a run with the commitment set to 0 (its resident bytes: the \
+         pages its tasks touched). The commitment aims at most twice the use.\n"
+    );
+    println!("| program | input | workers | task stacks | committed KiB | deepest used KiB | committed / used |");
+    println!("|---|---|---:|---:|---:|---:|---:|");
+    for name in stack_memory::stack_use_programs() {
+        for &workers in &threads {
+            cli::progress(format_args!("stack-memory: {name}, {workers} workers"));
+            let output = Command::new(&exe)
+                .args(child_program_args(
+                    &prefix,
+                    name,
+                    workers,
+                    options.common.size(),
+                ))
+                .output()
+                .map_err(|e| format!("starting {}: {e}", exe.display()))?;
+            let stdout = String::from_utf8_lossy(&output.stdout);
+            let error = (!output.status.success()).then(|| {
+                let stderr = String::from_utf8_lossy(&output.stderr);
+                stderr
+                    .lines()
+                    .rfind(|l| !l.trim().is_empty())
+                    .unwrap_or("no message")
+                    .trim()
+                    .to_string()
+            });
+            let row = ProgramRow::from_child(name, workers, &stdout, error);
+            println!("{}", row.render());
+            json.programs.push(row);
+        }
+    }
     options.common.write_json(&json)?;
     if let Some(path) = &options.common.json {
         eprintln!("JSON written to {}", path.display());
@@ -357,6 +527,8 @@ mod tests {
         assert!(o.child.is_none() && o.child_prefix.is_none());
         let o = parse("--child default,suspended,10,1,4096").unwrap();
         assert_eq!(o.child.as_deref(), Some("default,suspended,10,1,4096"));
+        let o = parse("--child-program fib,2 --test-size").unwrap();
+        assert_eq!(o.child_program.as_deref(), Some("fib,2"));
         for bad in [
             "--tasks 0",
             "--tasks 1,,2",
@@ -392,6 +564,17 @@ mod tests {
         assert_eq!(o.child.as_deref(), Some("default,suspended,10,1,4096"));
         assert!(child("default,suspended").is_err());
         assert!(child("default,suspended,x,1,4096").is_err());
+        // The program rows' children parse what the parent passes.
+        let words = child_program_args(&args("stack-memory"), "fib", 2, Size::Test);
+        assert_eq!(
+            words,
+            args("stack-memory --child-program fib,2 --test-size")
+        );
+        let o = parse(&words[1..].join(" ")).unwrap();
+        assert_eq!(o.child_program.as_deref(), Some("fib,2"));
+        assert_eq!(o.common.size(), Size::Test);
+        assert!(child_program("fib", Size::Test).is_err());
+        assert!(child_program("fib,x", Size::Test).is_err());
     }
 
     #[test]
@@ -429,16 +612,35 @@ mod tests {
             render(&rows[1]).matches('|').count(),
             render(&rows[0]).matches('|').count()
         );
+        let program = ProgramRow::from_child(
+            "fib",
+            2,
+            "INPUT n=20\nSTACKUSE stacks=3 deepest=8192 committed=16384\n",
+            None,
+        );
+        assert_eq!(program.committed_over_used, Some(2.0));
+        assert_eq!(
+            program.render(),
+            "| fib | n=20 | 2 | 3 | 16.0 | 8.0 | 2.00 |"
+        );
+        let failed = ProgramRow::from_child("fib", 2, "", Some("boom".to_string()));
+        assert_eq!(failed.error.as_deref(), Some("boom"));
+        assert_eq!(
+            failed.render().matches('|').count(),
+            program.render().matches('|').count()
+        );
         let json = StackMemoryJson {
             head: TableHead::new(TABLE, Size::Test, &[2]),
             max_map_count: Some(65530),
             tasks: vec![100],
             deep: 4096,
             rows,
+            programs: vec![program],
         };
         let text = serde_json::to_string(&json).unwrap();
         let back: StackMemoryJson = serde_json::from_str(&text).unwrap();
         assert_eq!(back.rows, json.rows);
+        assert_eq!(back.programs, json.programs);
         assert!(back.head.samples.is_empty());
         assert_eq!(back.head.table, "stack-memory");
     }

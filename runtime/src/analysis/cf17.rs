@@ -6,8 +6,9 @@
 //! - queue capacity = 128 if ρ = 0 and λ > 0; else 8 if 1M < e ≤ 1T; else 4;
 //! - dependency buckets = 256019 if ρ > 0, else 97;
 //! - stack size = the aggregated estimate. Here it becomes the stack
-//!   *commitment* (`Params::committed_stack_size`), never a limit: the
-//!   reserve stays `Params::stack_size` (8 MiB unless set).
+//!   *commitment* (`Params::committed_stack_size`, by
+//!   [`committed_stack_size`](super::committed_stack_size)'s rule), never a
+//!   limit: the reserve stays `Params::stack_size` (8 MiB unless set).
 //!
 //! Selected by [`Trees::Cf17`](super::Trees::Cf17). Effort is counted in units
 //! of one built-in operation, so the paper's 1M / 1T thresholds apply

@@ -14,12 +14,13 @@ use core::ops::Deref;
 /// Bytes the runtime's own join/spawn machinery adds to a task stack per nested
 /// spawn construct (the frames of [`join_at`](crate::__private::join_at)/`join` and the deferred child's job
 /// record they keep live), added by the stack analysis once per level of spawn
-/// nesting in a frame, and 129 times for a range loop
-/// ([`for_range`](crate::for_range)), whose body runs below up to 64 levels of
-/// the joins that halve its range, each charged two of these
-/// (`tests/tests/runtime/for_range.rs` checks that one such level, its splitting
-/// frame included, fits in two: it measures 1024 bytes in debug and 288 in
-/// release).
+/// nesting in a frame, and twice per level of a range loop's splitting
+/// ([`for_range`](crate::for_range), whose body runs below the joins that
+/// cut its range; the analysis charges at most 4 levels, see
+/// [`committed_stack_size`](super::committed_stack_size)):
+/// `tests/tests/runtime/for_range.rs` checks that one such level, its
+/// splitting frame included, fits in two (it measures 1024 bytes in debug
+/// and 288 in release).
 ///
 /// Measured by `tests/tests/stacks/join_frame.rs` (`cargo test -p prescient-tests
 /// --test stacks -- --nocapture join_frame::`, and with `--release`: a recursion whose only
@@ -167,6 +168,32 @@ pub const fn trip_count(start: i128, end: i128, inclusive: bool) -> u64 {
     }
 }
 
+/// The levels of joins a range loop of `trips` iterations nests on one
+/// stack when its pieces are halved down to at most `grain` iterations (0
+/// is taken as 1): `⌈log2 ⌈trips / grain⌉⌉`, 0 for a single piece, at most
+/// `at_most` (the stack analysis's charge for a loop whose length and grain
+/// it sees).
+pub const fn split_levels(trips: u64, grain: i128, at_most: u32) -> u64 {
+    let grain = if grain < 1 {
+        1
+    } else if grain > u64::MAX as i128 {
+        u64::MAX
+    } else {
+        grain as u64
+    };
+    let pieces = trips.div_ceil(grain);
+    let levels = if pieces <= 1 {
+        0
+    } else {
+        (u64::BITS - (pieces - 1).leading_zeros()) as u64
+    };
+    if levels < at_most as u64 {
+        levels
+    } else {
+        at_most as u64
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -183,5 +210,13 @@ mod tests {
         assert_eq!(trip_count(0, 10, true), 11);
         assert_eq!(trip_count(10, 0, false), 0);
         assert_eq!(trip_count(i128::MIN, i128::MAX, true), u64::MAX);
+        assert_eq!(split_levels(0, 1, 64), 0);
+        assert_eq!(split_levels(1, 1, 64), 0);
+        assert_eq!(split_levels(3, 1, 64), 2);
+        assert_eq!(split_levels(1025, 16, 64), 7);
+        assert_eq!(split_levels(100, 0, 64), 7);
+        assert_eq!(split_levels(100, i128::MAX, 64), 0);
+        assert_eq!(split_levels(u64::MAX, 1, 64), 64);
+        assert_eq!(split_levels(1 << 20, 1, 8), 8);
     }
 }

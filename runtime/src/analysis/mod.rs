@@ -9,9 +9,13 @@
 //! rest at compile time:
 //!
 //! * **aggregation** (§3.3, [`ProgramAnalysis::new`]): ρ and λ by minimum over the
-//!   contexts, effort by mean, stack by maximum, rounded up to whole 4 KiB
-//!   pages, at least [`MIN_STACK_SIZE`](crate::tuning::MIN_STACK_SIZE): the stack *commitment*
-//!   ([`committed_stack_size`]), never a limit;
+//!   contexts, effort by mean, stack by maximum; from the stack estimate, the
+//!   stack *commitment* ([`committed_stack_size`]: whole 4 KiB pages, at most
+//!   [`MAX_ANALYSED_COMMITMENT`], nothing for an unbounded estimate or one
+//!   below [`MIN_STACK_SIZE`](crate::tuning::MIN_STACK_SIZE)), never a limit —
+//!   pre-faulting is a speed optimisation, so an estimate that is large or
+//!   uncertain commits less, never more (the rule and its reasons are at
+//!   [`committed_stack_size`]);
 //! * **decision trees** ([`ProgramAnalysis::params`]), two sets selected by
 //!   [`Trees`]:
 //!   - [`Trees::Cf17`] ([`cf17`]): the paper's §3.3.4 trees exactly, derived by
@@ -47,26 +51,33 @@ pub(crate) mod emitted;
 pub(crate) use emitted::SpawnSite;
 pub use model::{
     committed_stack_size, ContextAnalysis, ProgramAnalysis, SiteInfo, SiteKind, Unseen, UnseenKind,
-    COMMITMENT_GRANULE, UNBOUNDED_STACK_ESTIMATE,
+    COMMITMENT_GRANULE, MAX_ANALYSED_COMMITMENT, UNBOUNDED_STACK_ESTIMATE,
 };
 pub use trees::Trees;
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::params::{Params, QueuePolicy, DEFAULT_STACK_SIZE, MIN_STACK_SIZE};
+    use crate::params::{Params, QueuePolicy, DEFAULT_STACK_SIZE};
 
     const fn ctx(rho: u32, lambda: u32, effort: u64, stack: u64) -> ContextAnalysis {
         ContextAnalysis::new("f", rho, lambda, effort, stack, &[])
     }
 
     #[test]
-    fn committed_stack_size_rounds_and_gives_up_on_unbounded() {
-        assert_eq!(committed_stack_size(0), 16 * 1024);
+    fn committed_stack_size_rounds_caps_and_gives_up_on_unbounded() {
+        // Below the smallest commitment: nothing rather than more.
+        assert_eq!(committed_stack_size(0), 0);
+        assert_eq!(committed_stack_size(16 * 1024 - 1), 0);
         assert_eq!(committed_stack_size(16 * 1024), 16 * 1024);
         assert_eq!(committed_stack_size(16 * 1024 + 1), 20 * 1024);
         assert_eq!(committed_stack_size(100_000), 100 * 1024);
-        assert_eq!(committed_stack_size((8 << 20) - 1), 8 << 20);
+        // Large: at most the cap.
+        assert_eq!(committed_stack_size(256 * 1024), 256 * 1024);
+        assert_eq!(committed_stack_size(256 * 1024 + 1), 256 * 1024);
+        assert_eq!(committed_stack_size(4_745_281), 256 * 1024);
+        assert_eq!(committed_stack_size((8 << 20) - 1), 256 * 1024);
+        // Unbounded: nothing.
         assert_eq!(committed_stack_size(8 << 20), 0);
         assert_eq!(committed_stack_size((8 << 20) + 1), 0);
         assert_eq!(committed_stack_size(u64::MAX), 0);
@@ -81,7 +92,7 @@ mod tests {
         assert_eq!(A.committed_stack_size, 40 * 1024);
         const EMPTY: ProgramAnalysis = ProgramAnalysis::new("m", &[], &[]);
         assert_eq!((EMPTY.rho, EMPTY.lambda, EMPTY.effort), (0, 0, 0));
-        assert_eq!(EMPTY.committed_stack_size, MIN_STACK_SIZE);
+        assert_eq!(EMPTY.committed_stack_size, 0);
         assert_eq!(EMPTY.params(Trees::DEFAULT).validate(), Ok(()));
     }
 
@@ -103,7 +114,8 @@ mod tests {
         assert_eq!(p.queue_policy, QueuePolicy::InsertFrontStealBack);
         assert_eq!(p.queue_capacity, 128);
         assert_eq!(p.dependency_buckets, 97);
-        assert_eq!(p.committed_stack_size, 16 * 1024);
+        // 1000 B: below the smallest commitment, so none.
+        assert_eq!(p.committed_stack_size, 0);
         // Deep recursion picks PF.
         const DEEP: ProgramAnalysis = ProgramAnalysis::new("r", &[ctx(6, 0, 1, 1)], &[]);
         assert_eq!(
@@ -129,6 +141,17 @@ mod tests {
             ProgramAnalysis::new("deep", &[ctx(2, 0, 12, UNBOUNDED_STACK_ESTIMATE)], &[]);
         assert_eq!(DEEP.params(Trees::DEFAULT).committed_stack_size, 0);
         assert!(DEEP.to_string().contains("no commitment (unbounded)"));
+        // Nor does a small one; a large one commits at most the cap.
+        const SMALL: ProgramAnalysis = ProgramAnalysis::new("small", &[ctx(0, 1, 9, 9_000)], &[]);
+        assert_eq!(SMALL.committed_stack_size, 0);
+        assert!(SMALL
+            .to_string()
+            .contains("stack = 9000 B -> no commitment (below the smallest)"));
+        const LARGE: ProgramAnalysis = ProgramAnalysis::new("large", &[ctx(2, 0, 9, 4 << 20)], &[]);
+        assert_eq!(
+            LARGE.params(Trees::DEFAULT).committed_stack_size as u64,
+            MAX_ANALYSED_COMMITMENT
+        );
     }
 
     #[test]

@@ -101,8 +101,10 @@ pub struct ContextAnalysis {
     /// Mean static effort of the tasks spawned in this context, in built-in
     /// operations (CF'17 Alg. 3).
     pub effort: u64,
-    /// Estimated stack bytes needed to run the context's function, including
-    /// recursion and the runtime's join frames (CF'17 Alg. 4).
+    /// Estimated stack bytes a task running the context's function
+    /// touches, including recursion and the runtime's join frames (CF'17
+    /// Alg. 4): uncertain parts at typical values, not bounds
+    /// ([`committed_stack_size`] says which).
     pub stack: u64,
     /// The context's spawn sites.
     pub sites: &'static [&'static SiteInfo],
@@ -149,6 +151,11 @@ pub enum UnseenKind {
     /// Calls of functions outside the module (other modules, other crates,
     /// `std`).
     Call,
+    /// Calls through `crate::…` paths that name the annotated module and
+    /// one of its functions (`crate::app::prog::even(n)`): the analyzer does
+    /// not know where the module sits in its crate, so it follows them as
+    /// possible calls of that function.
+    CratePath,
     /// Method calls the module does not define, or on values whose type is
     /// visibly not the module's (`v.len()`, `row.iter().sum()`).
     MethodCall,
@@ -174,6 +181,9 @@ impl UnseenKind {
     pub const fn describe(self) -> &'static str {
         match self {
             UnseenKind::Call => "calls of functions outside the module",
+            UnseenKind::CratePath => {
+                "calls through `crate::` paths matched to the module by its name"
+            }
             UnseenKind::MethodCall => "method calls the module does not define",
             UnseenKind::MethodByName => "method calls matched to module methods by name only",
             UnseenKind::IndirectCall => "calls through function pointers or closures in values",
@@ -264,7 +274,8 @@ pub struct ProgramAnalysis {
     pub stack_estimate: u64,
     /// The stack commitment chosen ([`committed_stack_size`] of
     /// `stack_estimate`): pre-faulted per stack and what a recycled stack is
-    /// trimmed back to; 0 when the estimate is unbounded.
+    /// trimmed back to; 0 when the estimate is unbounded or below the
+    /// smallest commitment.
     pub committed_stack_size: usize,
 }
 
@@ -323,20 +334,57 @@ pub const UNBOUNDED_STACK_ESTIMATE: u64 = DEFAULT_STACK_SIZE as u64;
 /// its host's page size when it maps a stack).
 pub const COMMITMENT_GRANULE: u64 = 4096;
 
+/// The most an analysed estimate commits per task stack: 256 KiB (64 pages).
+/// Pre-faulting saves a fresh (or trimmed) stack the first-touch faults of
+/// the committed pages; it never makes a task possible or impossible. So a
+/// large estimate — a deep recursion's frames, large locals, or a bound far
+/// above what the program's inputs need — commits this much and lets a task
+/// that goes deeper fault its further pages in: a wrong estimate costs a
+/// few page faults, never megabytes in every stack.
+pub const MAX_ANALYSED_COMMITMENT: u64 = 256 * 1024;
+
 /// The stack commitment for an estimate in bytes
-/// ([`Params::committed_stack_size`](crate::Params::committed_stack_size)): rounded up to whole 4 KiB pages, at
-/// least [`MIN_STACK_SIZE`]; 0 (no commitment: nothing pre-faulted, nothing
-/// trimmed) from [`UNBOUNDED_STACK_ESTIMATE`] up. Not a power of two: every
-/// committed page is pre-faulted in every stack, so rounding further would
-/// cost memory for nothing. The commitment is a memory policy, never a
-/// limit: how deep a task may go is the reserve, `Params::stack_size`.
+/// ([`Params::committed_stack_size`](crate::Params::committed_stack_size)).
+///
+/// The commitment is a memory policy, never a limit (how deep a task may go
+/// is the reserve, `Params::stack_size`), and pre-faulting is a speed
+/// optimisation: every committed page is faulted in, in every stack, when
+/// the stack is made, and a recycled stack that went deeper is trimmed back
+/// to it. So the rule commits what tasks are expected to touch, and less
+/// wherever the estimate is large or uncertain — never more:
+///
+/// * the estimate rounded up to whole 4 KiB pages ([`COMMITMENT_GRANULE`];
+///   not to a power of two: every committed page costs memory in every
+///   stack);
+/// * at most [`MAX_ANALYSED_COMMITMENT`] (256 KiB);
+/// * nothing (0: nothing pre-faulted, nothing trimmed, a stack keeps what it
+///   touched, as a thread's does) for an estimate of
+///   [`UNBOUNDED_STACK_ESTIMATE`] or more, what the analysis answers where
+///   it cannot bound the need;
+/// * nothing either for an estimate below
+///   [`MIN_STACK_SIZE`](crate::tuning::MIN_STACK_SIZE) (16 KiB), the smallest
+///   commitment a stack can have (the runtime's own frames of an idle fiber
+///   must lie above the trim line): committing it would pre-fault more than
+///   the tasks are expected to touch, and a stack whose tasks touch a few
+///   pages keeps only those.
+///
+/// The estimate itself (`#[task_program]`'s Alg. 4) charges the uncertain
+/// parts of a stack typical values rather than bounds: a bounded recursion
+/// at most 16 levels, a range loop's splitting at most 4 levels of joins
+/// (⌈log2 ⌈trips / grain⌉⌉ where both are visible), one page for a call it
+/// cannot see. Together these keep what the project's annotated programs
+/// commit within twice what their deepest task stack touches (the
+/// `stack-memory` table's committed-vs-used rows,
+/// `tests/tests/stacks/commitment.rs`).
 pub const fn committed_stack_size(estimate: u64) -> usize {
-    if estimate <= MIN_STACK_SIZE as u64 {
-        return MIN_STACK_SIZE;
-    }
-    if estimate >= UNBOUNDED_STACK_ESTIMATE {
+    if estimate < MIN_STACK_SIZE as u64 || estimate >= UNBOUNDED_STACK_ESTIMATE {
         return 0;
     }
-    // Within (16 KiB, 8 MiB): no overflow.
-    estimate.next_multiple_of(COMMITMENT_GRANULE) as usize
+    let pages = estimate.next_multiple_of(COMMITMENT_GRANULE);
+    // Within [16 KiB, 256 KiB]: fits any usize.
+    if pages > MAX_ANALYSED_COMMITMENT {
+        MAX_ANALYSED_COMMITMENT as usize
+    } else {
+        pages as usize
+    }
 }

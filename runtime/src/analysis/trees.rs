@@ -4,7 +4,7 @@
 
 use super::calibrated;
 use super::cf17;
-use super::model::ProgramAnalysis;
+use super::model::{ProgramAnalysis, UNBOUNDED_STACK_ESTIMATE};
 use crate::params::Params;
 use core::fmt;
 
@@ -44,7 +44,7 @@ impl ProgramAnalysis {
     /// use prescient::analysis::{ProgramAnalysis, Trees};
     /// const EMPTY: ProgramAnalysis = ProgramAnalysis::new("empty", &[], &[]);
     /// const PARAMS: prescient::Params = EMPTY.params(Trees::DEFAULT).checked();
-    /// assert_eq!(PARAMS.committed_stack_size, prescient::tuning::MIN_STACK_SIZE);
+    /// assert_eq!(PARAMS.committed_stack_size, 0); // no stack estimated: none committed
     /// ```
     pub const fn params(&self, trees: Trees) -> Params {
         match trees {
@@ -72,8 +72,10 @@ impl fmt::Display for ProgramAnalysis {
             "  aggregated: rho = {}, lambda = {}, effort = {}, stack = {} B -> ",
             self.rho, self.lambda, self.effort, self.stack_estimate
         )?;
-        if self.committed_stack_size == 0 {
+        if self.committed_stack_size == 0 && self.stack_estimate >= UNBOUNDED_STACK_ESTIMATE {
             writeln!(f, "no commitment (unbounded)")?;
+        } else if self.committed_stack_size == 0 {
+            writeln!(f, "no commitment (below the smallest)")?;
         } else {
             writeln!(f, "{} B committed", self.committed_stack_size)?;
         }

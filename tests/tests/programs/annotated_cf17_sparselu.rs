@@ -70,8 +70,9 @@ fn sparselu_is_loop_like() {
     assert_eq!(P.queue_policy, QueuePolicy::InsertBackStealFront);
     assert_eq!(P.queue_capacity, 32, "{a}");
     assert_eq!(P.dependency_buckets, 97);
-    // No recursion: the frames, not the conservative size.
-    assert_ne!(a.committed_stack_size, 0, "{a}");
+    // No recursion: the frames, not the conservative size (whether they
+    // reach the smallest commitment depends on the profile's join frame).
+    assert!(a.stack_estimate < analysis::UNBOUNDED_STACK_ESTIMATE, "{a}");
     check_aggregation("sparselu", P, &a);
 }
 

@@ -31,11 +31,11 @@ fn deep_joins(depth: u64) -> u64 {
     a + b
 }
 
-/// An analysis whose only context estimates 1 KiB: its `params()` commit
+/// An analysis whose only context estimates 16 KiB: its `params()` commit
 /// the smallest stack, 16 KiB, far less than the recursion below uses.
 const ANALYSED: ProgramAnalysis = ProgramAnalysis::new(
     "analysed",
-    &[ContextAnalysis::new("f", 0, 0, 1, 1024, &[])],
+    &[ContextAnalysis::new("f", 0, 0, 1, 16 << 10, &[])],
     &[],
 );
 
