@@ -38,7 +38,8 @@ use std::time::Instant;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, SamplingMode};
 use prescient_benches::cli::env_threads;
 use prescient_benches::programs::tree::Layout;
-use prescient_benches::suite::{Pool, Program, Runner, Work};
+use prescient_benches::tables::fork_join::programs::RUNNERS;
+use prescient_benches::tables::fork_join::{Pool, Program, Work};
 
 fn bench_program(c: &mut Criterion, program: Program) {
     let work = program.prepare(Layout::DEFAULT, prescient_benches::cli::Size::Full);
@@ -58,13 +59,13 @@ fn bench_program(c: &mut Criterion, program: Program) {
         }
     }
     let seq = Pool::Seq;
-    group.bench_function(BenchmarkId::new(Runner::Seq.name(), 1), |b| {
+    group.bench_function(BenchmarkId::new("seq", 1), |b| {
         b.iter_custom(|iters| seq.time(&work, iters))
     });
     for threads in env_threads() {
-        for runner in Runner::ALL.into_iter().filter(|r| r.is_parallel()) {
+        for (runner, _, _) in parallel() {
             let pool = Pool::build(runner, threads).unwrap_or_else(|e| panic!("{e}"));
-            group.bench_function(BenchmarkId::new(runner.name(), threads), |b| {
+            group.bench_function(BenchmarkId::new(runner, threads), |b| {
                 b.iter_custom(|iters| pool.time(&work, iters))
             });
         }
@@ -101,15 +102,10 @@ fn program_label(program: Program) -> String {
     }
 }
 
-/// The runner as the ratio lines name it: the shared sample names
-/// (`prescient_benches::samples`), `sequential` for `seq` and `prescient`
-/// for `prescient-default`.
-fn runner_label(runner: Runner) -> &'static str {
-    match runner {
-        Runner::Seq => "sequential",
-        Runner::PrescientDefault => "prescient",
-        other => other.name(),
-    }
+/// The table's parallel runners: the name, the ratio lines' name (the
+/// shared sample name: `prescient` for `prescient-default`), parameters.
+fn parallel() -> impl Iterator<Item = (&'static str, &'static str, Option<prescient::Params>)> {
+    RUNNERS.into_iter().filter(|r| r.0 != "seq")
 }
 
 /// The mean time of one run of `work` on `pool` over about `budget`.
@@ -130,12 +126,11 @@ fn ratio_lines(program: Program, work: &Work) -> Vec<String> {
     let mut lines = Vec::new();
     for threads in env_threads() {
         let mut cells = Vec::new();
-        for runner in Runner::ALL.into_iter().filter(|r| r.is_parallel()) {
+        for (runner, label, _) in parallel() {
             let pool = Pool::build(runner, threads).unwrap_or_else(|e| panic!("{e}"));
             let time = mean_run(&pool, work, budget);
             cells.push(format!(
-                "{}/sequential {:.2}",
-                runner_label(runner),
+                "{label}/sequential {:.2}",
                 time.as_secs_f64() / seq.as_secs_f64()
             ));
         }

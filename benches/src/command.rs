@@ -6,7 +6,9 @@
 
 use clap::{Parser, Subcommand};
 
-use crate::{cf17, competing, report, suite, tables};
+use crate::cli;
+
+use crate::{competing, report, tables};
 
 /// Prescient's benchmark tables, side by side with rayon, chili and the
 /// sequential programs.
@@ -30,10 +32,10 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 #[allow(missing_docs)]
 pub enum Command {
-    // The fork-join suite: `crate::suite`.
-    ForkJoin(suite::Options),
-    // The CF'17 suite, its sweep and calibration: `crate::cf17::suite`.
-    Cf17(cf17::suite::Options),
+    // The fork-join programs: `crate::tables::fork_join`.
+    ForkJoin(tables::fork_join::Options),
+    // The CF'17 suite, its sweep and calibration: `crate::tables::cf17`.
+    Cf17(tables::cf17::Options),
     // The dataflow programs under each DAST mode: `crate::tables::dataflow`.
     Dataflow(tables::dataflow::Options),
     // Range loops against rayon: `crate::tables::loops`.
@@ -80,11 +82,19 @@ pub fn subcommand_names() -> Vec<String> {
         .collect()
 }
 
-/// Runs `command`; returns the process exit code.
+/// Runs `command`; returns the process exit code: 0, 1 for a failure
+/// (a table whose configurations failed, a report whose tables failed), 2
+/// for a usage error (bad options, a bad `PRESCIENT_BENCH_THREADS`).
 pub fn run(command: Command) -> i32 {
+    if !matches!(command, Command::Publish(_) | Command::Burn) {
+        if let Err(e) = cli::check_env() {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    }
     let result = match command {
-        Command::ForkJoin(options) => return suite::run(&options),
-        Command::Cf17(options) => return cf17::suite::run(&options),
+        Command::ForkJoin(options) => return tables::fork_join::run(&options),
+        Command::Cf17(options) => return tables::cf17::run(&options),
         Command::Dataflow(options) => tables::dataflow::run(&options),
         Command::Loops(options) => tables::loops::run(&options),
         Command::ParLoops(options) => tables::par_loops::run(&options),
@@ -109,8 +119,66 @@ pub fn run(command: Command) -> i32 {
 }
 
 /// Parses the process's command line as `prescient-bench`'s and runs it;
-/// returns the exit code (`clap` exits by itself for `--help` and bad
-/// flags).
+/// returns the exit code (`clap` exits by itself, with 2, for `--help` and
+/// bad flags).
 pub fn main() -> i32 {
     run(Cli::parse().command)
+}
+
+/// The command line of the `report` bench (`cargo bench -p
+/// prescient-benches --bench report -- FLAGS`), `args` without the
+/// executable: the report's flags, as `prescient-bench report FLAGS` takes
+/// them, with the `--bench` cargo adds left out; or, when the first word is
+/// a subcommand, that subcommand (how the report runs its tables through
+/// this same executable).
+///
+/// # Errors
+/// clap's error for an argument the report does not take.
+pub fn bench_command(args: impl IntoIterator<Item = String>) -> Result<Cli, clap::Error> {
+    let args: Vec<String> = args.into_iter().collect();
+    let words: Vec<String> = match args.first() {
+        Some(first) if subcommand_names().contains(first) => args,
+        _ => std::iter::once("report".to_string())
+            .chain(args.into_iter().filter(|a| a != "--bench"))
+            .collect(),
+    };
+    Cli::try_parse_from(std::iter::once("prescient-bench".to_string()).chain(words))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(args: &[&str]) -> Result<Cli, clap::Error> {
+        bench_command(args.iter().map(|s| s.to_string()))
+    }
+
+    #[test]
+    fn the_report_bench_takes_the_report_flags() {
+        let Ok(Cli {
+            command: Command::Report(options),
+        }) = words(&["--quick", "--tables", "loops", "--bench"])
+        else {
+            panic!("not a report");
+        };
+        assert!(options.quick && options.tables == ["loops"]);
+        let Ok(Cli {
+            command: Command::Report(options),
+        }) = words(&["--bench"])
+        else {
+            panic!("not a report");
+        };
+        assert!(!options.quick && options.tables.is_empty());
+        assert!(words(&["--bogus", "--bench"]).is_err());
+        assert!(
+            words(&["fib", "--bench"]).is_err(),
+            "a filter is not a report flag"
+        );
+        assert!(matches!(
+            words(&["loops", "--test-size"]),
+            Ok(Cli {
+                command: Command::Loops(_)
+            })
+        ));
+    }
 }

@@ -12,10 +12,13 @@
 //! other configuration a table measures (`prescient-default` beside
 //! `prescient-tuned`, `prescient-dast-off`, `prescient-never`, ...).
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 use crate::cli::Size;
-use crate::suite::machine::Machine;
+use crate::harness::write::finite;
+use crate::harness::{Machine, Outcome};
 
 /// The runner name of the sequential reference.
 pub const SEQUENTIAL: &str = "sequential";
@@ -110,6 +113,61 @@ impl TableHead {
             threads: threads.to_vec(),
             competing: 0,
             samples: Vec::new(),
+        }
+    }
+}
+
+/// One configuration of a table that measures in child processes, in its
+/// JSON (flattened into the table's own result): who ran what, whether it
+/// worked, and the figures every such table derives.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ConfigJson {
+    /// The program's command-line name.
+    pub program: String,
+    /// The runner's command-line name (`seq`, `prescient-default`, ...).
+    pub runner: String,
+    /// The thread count.
+    pub threads: usize,
+    /// Whether the child succeeded.
+    pub ok: bool,
+    /// Why it failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The child's peak RSS, KiB.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peak_rss_kib: Option<u64>,
+    /// Time over the sequential reference's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub t_over_tseq: Option<f64>,
+    /// The runner's own one-thread time over this time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speedup: Option<f64>,
+    /// For Prescient, every counter summed over the timed runs, by its
+    /// `Counters::NAMES` name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counters: Option<BTreeMap<String, u64>>,
+}
+
+impl ConfigJson {
+    /// The configuration of `outcome`, with its derived `T/Tseq` and
+    /// speedup.
+    pub fn of<P: std::fmt::Display>(
+        outcome: &Outcome<P>,
+        t_over_tseq: Option<f64>,
+        speedup: Option<f64>,
+    ) -> ConfigJson {
+        let c = &outcome.config;
+        let r = outcome.result.as_ref();
+        ConfigJson {
+            program: c.program.to_string(),
+            runner: c.runner.name.clone(),
+            threads: c.threads,
+            ok: r.is_ok(),
+            error: r.err().cloned(),
+            peak_rss_kib: r.ok().and_then(|r| r.peak_rss_kib),
+            t_over_tseq: finite(t_over_tseq),
+            speedup: finite(speedup),
+            counters: r.ok().and_then(|r| r.counters.clone()),
         }
     }
 }

@@ -63,7 +63,7 @@ fn the_report_writes_every_table_plots_and_json() {
             // skipped with a reason, not run.
             assert!(matches!(
                 run.status,
-                prescient_benches::report::child::Status::Skipped(_)
+                prescient_benches::harness::child::Status::Skipped(_)
             ));
             continue;
         }
@@ -74,14 +74,14 @@ fn the_report_writes_every_table_plots_and_json() {
             if let Some(why) = prescient_benches::tables::mpi_heat::unavailable(Path::new(EXE)) {
                 assert_eq!(
                     run.status,
-                    prescient_benches::report::child::Status::Skipped(why)
+                    prescient_benches::harness::child::Status::Skipped(why)
                 );
                 continue;
             }
         }
         assert_eq!(
             run.status,
-            prescient_benches::report::child::Status::Done,
+            prescient_benches::harness::child::Status::Done,
             "{}: {:?}",
             spec.name,
             run
@@ -136,6 +136,8 @@ fn the_report_writes_every_table_plots_and_json() {
         .arg(&out)
         .arg("--repo")
         .arg(&root)
+        // The test machine may well be loaded; the refusal has its own test.
+        .arg("--allow-loaded")
         .status()
         .unwrap();
     assert!(status.success());

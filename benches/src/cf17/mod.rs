@@ -11,14 +11,15 @@
 //!
 //! * [`workloads`] prepares a program by name at a [`Size`];
 //! * [`baselines`] holds the rayon and chili versions of the task code;
-//! * [`suite`] runs them all, each program × runner × thread count in its own
-//!   child process, behind `prescient-bench cf17` (its documentation explains the
-//!   output and its conventions); [`plots`] draws its SVG plots.
+//! * [`crate::tables::cf17`] runs them all, each program × runner × thread
+//!   count in its own child process, behind `prescient-bench cf17` (its
+//!   documentation explains the output and its conventions); [`plots`]
+//!   draws its SVG plots; [`sweep`] and [`calibrate`] are its `--sweep` and
+//!   `--calibrate`.
 
 pub mod baselines;
 pub mod calibrate;
 pub mod plots;
-pub mod suite;
 pub mod sweep;
 pub mod workloads;
 

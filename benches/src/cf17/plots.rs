@@ -18,23 +18,23 @@ use std::path::{Path, PathBuf};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::suite::report::Table;
-use super::suite::runner::Runner;
+use crate::tables::cf17::Table;
 
 /// The file names of the plots, in the order [`write_all`] writes them.
 pub const FILES: [&str; 3] = ["speedup.svg", "tuned_vs_default.svg", "memory.svg"];
 
 const FONT: &str = "sans-serif";
 
-/// The colour of a runner's lines and points.
-pub fn runner_color(runner: Runner) -> RGBColor {
+/// The colour of a runner's lines and points (a peer's: grey).
+pub fn runner_color(runner: &str) -> RGBColor {
     match runner {
-        Runner::Seq => RGBColor(0, 0, 0),
-        Runner::Default => RGBColor(31, 119, 180),
-        Runner::Tuned => RGBColor(214, 39, 40),
-        Runner::Cf17 => RGBColor(255, 127, 14),
-        Runner::Rayon => RGBColor(44, 160, 44),
-        Runner::Chili => RGBColor(148, 103, 189),
+        "seq" => RGBColor(0, 0, 0),
+        "default" => RGBColor(31, 119, 180),
+        "tuned" => RGBColor(214, 39, 40),
+        "cf17" => RGBColor(255, 127, 14),
+        "rayon" => RGBColor(44, 160, 44),
+        "chili" => RGBColor(148, 103, 189),
+        _ => RGBColor(127, 127, 127),
     }
 }
 
@@ -94,17 +94,15 @@ fn legend(
 }
 
 /// The parallel runners that have at least one result in `table`.
-fn parallel_runners(table: &Table) -> Vec<Runner> {
-    Runner::ALL
-        .into_iter()
-        .filter(|&r| {
-            r.is_parallel()
-                && table
-                    .rows
-                    .iter()
-                    .any(|row| row.outcome.runner == r && row.ok().is_some())
-        })
-        .collect()
+fn parallel_runners(table: &Table) -> Vec<&str> {
+    let mut runners: Vec<&str> = Vec::new();
+    for o in table.outcomes.iter().filter(|o| o.result.is_ok()) {
+        let runner = &o.config.runner;
+        if runner.is_parallel() && !runners.contains(&runner.name.as_str()) {
+            runners.push(&runner.name);
+        }
+    }
+    runners
 }
 
 /// `speedup.svg`: small multiples, one panel per program, `T_seq / T`
@@ -129,7 +127,7 @@ pub fn speedup(table: &Table, threads: &[usize], path: &Path) -> Result<(), Stri
     let runners = parallel_runners(table);
     let mut entries: Vec<(String, RGBColor)> = runners
         .iter()
-        .map(|&r| (r.name().to_string(), runner_color(r)))
+        .map(|&r| (r.to_string(), runner_color(r)))
         .collect();
     entries.push(("ideal".to_string(), RGBColor(150, 150, 150)));
     legend(&top, &entries)?;
@@ -138,7 +136,7 @@ pub fn speedup(table: &Table, threads: &[usize], path: &Path) -> Result<(), Stri
     let x_range = 0..max_threads + (max_threads / 16).max(1);
     for (&program, panel) in table.programs.iter().zip(grid.split_evenly((rows, cols))) {
         let seq = table.seq_time(program);
-        let series: Vec<(Runner, Vec<(i32, f64)>)> = runners
+        let series: Vec<(&str, Vec<(i32, f64)>)> = runners
             .iter()
             .map(|&r| {
                 let points = threads
@@ -273,7 +271,7 @@ impl BoxStats {
 /// # Errors
 /// If drawing or writing fails.
 pub fn tuned_vs_default(table: &Table, threads: &[usize], path: &Path) -> Result<(), String> {
-    let subjects = [Runner::Tuned, Runner::Cf17];
+    let subjects = ["tuned", "cf17"];
     let data: Vec<Vec<Vec<f64>>> = threads
         .iter()
         .map(|&t| {
@@ -281,7 +279,7 @@ pub fn tuned_vs_default(table: &Table, threads: &[usize], path: &Path) -> Result
                 .iter()
                 .map(|&s| {
                     table
-                        .speedups(t, s, Runner::Default)
+                        .speedups(t, s, "default")
                         .into_iter()
                         .map(|(_, v)| v)
                         .collect()
@@ -308,13 +306,10 @@ pub fn tuned_vs_default(table: &Table, threads: &[usize], path: &Path) -> Result
     legend(
         &top,
         &[
-            (
-                "tuned (analysed PARAMS)".to_string(),
-                runner_color(Runner::Tuned),
-            ),
+            ("tuned (analysed PARAMS)".to_string(), runner_color("tuned")),
             (
                 "cf17 (CF'17 decision trees)".to_string(),
-                runner_color(Runner::Cf17),
+                runner_color("cf17"),
             ),
         ],
     )?;
@@ -400,7 +395,7 @@ pub fn memory(table: &Table, threads: &[usize], path: &Path) -> Result<(), Strin
         .iter()
         .map(|&t| {
             table
-                .rss_ratios(t, Runner::Tuned, Runner::Default)
+                .ratios(t, "tuned", "default", true)
                 .into_iter()
                 .filter_map(|(p, v)| Some((table.programs.iter().position(|&q| q == p)?, v)))
                 .collect()
@@ -467,7 +462,7 @@ pub fn memory(table: &Table, threads: &[usize], path: &Path) -> Result<(), Strin
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cf17::suite::report::tests::sample;
+    use crate::tables::cf17::report::tests::sample;
 
     fn check(dir: &Path) {
         for file in FILES {
@@ -507,7 +502,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("cf17-plots-one-{}", std::process::id()));
         let outcomes: Vec<_> = sample()
             .into_iter()
-            .filter(|o| o.program == "fib" && o.threads == 1)
+            .filter(|o| o.config.program == "fib" && o.config.threads == 1)
             .collect();
         let table = Table::new(&outcomes);
         write_all(&table, &[1], &dir).unwrap();

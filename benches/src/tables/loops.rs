@@ -12,8 +12,8 @@
 
 use crate::cli::{self, progress, CommonArgs, Size};
 use crate::dataflow::{best_time, runtime};
+use crate::harness::load_average;
 use crate::samples::{Sample, TableHead, PRESCIENT, SEQUENTIAL};
-use crate::suite::machine::load_average;
 use prescient::{Counters, Params, QueuePolicy, Runtime};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};

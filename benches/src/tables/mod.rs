@@ -3,11 +3,14 @@
 //! its own flags) and a `run` that prints the table as Markdown on stdout,
 //! says what it measures on stderr ([`crate::cli::progress`]) and, with
 //! `--json FILE`, writes its results with the shared `samples` list
-//! ([`crate::samples`]). The fork-join and CF'17 tables, older and larger,
-//! live in [`crate::suite`] and [`crate::cf17::suite`].
+//! ([`crate::samples`]). Fork-join and CF'17 measure every configuration
+//! in a child process of its own ([`crate::harness::table`]); every table
+//! writes its text with [`crate::harness::write`].
 
 pub mod annotated;
+pub mod cf17;
 pub mod dataflow;
+pub mod fork_join;
 pub mod inlining;
 pub mod loops;
 pub mod mpi_heat;

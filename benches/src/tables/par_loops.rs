@@ -13,8 +13,8 @@
 
 use crate::cli::{self, progress, CommonArgs, Size};
 use crate::dataflow::runtime;
+use crate::harness::load_average;
 use crate::samples::{Sample, TableHead, PRESCIENT, SEQUENTIAL};
-use crate::suite::machine::load_average;
 use prescient::{Params, Runtime};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};

@@ -12,10 +12,10 @@
 //! `prescient-never-trace-profiled`.
 
 use crate::cli::{progress, CommonArgs, Size};
+use crate::harness::record::median;
+use crate::harness::Machine;
 use crate::programs::fib::{fib_prescient, fib_seq};
 use crate::samples::{Sample, TableHead, PRESCIENT};
-use crate::suite::machine::Machine;
-use crate::suite::median;
 use prescient::profile::Dag;
 use prescient::{Inlining, Params, Runtime};
 use serde::{Deserialize, Serialize};

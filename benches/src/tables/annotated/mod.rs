@@ -35,8 +35,8 @@ use std::time::Duration;
 
 use crate::annotated::{alignment, fib, nqueens};
 use crate::cli::{CommonArgs, Size};
+use crate::harness::{load_average, Machine};
 use crate::samples::{Sample, TableHead};
-use crate::suite::machine::{load_average, Machine};
 use measure::{measure, runner_name, sample_name, workload, Row, PROGRAMS};
 
 /// The subcommand's name (and the `table` of its JSON).

@@ -12,10 +12,10 @@ use crate::cf17::sweep::timed_runs;
 use crate::cf17::workloads::{self, expect_eq, timed};
 use crate::cf17::{Timed, Workload};
 use crate::cli::Size;
+use crate::harness::record::median;
 use crate::inlining::{self as mixed, Mixed};
 use crate::programs::tree;
 use crate::samples;
-use crate::suite::median;
 
 /// The programs, in table order.
 pub const PROGRAMS: [&str; 6] = ["mixed", "fib", "nqueens", "health", "tree1k", "tree16m"];

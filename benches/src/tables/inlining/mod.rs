@@ -32,8 +32,8 @@ use std::num::NonZeroUsize;
 use std::time::Duration;
 
 use crate::cli::{CommonArgs, Size};
+use crate::harness::{load_average, Machine};
 use crate::samples::{Sample, TableHead};
-use crate::suite::machine::{load_average, Machine};
 use crate::tables::annotated::measure::sample_name;
 use measure::{
     is_fixed, known_programs, measure, workload, Results, Runner, DEFAULT_POLICIES, PROGRAMS,

@@ -24,8 +24,8 @@ use std::time::Duration;
 
 use crate::cli::{self, progress, CommonArgs, Size};
 use crate::dataflow::runtime;
+use crate::harness::load_average;
 use crate::samples::{Sample, TableHead, PRESCIENT, SEQUENTIAL};
-use crate::suite::machine::load_average;
 use measure::{cost, Cost, Timing};
 use shapes::{Form, Shape, LOOP_TASKS};
 

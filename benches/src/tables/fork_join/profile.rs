@@ -1,14 +1,14 @@
-//! `suite --profile PROGRAM`: one of the suite's programs under one
+//! `fork-join --profile PROGRAM`: one of the table's programs under one
 //! Prescient runner, profiled with the critical-path profiler at each
 //! thread count; each profile's report is printed and its files (report,
 //! Chrome trace, SVG) written to `DIR/PROGRAM-RUNNER-tTHREADS/`.
 //!
 //! Each runtime makes one untraced warm-up run first (stacks mapped, the
 //! inliner's decisions learnt), so the profile shows the steady state the
-//! suite measures. Needs the `trace` feature; without it the command says
+//! table measures. Needs the `trace` feature; without it the command says
 //! how to rebuild.
 
-use super::cli::ProfileOptions;
+use super::ProfileOptions;
 
 /// Runs the profiles; returns the exit code.
 #[cfg(feature = "trace")]
@@ -16,9 +16,7 @@ pub fn run(options: &ProfileOptions) -> i32 {
     use prescient::Runtime;
 
     let work = options.program.prepare(options.layout, options.size);
-    let params = options
-        .runner
-        .params()
+    let params = super::programs::params(&options.runner)
         .expect("a Prescient runner (checked by the parser)");
     for &threads in &options.threads {
         let runtime = match Runtime::builder()
@@ -45,12 +43,12 @@ pub fn run(options: &ProfileOptions) -> i32 {
         let dir = options.dir.join(format!(
             "{}-{}-t{threads}",
             options.program.name(),
-            options.runner.name()
+            options.runner
         ));
         println!(
             "## {} under {} on {threads} workers ({})\n",
             options.program.name(),
-            options.runner.name(),
+            options.runner,
             options.program.description(options.size)
         );
         print!("{}", profile.report());

@@ -1,15 +1,18 @@
-//! [`Pool`]: a built runner that times runs of a [`Work`] inside itself, and
-//! the [`Measurement`] it takes.
+//! The child's side of the fork-join table: a program's prepared input
+//! ([`Work`]), a built runner that times runs of it inside itself
+//! ([`Pool`]), and the [`Measurement`] it takes.
 
 use std::fmt;
+use std::hint::black_box;
 use std::num::NonZeroUsize;
 use std::time::{Duration, Instant};
 
 use prescient::Counters;
 
-use super::config::{Plan, Runner};
-use super::rusage::cpu_time_ns;
-use super::work::Work;
+use super::programs::{params, Sampling};
+use crate::harness::record::cpu_time_ns;
+use crate::programs::tree::Layout;
+use crate::programs::{fib, tree};
 
 /// What [`Pool::measure`] found.
 #[derive(Clone, Debug)]
@@ -35,23 +38,7 @@ impl Measurement {
 
     /// The median time per run, in nanoseconds.
     pub fn median_ns(&self) -> f64 {
-        median(&self.per_run_ns)
-    }
-}
-
-/// The median of `values` (the mean of the two middle ones for an even
-/// count; NaN for none).
-pub fn median(values: &[f64]) -> f64 {
-    if values.is_empty() {
-        return f64::NAN;
-    }
-    let mut sorted = values.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    let mid = sorted.len() / 2;
-    if sorted.len() % 2 == 1 {
-        sorted[mid]
-    } else {
-        (sorted[mid - 1] + sorted[mid]) / 2.0
+        crate::harness::record::median(&self.per_run_ns)
     }
 }
 
@@ -80,32 +67,31 @@ impl fmt::Debug for Pool {
 }
 
 impl Pool {
-    /// Builds `runner` with `threads` threads (ignored by [`Runner::Seq`]).
-    pub fn build(runner: Runner, threads: usize) -> Result<Pool, String> {
+    /// Builds the table's own runner `runner` ([`super::programs::RUNNERS`])
+    /// with `threads` threads (ignored by `seq`).
+    ///
+    /// # Errors
+    /// An unknown runner, or a pool that cannot be built.
+    pub fn build(runner: &str, threads: usize) -> Result<Pool, String> {
         let threads = threads.max(1);
-        match runner {
-            Runner::Seq => Ok(Pool::Seq),
-            Runner::PrescientDefault
-            | Runner::PrescientNever
-            | Runner::PrescientDefCap4
-            | Runner::PrescientPfCap4 => {
-                let params = runner.params().expect("a Prescient runner has params");
-                prescient::Runtime::builder()
-                    .params(params)
-                    .num_workers(threads)
-                    .build()
-                    .map(Pool::Prescient)
-                    .map_err(|e| format!("building Prescient ({runner}, {threads} workers): {e}"))
-            }
-            Runner::Rayon => rayon::ThreadPoolBuilder::new()
+        match (runner, params(runner)) {
+            ("seq", _) => Ok(Pool::Seq),
+            ("rayon", _) => rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
                 .build()
                 .map(Pool::Rayon)
                 .map_err(|e| format!("building the rayon pool ({threads} threads): {e}")),
-            Runner::Chili => Ok(Pool::Chili(chili::ThreadPool::with_config(chili::Config {
+            ("chili", _) => Ok(Pool::Chili(chili::ThreadPool::with_config(chili::Config {
                 thread_count: NonZeroUsize::new(threads),
                 ..Default::default()
             }))),
+            (_, Some(params)) => prescient::Runtime::builder()
+                .params(params)
+                .num_workers(threads)
+                .build()
+                .map(Pool::Prescient)
+                .map_err(|e| format!("building Prescient ({runner}, {threads} workers): {e}")),
+            (_, None) => Err(format!("`{runner}` is not a runner of this executable")),
         }
     }
 
@@ -163,7 +149,7 @@ impl Pool {
     /// Warms up and sizes batches ([`calibrate`](Self::calibrate)), then
     /// times `plan.samples` batches in one entry into the pool, reading the
     /// counters around that entry.
-    pub fn measure(&self, work: &Work, plan: &Plan) -> Measurement {
+    pub fn measure(&self, work: &Work, plan: &Sampling) -> Measurement {
         let batch = self.calibrate(work, plan.warmup, plan.sample_target);
         let expected = work.expected();
         let before = self.counters();
@@ -207,35 +193,95 @@ fn wrong_result(result: u64, expected: u64) -> ! {
     panic!("wrong result: got {result}, expected {expected}");
 }
 
+/// A program's prepared input and its expected result.
+#[derive(Debug)]
+pub struct Work {
+    input: Input,
+    expected: u64,
+}
+
+#[derive(Debug)]
+enum Input {
+    Fib(u64),
+    Tree(Box<tree::Node>),
+}
+
+impl Work {
+    /// `fib(n)`.
+    pub fn fib(n: u64) -> Work {
+        Work {
+            input: Input::Fib(n),
+            expected: fib::expected(n),
+        }
+    }
+
+    /// The sum of a balanced tree of `nodes` nodes, built here in `layout`.
+    pub fn tree(nodes: u64, layout: Layout) -> Work {
+        Work {
+            input: Input::Tree(tree::Node::balanced_in(nodes, layout)),
+            expected: tree::expected(nodes),
+        }
+    }
+
+    /// The result every run must return.
+    pub fn expected(&self) -> u64 {
+        self.expected
+    }
+
+    /// One run of the sequential reference.
+    pub fn run_seq(&self) -> u64 {
+        match &self.input {
+            Input::Fib(n) => fib::fib_seq(black_box(*n)),
+            Input::Tree(root) => tree::sum_seq(black_box(root)),
+        }
+    }
+
+    /// One run with Prescient (inside a Prescient runtime, or on its global one).
+    pub fn run_prescient(&self) -> u64 {
+        match &self.input {
+            Input::Fib(n) => fib::fib_prescient(black_box(*n)),
+            Input::Tree(root) => tree::sum_prescient(black_box(root)),
+        }
+    }
+
+    /// One run with rayon (inside a rayon pool, or on its global one).
+    pub fn run_rayon(&self) -> u64 {
+        match &self.input {
+            Input::Fib(n) => fib::fib_rayon(black_box(*n)),
+            Input::Tree(root) => tree::sum_rayon(black_box(root)),
+        }
+    }
+
+    /// One run with chili on `scope`.
+    pub fn run_chili(&self, scope: &mut chili::Scope<'_>) -> u64 {
+        match &self.input {
+            Input::Fib(n) => fib::fib_chili(scope, black_box(*n)),
+            Input::Tree(root) => tree::sum_chili(scope, black_box(root)),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::programs::tree::Layout;
-
-    #[test]
-    fn median_of_odd_and_even() {
-        assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
-        assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), 2.5);
-        assert!(median(&[]).is_nan());
-    }
 
     #[test]
     fn every_pool_measures_small_work() {
-        let plan = Plan {
+        let sampling = Sampling {
             warmup: Duration::from_millis(1),
             sample_target: Duration::from_micros(100),
             samples: 3,
         };
-        for runner in Runner::ALL {
+        for (runner, _, params) in super::super::programs::RUNNERS {
             let pool = Pool::build(runner, 2).expect("pool builds");
             for work in [Work::fib(12), Work::tree(255, Layout::DEFAULT)] {
-                let m = pool.measure(&work, &plan);
+                let m = pool.measure(&work, &sampling);
                 assert_eq!(m.per_run_ns.len(), 3);
-                assert!(m.batch >= 1);
-                assert!(m.median_ns() > 0.0);
-                assert_eq!(m.counters.is_some(), runner.params().is_some());
+                assert!(m.batch >= 1 && m.median_ns() > 0.0);
+                assert_eq!(m.counters.is_some(), params.is_some());
                 assert!(pool.time(&work, 2) > Duration::ZERO);
             }
         }
+        assert!(Pool::build("nope", 1).is_err());
     }
 }
