@@ -32,6 +32,7 @@
 //! show and save its rows like their own. Nothing else changes.
 
 pub mod child;
+pub mod inproc;
 pub mod machine;
 pub mod peers;
 pub mod record;

@@ -48,7 +48,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use super::table::{Kind, Runner};
+use super::record::Record;
+use super::table::{Kind, Plan, Runner};
+use crate::cli::Size;
 
 /// The environment variable naming the folder of the peers' executables.
 pub const PEERS_ENV: &str = "PRESCIENT_BENCH_PEERS";
@@ -131,6 +133,36 @@ pub fn command(
     command.args([table, program, &threads.to_string()]);
     command.args(params.iter().map(|(key, value)| format!("{key}={value}")));
     command
+}
+
+/// Runs every peer found on `program` (with `params`, after `size=`) of
+/// `table` at each of `threads`, each in a child of its own: the rows an
+/// in-process table adds beside its own. A peer that does not have the
+/// program is left out.
+pub fn measure(
+    table: &'static str,
+    size: Size,
+    threads: &[usize],
+    program: &str,
+    params: &[(&'static str, String)],
+) -> Vec<(String, usize, Result<Record, String>)> {
+    let plan = Plan {
+        table,
+        size,
+        programs: vec![program],
+        runners: with_peers(Vec::new()),
+        threads: threads.to_vec(),
+        timeout: crate::cli::default_timeout(size),
+    };
+    let mut args = vec![("size", size.name().to_string())];
+    args.extend(params.iter().cloned());
+    plan.measure(|c| match &c.runner.kind {
+        Kind::Peer(peer) => Some(command(peer, table, program, c.threads, &args)),
+        _ => None,
+    })
+    .into_iter()
+    .map(|o| (o.config.runner.name, o.config.threads, o.result))
+    .collect()
 }
 
 #[cfg(test)]
