@@ -153,6 +153,88 @@ mod tests {
         bench_command(args.iter().map(|s| s.to_string()))
     }
 
+    fn parses(line: &str) -> Result<Cli, clap::Error> {
+        Cli::try_parse_from(std::iter::once("prescient-bench").chain(line.split_whitespace()))
+    }
+
+    #[test]
+    fn every_table_takes_its_flags_and_refuses_bad_ones() {
+        let good = [
+            "fork-join --quick --only tree1k,fib --runners rayon,seq --json x.json --no-idle \
+             --timeout 5 --threads 1,2 --competing 3 --tree-layout post-order",
+            "fork-join --profile tree1k --threads 1,4 --profile-dir /tmp/p",
+            "fork-join --child fib rayon 2 --test-size",
+            "fork-join --child-idle chili 2",
+            "cf17 --quick --threads 2,1,4 --reps 7 --only fib --runners chili,tuned,seq \
+             --json a/b.json --plots=plots --timeout 1.5",
+            "cf17 --sweep --threads 1 --out /tmp/s --reps 2 --size test",
+            "cf17 --calibrate",
+            "dataflow --quick --threads 2,1 --reps 7 --counters --dast adaptive,off \
+             --only matmul,buckets,two_wave,task-cost --json /tmp/x.json --competing 2",
+            "loops --test-size --reps=7 --json out.json",
+            "par-loops --quick --threads 2,1 --reps 3",
+            "task-cost --quick --threads 2,1 --json out.json",
+            "annotated --threads=3 --reps 7 --only alignment,fib --programs nqueens",
+            "inlining --quick --policies adaptive,fixed-8 --programs fib,mixed,uts --reps 3",
+            "stack-memory --test-size --threads 2",
+            "report --quick --tables loops,cf17 --budget 1h30m --host h --competing 2",
+            "publish results/h/d --repo . --allow-loaded",
+        ];
+        for line in good {
+            assert!(
+                parses(line).is_ok(),
+                "{line}: {}",
+                parses(line).unwrap_err()
+            );
+        }
+        let bad = [
+            "fork-join --only nope",
+            "fork-join --tree-layout sideways",
+            "fork-join --timeout -1",
+            "fork-join --profile fib --competing 1",
+            "fork-join --threads",
+            "cf17 --quick --paper",
+            "cf17 --reps 0",
+            "cf17 --size huge",
+            "cf17 --calibrate --sweep",
+            "cf17 --out x",
+            "dataflow --only nope",
+            "dataflow --dast off,off",
+            "dataflow --dast off,",
+            "dataflow --counters=1",
+            "dataflow --competing -2",
+            "loops --reps 0",
+            "par-loops --reps x",
+            "annotated --only tree",
+            "annotated --only ,",
+            "inlining --policies never,never",
+            "inlining --policies fixed-100000",
+            "inlining --programs tree",
+            "report --competing x",
+            "report --budget",
+        ];
+        for line in bad {
+            assert!(parses(line).is_err(), "{line}");
+        }
+        for table in subcommand_names()
+            .iter()
+            .filter(|t| *t != "help" && *t != "burn")
+        {
+            for line in [
+                "--threads 0",
+                "--threads 2,2",
+                "--threads 4097",
+                "--quick --test-size",
+                "--bogus",
+            ] {
+                let line = format!("{table} {line}");
+                let parsed = parses(&line);
+                let refused = parsed.is_err() || matches!(table.as_str(), "publish");
+                assert!(refused, "{line}");
+            }
+        }
+    }
+
     #[test]
     fn the_report_bench_takes_the_report_flags() {
         let Ok(Cli {

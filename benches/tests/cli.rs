@@ -50,6 +50,19 @@ fn thread_counts_above_the_runtime_limit_are_refused_at_parse_time() {
             assert!(!stderr.contains("panicked"), "{table}: {stderr}");
         }
     }
+    // So are unknown programs, with the names that are known.
+    for (table, known) in [
+        ("fork-join", "fib, tree1k, tree16m"),
+        ("cf17", "known: fib"),
+    ] {
+        let out = run_in(&dir, &[table, "--only", "nope"]);
+        assert_eq!(out.status.code(), Some(2));
+        let stderr = text(&out.stderr);
+        assert!(
+            stderr.contains("unknown program `nope`") && stderr.contains(known),
+            "{stderr}"
+        );
+    }
     // The variable is checked as strictly, with the same exit status.
     let out = Command::new(EXE)
         .args(["loops", "--test-size"])

@@ -144,7 +144,9 @@ impl LoopTable {
 
     /// A Markdown table's header, with or without the counter columns.
     pub fn header(counters: bool) -> Md {
-        let mut columns = vec!["workload", "program", "runner", "thr", "time", "T/Tseq", "/rayon"];
+        let mut columns = vec![
+            "workload", "program", "runner", "thr", "time", "T/Tseq", "/rayon",
+        ];
         if counters {
             columns.extend(["steals/run", "susp/run"]);
         }
@@ -164,7 +166,9 @@ impl LoopTable {
     ) {
         let seq = timings[0].best.as_secs_f64();
         let rayon = |threads| {
-            let k = contenders.iter().position(|c| c.name == "rayon" && c.threads == threads)?;
+            let k = contenders
+                .iter()
+                .position(|c| c.name == "rayon" && c.threads == threads)?;
             Some(timings[k].best.as_secs_f64())
         };
         let mut rows: Vec<(LoopRow, &str)> = contenders
@@ -193,7 +197,9 @@ impl LoopTable {
                 (row, c.sample)
             })
             .collect();
-        for (runner, threads, record) in peers::measure(self.table, self.size, &self.threads, peer.0, &peer.1) {
+        for (runner, threads, record) in
+            peers::measure(self.table, self.size, &self.threads, peer.0, &peer.1)
+        {
             match record {
                 Ok(r) => {
                     let seconds = r.min_ns() / 1e9;
@@ -211,12 +217,19 @@ impl LoopTable {
                         "",
                     ));
                 }
-                Err(e) => self.md.failed(vec![workload.into(), program.into(), runner, threads.to_string()], &e),
+                Err(e) => self.md.failed(
+                    vec![workload.into(), program.into(), runner, threads.to_string()],
+                    &e,
+                ),
             }
         }
         rows[1..].sort_by_key(|(row, _)| row.threads);
         for (row, sample) in rows {
-            let threads = if row.runner == "seq" { "-".to_string() } else { row.threads.to_string() };
+            let threads = if row.runner == "seq" {
+                "-".to_string()
+            } else {
+                row.threads.to_string()
+            };
             let mut cells = vec![
                 row.workload.clone(),
                 row.program.clone(),
@@ -235,7 +248,9 @@ impl LoopTable {
                 "seq" => SEQUENTIAL,
                 name => name,
             };
-            self.head.samples.push(Sample::new(&row.program, sample, row.threads, row.seconds));
+            self.head
+                .samples
+                .push(Sample::new(&row.program, sample, row.threads, row.seconds));
             self.rows.push(row);
         }
     }
@@ -295,7 +310,10 @@ pub fn rayon_pools(threads: &[usize]) -> Result<Vec<(usize, rayon::ThreadPool)>,
         .iter()
         .map(|&t| {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(t).build();
-            Ok((t, pool.map_err(|e| format!("a rayon pool of {t} threads: {e}"))?))
+            Ok((
+                t,
+                pool.map_err(|e| format!("a rayon pool of {t} threads: {e}"))?,
+            ))
         })
         .collect()
 }

@@ -302,12 +302,17 @@ pub fn run(options: &Options) -> Result<(), String> {
             let out = &out;
             let parallel = move |_: &mut ()| kernel::run(out, grain, w.rounds);
             let rayon = move |_: &mut ()| {
-                (0..w.n).into_par_iter().with_min_len(grain).for_each(|i| {
-                    out[i].store(kernel::work(i, w.rounds), Ordering::Relaxed)
-                })
+                (0..w.n)
+                    .into_par_iter()
+                    .with_min_len(grain)
+                    .for_each(|i| out[i].store(kernel::work(i, w.rounds), Ordering::Relaxed))
             };
             let forms = configs.map(|(name, _)| {
-                let sample = if name == "prescient-analysed" { PRESCIENT } else { name };
+                let sample = if name == "prescient-analysed" {
+                    PRESCIENT
+                } else {
+                    name
+                };
                 (name, sample, &parallel as &(dyn Fn(&mut ()) + Sync))
             });
             let sequential = move |_: &mut ()| {
@@ -316,7 +321,9 @@ pub fn run(options: &Options) -> Result<(), String> {
                 }
             };
             let list = contenders(sequential, &forms, &runtimes, &pools, &rayon);
-            let best = round_robin(&list, &mut (), reps, |(), name| check(out, &reference, name));
+            let best = round_robin(&list, &mut (), reps, |(), name| {
+                check(out, &reference, name)
+            });
             let per_item = best[0].best.as_secs_f64() * 1e9 / w.n as f64;
             notes.push(format!(
                 "grain {grain}: the sequential loop took {per_item:.0} ns per item"
@@ -329,12 +336,21 @@ pub fn run(options: &Options) -> Result<(), String> {
                 ("rounds", w.rounds.to_string()),
             ];
             // Counters cover the warm-up and the timed runs.
-            table.add((w.name, &program), &list, &best, reps as u64 + 1, ("loop", peer));
+            table.add(
+                (w.name, &program),
+                &list,
+                &best,
+                reps as u64 + 1,
+                ("loop", peer),
+            );
             for row in &mut table.rows[first..] {
                 (row.n, row.grain) = (Some(w.n), Some(grain));
             }
         }
-        println!("{}", std::mem::replace(&mut table.md, LoopTable::header(true)).text);
+        println!(
+            "{}",
+            std::mem::replace(&mut table.md, LoopTable::header(true)).text
+        );
         for note in notes {
             println!("{note}\n");
         }

@@ -19,3 +19,36 @@ pub mod stack_memory;
 pub mod task_cost;
 #[cfg(feature = "trace")]
 pub mod trace_overhead;
+
+/// Reads `text` as the JSON of table `table` into the table's own type
+/// (every field it knows) and writes that back: how the tests check that
+/// what a table writes, and every stored report, still loads.
+///
+/// # Errors
+/// An unknown table, or JSON that does not load.
+pub fn reload(table: &str, text: &str) -> Result<serde_json::Value, String> {
+    fn via<T: serde::de::DeserializeOwned + serde::Serialize>(
+        text: &str,
+    ) -> Result<serde_json::Value, String> {
+        let value: T = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        serde_json::to_value(value).map_err(|e| e.to_string())
+    }
+    match table {
+        "fork-join" => via::<fork_join::report::ForkJoinJson>(text),
+        "cf17" => via::<cf17::report::Cf17Json>(text),
+        "dataflow" => via::<dataflow::DataflowJson>(text),
+        "loops" => via::<loops::LoopsJson>(text),
+        "par-loops" => via::<par_loops::ParLoopsJson>(text),
+        "mpi-heat" => via::<mpi_heat::MpiHeatJson>(text),
+        "task-cost" => via::<task_cost::TaskCostJson>(text),
+        "annotated" => via::<annotated::AnnotatedJson>(text),
+        "inlining" => via::<inlining::InliningJson>(text),
+        #[cfg(feature = "trace")]
+        "trace-overhead" => via::<trace_overhead::TraceOverheadJson>(text),
+        // Without the profiler built in, its table's shared head.
+        #[cfg(not(feature = "trace"))]
+        "trace-overhead" => via::<crate::samples::TableHead>(text),
+        "stack-memory" => via::<stack_memory::StackMemoryJson>(text),
+        other => Err(format!("no table `{other}`")),
+    }
+}

@@ -293,7 +293,10 @@ pub fn run(options: &Options) -> Result<(), String> {
     let rayon_sum = move |o: &mut f64| *o = data.par_iter().map(|x| x * x).sum::<f64>();
     let list = contenders(
         move |o: &mut f64| *o = sum_of_squares(black_box(data)),
-        &[(PRESCIENT, PRESCIENT, &chunks), ("prescient-range", "prescient-range", &range)],
+        &[
+            (PRESCIENT, PRESCIENT, &chunks),
+            ("prescient-range", "prescient-range", &range),
+        ],
         &runtimes,
         &pools,
         &rayon_sum,
@@ -310,7 +313,10 @@ pub fn run(options: &Options) -> Result<(), String> {
     let program = format!("mandelbrot {m}x{m}");
     progress(format!("{TABLE}: {program}, threads {threads:?}"));
     let rows = move |image: &mut Vec<u32>| {
-        image.chunks_mut(m).enumerate().for_each(|(row, pixels)| mandelbrot_row(m, row, pixels));
+        image
+            .chunks_mut(m)
+            .enumerate()
+            .for_each(|(row, pixels)| mandelbrot_row(m, row, pixels));
     };
     let mut reference = vec![0u32; m * m];
     rows(&mut reference);
@@ -318,13 +324,25 @@ pub fn run(options: &Options) -> Result<(), String> {
         prescient::for_chunks_mut(image, m, |row, pixels| mandelbrot_row(m, row, pixels));
     };
     let rayon_rows = move |image: &mut Vec<u32>| {
-        image.par_chunks_mut(m).enumerate().for_each(|(row, pixels)| mandelbrot_row(m, row, pixels));
+        image
+            .par_chunks_mut(m)
+            .enumerate()
+            .for_each(|(row, pixels)| mandelbrot_row(m, row, pixels));
     };
-    let list = contenders(rows, &[(PRESCIENT, PRESCIENT, &prescient_rows)], &runtimes, &pools, &rayon_rows);
+    let list = contenders(
+        rows,
+        &[(PRESCIENT, PRESCIENT, &prescient_rows)],
+        &runtimes,
+        &pools,
+        &rayon_rows,
+    );
     let best = round_robin(&list, &mut vec![0u32; m * m], reps, |image, name| {
         assert!(*image == reference, "{name}: the image differs");
     });
-    let peer = ("mandelbrot", vec![reps_param.clone(), ("width", m.to_string())]);
+    let peer = (
+        "mandelbrot",
+        vec![reps_param.clone(), ("width", m.to_string())],
+    );
     table.add(("mandelbrot", &program), &list, &best, 0, peer);
 
     let s = sizes.stencil;
@@ -333,7 +351,9 @@ pub fn run(options: &Options) -> Result<(), String> {
     let input = stencil_input(s);
     let input = &input;
     let rows = move |grid: &mut Vec<f64>| {
-        grid.chunks_mut(s).enumerate().for_each(|(row, cells)| stencil_row(input, s, row, cells));
+        grid.chunks_mut(s)
+            .enumerate()
+            .for_each(|(row, cells)| stencil_row(input, s, row, cells));
     };
     let mut reference = vec![0.0f64; s * s];
     rows(&mut reference);
@@ -341,13 +361,24 @@ pub fn run(options: &Options) -> Result<(), String> {
         prescient::for_chunks_mut(grid, s, |row, cells| stencil_row(input, s, row, cells));
     };
     let rayon_rows = move |grid: &mut Vec<f64>| {
-        grid.par_chunks_mut(s).enumerate().for_each(|(row, cells)| stencil_row(input, s, row, cells));
+        grid.par_chunks_mut(s)
+            .enumerate()
+            .for_each(|(row, cells)| stencil_row(input, s, row, cells));
     };
-    let list = contenders(rows, &[(PRESCIENT, PRESCIENT, &prescient_rows)], &runtimes, &pools, &rayon_rows);
+    let list = contenders(
+        rows,
+        &[(PRESCIENT, PRESCIENT, &prescient_rows)],
+        &runtimes,
+        &pools,
+        &rayon_rows,
+    );
     let best = round_robin(&list, &mut vec![0.0f64; s * s], reps, |grid, name| {
         assert!(*grid == reference, "{name}: the grid differs");
     });
-    let peer = ("stencil", vec![reps_param.clone(), ("width", s.to_string())]);
+    let peer = (
+        "stencil",
+        vec![reps_param.clone(), ("width", s.to_string())],
+    );
     table.add(("stencil", &program), &list, &best, 0, peer);
 
     // Sorts: random and nearly sorted, stable and unstable.
@@ -362,22 +393,47 @@ pub fn run(options: &Options) -> Result<(), String> {
             progress(format!("{TABLE}: {program}, threads {threads:?}"));
             let prescient_sort = move |v: &mut Vec<u64>| {
                 v.copy_from_slice(input);
-                if stable { prescient::par_sort(v) } else { prescient::par_sort_unstable(v) }
+                if stable {
+                    prescient::par_sort(v)
+                } else {
+                    prescient::par_sort_unstable(v)
+                }
             };
             let rayon_sort = move |v: &mut Vec<u64>| {
                 v.copy_from_slice(input);
-                if stable { v.par_sort() } else { v.par_sort_unstable() }
+                if stable {
+                    v.par_sort()
+                } else {
+                    v.par_sort_unstable()
+                }
             };
             let sequential = move |v: &mut Vec<u64>| {
                 v.copy_from_slice(input);
-                if stable { v.sort() } else { v.sort_unstable() }
+                if stable {
+                    v.sort()
+                } else {
+                    v.sort_unstable()
+                }
             };
-            let list = contenders(sequential, &[(PRESCIENT, PRESCIENT, &prescient_sort)], &runtimes, &pools, &rayon_sort);
+            let list = contenders(
+                sequential,
+                &[(PRESCIENT, PRESCIENT, &prescient_sort)],
+                &runtimes,
+                &pools,
+                &rayon_sort,
+            );
             let best = round_robin(&list, &mut vec![0u64; sizes.sort_n], reps, |v, name| {
                 assert!(*v == reference, "{name}: not sorted");
             });
             let shape_param = ("shape", shape.replace(' ', "-"));
-            let peer = (kind, vec![reps_param.clone(), ("n", sizes.sort_n.to_string()), shape_param]);
+            let peer = (
+                kind,
+                vec![
+                    reps_param.clone(),
+                    ("n", sizes.sort_n.to_string()),
+                    shape_param,
+                ],
+            );
             table.add(("sort", &program), &list, &best, 0, peer);
         }
     }

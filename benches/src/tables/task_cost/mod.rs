@@ -431,22 +431,6 @@ pub fn run(options: &Options) -> Result<(), String> {
 mod tests {
     use super::*;
 
-    fn parse(s: &str) -> Result<Options, clap::Error> {
-        crate::cli::parse_words(TABLE, s.split_whitespace())
-    }
-
-    #[test]
-    fn flags_and_sizes() {
-        let o = parse("").unwrap();
-        assert_eq!(Sizes::of(o.common.size()).tree_depth, 16);
-        let o = parse("--quick --threads 2,1 --json out.json").unwrap();
-        assert_eq!(o.common.size(), Size::Quick);
-        assert_eq!(o.common.threads(), Ok(vec![1, 2]));
-        assert_eq!(Sizes::of(Size::Quick).nqueens, 11);
-        assert!(parse("--test-size").is_ok());
-        assert!(parse("--bogus").is_err());
-    }
-
     #[test]
     fn names() {
         assert_eq!(
