@@ -13,13 +13,11 @@
 //! * [`baselines`] holds the rayon and chili versions of the task code;
 //! * [`crate::tables::cf17`] runs them all, each program × runner × thread
 //!   count in its own child process, behind `prescient-bench cf17` (its
-//!   documentation explains the output and its conventions); [`plots`]
-//!   draws its SVG plots; [`sweep`] and [`calibrate`] are its `--sweep` and
-//!   `--calibrate`.
+//!   documentation explains the output and its conventions); [`sweep`] and
+//!   [`calibrate`] are its `--sweep` and `--calibrate`.
 
 pub mod baselines;
 pub mod calibrate;
-pub mod plots;
 pub mod sweep;
 pub mod workloads;
 

@@ -1,7 +1,7 @@
 //! `prescient-bench cf17`: the CF'17 suite ([`crate::cf17::workloads`])
 //! under every runner, each program × runner × thread count in its own
 //! child process ([`crate::harness`]); one table, one JSON file and three
-//! SVG plots ([`crate::cf17::plots`]). `--sweep` runs the parameter sweep
+//! SVG plots ([`report::write_plots`]). `--sweep` runs the parameter sweep
 //! ([`crate::cf17::sweep`]), `--calibrate [DIR]` the tree learner
 //! ([`crate::cf17::calibrate`]).
 //!
@@ -497,7 +497,7 @@ pub fn run_suite(settings: &Settings, exe: &Path) -> i32 {
         status = 1;
     }
     if let Some(dir) = &settings.plots {
-        match crate::cf17::plots::write_all(&table, &plan.threads, dir) {
+        match report::write_plots(&table, &plan.threads, dir) {
             Ok(paths) => paths
                 .iter()
                 .for_each(|p| println!("plot written to {}", p.display())),
@@ -653,7 +653,7 @@ mod tests {
         let results = v["results"].as_array().unwrap();
         assert!(results.len() == 3 && results.iter().all(|r| r["ok"] == false));
         assert!(v["samples"].as_array().unwrap().is_empty());
-        assert!(dir.join("speedup.svg").exists());
+        assert!(dir.join("tuned_vs_default.svg").exists());
         let _ = std::fs::remove_dir_all(&dir);
         assert!(has_runner("fib", "chili") && !has_runner("nqueens", "chili"));
     }

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
@@ -296,6 +297,77 @@ impl Table {
     }
 }
 
+/// Writes the table's plots into `dir`: `speedup.svg` (per program, the
+/// speedup over sequential against the thread count, the report's plot of
+/// the samples; where a program has both), `tuned_vs_default.svg` (per
+/// thread count, box plots over the programs of `T_default / T` of tuned
+/// and of cf17: CF'17's Fig. 7) and `memory.svg` (per program, the peak
+/// RSS of tuned over default's at each thread count, log scale: CF'17's
+/// Fig. 10). Returns their paths.
+///
+/// # Errors
+/// A plot that cannot be drawn or written.
+pub fn write_plots(table: &Table, threads: &[usize], dir: &Path) -> Result<Vec<PathBuf>, String> {
+    use crate::report::plots;
+    use plotters::style::RGBColor;
+    let mut files = Vec::new();
+    let samples = table.outcomes.samples(|p| table.label(p));
+    if let Some(svg) = plots::speedup(SUBCOMMAND, &samples)? {
+        files.push(("speedup.svg", svg));
+    }
+    let labels: Vec<String> = threads.iter().map(ToString::to_string).collect();
+    let subjects = [
+        ("tuned", RGBColor(214, 39, 40)),
+        ("cf17", RGBColor(255, 127, 14)),
+    ];
+    let data: Vec<Vec<Vec<f64>>> = threads
+        .iter()
+        .map(|&t| {
+            let of = |s| {
+                table
+                    .speedups(t, s, "default")
+                    .into_iter()
+                    .map(|(_, v)| v)
+                    .collect()
+            };
+            subjects.iter().map(|&(s, _)| of(s)).collect()
+        })
+        .collect();
+    let series = [
+        ("tuned (analysed PARAMS)".to_string(), subjects[0].1),
+        ("cf17 (CF'17 decision trees)".to_string(), subjects[1].1),
+    ];
+    let title = "Speedup of tuned and cf17 over default: T_default / T";
+    let y = "T_default / T   (> 1: faster than default)";
+    files.push((
+        "tuned_vs_default.svg",
+        plots::boxes((title, "threads", y), &labels, &series, &data)?,
+    ));
+    let programs: Vec<String> = table.programs.iter().map(ToString::to_string).collect();
+    let points: Vec<(String, Vec<(usize, f64)>)> = threads
+        .iter()
+        .map(|&t| {
+            let ratios = table.ratios(t, "tuned", "default", true);
+            let at = |p| table.programs.iter().position(|&q| q == p);
+            let points = ratios
+                .into_iter()
+                .filter_map(|(p, v)| Some((at(p)?, v)))
+                .collect();
+            (format!("{t} thread(s)"), points)
+        })
+        .collect();
+    let title = "Peak memory of tuned over default (RSS ratio)";
+    let y = "peak RSS tuned / default, log scale   (< 1: tuned uses less)";
+    files.push((
+        "memory.svg",
+        plots::log_points((title, "program", y), &programs, &points)?,
+    ));
+    files
+        .into_iter()
+        .map(|(name, svg)| plots::write(dir, name, &svg).map(|()| dir.join(name)))
+        .collect()
+}
+
 /// The conventions of the JSON's figures, recorded in it.
 pub const CONVENTIONS: &str = "median_s, min_s: median and fastest of the timed runs; seq_s: \
      the program's sequential median; speedups are T_reference / T_subject (> 1: subject \
@@ -521,6 +593,15 @@ pub(crate) mod tests {
         );
         assert!(text.contains("FAILED: wrong \"result\"") && text.contains("steals/run"));
         assert!(t.render_summary(&[1, 2]).contains("2.00 [2.00..2.00] (2)"));
+        let dir = std::env::temp_dir().join(format!("cf17-plots-{}", std::process::id()));
+        for (outcomes, files) in [(sample(), 3), (sample()[..2].to_vec(), 3), (Vec::new(), 2)] {
+            let written = write_plots(&Table::new(&outcomes), &[1, 2], &dir).unwrap();
+            assert_eq!(written.len(), files);
+            for path in written {
+                assert!(std::fs::read_to_string(path).unwrap().starts_with("<svg"));
+            }
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
