@@ -31,7 +31,7 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Samplin
 use prescient_benches::cli::env_threads;
 use prescient_benches::programs::tree::Layout;
 use prescient_benches::tables::fork_join::programs::RUNNERS;
-use prescient_benches::tables::fork_join::{Pool, Program};
+use prescient_benches::tables::fork_join::{self, Pool, Program};
 
 fn bench_program(c: &mut Criterion, program: Program) {
     let work = program.prepare(Layout::DEFAULT, prescient_benches::cli::Size::Full);
@@ -56,7 +56,7 @@ fn bench_program(c: &mut Criterion, program: Program) {
     });
     for threads in env_threads() {
         for (runner, _, _) in parallel() {
-            let pool = Pool::build(runner, threads).unwrap_or_else(|e| panic!("{e}"));
+            let pool = fork_join::pool::build(runner, threads).unwrap_or_else(|e| panic!("{e}"));
             group.bench_function(BenchmarkId::new(runner, threads), |b| {
                 b.iter_custom(|iters| pool.time(&work, iters))
             });

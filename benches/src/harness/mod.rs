@@ -35,10 +35,12 @@ pub mod child;
 pub mod inproc;
 pub mod machine;
 pub mod peers;
+pub mod pool;
 pub mod record;
 pub mod table;
 pub mod write;
 
 pub use machine::{load_average, Machine};
+pub use pool::Pool;
 pub use record::Record;
 pub use table::{Kind, Outcome, Outcomes, Plan, Runner};

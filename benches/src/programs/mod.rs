@@ -19,14 +19,14 @@ pub mod tree;
 
 /// The two-thread pools the programs' unit tests run each parallel variant
 /// in, built as the fork-join table builds them
-/// ([`crate::tables::fork_join::Pool::build`]).
+/// ([`crate::tables::fork_join::pool::build`]).
 #[cfg(test)]
 pub(crate) mod test_pools {
     use crate::tables::fork_join::programs::RUNNERS;
     use crate::tables::fork_join::Pool;
 
     fn build(runner: &str) -> Pool {
-        Pool::build(runner, 2).unwrap_or_else(|e| panic!("{e}"))
+        crate::tables::fork_join::pool::build(runner, 2).unwrap_or_else(|e| panic!("{e}"))
     }
 
     /// Calls `check` inside a two-worker runtime of each Prescient runner.

@@ -3,15 +3,11 @@
 //! pool that cannot be built makes the child print a record with the error
 //! and exit with status 1.
 
-use std::num::NonZeroUsize;
-use std::time::Duration;
-
-use prescient::Counters;
-
 use super::runner::params;
 use super::ChildSpec;
-use crate::cf17::{workloads, Timed, Workload};
+use crate::cf17::workloads;
 use crate::harness::record::{steady_allocator, Record};
+use crate::harness::Pool;
 
 /// The child of one configuration: measures it and prints its record (or
 /// the error's, with the message on stderr too). Returns the exit code.
@@ -41,55 +37,12 @@ pub fn run_child(spec: &ChildSpec) -> i32 {
 /// If the pool cannot be built, the program cannot be prepared or lacks the
 /// runner, or a run's result is wrong.
 pub fn measure(spec: &ChildSpec) -> Result<Record, String> {
-    let (program, runner, threads, reps) =
-        (spec.program, spec.runner.as_str(), spec.threads, spec.reps);
-    let pool = match (runner, params(runner, program)?) {
-        ("seq", _) => Pool::Seq,
-        ("rayon", _) => Pool::Rayon(
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .map_err(|e| format!("building the rayon pool ({threads} threads): {e}"))?,
-        ),
-        ("chili", _) => Pool::Chili(chili::ThreadPool::with_config(chili::Config {
-            thread_count: NonZeroUsize::new(threads),
-            ..Default::default()
-        })),
-        (_, Some(params)) => Pool::Prescient(
-            prescient::Runtime::builder()
-                .params(params)
-                .num_workers(threads)
-                .build()
-                .map_err(|e| format!("building Prescient ({runner}, {threads} workers): {e}"))?,
-        ),
-        (_, None) => return Err(format!("`{runner}` is not a runner of this executable")),
-    };
+    let (program, runner) = (spec.program, spec.runner.as_str());
+    let pool = Pool::build(runner, params(runner, program)?, spec.threads)?;
     let workload = workloads::prepare(program, spec.size)?;
-    let (times, counters) = match &pool {
-        Pool::Seq => repeat(&mut || (workload.seq)(), reps, None)?,
-        Pool::Prescient(rt) => rt.run(|| {
-            repeat(
-                &mut || (workload.prescient)(),
-                reps,
-                Some(&|| rt.counters()),
-            )
-        })?,
-        Pool::Rayon(pool) => {
-            let run = workload
-                .rayon
-                .as_deref()
-                .ok_or_else(|| absent(&workload, runner))?;
-            pool.install(|| repeat(&mut || run(), reps, None))?
-        }
-        Pool::Chili(pool) => {
-            let run = workload
-                .chili
-                .as_deref()
-                .ok_or_else(|| absent(&workload, runner))?;
-            let mut scope = pool.scope();
-            repeat(&mut || run(&mut scope), reps, None)?
-        }
-    };
+    let (times, counters) = workload
+        .measure(&pool, spec.reps)?
+        .ok_or_else(|| format!("{program} has no {runner} version"))?;
     let record = Record {
         input: Some(workload.input.clone()),
         ..Record::of_times(times.iter().map(|t| t.as_nanos() as f64).collect())
@@ -99,40 +52,6 @@ pub fn measure(spec: &ChildSpec) -> Result<Record, String> {
     // Large inputs take a while to free; the process is about to exit.
     std::mem::forget(workload);
     Ok(record)
-}
-
-fn absent(workload: &Workload, runner: &str) -> String {
-    format!("{} has no {runner} version", workload.program)
-}
-
-/// The pool a child builds once.
-enum Pool {
-    Seq,
-    Prescient(prescient::Runtime),
-    Rayon(rayon::ThreadPool),
-    Chili(chili::ThreadPool),
-}
-
-/// One warm-up run of `run`, then `reps` timed ones, every result checked;
-/// `counters` (for Prescient) is read around the timed runs.
-fn repeat(
-    run: &mut dyn FnMut() -> Timed,
-    reps: usize,
-    counters: Option<&(dyn Fn() -> Counters + Sync)>,
-) -> Result<(Vec<Duration>, Option<Counters>), String> {
-    run().1.map_err(|e| format!("warm-up run: {e}"))?;
-    let before = counters.map(|c| c());
-    let mut times = Vec::with_capacity(reps);
-    for i in 0..reps.max(1) {
-        let (time, check) = run();
-        check.map_err(|e| format!("timed run {}: {e}", i + 1))?;
-        times.push(time);
-    }
-    let counters = match (counters, before) {
-        (Some(c), Some(before)) => Some(c().since(&before)),
-        _ => None,
-    };
-    Ok((times, counters))
 }
 
 #[cfg(test)]
@@ -161,5 +80,16 @@ mod tests {
             assert_eq!(r.counters.is_some(), prescient, "{runner}");
             assert!(r.input.as_deref().unwrap().starts_with("n="));
         }
+        let spec = |program| ChildSpec {
+            program,
+            runner: "chili".into(),
+            threads: 1,
+            size: Size::Test,
+            reps: 1,
+        };
+        assert_eq!(
+            measure(&spec("nqueens")).unwrap_err(),
+            "nqueens has no chili version"
+        );
     }
 }

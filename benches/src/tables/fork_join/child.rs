@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::pool::{Pool, Work};
+use super::pool::Work;
 use super::programs::Program;
 use crate::cli::Size;
 use crate::harness::record::{cpu_time_ns, peak_rss_kib, Record};
@@ -20,7 +20,7 @@ pub fn run_child(
     layout: Layout,
 ) -> i32 {
     let work = program.prepare(layout, size);
-    let pool = match Pool::build(runner, threads) {
+    let pool = match super::pool::build(runner, threads) {
         Ok(pool) => pool,
         Err(e) => return failure(e),
     };
@@ -52,7 +52,7 @@ fn failure(error: String) -> i32 {
 /// the record (the sleep's wall time as its one time, the CPU time over it
 /// as its `cpu_per_wall`); returns the exit code.
 pub fn run_idle_child(runner: &str, threads: usize, size: Size) -> i32 {
-    let pool = match Pool::build(runner, threads) {
+    let pool = match super::pool::build(runner, threads) {
         Ok(pool) => pool,
         Err(e) => return failure(e),
     };

@@ -1,16 +1,15 @@
 //! The child's side of the fork-join table: a program's prepared input
-//! ([`Work`]), a built runner that times runs of it inside itself
-//! ([`Pool`]), and the [`Measurement`] it takes.
+//! ([`Work`]), the runner's [`Pool`], which times runs of it inside itself,
+//! and the [`Measurement`] it takes.
 
-use std::fmt;
 use std::hint::black_box;
-use std::num::NonZeroUsize;
 use std::time::{Duration, Instant};
 
 use prescient::Counters;
 
 use super::programs::{params, Sampling};
 use crate::harness::record::cpu_time_ns;
+pub use crate::harness::Pool;
 use crate::programs::tree::Layout;
 use crate::programs::{fib, tree};
 
@@ -42,67 +41,16 @@ impl Measurement {
     }
 }
 
-/// A built runner: the thing a child builds once and measures inside.
-pub enum Pool {
-    /// No pool: the sequential reference runs on the calling thread.
-    Seq,
-    /// A Prescient runtime.
-    Prescient(prescient::Runtime),
-    /// A rayon thread pool.
-    Rayon(rayon::ThreadPool),
-    /// A chili thread pool (its scopes run on the calling thread, which
-    /// counts as one of its `thread_count` threads).
-    Chili(chili::ThreadPool),
-}
-
-impl fmt::Debug for Pool {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Pool::Seq => "Pool::Seq",
-            Pool::Prescient(_) => "Pool::Prescient",
-            Pool::Rayon(_) => "Pool::Rayon",
-            Pool::Chili(_) => "Pool::Chili",
-        })
-    }
+/// The fork-join table's own runner `runner` ([`super::programs::RUNNERS`])
+/// with `threads` threads (ignored by `seq`).
+///
+/// # Errors
+/// An unknown runner, or a pool that cannot be built.
+pub fn build(runner: &str, threads: usize) -> Result<Pool, String> {
+    Pool::build(runner, params(runner), threads)
 }
 
 impl Pool {
-    /// Builds the table's own runner `runner` ([`super::programs::RUNNERS`])
-    /// with `threads` threads (ignored by `seq`).
-    ///
-    /// # Errors
-    /// An unknown runner, or a pool that cannot be built.
-    pub fn build(runner: &str, threads: usize) -> Result<Pool, String> {
-        let threads = threads.max(1);
-        match (runner, params(runner)) {
-            ("seq", _) => Ok(Pool::Seq),
-            ("rayon", _) => rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .map(Pool::Rayon)
-                .map_err(|e| format!("building the rayon pool ({threads} threads): {e}")),
-            ("chili", _) => Ok(Pool::Chili(chili::ThreadPool::with_config(chili::Config {
-                thread_count: NonZeroUsize::new(threads),
-                ..Default::default()
-            }))),
-            (_, Some(params)) => prescient::Runtime::builder()
-                .params(params)
-                .num_workers(threads)
-                .build()
-                .map(Pool::Prescient)
-                .map_err(|e| format!("building Prescient ({runner}, {threads} workers): {e}")),
-            (_, None) => Err(format!("`{runner}` is not a runner of this executable")),
-        }
-    }
-
-    /// The runtime's counters, for Prescient.
-    pub fn counters(&self) -> Option<Counters> {
-        match self {
-            Pool::Prescient(rt) => Some(rt.counters()),
-            Pool::Seq | Pool::Rayon(_) | Pool::Chili(_) => None,
-        }
-    }
-
     /// Enters the pool once and calls `body` there with a function that
     /// makes one run of `work` with this pool's runner.
     fn enter<R: Send>(
@@ -273,7 +221,7 @@ mod tests {
             samples: 3,
         };
         for (runner, _, params) in super::super::programs::RUNNERS {
-            let pool = Pool::build(runner, 2).expect("pool builds");
+            let pool = build(runner, 2).expect("pool builds");
             for work in [Work::fib(12), Work::tree(255, Layout::DEFAULT)] {
                 let m = pool.measure(&work, &sampling);
                 assert_eq!(m.per_run_ns.len(), 3);
@@ -282,6 +230,6 @@ mod tests {
                 assert!(pool.time(&work, 2) > Duration::ZERO);
             }
         }
-        assert!(Pool::build("nope", 1).is_err());
+        assert!(build("nope", 1).is_err());
     }
 }
