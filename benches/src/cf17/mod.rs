@@ -102,6 +102,10 @@ impl std::fmt::Debug for Workload {
     }
 }
 
+/// What [`Workload::measure`] gives: the timed runs, and Prescient's
+/// counters over them.
+pub type Measured = (Vec<Duration>, Option<Counters>);
+
 impl Workload {
     /// One warm-up run and `reps` timed ones (at least one) on `pool`,
     /// inside it, every result checked; for Prescient, the counters over the
@@ -113,7 +117,7 @@ impl Workload {
         &self,
         pool: &Pool,
         reps: usize,
-    ) -> Result<Option<(Vec<Duration>, Option<Counters>)>, String> {
+    ) -> Result<Option<Measured>, String> {
         let repeat = |run: &mut dyn FnMut() -> Timed| {
             run().1.map_err(|e| format!("warm-up run: {e}"))?;
             let before = pool.counters();

@@ -5,7 +5,7 @@
 //! `cargo bench-run prescient-bench -- cf17 --sweep [--threads
 //! LIST] [--reps N] [--only PROGRAMS] [--size test|quick|paper] [--out DIR]`
 //! (the flags are parsed with the
-//! table's, [`crate::cf17::suite::Options`]).
+//! table's, [`crate::tables::cf17::Options`]).
 //!
 //! The grid ([`Config::all`]) is the one the decision trees choose from:
 //! the four [`QueuePolicy`]s × [`CAPACITIES`] × [`BUCKETS`] × the two

@@ -256,6 +256,10 @@ impl LoopTable {
     }
 }
 
+/// A Prescient form of a workload: its name, its name in the samples, one
+/// run inside a runtime.
+pub type Form<'a, O> = (&'a str, &'a str, &'a (dyn Fn(&mut O) + Sync));
+
 /// The contenders of one workload: the sequential loop (`seq`), then each
 /// Prescient form (its name, sample name and run) at each thread count in
 /// the runtimes of `runtimes` (configuration, threads, runtime) named like
@@ -263,7 +267,7 @@ impl LoopTable {
 /// each thread count in its pool.
 pub fn contenders<'a, O: Send + 'a>(
     sequential: impl Fn(&mut O) + 'a,
-    prescient: &[(&'a str, &'a str, &'a (dyn Fn(&mut O) + Sync))],
+    prescient: &[Form<'a, O>],
     runtimes: &'a [(&'a str, usize, Runtime)],
     pools: &'a [(usize, rayon::ThreadPool)],
     rayon: &'a (dyn Fn(&mut O) + Sync),

@@ -19,7 +19,7 @@
 //! * [`child::run`] runs a child: the measuring children, a table under
 //!   the report (in a process group of its own, its `progress:` lines
 //!   shown), the sweep's children.
-//! * [`write`] is the report writer: Markdown tables, number formats,
+//! * [`write`](mod@write) is the report writer: Markdown tables, number formats,
 //!   ratios and geometric means, JSON files; [`machine`] the machine every
 //!   table's JSON records.
 //!

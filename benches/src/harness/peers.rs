@@ -29,7 +29,7 @@
 //!
 //! # What a peer answers
 //!
-//! One JSON line on stdout, the [`Record`](super::record::Record) every
+//! One JSON line on stdout, the [`Record`] every
 //! measuring child prints:
 //!
 //! ```text

@@ -249,7 +249,7 @@ mod tests {
             input: Some("2^24 points, seed=3".into()),
             ..Record::of_times(vec![3.0, 1.0, 2.0])
         }
-        .with_counters(Some(counters.clone()));
+        .with_counters(Some(counters));
         let stdout = format!("noise\n{}\n", serde_json::to_string(&record).unwrap());
         let back = Record::read(&stdout, None).unwrap();
         assert_eq!(back, record);
