@@ -260,3 +260,91 @@ fn publish_refuses_a_loaded_report_unless_told() {
     assert!(readme.contains("loaded machine"), "{readme}");
     std::fs::remove_dir_all(&root).unwrap();
 }
+
+#[test]
+fn a_peer_executable_is_a_runner_of_the_tables() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = scratch("peers");
+    // A peer that has fork-join's fib (its result: fib(20) = 6765) and
+    // par-loops' sum, and skips everything else.
+    let peer = dir.join("peer-fake");
+    std::fs::write(
+        &peer,
+        "#!/bin/sh\ncase \"$1 $2\" in\n  'fork-join fib'|'par-loops sum') \
+         echo \"{\\\"times_ns\\\": [1000.0, 3000.0], \\\"peak_rss_kib\\\": 7, \\\"checksum\\\": \\\"6765\\\"}\" ;;\n  \
+         *) echo '{\"skipped\": \"not here\"}' ;;\nesac\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&peer, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let run = |args: &[&str]| {
+        let out = Command::new(EXE)
+            .args(args)
+            .env("PRESCIENT_BENCH_PEERS", &dir)
+            .env_remove("PRESCIENT_BENCH_THREADS")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        (text(&out.stdout), text(&out.stderr))
+    };
+    let json = dir.join("fork-join.json");
+    let (stdout, stderr) = run(&[
+        "fork-join",
+        "--test-size",
+        "--threads",
+        "1,2",
+        "--runners",
+        "seq,fake",
+        "--no-idle",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(
+        stdout.contains("| fib(20) | fake | 2 | 2.00 µs |"),
+        "{stdout}"
+    );
+    assert!(stderr.contains("skipped: not here"), "{stderr}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let fake: Vec<_> = v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["runner"] == "fake")
+        .collect();
+    assert_eq!(fake.len(), 2, "fib at 1 and 2 threads; the trees skipped");
+    assert_eq!(
+        (
+            fake[1]["peak_rss_kib"].as_u64(),
+            fake[1]["median_ns"].as_f64()
+        ),
+        (Some(7), Some(2000.0))
+    );
+    assert!(v["samples"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|s| s["runner"] == "fake" && s["program"] == "fib(20)"));
+    let json = dir.join("par-loops.json");
+    let (stdout, _) = run(&[
+        "par-loops",
+        "--test-size",
+        "--threads",
+        "2",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(
+        stdout.contains("| sum | sum of squares 10000 f64 | fake | 2 | 0.00 ms |"),
+        "{stdout}"
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let rows = v["rows"].as_array().unwrap();
+    assert_eq!(rows.iter().filter(|r| r["runner"] == "fake").count(), 1);
+    assert_eq!(
+        rows.iter().find(|r| r["runner"] == "fake").unwrap()["seconds"],
+        1e-6,
+        "the best run"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

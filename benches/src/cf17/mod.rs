@@ -113,11 +113,7 @@ impl Workload {
     ///
     /// # Errors
     /// The first wrong result (the warm-up's included).
-    pub fn measure(
-        &self,
-        pool: &Pool,
-        reps: usize,
-    ) -> Result<Option<Measured>, String> {
+    pub fn measure(&self, pool: &Pool, reps: usize) -> Result<Option<Measured>, String> {
         let repeat = |run: &mut dyn FnMut() -> Timed| {
             run().1.map_err(|e| format!("warm-up run: {e}"))?;
             let before = pool.counters();

@@ -181,6 +181,23 @@ impl<P: Copy + Display + PartialEq> Plan<P> {
     }
 }
 
+/// Turns each record whose `checksum` differs from its program's
+/// `expected` one (where both are known) into a failure: how a table
+/// checks a peer's result against its own reference.
+pub fn check_checksums<P: Copy>(
+    outcomes: &mut [Outcome<P>],
+    expected: impl Fn(P) -> Option<String>,
+) {
+    for o in outcomes {
+        let got = o.result.as_ref().ok().and_then(|r| r.checksum.clone());
+        if let (Some(got), Some(want)) = (got, expected(o.config.program)) {
+            if got != want {
+                o.result = Err(format!("wrong result: checksum {got}, expected {want}"));
+            }
+        }
+    }
+}
+
 /// Runs one measuring child (stderr passed through) and reads its record.
 ///
 /// # Errors
@@ -330,6 +347,23 @@ mod tests {
             .as_ref()
             .unwrap_err()
             .contains("exit status: 3"));
+        let mut checked = outcomes.clone();
+        for o in &mut checked {
+            if let Ok(r) = &mut o.result {
+                r.checksum = Some(o.config.threads.to_string());
+            }
+        }
+        check_checksums(&mut checked, |_| Some("1".to_string()));
+        let failed: Vec<usize> = checked
+            .iter()
+            .filter(|o| o.result.is_err())
+            .map(|o| o.config.threads)
+            .collect();
+        assert_eq!(
+            failed,
+            [2, 1, 1, 2],
+            "the records of 2 threads, and the failed ones"
+        );
         let samples = outcomes.samples(|p| format!("{p}!"));
         assert_eq!(samples.len(), 3);
         assert_eq!(

@@ -12,7 +12,8 @@
 //! burns in one second. A peer ([`crate::harness::peers`]) is asked for
 //! `fork-join PROGRAM THREADS` with `n=` (fib) or `nodes=` and `layout=`
 //! (a tree) and the child's sampling plan (`reps=`, `warmup_ms=`,
-//! `sample_ms=`).
+//! `sample_ms=`); its `checksum`, where it gives one, must be the
+//! program's result (`fib(n)`, the tree's sum).
 //!
 //! The parent then prints the machine, the table (time, `T/Tseq`, overhead
 //! per join, speedup over the runner's own one-thread time, ratios to rayon
@@ -382,7 +383,7 @@ pub fn run_table(settings: &Settings, exe: &Path) -> i32 {
             return 1;
         }
     };
-    let outcomes = plan.measure(|c| {
+    let mut outcomes = plan.measure(|c| {
         Some(match &c.runner.kind {
             Kind::Peer(peer) => peers::command(
                 peer,
@@ -397,6 +398,8 @@ pub fn run_table(settings: &Settings, exe: &Path) -> i32 {
             ),
         })
     });
+    // A peer's result, where it gives one, is the program's.
+    table::check_checksums(&mut outcomes, |p| Some(p.expected(size).to_string()));
     let idle = if settings.idle {
         let threads = plan.threads.iter().copied().max().unwrap_or(1);
         let idle_plan = Plan {

@@ -88,6 +88,14 @@ impl Program {
         }
     }
 
+    /// The result of one run at `size`.
+    pub const fn expected(self, size: Size) -> u64 {
+        match self.nodes(size) {
+            None => fib::expected(Program::fib_n(size)),
+            Some(nodes) => tree::expected(nodes),
+        }
+    }
+
     /// Builds the program's input at `size`, a tree in `layout`.
     pub fn prepare(self, layout: Layout, size: Size) -> Work {
         match self.nodes(size) {
