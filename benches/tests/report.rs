@@ -314,3 +314,59 @@ fn competing_reaches_fork_join_and_dataflow_only() {
     );
     std::fs::remove_dir_all(&out).unwrap();
 }
+
+/// Every JSON file under `dir`, recursively.
+fn json_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            json_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "json") {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn every_stored_result_loads() {
+    // Each file under benches/results into its own type: a report's
+    // report.json and its tables' JSON (written before `competing` existed:
+    // each reads as a quiet run), the sweep, and the CF'17 runs stored
+    // before the shared head.
+    use prescient_benches::tables::cf17::report::{ProgramJson, ResultJson, Summary};
+    #[derive(serde::Deserialize)]
+    #[allow(dead_code)]
+    struct OldCf17 {
+        programs: Vec<ProgramJson>,
+        results: Vec<ResultJson>,
+        summary: Vec<Summary>,
+    }
+    let results = Path::new(env!("CARGO_MANIFEST_DIR")).join("results");
+    let mut files = Vec::new();
+    json_files(&results, &mut files);
+    assert!(files.len() > 20, "{files:?}");
+    for path in files {
+        let text = read(&path);
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let folder = path
+            .parent()
+            .unwrap()
+            .file_name()
+            .unwrap()
+            .to_string_lossy();
+        let loaded = match (folder.as_ref(), name.as_str()) {
+            ("sweep", _) => {
+                prescient_benches::cf17::sweep::ProgramSweep::from_json(&text).map(drop)
+            }
+            ("cf17" | "cf17-paper", _) => serde_json::from_str::<OldCf17>(&text)
+                .map(drop)
+                .map_err(|e| e.to_string()),
+            (_, "report") => serde_json::from_str::<ReportJson>(&text)
+                .map(|r| assert_eq!(r.competing, 0))
+                .map_err(|e| e.to_string()),
+            (_, table) => prescient_benches::tables::reload(table, &text)
+                .map(|v| assert!(v["samples"].is_array() && v["competing"] == 0, "{table}")),
+        };
+        loaded.unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    }
+}

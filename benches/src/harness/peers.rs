@@ -49,6 +49,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use super::record::Record;
+pub use super::table::Peer;
 use super::table::{Kind, Plan, Runner};
 use crate::cli::Size;
 
@@ -57,15 +58,6 @@ pub const PEERS_ENV: &str = "PRESCIENT_BENCH_PEERS";
 
 /// The prefix of a peer's executable.
 pub const PREFIX: &str = "peer-";
-
-/// A peer's executable.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Peer {
-    /// Its runner's name (`omp-gcc`).
-    pub name: String,
-    /// Its executable.
-    pub path: PathBuf,
-}
 
 /// The folder the peers are looked for in.
 pub fn folder() -> Option<PathBuf> {

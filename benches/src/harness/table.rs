@@ -4,16 +4,24 @@
 //! each said ([`Outcome`]).
 
 use std::fmt::Display;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
 use super::child::{self, Status, Stderr};
-use super::peers::Peer;
 use super::record::Record;
 use super::write::format_ns;
 use crate::cli::{progress, Size};
 use crate::samples::Sample;
+
+/// A peer's executable ([`super::peers`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Peer {
+    /// Its runner's name (`omp-gcc`).
+    pub name: String,
+    /// Its executable.
+    pub path: PathBuf,
+}
 
 /// How a runner runs.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -62,6 +62,7 @@ use crate::harness::{load_average, Machine};
 use crate::samples::Sample;
 use build_info::BuildInfo;
 use headline::HeadlineRow;
+pub use markdown::loaded;
 use markdown::TableRun;
 
 /// The name of the sibling executable built with the `trace` feature.
@@ -220,20 +221,6 @@ pub fn fresh_folder(base: PathBuf) -> PathBuf {
         .chain((2..).map(|k| base.with_file_name(format!("{name}-{k}"))))
         .find(|dir| !dir.exists())
         .expect("some suffix is free")
-}
-
-/// What the report says of a machine whose load average at the start,
-/// `load`, exceeds half its `threads` hardware threads; `None` for a quiet
-/// one (or an unreadable load).
-pub fn loaded(load: &str, threads: usize) -> Option<String> {
-    let value: f64 = load.trim().parse().ok()?;
-    (value > threads as f64 / 2.0).then(|| {
-        format!(
-            "Measured on a loaded machine: the load average at the start was {load}, above half \
-             its {threads} hardware threads, so other work shared the CPUs and the times are \
-             slower and less even than on a quiet machine."
-        )
-    })
 }
 
 /// The executable that runs `table`, or why there is none.

@@ -101,7 +101,7 @@ pub fn headline_section(report: &ReportJson, folder: &str) -> String {
 
 /// What the report says of its machine's load, if it was loaded.
 fn loaded_note(report: &ReportJson) -> Option<String> {
-    super::loaded(report.load_average.as_deref()?, report.machine.threads)
+    super::markdown::loaded(report.load_average.as_deref()?, report.machine.threads)
 }
 
 /// Runs `publish`.

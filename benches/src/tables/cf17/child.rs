@@ -4,10 +4,44 @@
 //! and exit with status 1.
 
 use super::runner::params;
-use super::ChildSpec;
 use crate::cf17::workloads;
+use crate::cf17::{Size, SUBCOMMAND};
+use crate::cli;
 use crate::harness::record::{steady_allocator, Record};
 use crate::harness::Pool;
+
+/// One configuration, as a child measures it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChildSpec {
+    /// The program's name (one of [`workloads::NAMES`]).
+    pub program: &'static str,
+    /// The runner (one of [`runner::RUNNERS`]).
+    pub runner: String,
+    /// The threads of its pool.
+    pub threads: usize,
+    /// The input size.
+    pub size: Size,
+    /// The timed runs.
+    pub reps: usize,
+}
+
+impl ChildSpec {
+    /// The arguments (after the executable) that make it measure this
+    /// configuration: `cf17 --child PROGRAM RUNNER THREADS --size SIZE
+    /// --reps N`.
+    pub fn args(&self) -> Vec<String> {
+        let mut args = cli::child_args(
+            SUBCOMMAND,
+            "--child",
+            &[self.program, &self.runner],
+            self.threads,
+            cli::Size::Full,
+        );
+        args.extend(["--size", self.size.name(), "--reps"].map(String::from));
+        args.push(self.reps.to_string());
+        args
+    }
+}
 
 /// The child of one configuration: measures it and prints its record (or
 /// the error's, with the message on stderr too). Returns the exit code.
@@ -57,7 +91,6 @@ pub fn measure(spec: &ChildSpec) -> Result<Record, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cf17::Size;
 
     #[test]
     fn every_runner_measures_fib_in_process() {

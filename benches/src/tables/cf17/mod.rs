@@ -64,9 +64,10 @@ use std::path::{Path, PathBuf};
 use crate::cf17::workloads::{self, known_name, NAMES};
 use crate::cf17::Size;
 use crate::cli::{self, default_output, ChildArgs, CommonArgs};
-use crate::harness::{peers, table, Kind, Machine, Outcome, Plan, Runner};
+use crate::harness::{peers, table, Kind, Machine, Outcome, Runner};
+pub use child::ChildSpec;
 pub use report::Table;
-pub use runner::{cf17_params, params_text};
+pub use runner::{cf17_params, default_reps, head_size, params_text, Settings};
 
 pub use crate::cf17::SUBCOMMAND;
 /// The programs `--test-size` runs unless `--only` says otherwise: the
@@ -194,109 +195,6 @@ pub enum Command {
     /// Derive the decision trees from a sweep (`--calibrate [DIR]`; `None`:
     /// the stored one).
     Calibrate(Option<PathBuf>),
-}
-
-/// One configuration, as a child measures it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ChildSpec {
-    /// The program's name (one of [`NAMES`]).
-    pub program: &'static str,
-    /// The runner (one of [`runner::RUNNERS`]).
-    pub runner: String,
-    /// The threads of its pool.
-    pub threads: usize,
-    /// The input size.
-    pub size: Size,
-    /// The timed runs.
-    pub reps: usize,
-}
-
-impl ChildSpec {
-    /// The arguments (after the executable) that make it measure this
-    /// configuration: `cf17 --child PROGRAM RUNNER THREADS --size SIZE
-    /// --reps N`.
-    pub fn args(&self) -> Vec<String> {
-        let mut args = cli::child_args(
-            SUBCOMMAND,
-            "--child",
-            &[self.program, &self.runner],
-            self.threads,
-            cli::Size::Full,
-        );
-        args.extend(["--size", self.size.name(), "--reps"].map(String::from));
-        args.push(self.reps.to_string());
-        args
-    }
-}
-
-/// The parent's settings, resolved from [`Options`].
-#[derive(Clone, Debug, PartialEq)]
-pub struct Settings {
-    /// The table's description: programs, runners, thread counts, the
-    /// size as the shared head records it (`paper` is `full`), the
-    /// children's timeout.
-    pub plan: Plan<&'static str>,
-    /// The input size.
-    pub size: Size,
-    /// Timed runs per configuration.
-    pub reps: usize,
-    /// Where to write the JSON (none: nowhere).
-    pub json: Option<PathBuf>,
-    /// The folder of the SVG plots (none: no plots).
-    pub plots: Option<PathBuf>,
-}
-
-impl Settings {
-    /// The settings of a run at `size` with every default: every program
-    /// and runner, the threads given, the default repetitions, JSON and
-    /// plots.
-    pub fn new(size: Size, threads: Vec<usize>) -> Settings {
-        let head_size = head_size(size);
-        Settings {
-            plan: Plan {
-                table: SUBCOMMAND,
-                size: head_size,
-                programs: NAMES.to_vec(),
-                runners: runner::runners(),
-                threads,
-                timeout: cli::default_timeout(head_size),
-            },
-            size,
-            reps: default_reps(size),
-            json: default_output("cf17/cf17.json"),
-            plots: default_output("cf17"),
-        }
-    }
-
-    /// The input a peer is given for `program`.
-    fn peer_params(&self) -> Vec<(&'static str, String)> {
-        let data = crate::data::data_dir().display().to_string();
-        vec![
-            ("size", self.plan.size.name().to_string()),
-            ("input", self.size.name().to_string()),
-            ("reps", self.reps.to_string()),
-            ("data", data),
-        ]
-    }
-}
-
-/// `size` as the shared JSON head records it.
-pub fn head_size(size: Size) -> cli::Size {
-    match size {
-        Size::Paper => cli::Size::Full,
-        Size::Quick => cli::Size::Quick,
-        Size::Test => cli::Size::Test,
-    }
-}
-
-/// The default number of timed runs: 5 at the paper's size, 3 at the
-/// quick one, 1 at the test size.
-pub const fn default_reps(size: Size) -> usize {
-    match size {
-        Size::Paper => 5,
-        Size::Quick => 3,
-        Size::Test => 1,
-    }
 }
 
 impl Options {

@@ -8,8 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::runner::{params, params_text, PRESCIENT_RUNNERS};
-use super::{Settings, SUBCOMMAND};
+use super::runner::{params, params_text, Settings, PRESCIENT_RUNNERS, SUBCOMMAND};
 use crate::harness::record::Record;
 use crate::harness::write::{count, finite, format_ns, join_list, opt, ratio, Md, Stats};
 use crate::harness::{Machine, Outcome, Outcomes};

@@ -1,11 +1,17 @@
-//! The CF'17 table's runners ([`RUNNERS`], a peer's after them) and the
-//! Prescient parameters each uses for a program, with their short text for
-//! tables and JSON.
+//! The CF'17 table's description: its runners ([`RUNNERS`], a peer's after
+//! them), the Prescient parameters each uses for a program (with their
+//! short text for tables and JSON), and a run's [`Settings`].
+
+use std::path::PathBuf;
 
 use prescient::Params;
 
 use crate::annotated::AnnotatedProgram;
-use crate::harness::{peers, Kind, Runner};
+use crate::cf17::workloads::NAMES;
+use crate::cf17::Size;
+pub use crate::cf17::SUBCOMMAND;
+use crate::cli::{self, default_output};
+use crate::harness::{peers, Kind, Plan, Runner};
 use crate::samples;
 
 /// The table's own runners, in its order: the name (command line, tables,
@@ -88,6 +94,76 @@ pub fn params_text(p: &Params) -> String {
         text += &format!(" pinning={:?}", p.pinning);
     }
     text
+}
+
+/// A run's settings, resolved from the table's options.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Settings {
+    /// The table's description: programs, runners, thread counts, the
+    /// size as the shared head records it (`paper` is `full`), the
+    /// children's timeout.
+    pub plan: Plan<&'static str>,
+    /// The input size.
+    pub size: Size,
+    /// Timed runs per configuration.
+    pub reps: usize,
+    /// Where to write the JSON (none: nowhere).
+    pub json: Option<PathBuf>,
+    /// The folder of the SVG plots (none: no plots).
+    pub plots: Option<PathBuf>,
+}
+
+impl Settings {
+    /// The settings of a run at `size` with every default: every program
+    /// and runner, the threads given, the default repetitions, JSON and
+    /// plots.
+    pub fn new(size: Size, threads: Vec<usize>) -> Settings {
+        let head_size = head_size(size);
+        Settings {
+            plan: Plan {
+                table: SUBCOMMAND,
+                size: head_size,
+                programs: NAMES.to_vec(),
+                runners: runners(),
+                threads,
+                timeout: cli::default_timeout(head_size),
+            },
+            size,
+            reps: default_reps(size),
+            json: default_output("cf17/cf17.json"),
+            plots: default_output("cf17"),
+        }
+    }
+
+    /// The input a peer is given for `program`.
+    pub fn peer_params(&self) -> Vec<(&'static str, String)> {
+        let data = crate::data::data_dir().display().to_string();
+        vec![
+            ("size", self.plan.size.name().to_string()),
+            ("input", self.size.name().to_string()),
+            ("reps", self.reps.to_string()),
+            ("data", data),
+        ]
+    }
+}
+
+/// `size` as the shared JSON head records it.
+pub fn head_size(size: Size) -> cli::Size {
+    match size {
+        Size::Paper => cli::Size::Full,
+        Size::Quick => cli::Size::Quick,
+        Size::Test => cli::Size::Test,
+    }
+}
+
+/// The default number of timed runs: 5 at the paper's size, 3 at the
+/// quick one, 1 at the test size.
+pub const fn default_reps(size: Size) -> usize {
+    match size {
+        Size::Paper => 5,
+        Size::Quick => 3,
+        Size::Test => 1,
+    }
 }
 
 #[cfg(test)]

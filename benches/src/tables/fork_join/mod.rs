@@ -46,18 +46,12 @@ pub mod report;
 
 use crate::cli::{self, default_output, CommonArgs, Size};
 use crate::competing::{CompetingArgs, Competitors};
-use crate::harness::{peers, table, Kind, Machine, Outcome, Plan, Runner};
+use crate::harness::{peers, table, Kind, Machine, Plan, Runner};
 use crate::programs::tree::Layout;
 pub use pool::{Measurement, Pool, Work};
-pub use programs::{Program, Sampling};
+pub use profile::ProfileOptions;
+pub use programs::{IdleOutcome, Program, Sampling, Settings, DEFAULT_JSON, SUBCOMMAND};
 use std::path::{Path, PathBuf};
-
-/// The table's subcommand name: the `table` of its JSON and the first word
-/// of its children's arguments.
-pub const SUBCOMMAND: &str = "fork-join";
-/// The JSON's file under cargo's target folder unless `--json` says
-/// otherwise.
-pub const DEFAULT_JSON: &str = "prescient-suite.json";
 
 /// Fork-join programs (fib, tree sums) against rayon, chili and sequential.
 ///
@@ -167,78 +161,6 @@ pub enum Command {
         /// [`Size::Test`]).
         size: Size,
     },
-}
-
-/// What `--profile` profiles, and where the profiles go.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ProfileOptions {
-    /// The program.
-    pub program: Program,
-    /// The Prescient runner whose parameters the runtime gets.
-    pub runner: String,
-    /// The thread counts, one profile each.
-    pub threads: Vec<usize>,
-    /// The input size.
-    pub size: Size,
-    /// The allocation order of a tree's nodes.
-    pub layout: Layout,
-    /// The folder that receives one folder per profile.
-    pub dir: PathBuf,
-}
-
-/// The parent's settings, resolved from [`Options`].
-#[derive(Clone, Debug, PartialEq)]
-pub struct Settings {
-    /// The table's description: programs, runners, thread counts, size,
-    /// the children's timeout.
-    pub plan: Plan<Program>,
-    /// Where to write the JSON (none: nowhere).
-    pub json: Option<PathBuf>,
-    /// Whether to measure the idle CPU.
-    pub idle: bool,
-    /// The allocation order of the trees' nodes.
-    pub tree_layout: Layout,
-    /// The competing busy processes that run while the children measure
-    /// (`--competing`; see [`crate::competing`]).
-    pub competing: usize,
-}
-
-impl Settings {
-    /// The settings of a run at `size` on `threads` with every default.
-    pub fn new(size: Size, threads: Vec<usize>) -> Settings {
-        Settings {
-            plan: Plan {
-                table: SUBCOMMAND,
-                size,
-                programs: Program::ALL.to_vec(),
-                runners: programs::runners(),
-                threads,
-                timeout: cli::default_timeout(size),
-            },
-            json: default_output(DEFAULT_JSON),
-            idle: true,
-            tree_layout: Layout::DEFAULT,
-            competing: 0,
-        }
-    }
-
-    /// The child arguments (after the executable) that measure one
-    /// configuration: `fork-join --child PROGRAM RUNNER THREADS [--quick |
-    /// --test-size] --tree-layout LAYOUT`.
-    pub fn child_args(&self, program: Program, runner: &str, threads: usize) -> Vec<String> {
-        let mut args = cli::child_args(
-            SUBCOMMAND,
-            "--child",
-            &[program.name(), runner],
-            threads,
-            self.plan.size,
-        );
-        args.extend([
-            "--tree-layout".to_string(),
-            self.tree_layout.name().to_string(),
-        ]);
-        args
-    }
 }
 
 impl Options {
@@ -449,6 +371,3 @@ pub fn run_table(settings: &Settings, exe: &Path) -> i32 {
         0
     }
 }
-
-/// The outcomes of the idle children.
-pub type IdleOutcome = Outcome<&'static str>;

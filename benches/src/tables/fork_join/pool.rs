@@ -7,7 +7,8 @@ use std::time::{Duration, Instant};
 
 use prescient::Counters;
 
-use super::programs::{params, Sampling};
+use super::programs::{params, Program, Sampling};
+use crate::cli::Size;
 use crate::harness::record::cpu_time_ns;
 pub use crate::harness::Pool;
 use crate::programs::tree::Layout;
@@ -139,6 +140,16 @@ fn time_runs(one: &mut dyn FnMut() -> u64, expected: u64, iters: u64) -> Duratio
 #[inline(never)]
 fn wrong_result(result: u64, expected: u64) -> ! {
     panic!("wrong result: got {result}, expected {expected}");
+}
+
+impl Program {
+    /// Builds the program's input at `size`, a tree in `layout`.
+    pub fn prepare(self, layout: Layout, size: Size) -> Work {
+        match self.nodes(size) {
+            None => Work::fib(Program::fib_n(size)),
+            Some(nodes) => Work::tree(nodes, layout),
+        }
+    }
 }
 
 /// A program's prepared input and its expected result.

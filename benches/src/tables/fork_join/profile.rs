@@ -8,7 +8,28 @@
 //! table measures. Needs the `trace` feature; without it the command says
 //! how to rebuild.
 
-use super::ProfileOptions;
+use std::path::PathBuf;
+
+use super::programs::Program;
+use crate::cli::Size;
+use crate::programs::tree::Layout;
+
+/// What `--profile` profiles, and where the profiles go.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProfileOptions {
+    /// The program.
+    pub program: Program,
+    /// The Prescient runner whose parameters the runtime gets.
+    pub runner: String,
+    /// The thread counts, one profile each.
+    pub threads: Vec<usize>,
+    /// The input size.
+    pub size: Size,
+    /// The allocation order of a tree's nodes.
+    pub layout: Layout,
+    /// The folder that receives one folder per profile.
+    pub dir: PathBuf,
+}
 
 /// Runs the profiles; returns the exit code.
 #[cfg(feature = "trace")]

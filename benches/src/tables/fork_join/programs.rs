@@ -1,15 +1,15 @@
 //! The fork-join table's description: its programs ([`Program`]), its own
-//! runners ([`RUNNERS`], a peer's after them), and how a child samples each
-//! program ([`Sampling`]).
+//! runners ([`RUNNERS`], a peer's after them), how a child samples each
+//! program ([`Sampling`]), and a run's [`Settings`].
 
 use std::fmt;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use prescient::{Inlining, Params, QueuePolicy};
 
-use super::pool::Work;
-use crate::cli::Size;
-use crate::harness::{peers, Kind, Runner};
+use crate::cli::{self, default_output, Size};
+use crate::harness::{peers, Kind, Outcome, Plan, Runner};
 use crate::programs::tree::Layout;
 use crate::programs::{fib, tree};
 use crate::samples;
@@ -93,14 +93,6 @@ impl Program {
         match self.nodes(size) {
             None => fib::expected(Program::fib_n(size)),
             Some(nodes) => tree::expected(nodes),
-        }
-    }
-
-    /// Builds the program's input at `size`, a tree in `layout`.
-    pub fn prepare(self, layout: Layout, size: Size) -> Work {
-        match self.nodes(size) {
-            None => Work::fib(Program::fib_n(size)),
-            Some(nodes) => Work::tree(nodes, layout),
         }
     }
 
@@ -252,6 +244,71 @@ pub struct Sampling {
     pub sample_target: Duration,
     /// The number of timed batches.
     pub samples: usize,
+}
+
+/// The table's subcommand name: the `table` of its JSON and the first word
+/// of its children's arguments.
+pub const SUBCOMMAND: &str = "fork-join";
+/// The JSON's file under cargo's target folder unless `--json` says
+/// otherwise.
+pub const DEFAULT_JSON: &str = "prescient-suite.json";
+
+/// The outcomes of the idle children.
+pub type IdleOutcome = Outcome<&'static str>;
+
+/// The parent's settings, resolved from the table's options.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Settings {
+    /// The table's description: programs, runners, thread counts, size,
+    /// the children's timeout.
+    pub plan: Plan<Program>,
+    /// Where to write the JSON (none: nowhere).
+    pub json: Option<PathBuf>,
+    /// Whether to measure the idle CPU.
+    pub idle: bool,
+    /// The allocation order of the trees' nodes.
+    pub tree_layout: Layout,
+    /// The competing busy processes that run while the children measure
+    /// (`--competing`; see [`crate::competing`]).
+    pub competing: usize,
+}
+
+impl Settings {
+    /// The settings of a run at `size` on `threads` with every default.
+    pub fn new(size: Size, threads: Vec<usize>) -> Settings {
+        Settings {
+            plan: Plan {
+                table: SUBCOMMAND,
+                size,
+                programs: Program::ALL.to_vec(),
+                runners: runners(),
+                threads,
+                timeout: cli::default_timeout(size),
+            },
+            json: default_output(DEFAULT_JSON),
+            idle: true,
+            tree_layout: Layout::DEFAULT,
+            competing: 0,
+        }
+    }
+
+    /// The child arguments (after the executable) that measure one
+    /// configuration: `fork-join --child PROGRAM RUNNER THREADS [--quick |
+    /// --test-size] --tree-layout LAYOUT`.
+    pub fn child_args(&self, program: Program, runner: &str, threads: usize) -> Vec<String> {
+        let mut args = cli::child_args(
+            SUBCOMMAND,
+            "--child",
+            &[program.name(), runner],
+            threads,
+            self.plan.size,
+        );
+        args.extend([
+            "--tree-layout".to_string(),
+            self.tree_layout.name().to_string(),
+        ]);
+        args
+    }
 }
 
 #[cfg(test)]

@@ -4,8 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::programs::Program;
-use super::{IdleOutcome, Settings, SUBCOMMAND};
+use super::programs::{IdleOutcome, Program, Settings, SUBCOMMAND};
 use crate::cli::Size;
 use crate::harness::record::Record;
 use crate::harness::write::{finite, format_ns, opt, ratio, Md};
