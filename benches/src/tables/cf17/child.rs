@@ -15,7 +15,7 @@ use crate::harness::Pool;
 pub struct ChildSpec {
     /// The program's name (one of [`workloads::NAMES`]).
     pub program: &'static str,
-    /// The runner (one of [`runner::RUNNERS`]).
+    /// The runner (one of [`super::runner::RUNNERS`]).
     pub runner: String,
     /// The threads of its pool.
     pub threads: usize,
