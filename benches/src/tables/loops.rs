@@ -7,8 +7,10 @@
 //! or `loop 190 x 1 ms, grain 1`), the best time of each runner at each
 //! thread count: `sequential` (1 thread), `prescient` (the loop's
 //! `#[task_program]` parameters, the table's `prescient-analysed`),
-//! `prescient-default` (`Params::DEFAULT`), `prescient-pf` (PF, capacity 16)
-//! and `rayon`.
+//! `prescient-default` (`Params::DEFAULT`), `prescient-pf` (PF, capacity 16),
+//! `rayon`, and every peer found ([`crate::harness::peers`]), asked for
+//! `loops loop THREADS` with `n=`, `grain=`, `rounds=` (of the work
+//! function per item) and `reps=`.
 
 use crate::cli::{self, progress, CommonArgs, Size};
 use crate::dataflow::{best_time, runtime};

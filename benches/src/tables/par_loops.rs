@@ -11,8 +11,8 @@
 //! (`Params::DEFAULT`), `prescient-range` (the sum by `for_range_reduce`,
 //! index by index), `rayon`, and every peer found
 //! ([`crate::harness::peers`]), asked for `par-loops WORKLOAD THREADS` with
-//! `reps=` and the input: `sum n=`, `mandelbrot size=`... (`mandelbrot
-//! width=`), `stencil width=`, `sort` / `sort_unstable n= shape=random|nearly-sorted`.
+//! `reps=` and the input: `sum n=`, `mandelbrot width=`, `stencil width=`,
+//! `sort` or `sort_unstable` with `n=` and `shape=random|nearly-sorted`.
 
 use crate::cli::{self, progress, CommonArgs, Size};
 use crate::dataflow::runtime;

@@ -21,6 +21,12 @@
 //! `bucket sweep 97 (20000 handles x 4 rounds)`. Its `competing` is
 //! `--competing N`: the busy processes ([`crate::competing`]) that ran
 //! beside every measurement.
+//!
+//! Every peer found ([`crate::harness::peers`]) is asked for `dataflow
+//! two-wave THREADS` (with `task_size=` and `tasks=`) or `cholesky`,
+//! `matmul`, `sparselu` (with `nb=` tiles of `bs=`), and `reps=`: its best
+//! time follows the modes' rows in the kernels table, and is in each
+//! benchmark's `peers` and in the samples under its name.
 
 pub mod measure;
 pub mod print;
