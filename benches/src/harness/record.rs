@@ -22,8 +22,8 @@ pub struct Record {
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub batch: u64,
     /// The child's peak RSS in KiB after its timed runs:
-    /// `getrusage(RUSAGE_SELF).ru_maxrss`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// `getrusage(RUSAGE_SELF).ru_maxrss` (also read as `rss_kib`).
+    #[serde(default, alias = "rss_kib", skip_serializing_if = "Option::is_none")]
     pub peak_rss_kib: Option<u64>,
     /// Process CPU time over wall time during the timed runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -269,7 +269,8 @@ mod tests {
             )
         );
         // A peer's minimal line.
-        let peer = Record::read(r#"{"times_ns": [5.0], "peak_rss_kib": 9}"#, None).unwrap();
+        let peer =
+            Record::read(r#"{"times_ns": [5.0], "rss_kib": 9, "runtime": "x"}"#, None).unwrap();
         assert_eq!(
             (peer.batch, peer.peak_rss_kib, peer.counters()),
             (1, Some(9), Ok(None))
