@@ -1,8 +1,9 @@
 //! Records how the benchmark binaries were built, for the report's "build"
-//! section (`prescient_benches::report::build`): the commit, the cargo
-//! profile, the compiler, the flags (function alignment) and the features.
-//! A binary copied to a host without the source tree or git still says what
-//! it is.
+//! section (`prescient_benches::report::build_info`): the commit, the cargo
+//! profile, the compiler, the flags (function alignment) and the features;
+//! and cargo's target folder, under which a table writes by default
+//! (`prescient_benches::cli::default_output`). A binary copied to a host
+//! without the source tree or git still says what it is.
 
 use std::path::Path;
 use std::process::Command;
@@ -54,6 +55,14 @@ fn main() {
             |name| name.to_string_lossy().into_owned(),
         );
     println!("cargo:rustc-env=PRESCIENT_BENCH_PROFILE={profile}");
+    let target = Path::new(&out_dir)
+        .ancestors()
+        .nth(4)
+        .unwrap_or(Path::new(""));
+    println!(
+        "cargo:rustc-env=PRESCIENT_BENCH_TARGET_DIR={}",
+        target.display()
+    );
 
     let mut features: Vec<String> = std::env::vars()
         .filter_map(|(key, _)| {
@@ -67,12 +76,27 @@ fn main() {
         features.join(",")
     );
 
-    // Rerun when the commit moves or any source of the workspace changes
-    // (a directory is scanned recursively).
-    if let Some(git_dir) = run("git", &["rev-parse", "--absolute-git-dir"]) {
-        println!("cargo:rerun-if-changed={git_dir}/HEAD");
-        println!("cargo:rerun-if-changed={git_dir}/refs/heads");
-        println!("cargo:rerun-if-changed={git_dir}/index");
+    // Rerun when the commit moves — HEAD, the branch it points to (a loose
+    // ref, or packed) — or any source of the workspace changes (a directory
+    // is scanned recursively); not on `git status`, which rewrites the index.
+    // Only files that exist are named: cargo reruns for a missing one always.
+    let git_dir = run("git", &["rev-parse", "--absolute-git-dir"]);
+    let common = run(
+        "git",
+        &["rev-parse", "--path-format=absolute", "--git-common-dir"],
+    );
+    if let (Some(git_dir), Some(common)) = (git_dir, common) {
+        let branch = run("git", &["symbolic-ref", "-q", "HEAD"]);
+        let watched = [
+            Some(format!("{git_dir}/HEAD")),
+            branch.map(|b| format!("{common}/{b}")),
+            Some(format!("{common}/packed-refs")),
+        ];
+        for path in watched.into_iter().flatten() {
+            if Path::new(&path).is_file() {
+                println!("cargo:rerun-if-changed={path}");
+            }
+        }
     }
     for dir in [
         "src",

@@ -35,16 +35,9 @@
 //! count; a sample enters the runtime once per iteration (`Runtime::run`, a
 //! few µs).
 //!
-//! After criterion's groups, one line per benchmark, mode and thread count
-//! gives Prescient's time over the sequential one, e.g.
-//! `ratio prescient/sequential: two-wave 250 at 2 threads = 0.83` (and
-//! `ratio prescient-dast-off/sequential: ...` per mode), with the program
-//! names of the `dataflow` table. Criterion keeps its estimates to itself
-//! (they are only in its report files), so these ratios come from one more
-//! run of each configuration timed here with `Instant`, after a warm-up run:
-//! a quick cross-check, not criterion's statistics. They follow criterion's
-//! filter (a plain substring of the ids above) and are skipped outside
-//! `cargo bench` (`cargo test --benches`) and with `--list`.
+//! The ratios to the sequential reference are the `dataflow` table's
+//! (`prescient-bench dataflow`), with the same sizes
+//! (`prescient_benches::tables::dataflow::measure::Sizes`, full).
 //!
 //! The coarse two-wave sizes take seconds per iteration: filter, e.g.
 //! `cargo bench -p prescient-benches --bench dataflow -- two_wave/250/`, or
@@ -55,14 +48,13 @@ use criterion::{
 };
 use prescient::tuning::DastMode;
 use prescient::{Params, Runtime};
+use prescient_benches::cli::Size;
 use prescient_benches::cli::{env_dast, env_threads};
 use prescient_benches::dataflow::{
     cholesky, compare_exact, matmul, overhead, runtime, sparselu, two_wave, Kernel, DEFERRING,
 };
-use prescient_benches::samples::{PRESCIENT, SEQUENTIAL};
-use prescient_benches::tables::dataflow::measure::two_wave_program;
-use prescient_benches::tables::dataflow::runner;
-use std::time::{Duration, Instant};
+use prescient_benches::tables::dataflow::measure::Sizes;
+use std::time::Duration;
 
 /// One runtime per thread count of `PRESCIENT_BENCH_THREADS`, with `params`
 /// under `mode`.
@@ -150,14 +142,9 @@ fn kernel<M: Clone + Send + Sync>(c: &mut Criterion, name: &str, input: M, kerne
     }
 }
 
-/// Tiles (blocks) per dimension and tile size of Cholesky, matmul and
-/// SparseLU: the `dataflow` table's full sizes.
-const CHOLESKY: (usize, usize) = (16, 64);
-const MATMUL: (usize, usize) = (8, 64);
-const SPARSELU: (usize, usize) = (30, 40);
-
 fn kernels(c: &mut Criterion) {
-    let ((cn, cb), (mn, mb), (sn, sb)) = (CHOLESKY, MATMUL, SPARSELU);
+    let sizes = Sizes::of(Size::Full);
+    let ((cn, cb), (mn, mb), (sn, sb)) = (sizes.cholesky, sizes.matmul, sizes.sparselu);
     kernel(
         c,
         "cholesky",
@@ -169,35 +156,32 @@ fn kernels(c: &mut Criterion) {
 }
 
 fn task_cost(c: &mut Criterion) {
-    const TASKS: usize = 20_000;
+    let tasks = Sizes::of(Size::Full).task_cost_per_timing;
     for mode in env_dast() {
         let mut group = c.benchmark_group(group_name("task_cost", mode));
         group
             .sample_size(20)
-            .throughput(Throughput::Elements(TASKS as u64));
+            .throughput(Throughput::Elements(tasks as u64));
         for (threads, rt) in &runtimes(DEFERRING, mode) {
             // Both kinds are real deferred tasks: nothing runs inline.
             let before = rt.counters();
-            assert_eq!(rt.run(|| overhead::empty_dependent(TASKS)), TASKS as u64);
-            assert_eq!(rt.run(|| overhead::empty_independent(TASKS)), TASKS as u64);
+            assert_eq!(rt.run(|| overhead::empty_dependent(tasks)), tasks as u64);
+            assert_eq!(rt.run(|| overhead::empty_independent(tasks)), tasks as u64);
             let delta = rt.counters().since(&before);
             assert_eq!(delta.inlined_spawns, 0, "a task ran inline: {delta:?}");
             group.bench_function(BenchmarkId::new("independent", threads), |b| {
-                b.iter(|| rt.run(|| overhead::empty_independent(TASKS)))
+                b.iter(|| rt.run(|| overhead::empty_independent(tasks)))
             });
             group.bench_function(BenchmarkId::new("dependent", threads), |b| {
-                b.iter(|| rt.run(|| overhead::empty_dependent(TASKS)))
+                b.iter(|| rt.run(|| overhead::empty_dependent(tasks)))
             });
         }
         group.finish();
     }
 }
 
-/// The bucket sweep's live handles, rounds and work per task.
-const BUCKET_SWEEP: (usize, usize, usize) = (20_000, 4, 50);
-
 fn buckets(c: &mut Criterion) {
-    let (handles, rounds, work) = BUCKET_SWEEP;
+    let (handles, rounds, work) = Sizes::of(Size::Full).buckets;
     let reference = overhead::many_handles_sequential(handles, rounds, work);
     let mut group = c.benchmark_group("buckets");
     group.sample_size(10);
@@ -222,218 +206,5 @@ fn buckets(c: &mut Criterion) {
     }
 }
 
-/// Criterion's name filter, if `cargo bench` was given one: the first
-/// argument that is neither a flag nor the value of one.
-fn filter() -> Option<String> {
-    const TAKES_VALUE: [&str; 17] = [
-        "-c",
-        "--color",
-        "-s",
-        "--save-baseline",
-        "-b",
-        "--baseline",
-        "--baseline-lenient",
-        "--load-baseline",
-        "--sample-size",
-        "--warm-up-time",
-        "--measurement-time",
-        "--nresamples",
-        "--noise-threshold",
-        "--confidence-level",
-        "--significance-level",
-        "--profile-time",
-        "--output-format",
-    ];
-    let mut args = std::env::args().skip(1);
-    while let Some(arg) = args.next() {
-        if TAKES_VALUE.contains(&arg.as_str()) {
-            args.next();
-        } else if !arg.starts_with('-') {
-            return Some(arg);
-        }
-    }
-    None
-}
-
-/// One more run of `run` after a warm-up, timed: `setup` prepares each
-/// run's input outside the timing.
-fn time_once<I>(mut setup: impl FnMut() -> I, mut run: impl FnMut(I)) -> Duration {
-    run(setup());
-    let input = setup();
-    let start = Instant::now();
-    run(input);
-    start.elapsed()
-}
-
-/// What [`Ratios::print`] times: the benchmark's program name (as the
-/// `dataflow` table names it), its criterion group and function, and the
-/// runtime's parameters.
-struct Target<'a> {
-    program: &'a str,
-    group: &'a str,
-    function: &'a str,
-    params: Params,
-}
-
-/// The ratio lines of one benchmark (see the file's documentation).
-struct Ratios {
-    /// Criterion's filter; a regular expression beyond a plain substring
-    /// selects everything.
-    filter: Option<String>,
-    modes: Vec<DastMode>,
-}
-
-impl Ratios {
-    /// Whether criterion measured `id` (its filter is a substring of it).
-    fn wanted(&self, id: &str) -> bool {
-        match &self.filter {
-            None => true,
-            Some(f) if f.contains(|c: char| "^$.*+?()[]{}|\\".contains(c)) => true,
-            Some(f) => id.contains(f.as_str()),
-        }
-    }
-
-    /// Times `seq` and, per mode and thread count that the filter selects
-    /// (criterion id `<group>/<mode>/<function>/<threads>`), `par` in a
-    /// runtime of `params` under that mode, and prints their ratios for
-    /// `program`.
-    fn print<I>(
-        &self,
-        target: Target<'_>,
-        setup: impl Fn() -> I,
-        seq: impl Fn(I),
-        par: impl Fn(&Runtime, I),
-    ) {
-        let Target {
-            program,
-            group,
-            function,
-            params,
-        } = target;
-        let mut selected = Vec::new();
-        for &mode in &self.modes {
-            for threads in env_threads() {
-                let id = format!("{group}/{}/{function}/{threads}", mode.short_name());
-                if self.wanted(&id) {
-                    selected.push((mode, threads));
-                }
-            }
-        }
-        if selected.is_empty() {
-            return;
-        }
-        let seq = time_once(&setup, &seq).as_secs_f64();
-        for (mode, threads) in selected {
-            let rt = runtime(threads, params.with_dast(mode));
-            let ratio = time_once(&setup, |input| par(&rt, input)).as_secs_f64() / seq;
-            let mut runners = vec![runner(mode)];
-            if mode == Params::DEFAULT.dast {
-                runners.push(PRESCIENT.to_string());
-            }
-            let plural = if threads == 1 { "" } else { "s" };
-            for r in runners {
-                println!(
-                    "ratio {r}/{SEQUENTIAL}: {program} at {threads} thread{plural} = {ratio:.2}"
-                );
-            }
-        }
-    }
-}
-
-/// The ratio lines: one more timed run of every configuration criterion
-/// measured (see the file's documentation); `cargo bench` only.
-fn ratios(_: &mut Criterion) {
-    let args: Vec<String> = std::env::args().collect();
-    if !args.iter().any(|a| a == "--bench") || args.iter().any(|a| a == "--list") {
-        return;
-    }
-    let ratios = Ratios {
-        filter: filter(),
-        modes: env_dast(),
-    };
-    println!("\nPrescient over sequential: one more run of each, timed with Instant (not criterion's estimates)");
-    for size in two_wave::TASK_SIZES {
-        let tasks = two_wave::NUM_TASKS;
-        let reference = two_wave::sequential(tasks, size);
-        ratios.print(
-            Target {
-                program: &two_wave_program(size, tasks),
-                group: &format!("two_wave/{size}"),
-                function: "prescient",
-                params: Params::DEFAULT,
-            },
-            || (),
-            |()| {
-                std::hint::black_box(two_wave::sequential(tasks, size));
-            },
-            |rt, ()| {
-                let result = rt.run(|| two_wave::dataflow(tasks, size));
-                compare_exact(&result, &reference, "two_wave").unwrap();
-            },
-        );
-    }
-    fn kernel_ratios<M: Clone + Send + Sync>(
-        ratios: &Ratios,
-        program: &str,
-        name: &str,
-        input: M,
-        kernel: &Kernel<M>,
-    ) {
-        ratios.print(
-            Target {
-                program,
-                group: name,
-                function: "prescient",
-                params: Params::DEFAULT,
-            },
-            || input.clone(),
-            |mut m| (kernel.sequential)(&mut m),
-            |rt, mut m| rt.run(|| (kernel.dataflow)(&mut m)),
-        );
-    }
-    let (nb, bs) = CHOLESKY;
-    kernel_ratios(
-        &ratios,
-        &format!("cholesky {}/{bs}", nb * bs),
-        "cholesky",
-        cholesky::generate(nb, bs, 42),
-        &cholesky::KERNEL,
-    );
-    let (nb, bs) = MATMUL;
-    kernel_ratios(
-        &ratios,
-        &format!("matmul {}/{bs}", nb * bs),
-        "matmul",
-        matmul::generate(nb, bs, 7),
-        &matmul::KERNEL,
-    );
-    let (nb, bs) = SPARSELU;
-    kernel_ratios(
-        &ratios,
-        &format!("sparselu {}/{bs}", nb * bs),
-        "sparselu",
-        sparselu::generate(nb, bs),
-        &sparselu::KERNEL,
-    );
-    let (handles, rounds, work) = BUCKET_SWEEP;
-    for buckets in overhead::BUCKETS {
-        ratios.print(
-            Target {
-                program: &format!("bucket sweep {buckets} ({handles} handles x {rounds} rounds)"),
-                group: "buckets",
-                function: &format!("prescient-{buckets}"),
-                params: DEFERRING.with_dependency_buckets(buckets),
-            },
-            || (),
-            |()| {
-                std::hint::black_box(overhead::many_handles_sequential(handles, rounds, work));
-            },
-            |rt, ()| {
-                std::hint::black_box(rt.run(|| overhead::many_handles(handles, rounds, work)));
-            },
-        );
-    }
-}
-
-criterion_group!(benches, two_wave, kernels, task_cost, buckets, ratios);
+criterion_group!(benches, two_wave, kernels, task_cost, buckets);
 criterion_main!(benches);

@@ -22,23 +22,16 @@
 //! capacity 4), `prescient-pf-c4` (`PF`, queue capacity 4), `rayon`
 //! (`rayon::join` in `ThreadPool::install`) and `chili` (`Scope::join`).
 //!
-//! After each group, one plain line per thread count gives each parallel
-//! runner's time over the sequential one:
-//! `ratio fib(35) at 2 threads: prescient/sequential 0.61, ...`. Criterion
-//! does not hand its estimates back to the bench, so these come from one
-//! extra short timing of each runner (about 0.2 s, [`ratio_lines`]) made
-//! after the group with `Pool::time`, the same timing criterion's
-//! iterations use; they are skipped under `--test`/`--list` and for a group
-//! the command line's filter leaves out.
+//! The ratios to the sequential reference are the fork-join table's
+//! (`prescient-bench fork-join`).
 
 use std::time::Duration;
-
-use std::time::Instant;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, SamplingMode};
 use prescient_benches::cli::env_threads;
 use prescient_benches::programs::tree::Layout;
-use prescient_benches::suite::{Pool, Program, Runner, Work};
+use prescient_benches::tables::fork_join::programs::RUNNERS;
+use prescient_benches::tables::fork_join::{self, Pool, Program};
 
 fn bench_program(c: &mut Criterion, program: Program) {
     let work = program.prepare(Layout::DEFAULT, prescient_benches::cli::Size::Full);
@@ -58,99 +51,25 @@ fn bench_program(c: &mut Criterion, program: Program) {
         }
     }
     let seq = Pool::Seq;
-    group.bench_function(BenchmarkId::new(Runner::Seq.name(), 1), |b| {
+    group.bench_function(BenchmarkId::new("seq", 1), |b| {
         b.iter_custom(|iters| seq.time(&work, iters))
     });
     for threads in env_threads() {
-        for runner in Runner::ALL.into_iter().filter(|r| r.is_parallel()) {
-            let pool = Pool::build(runner, threads).unwrap_or_else(|e| panic!("{e}"));
-            group.bench_function(BenchmarkId::new(runner.name(), threads), |b| {
+        for (runner, _, _) in parallel() {
+            let pool = fork_join::pool::build(runner, threads).unwrap_or_else(|e| panic!("{e}"));
+            group.bench_function(BenchmarkId::new(runner, threads), |b| {
                 b.iter_custom(|iters| pool.time(&work, iters))
             });
         }
     }
     group.finish();
-    if wants_ratios(program) {
-        for line in ratio_lines(program, &work) {
-            println!("{line}");
-        }
-    }
     // Freeing a 16M-node tree takes a while and is not what we measure.
     std::mem::forget(work);
 }
 
-/// Whether to time the ratio lines of `program`: not under `--test` or
-/// `--list`, nor when the command line's filter names another program.
-fn wants_ratios(program: Program) -> bool {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.iter().any(|a| a == "--test" || a == "--list") {
-        return false;
-    }
-    let filters: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
-    filters.is_empty()
-        || filters
-            .iter()
-            .any(|f| f.contains(program.name()) || program.name().contains(f.as_str()))
-}
-
-/// The program as the ratio lines name it (`fib(35)`, `tree1k`).
-fn program_label(program: Program) -> String {
-    match program {
-        Program::Fib => format!("fib({})", prescient_benches::programs::fib::SUITE_N),
-        other => other.name().to_string(),
-    }
-}
-
-/// The runner as the ratio lines name it: the shared sample names
-/// (`prescient_benches::samples`), `sequential` for `seq` and `prescient`
-/// for `prescient-default`.
-fn runner_label(runner: Runner) -> &'static str {
-    match runner {
-        Runner::Seq => "sequential",
-        Runner::PrescientDefault => "prescient",
-        other => other.name(),
-    }
-}
-
-/// The mean time of one run of `work` on `pool` over about `budget`.
-fn mean_run(pool: &Pool, work: &Work, budget: Duration) -> Duration {
-    let one = pool.time(work, 1).max(Duration::from_nanos(1));
-    let iters = (budget.as_nanos() / one.as_nanos()).clamp(1, 100_000) as u64;
-    pool.time(work, iters) / iters as u32
-}
-
-/// One line per thread count: each parallel runner's time over the
-/// sequential one, from a short timing of each (criterion does not return
-/// its estimates), e.g. `ratio fib(35) at 2 threads: prescient/sequential
-/// 0.61, ..., rayon/sequential 0.74, chili/sequential 0.58`.
-fn ratio_lines(program: Program, work: &Work) -> Vec<String> {
-    let budget = Duration::from_millis(200);
-    let start = Instant::now();
-    let seq = mean_run(&Pool::Seq, work, budget);
-    let mut lines = Vec::new();
-    for threads in env_threads() {
-        let mut cells = Vec::new();
-        for runner in Runner::ALL.into_iter().filter(|r| r.is_parallel()) {
-            let pool = Pool::build(runner, threads).unwrap_or_else(|e| panic!("{e}"));
-            let time = mean_run(&pool, work, budget);
-            cells.push(format!(
-                "{}/sequential {:.2}",
-                runner_label(runner),
-                time.as_secs_f64() / seq.as_secs_f64()
-            ));
-        }
-        lines.push(format!(
-            "ratio {} at {threads} thread{}: {}",
-            program_label(program),
-            if threads == 1 { "" } else { "s" },
-            cells.join(", ")
-        ));
-    }
-    lines.push(format!(
-        "(ratios of one short timing per runner after the group, {:.1} s in all)",
-        start.elapsed().as_secs_f64()
-    ));
-    lines
+/// The table's parallel runners.
+fn parallel() -> impl Iterator<Item = (&'static str, &'static str, Option<prescient::Params>)> {
+    RUNNERS.into_iter().filter(|r| r.0 != "seq")
 }
 
 fn fib(c: &mut Criterion) {

@@ -10,18 +10,22 @@
 //!   memory measurements.
 //! * [`command`] is the `prescient-bench` command line: one `clap` parser,
 //!   a subcommand per table, `report` and `publish`.
-//! * [`suite`] is the fork-join table (`prescient-bench fork-join`): every
-//!   program × runner × thread count runs in its own child process, so that
-//!   its peak RSS is its own, and the parent prints one table and writes
-//!   JSON; [`cf17::suite`] is the CF'17 table, built the same way.
-//! * [`tables`] holds the other tables, one module per subcommand
-//!   (`dataflow`, `loops`, `par-loops`, `annotated`, `inlining`, `trace-overhead`,
-//!   `stack-memory`): each one's clap options and its `run`.
+//! * [`harness`] is the framework every table is built on: one table
+//!   description (programs × runners × thread counts at a size), one
+//!   child-process runner (each configuration of fork-join and cf17, and
+//!   every peer's row, in a child of its own), one record a measuring child
+//!   prints, one report writer (Markdown and JSON); its [`harness::peers`]
+//!   runs other runtimes' executables as runners.
+//! * [`tables`] holds the tables, one module per subcommand (`fork-join`,
+//!   `cf17`, `dataflow`, `loops`, `par-loops`, `mpi-heat`, `task-cost`,
+//!   `annotated`, `inlining`, `trace-overhead`, `stack-memory`): each one's
+//!   clap options and its `run`.
 //! * [`report`] runs every table within a time budget and writes one folder
 //!   per host and date (report.md, SVG plots, JSON); [`samples`] is the JSON
 //!   every table shares for it.
 //! * [`cli`] holds the conventions every table follows: the shared flags
-//!   ([`cli::CommonArgs`]: `--quick`, `--threads LIST`, `--json FILE`), the
+//!   ([`cli::CommonArgs`]: `--quick`, `--test-size`, `--threads LIST`,
+//!   `--json FILE`), the
 //!   one thread-list parser and the `PRESCIENT_BENCH_THREADS` fallback;
 //!   [`data`] finds the input files, also beside a copied binary.
 //! * [`competing`] holds `--competing N` of the fork-join and dataflow
@@ -41,10 +45,10 @@ pub mod command;
 pub mod competing;
 pub mod data;
 pub mod dataflow;
+pub mod harness;
 pub mod inlining;
 pub mod programs;
 pub mod report;
 pub mod samples;
 pub mod stack_memory;
-pub mod suite;
 pub mod tables;

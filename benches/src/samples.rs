@@ -12,10 +12,13 @@
 //! other configuration a table measures (`prescient-default` beside
 //! `prescient-tuned`, `prescient-dast-off`, `prescient-never`, ...).
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 use crate::cli::Size;
-use crate::suite::machine::Machine;
+use crate::harness::write::finite;
+use crate::harness::{Machine, Outcome};
 
 /// The runner name of the sequential reference.
 pub const SEQUENTIAL: &str = "sequential";
@@ -114,6 +117,61 @@ impl TableHead {
     }
 }
 
+/// One configuration of a table that measures in child processes, in its
+/// JSON (flattened into the table's own result): who ran what, whether it
+/// worked, and the figures every such table derives.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ConfigJson {
+    /// The program's command-line name.
+    pub program: String,
+    /// The runner's command-line name (`seq`, `prescient-default`, ...).
+    pub runner: String,
+    /// The thread count.
+    pub threads: usize,
+    /// Whether the child succeeded.
+    pub ok: bool,
+    /// Why it failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The child's peak RSS, KiB.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peak_rss_kib: Option<u64>,
+    /// Time over the sequential reference's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub t_over_tseq: Option<f64>,
+    /// The runner's own one-thread time over this time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speedup: Option<f64>,
+    /// For Prescient, every counter summed over the timed runs, by its
+    /// `Counters::NAMES` name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counters: Option<BTreeMap<String, u64>>,
+}
+
+impl ConfigJson {
+    /// The configuration of `outcome`, with its derived `T/Tseq` and
+    /// speedup.
+    pub fn of<P: std::fmt::Display>(
+        outcome: &Outcome<P>,
+        t_over_tseq: Option<f64>,
+        speedup: Option<f64>,
+    ) -> ConfigJson {
+        let c = &outcome.config;
+        let r = outcome.result.as_ref();
+        ConfigJson {
+            program: c.program.to_string(),
+            runner: c.runner.name.clone(),
+            threads: c.threads,
+            ok: r.is_ok(),
+            error: r.err().cloned(),
+            peak_rss_kib: r.ok().and_then(|r| r.peak_rss_kib),
+            t_over_tseq: finite(t_over_tseq),
+            speedup: finite(speedup),
+            counters: r.ok().and_then(|r| r.counters.clone()),
+        }
+    }
+}
+
 /// The distinct values of `key` (a program or a runner name) over
 /// `samples`, in first-seen order: the rows of a headline, the panels and
 /// lines of a plot.
@@ -131,27 +189,6 @@ pub fn distinct<'a>(
     seen
 }
 
-/// The folders of the committed reports (`benches/results/<host>/<date>/`,
-/// each with its `report.json`), for the tests that check old JSON still
-/// loads.
-#[cfg(test)]
-pub(crate) fn stored_reports() -> Vec<std::path::PathBuf> {
-    let results = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("results");
-    let mut reports = Vec::new();
-    for host in std::fs::read_dir(&results).unwrap().flatten() {
-        for report in std::fs::read_dir(host.path())
-            .into_iter()
-            .flatten()
-            .flatten()
-        {
-            if report.path().join("report.json").is_file() {
-                reports.push(report.path());
-            }
-        }
-    }
-    reports
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -165,32 +202,9 @@ mod tests {
         let mut head = TableHead::new("t", Size::Test, &[1]);
         head.competing = 2;
         let text = serde_json::to_string(&head).unwrap();
-        assert!(text.contains("\"competing\":2"), "{text}");
         assert_eq!(
             serde_json::from_str::<TableHead>(&text).unwrap().competing,
             2
         );
-    }
-
-    #[test]
-    fn the_stored_reports_still_load() {
-        // Every table's JSON of every committed report, written before
-        // `competing` existed: each reads as a quiet run.
-        let mut read = 0;
-        for report in stored_reports() {
-            for file in std::fs::read_dir(&report).unwrap().flatten() {
-                let path = file.path();
-                let name = path.file_name().unwrap().to_string_lossy().into_owned();
-                if !name.ends_with(".json") || name == "report.json" {
-                    continue;
-                }
-                let text = std::fs::read_to_string(&path).unwrap();
-                let head: TableHead = serde_json::from_str(&text)
-                    .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-                assert_eq!(head.competing, 0, "{}", path.display());
-                read += 1;
-            }
-        }
-        assert!(read > 0, "no stored table JSON under benches/results");
     }
 }

@@ -1,6 +1,8 @@
 //! The report end to end: `prescient-bench report` at test sizes writes its
-//! folder with every table, the plots and the JSON, and `publish` puts it
-//! into a repository's README and results page.
+//! folder with every table, the plots and the JSON (each table's loads into
+//! its own type and writes back the same), and `publish` puts it into a
+//! repository's README and results page. The tables' own checks ride on
+//! that run: fork-join's and cf17's children, task-cost's forms.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -63,7 +65,7 @@ fn the_report_writes_every_table_plots_and_json() {
             // skipped with a reason, not run.
             assert!(matches!(
                 run.status,
-                prescient_benches::report::child::Status::Skipped(_)
+                prescient_benches::harness::child::Status::Skipped(_)
             ));
             continue;
         }
@@ -74,14 +76,14 @@ fn the_report_writes_every_table_plots_and_json() {
             if let Some(why) = prescient_benches::tables::mpi_heat::unavailable(Path::new(EXE)) {
                 assert_eq!(
                     run.status,
-                    prescient_benches::report::child::Status::Skipped(why)
+                    prescient_benches::harness::child::Status::Skipped(why)
                 );
                 continue;
             }
         }
         assert_eq!(
             run.status,
-            prescient_benches::report::child::Status::Done,
+            prescient_benches::harness::child::Status::Done,
             "{}: {:?}",
             spec.name,
             run
@@ -90,6 +92,16 @@ fn the_report_writes_every_table_plots_and_json() {
         let json = out.join(run.json_file.as_ref().expect("a JSON file"));
         let value: serde_json::Value = serde_json::from_str(&read(&json)).unwrap();
         assert_eq!(value["table"], spec.name);
+        let reloaded = prescient_benches::tables::reload(spec.name, &read(&json));
+        assert_eq!(reloaded.as_ref(), Ok(&value), "{}", spec.name);
+        // The table's own text, as report.md shows it.
+        let section = markdown
+            .split(&format!("\n## {}\n", spec.name))
+            .nth(1)
+            .unwrap();
+        let section = section.split("\n## ").next().unwrap();
+        assert!(!section.contains("FAILED"), "{}: {section}", spec.name);
+        table_checks(spec.name, &value, section);
         if spec.name != "stack-memory" {
             assert!(
                 !read_samples(&json).is_empty(),
@@ -136,6 +148,8 @@ fn the_report_writes_every_table_plots_and_json() {
         .arg(&out)
         .arg("--repo")
         .arg(&root)
+        // The test machine may well be loaded; the refusal has its own test.
+        .arg("--allow-loaded")
         .status()
         .unwrap();
     assert!(status.success());
@@ -146,6 +160,94 @@ fn the_report_writes_every_table_plots_and_json() {
     let results = read(&root.join("docs/RESULTS.md"));
     assert!(results.contains("](../results/test-host/2026-01-01/fork-join-speedup.svg)"));
     std::fs::remove_dir_all(&root).unwrap();
+}
+
+/// What a table's JSON and text at the test size (threads 1 and 2) must
+/// hold beyond the shared head.
+fn table_checks(table: &str, v: &serde_json::Value, text: &str) {
+    let samples = v["samples"].as_array().unwrap();
+    let has = |program: &str, runner: &str, threads: u64| {
+        samples
+            .iter()
+            .any(|s| s["program"] == program && s["runner"] == runner && s["threads"] == threads)
+    };
+    match table {
+        "fork-join" => {
+            for heading in ["time per run", "summary", "idle CPU"] {
+                assert!(
+                    text.contains(&format!("### fork-join: {heading}")),
+                    "{text}"
+                );
+            }
+            // Per program: seq once, six parallel runners at two counts.
+            assert_eq!(samples.len(), 3 * (1 + 6 * 2), "{v}");
+            for program in ["fib(20)", "tree 2^10", "tree 2^16"] {
+                for runner in ["prescient", "prescient-never", "rayon", "chili"] {
+                    assert!(has(program, runner, 2), "{program} {runner}");
+                }
+                assert!(has(program, "sequential", 1), "{program}");
+            }
+            assert_eq!(v["idle"].as_array().unwrap().len(), 3);
+        }
+        "cf17" => {
+            // fib at 1 and 2 threads, every runner, through child processes.
+            assert!(
+                text.contains("### cf17: fib (n=") && text.contains("T_Y / T_X"),
+                "{text}"
+            );
+            let fib: Vec<_> = v["results"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|r| r["program"] == "fib")
+                .collect();
+            assert_eq!(fib.len(), 11, "{v}");
+            let tuned2 = fib
+                .iter()
+                .find(|r| r["runner"] == "tuned" && r["threads"] == 2)
+                .unwrap();
+            assert!(tuned2["params"].is_string() && tuned2["counters"]["steals"].is_u64());
+            for runner in ["prescient", "prescient-default", "prescient-cf17", "chili"] {
+                assert!(
+                    samples
+                        .iter()
+                        .any(|s| s["runner"] == runner && s["threads"] == 2),
+                    "{runner}"
+                );
+            }
+        }
+        "task-cost" => {
+            use prescient_benches::tables::task_cost::{CAPACITIES, INLINERS};
+            assert!(text.contains("| form  | shape |") && text.contains("nqueens("));
+            let rows = v["rows"].as_array().unwrap();
+            assert_eq!(rows.len(), 4 * 2 * CAPACITIES.len() * INLINERS.len());
+            for form in ["join", "scope", "group", "spawn"] {
+                for shape in ["loop", "tree"] {
+                    for capacity in CAPACITIES {
+                        for suffix in ["", " never"] {
+                            let program = format!("task-cost {form} {shape} c{capacity}{suffix}");
+                            let sample = samples.iter().find(|s| s["program"] == program.as_str());
+                            let sample = sample.unwrap_or_else(|| panic!("no sample of {program}"));
+                            assert!(sample["per_task"] == true && sample["runner"] == "prescient");
+                            let row = rows
+                                .iter()
+                                .find(|r| r["program"] == program.as_str())
+                                .unwrap();
+                            assert!(row["task_ns"].as_f64() > Some(0.0), "{row}");
+                        }
+                    }
+                }
+            }
+            for threads in [1, 2] {
+                assert!(
+                    has("nqueens(8)", "prescient", threads)
+                        && has("nqueens(8)", "prescient-c128", threads)
+                );
+            }
+            assert!(has("nqueens(8)", "sequential", 1));
+        }
+        _ => {}
+    }
 }
 
 #[test]
@@ -211,4 +313,60 @@ fn competing_reaches_fork_join_and_dataflow_only() {
         "{markdown}"
     );
     std::fs::remove_dir_all(&out).unwrap();
+}
+
+/// Every JSON file under `dir`, recursively.
+fn json_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            json_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "json") {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn every_stored_result_loads() {
+    // Each file under benches/results into its own type: a report's
+    // report.json and its tables' JSON (written before `competing` existed:
+    // each reads as a quiet run), the sweep, and the CF'17 runs stored
+    // before the shared head.
+    use prescient_benches::tables::cf17::report::{ProgramJson, ResultJson, Summary};
+    #[derive(serde::Deserialize)]
+    #[allow(dead_code)]
+    struct OldCf17 {
+        programs: Vec<ProgramJson>,
+        results: Vec<ResultJson>,
+        summary: Vec<Summary>,
+    }
+    let results = Path::new(env!("CARGO_MANIFEST_DIR")).join("results");
+    let mut files = Vec::new();
+    json_files(&results, &mut files);
+    assert!(files.len() > 20, "{files:?}");
+    for path in files {
+        let text = read(&path);
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let folder = path
+            .parent()
+            .unwrap()
+            .file_name()
+            .unwrap()
+            .to_string_lossy();
+        let loaded = match (folder.as_ref(), name.as_str()) {
+            ("sweep", _) => {
+                prescient_benches::cf17::sweep::ProgramSweep::from_json(&text).map(drop)
+            }
+            ("cf17" | "cf17-paper", _) => serde_json::from_str::<OldCf17>(&text)
+                .map(drop)
+                .map_err(|e| e.to_string()),
+            (_, "report") => serde_json::from_str::<ReportJson>(&text)
+                .map(|r| assert_eq!(r.competing, 0))
+                .map_err(|e| e.to_string()),
+            (_, table) => prescient_benches::tables::reload(table, &text)
+                .map(|v| assert!(v["samples"].is_array() && v["competing"] == 0, "{table}")),
+        };
+        loaded.unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    }
 }

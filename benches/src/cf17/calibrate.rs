@@ -599,7 +599,7 @@ mod tests {
             input: String::new(),
             size: "test".into(),
             reps: 1,
-            machine: crate::suite::machine::Machine {
+            machine: crate::harness::Machine {
                 threads: 1,
                 arch: String::new(),
                 os: String::new(),

@@ -11,18 +11,21 @@
 //!
 //! * [`workloads`] prepares a program by name at a [`Size`];
 //! * [`baselines`] holds the rayon and chili versions of the task code;
-//! * [`suite`] runs them all, each program × runner × thread count in its own
-//!   child process, behind `prescient-bench cf17` (its documentation explains the
-//!   output and its conventions); [`plots`] draws its SVG plots.
+//! * [`crate::tables::cf17`] runs them all, each program × runner × thread
+//!   count in its own child process, behind `prescient-bench cf17` (its
+//!   documentation explains the output and its conventions); [`sweep`] and
+//!   [`calibrate`] are its `--sweep` and `--calibrate`.
 
 pub mod baselines;
 pub mod calibrate;
-pub mod plots;
-pub mod suite;
 pub mod sweep;
 pub mod workloads;
 
 use std::time::Duration;
+
+use prescient::tuning::Counters;
+
+use crate::harness::Pool;
 
 /// The CF'17 table's subcommand name: the `table` of its JSON and the
 /// first word of its children's arguments (the suite's and the sweep's).
@@ -96,5 +99,50 @@ impl std::fmt::Debug for Workload {
             .field("rayon", &self.rayon.is_some())
             .field("chili", &self.chili.is_some())
             .finish_non_exhaustive()
+    }
+}
+
+/// What [`Workload::measure`] gives: the timed runs, and Prescient's
+/// counters over them.
+pub type Measured = (Vec<Duration>, Option<Counters>);
+
+impl Workload {
+    /// One warm-up run and `reps` timed ones (at least one) on `pool`,
+    /// inside it, every result checked; for Prescient, the counters over the
+    /// timed runs. `None`: the workload has no version for this pool.
+    ///
+    /// # Errors
+    /// The first wrong result (the warm-up's included).
+    pub fn measure(&self, pool: &Pool, reps: usize) -> Result<Option<Measured>, String> {
+        let repeat = |run: &mut dyn FnMut() -> Timed| {
+            run().1.map_err(|e| format!("warm-up run: {e}"))?;
+            let before = pool.counters();
+            let mut times = Vec::with_capacity(reps);
+            for i in 0..reps.max(1) {
+                let (time, check) = run();
+                check.map_err(|e| format!("timed run {}: {e}", i + 1))?;
+                times.push(time);
+            }
+            let counters = pool
+                .counters()
+                .zip(before)
+                .map(|(after, b)| after.since(&b));
+            Ok(Some((times, counters)))
+        };
+        match pool {
+            Pool::Seq => repeat(&mut || (self.seq)()),
+            Pool::Prescient(rt) => rt.run(|| repeat(&mut || (self.prescient)())),
+            Pool::Rayon(pool) => match self.rayon.as_deref() {
+                Some(run) => pool.install(|| repeat(&mut || run())),
+                None => Ok(None),
+            },
+            Pool::Chili(pool) => match self.chili.as_deref() {
+                Some(run) => {
+                    let mut scope = pool.scope();
+                    repeat(&mut || run(&mut scope))
+                }
+                None => Ok(None),
+            },
+        }
     }
 }

@@ -5,7 +5,7 @@
 //! `cargo bench-run prescient-bench -- cf17 --sweep [--threads
 //! LIST] [--reps N] [--only PROGRAMS] [--size test|quick|paper] [--out DIR]`
 //! (the flags are parsed with the
-//! table's, [`crate::cf17::suite::Options`]).
+//! table's, [`crate::tables::cf17::Options`]).
 //!
 //! The grid ([`Config::all`]) is the one the decision trees choose from:
 //! the four [`QueuePolicy`]s × [`CAPACITIES`] × [`BUCKETS`] × the two
@@ -18,7 +18,8 @@
 //! tree, fixed configuration and the default fare.
 //!
 //! Each (program, thread count) runs in its own child process
-//! (`EXE cf17 --sweep-child PROGRAM THREADS REPS SIZE`),
+//! (`EXE cf17 --sweep-child PROGRAM THREADS REPS SIZE`, run by
+//! [`crate::harness::child`]),
 //! so that a configuration that crashes (a stack estimate too small is a
 //! guard-page abort) loses only its own program and thread count, and so that
 //! one program's memory does not stay around for the next. The child prepares
@@ -26,8 +27,8 @@
 //! configurations in a fixed shuffled order (a slow minute of a shared machine
 //! then lands on a mix of configurations instead of on one policy): per
 //! configuration it builds a runtime, makes one warm-up run and `reps` timed
-//! runs inside it, and prints the best and the median. Every run's result is
-//! checked.
+//! runs inside it, and prints the best and the median (one JSON line per
+//! configuration, a [`Point`]). Every run's result is checked.
 //!
 //! The parent writes one file per program, `DIR/PROGRAM.json` ([`ProgramSweep`]),
 //! and prints per program and thread count the best configuration, the
@@ -39,6 +40,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
+use crate::harness::child::{self, Status, Stderr};
+use crate::harness::record::steady_allocator;
+
 use prescient::analysis::ProgramAnalysis;
 use prescient::tuning::{QueuePolicy, DEFAULT_STACK_SIZE};
 use prescient::{Params, Runtime};
@@ -46,8 +50,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{workloads, Size, Workload};
 use crate::annotated;
-use crate::suite::child::{steady_allocator, LineFields};
-use crate::suite::machine::Machine;
+use crate::harness::Machine;
 
 /// The queue capacities of the grid.
 pub const CAPACITIES: [usize; 6] = [2, 4, 8, 16, 32, 128];
@@ -59,10 +62,6 @@ pub const DEFAULT_REPS: usize = 3;
 pub const DEFAULT_OUT: &str = "target/cf17/sweep";
 /// The sweep stored in the repository (what the calibrated trees come from).
 pub const STORED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/results/sweep");
-/// The prefix of a child's line per configuration.
-const POINT_PREFIX: &str = "POINT";
-/// The prefix of a child's line with the sequential time and the input.
-const SEQ_PREFIX: &str = "SEQ";
 
 /// Which stack commitment a configuration uses (every configuration has the
 /// default 8 MiB stack reserve).
@@ -492,8 +491,26 @@ pub fn timed_runs(
     Ok(times)
 }
 
-/// The child: measures `program` at `threads` over the grid and prints one
-/// `SEQ` line and one `POINT` line per configuration. Returns the exit code.
+/// A line of a sweep child's stdout: the sequential time and the input,
+/// then one [`Point`] per configuration, each one JSON object.
+#[derive(Serialize, Deserialize)]
+#[serde(untagged)]
+enum ChildLine {
+    Point(Point),
+    Seq { seq_s: f64, input: String },
+}
+
+impl ChildLine {
+    fn print(&self) {
+        println!(
+            "{}",
+            serde_json::to_string(self).expect("a line serializes")
+        );
+    }
+}
+
+/// The child: measures `program` at `threads` over the grid and prints the
+/// sequential line and one point per configuration. Returns the exit code.
 pub fn child_main(program: &str, threads: usize, reps: usize, size: Size) -> i32 {
     steady_allocator();
     match child(program, threads, reps, size) {
@@ -508,8 +525,12 @@ pub fn child_main(program: &str, threads: usize, reps: usize, size: Size) -> i32
 fn child(program: &str, threads: usize, reps: usize, size: Size) -> Result<(), String> {
     let annotated = annotated::find(program)?;
     let work: Workload = workloads::prepare(program, size)?;
-    let (seq_best, _) = best_and_median(&mut timed_runs(reps, || (work.seq)())?);
-    println!("{SEQ_PREFIX} best_s={seq_best} input={}", work.input);
+    let (seq_s, _) = best_and_median(&mut timed_runs(reps, || (work.seq)())?);
+    ChildLine::Seq {
+        seq_s,
+        input: work.input.clone(),
+    }
+    .print();
     for config in child_order(&annotated.analysis) {
         let analysed = analysed_stack(&annotated.analysis);
         let params = config.params(analysed);
@@ -522,34 +543,19 @@ fn child(program: &str, threads: usize, reps: usize, size: Size) -> Result<(), S
             .run(|| timed_runs(reps, || (work.prescient)()))
             .map_err(|e| format!("{config}: {e}"))?;
         drop(runtime);
-        let (best, median) = best_and_median(&mut times);
-        println!(
-            "{POINT_PREFIX} policy={} capacity={} buckets={} stack={} best_s={best} median_s={median}",
-            config.policy,
-            config.capacity,
-            config.buckets,
-            config.stack.bytes(analysed),
-        );
+        let (best_s, median_s) = best_and_median(&mut times);
+        ChildLine::Point(Point {
+            threads,
+            policy: config.policy,
+            capacity: config.capacity,
+            buckets: config.buckets,
+            stack_bytes: config.stack.bytes(analysed),
+            best_s,
+            median_s,
+        })
+        .print();
     }
     Ok(())
-}
-
-/// Parses a child's `POINT` line measured at `threads`.
-fn parse_point(line: &str, threads: usize) -> Result<Point, String> {
-    let fields = LineFields::parse(line, POINT_PREFIX)?;
-    let policy_name = fields.text("policy")?;
-    Ok(Point {
-        threads,
-        policy: QueuePolicy::ALL
-            .into_iter()
-            .find(|q| q.short_name() == policy_name)
-            .ok_or_else(|| format!("unknown policy in `{line}`"))?,
-        capacity: fields.get("capacity")?,
-        buckets: fields.get("buckets")?,
-        stack_bytes: fields.get("stack")?,
-        best_s: fields.get("best_s")?,
-        median_s: fields.get("median_s")?,
-    })
 }
 
 /// What `--sweep` was asked to do.
@@ -632,34 +638,22 @@ fn sweep_program(
         points: Vec::new(),
     };
     for &threads in &options.threads {
-        let output = Command::new(exe)
-            .args([
-                super::SUBCOMMAND,
-                "--sweep-child",
-                program,
-                &threads.to_string(),
-                &options.reps.to_string(),
-                options.size.name(),
-            ])
-            .output()
-            .map_err(|e| format!("starting the child: {e}"))?;
-        let stdout = String::from_utf8_lossy(&output.stdout);
-        if !output.status.success() {
-            return Err(format!(
-                "the child at {threads} threads failed ({}): {}",
-                output.status,
-                String::from_utf8_lossy(&output.stderr).trim()
-            ));
+        let mut command = Command::new(exe);
+        command.args([super::SUBCOMMAND, "--sweep-child", program]);
+        command.args([threads.to_string(), options.reps.to_string()]);
+        command.arg(options.size.name());
+        let finished = child::run(&mut command, Duration::MAX, Stderr::Inherit);
+        if finished.status != Status::Done {
+            let status = finished.status.describe();
+            return Err(format!("the child at {threads} threads {status}"));
         }
-        for line in stdout.lines() {
-            if line.starts_with(SEQ_PREFIX) {
-                // `input` is last and takes the rest of the line.
-                let (head, input) = line.split_once(" input=").unwrap_or((line, ""));
-                let seq_s: f64 = LineFields::parse(head, SEQ_PREFIX)?.get("best_s")?;
-                sweep.seq_s = sweep.seq_s.min(seq_s);
-                sweep.input = input.to_string();
-            } else if line.starts_with(POINT_PREFIX) {
-                sweep.points.push(parse_point(line, threads)?);
+        for line in finished.stdout.lines().filter(|l| l.starts_with('{')) {
+            match serde_json::from_str(line).map_err(|e| format!("`{line}`: {e}"))? {
+                ChildLine::Seq { seq_s, input } => {
+                    sweep.seq_s = sweep.seq_s.min(seq_s);
+                    sweep.input = input;
+                }
+                ChildLine::Point(point) => sweep.points.push(point),
             }
         }
     }
@@ -769,14 +763,18 @@ mod tests {
 
     #[test]
     fn child_lines_parse() {
-        let p = parse_point(
-            "POINT policy=BF capacity=8 buckets=1021 stack=32768 best_s=0.5 median_s=0.75",
-            4,
-        )
-        .unwrap();
+        let point = r#"{"threads":4,"policy":"BF","capacity":8,"buckets":1021,"stack":32768,"best_s":0.5,"median_s":0.75}"#;
+        let Ok(ChildLine::Point(p)) = serde_json::from_str(point) else {
+            panic!("not a point");
+        };
         assert_eq!(p.policy, QueuePolicy::InsertBackStealFront);
-        assert_eq!((p.capacity, p.buckets, p.stack_bytes), (8, 1021, 32768));
-        assert!(parse_point("POINT policy=XX capacity=8", 1).is_err());
+        assert_eq!(
+            (p.threads, p.capacity, p.buckets, p.stack_bytes),
+            (4, 8, 1021, 32768)
+        );
+        let seq = serde_json::from_str(r#"{"seq_s":0.5,"input":"n=5"}"#);
+        assert!(matches!(seq, Ok(ChildLine::Seq { seq_s: 0.5, .. })));
+        assert!(serde_json::from_str::<ChildLine>(r#"{"policy":"XX"}"#).is_err());
     }
 
     #[test]

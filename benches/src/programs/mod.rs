@@ -18,18 +18,20 @@ pub mod fib;
 pub mod tree;
 
 /// The two-thread pools the programs' unit tests run each parallel variant
-/// in, built as the suite builds them ([`crate::suite::Pool::build`]).
+/// in, built as the fork-join table builds them
+/// ([`crate::tables::fork_join::pool::build`]).
 #[cfg(test)]
 pub(crate) mod test_pools {
-    use crate::suite::{Pool, Runner};
+    use crate::tables::fork_join::programs::RUNNERS;
+    use crate::tables::fork_join::Pool;
 
-    fn build(runner: Runner) -> Pool {
-        Pool::build(runner, 2).unwrap_or_else(|e| panic!("{e}"))
+    fn build(runner: &str) -> Pool {
+        crate::tables::fork_join::pool::build(runner, 2).unwrap_or_else(|e| panic!("{e}"))
     }
 
     /// Calls `check` inside a two-worker runtime of each Prescient runner.
     pub(crate) fn in_each_prescient(check: impl Fn() + Sync) {
-        for runner in Runner::ALL {
+        for (runner, _, _) in RUNNERS {
             if let Pool::Prescient(rt) = build(runner) {
                 rt.run(&check);
             }
@@ -38,7 +40,7 @@ pub(crate) mod test_pools {
 
     /// Calls `check` inside a two-thread rayon pool.
     pub(crate) fn in_rayon(check: impl FnOnce() + Send) {
-        match build(Runner::Rayon) {
+        match build("rayon") {
             Pool::Rayon(pool) => pool.install(check),
             other => unreachable!("{other:?}"),
         }
@@ -46,7 +48,7 @@ pub(crate) mod test_pools {
 
     /// Calls `check` with a scope of a two-thread chili pool.
     pub(crate) fn in_chili(check: impl FnOnce(&mut chili::Scope<'_>)) {
-        match build(Runner::Chili) {
+        match build("chili") {
             Pool::Chili(pool) => check(&mut pool.scope()),
             other => unreachable!("{other:?}"),
         }

@@ -7,6 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::harness::write::{format_seconds, geomean};
 use crate::samples::{distinct, Sample, CHILI, PRESCIENT, RAYON, SEQUENTIAL};
 
 /// The tables whose programs make the headline.
@@ -73,30 +74,6 @@ pub fn rows(table: &str, samples: &[Sample]) -> Vec<HeadlineRow> {
             })
         })
         .collect()
-}
-
-/// The geometric mean of the values present (`None` if there are none).
-pub fn geomean(values: impl IntoIterator<Item = Option<f64>>) -> Option<f64> {
-    let logs: Vec<f64> = values
-        .into_iter()
-        .flatten()
-        .filter(|v| *v > 0.0)
-        .map(f64::ln)
-        .collect();
-    (!logs.is_empty()).then(|| (logs.iter().sum::<f64>() / logs.len() as f64).exp())
-}
-
-/// A time in seconds for humans (`850 µs`, `12.3 ms`, `1.42 s`).
-pub fn format_seconds(seconds: f64) -> String {
-    if seconds < 1e-6 {
-        format!("{:.1} ns", seconds * 1e9)
-    } else if seconds < 1e-3 {
-        format!("{:.1} µs", seconds * 1e6)
-    } else if seconds < 1.0 {
-        format!("{:.1} ms", seconds * 1e3)
-    } else {
-        format!("{seconds:.2} s")
-    }
 }
 
 fn cell(value: Option<f64>) -> String {
@@ -174,12 +151,6 @@ mod tests {
         assert_eq!(fib.chili, None);
         assert_eq!(fib.prescient_one_thread, Some(0.8));
         assert_eq!(rows[1].prescient, Some(2.0));
-    }
-
-    #[test]
-    fn geometric_mean_skips_missing_values() {
-        assert_eq!(geomean([Some(2.0), None, Some(8.0)]), Some(4.0));
-        assert_eq!(geomean([None]), None);
     }
 
     #[test]

@@ -2,10 +2,10 @@
 //! table's own text, in one self-contained file beside its SVGs and JSON.
 
 use super::build_info::BuildInfo;
-use super::child::Status;
 use super::headline::{self, HeadlineRow};
 use super::plan;
-use crate::suite::machine::Machine;
+use crate::harness::child::Status;
+use crate::harness::Machine;
 
 /// One table's part of the report.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
@@ -76,6 +76,10 @@ pub fn render(
         header.threads.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "),
         if header.threads.len() == 1 { "one count" } else { "each count in turn" },
     ));
+    let loaded = loaded(header.load_average, header.machine.threads);
+    if let Some(loaded) = &loaded {
+        out.push_str(&format!("**{loaded}**\n\n"));
+    }
     out.push_str("## Machine and build\n\n");
     out.push_str(&format!("- {}\n", header.machine.describe()));
     out.push_str(&format!(
@@ -98,6 +102,9 @@ pub fn render(
     out.push_str(&format!("- command: `{}`\n\n", header.command));
 
     out.push_str("## Headline\n\n");
+    if let Some(loaded) = &loaded {
+        out.push_str(&format!("{loaded}\n\n"));
+    }
     out.push_str(&headline::render(headline_rows));
     out.push('\n');
 
@@ -156,5 +163,19 @@ fn capitalised(text: &str) -> String {
     let mut chars = text.chars();
     chars.next().map_or_else(String::new, |first| {
         first.to_uppercase().chain(chars).collect()
+    })
+}
+
+/// What the report says of a machine whose load average at the start,
+/// `load`, exceeds half its `threads` hardware threads; `None` for a quiet
+/// one (or an unreadable load).
+pub fn loaded(load: &str, threads: usize) -> Option<String> {
+    let value: f64 = load.trim().parse().ok()?;
+    (value > threads as f64 / 2.0).then(|| {
+        format!(
+            "Measured on a loaded machine: the load average at the start was {load}, above half \
+             its {threads} hardware threads, so other work shared the CPUs and the times are \
+             slower and less even than on a quiet machine."
+        )
     })
 }

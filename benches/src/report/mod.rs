@@ -2,7 +2,7 @@
 //! budget, written to one self-contained folder per host and date.
 //!
 //! The report runs each table of `prescient-bench` as a child process of the
-//! same executable ([`child`]) at the largest size that fits the table's
+//! same executable ([`crate::harness::child`]) at the largest size that fits the table's
 //! share of what is left of the budget ([`plan`]), shows a progress bar on
 //! stderr (the table's latest `progress:` line beside it), and after each
 //! table rewrites the folder, so that a run cut short still leaves
@@ -21,7 +21,16 @@
 //! was built in when that folder exists, else `results/<host>/<date>/`
 //! under the current directory (a binary copied to another host), or
 //! `--out`. The host's name is its host name and hardware threads (`--host`
-//! overrides it).
+//! overrides it). A report never overwrites another: where the default
+//! folder exists, the report takes `<date>-2`, `<date>-3`, ...
+//! ([`fresh_folder`]); an `--out` folder that already holds a report is
+//! refused. The report says where it writes, when it starts and ends.
+//!
+//! When the load average at the start exceeds half the hardware threads,
+//! `report.md`, its headline and `report.json` say so ([`loaded`]), and
+//! `publish` refuses the report unless told otherwise. A report whose
+//! tables fail (a table that exits non-zero) still writes its folder, and
+//! then ends with an error that names them.
 //!
 //! `--competing N` runs the tables that take it (fork-join and dataflow,
 //! [`plan::TableSpec::competing`]) beside N busy processes
@@ -35,7 +44,6 @@
 //! bundle script puts it there), and says so when there is none.
 
 pub mod build_info;
-pub mod child;
 pub mod headline;
 pub mod markdown;
 pub mod plan;
@@ -49,11 +57,12 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::{Deserialize, Serialize};
 
 use crate::cli::{self, Size, ThreadList};
+use crate::harness::child::{self, Status, Stderr};
+use crate::harness::{load_average, Machine};
 use crate::samples::Sample;
-use crate::suite::machine::{load_average, Machine};
 use build_info::BuildInfo;
-use child::Status;
 use headline::HeadlineRow;
+pub use markdown::loaded;
 use markdown::TableRun;
 
 /// The name of the sibling executable built with the `trace` feature.
@@ -78,7 +87,7 @@ pub struct Options {
     #[arg(long, conflicts_with = "test_size")]
     pub quick: bool,
     /// Run every table at its test size (seconds in all; for tests).
-    #[arg(long, hide = true)]
+    #[arg(long)]
     pub test_size: bool,
     /// Thread counts: comma-separated (1,2,4) or `all` (1, 2, 4, ... and the
     /// available parallelism). Default: $PRESCIENT_BENCH_THREADS, else all.
@@ -87,8 +96,9 @@ pub struct Options {
     /// The time budget for all tables: `8m`, `90s`, `1h30m` or seconds.
     #[arg(long, value_name = "DURATION", default_value = "8m", value_parser = parse_duration)]
     pub budget: Duration,
-    /// The folder to write (default: `benches/results/<host>/<date>` of the
-    /// checkout this was built in, else `results/<host>/<date>`).
+    /// The folder to write, which must not hold a report yet (default:
+    /// `benches/results/<host>/<date>` of the checkout this was built in,
+    /// else `results/<host>/<date>`; `<date>-2`, ... where that exists).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// The host's name in the default folder (default: the host name and its
@@ -163,6 +173,10 @@ pub struct ReportJson {
     /// (`--competing`; 0 in a report written before the flag existed).
     #[serde(default)]
     pub competing: usize,
+    /// The one-minute load average at the start (absent in a report written
+    /// before it was recorded here).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load_average: Option<String>,
     /// The budget, in seconds.
     pub budget_seconds: f64,
     /// The report's wall time, in seconds.
@@ -194,6 +208,19 @@ pub fn folder_name(date: &str, competing: usize) -> String {
     } else {
         format!("{date}-competing{competing}")
     }
+}
+
+/// `base`, or where it exists, the first of `base-2`, `base-3`, ... that
+/// does not: a report never overwrites another.
+pub fn fresh_folder(base: PathBuf) -> PathBuf {
+    let name = base
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    std::iter::once(base.clone())
+        .chain((2..).map(|k| base.with_file_name(format!("{name}-{k}"))))
+        .find(|dir| !dir.exists())
+        .expect("some suffix is free")
 }
 
 /// The executable that runs `table`, or why there is none.
@@ -310,8 +337,7 @@ impl Folder<'_> {
             threads: &self.threads,
         };
         let text = markdown::render(&header, runs, &headline_rows, &plots);
-        let path = self.dir.join("report.md");
-        std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+        crate::harness::write::write_file(&self.dir.join("report.md"), &text)?;
         let json = ReportJson {
             host: self.host.clone(),
             date: self.date.clone(),
@@ -319,14 +345,13 @@ impl Folder<'_> {
             build: self.build.clone(),
             threads: self.threads.clone(),
             competing: self.competing,
+            load_average: Some(self.load_average.clone()),
             budget_seconds: self.budget.as_secs_f64(),
             elapsed_seconds,
             tables: runs.to_vec(),
             headline: headline_rows.clone(),
         };
-        let path = self.dir.join("report.json");
-        let text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
-        std::fs::write(&path, text + "\n").map_err(|e| format!("{}: {e}", path.display()))?;
+        crate::harness::write::write_json(&self.dir.join("report.json"), &json)?;
         Ok(headline_rows)
     }
 }
@@ -357,8 +382,9 @@ fn say(bar: &ProgressBar, line: &str) {
 /// Runs the report with `options`; returns the folder it wrote.
 ///
 /// # Errors
-/// Invalid options, or a folder that cannot be written. A table that fails
-/// is recorded in the report, not an error.
+/// Invalid options, a folder that cannot be written or already holds a
+/// report, or tables that failed (the folder is written first, with
+/// every table's outcome; the message names the failed ones).
 pub fn run(options: &Options) -> Result<PathBuf, String> {
     let start = Instant::now();
     let available = cli::available_threads();
@@ -404,14 +430,29 @@ pub fn run(options: &Options) -> Result<PathBuf, String> {
         .filter(|h| !h.is_empty())
         .unwrap_or_else(|| build_info::default_host_name(machine.threads));
     let date = build_info::today();
-    let dir = options
-        .out
-        .clone()
-        .unwrap_or_else(|| default_folder(&host, &folder_name(&date, options.competing)));
+    let dir = match &options.out {
+        Some(dir) if dir.join("report.json").exists() => {
+            return Err(format!(
+                "{} already holds a report: give another --out, or move that one away",
+                dir.display()
+            ))
+        }
+        Some(dir) => dir.clone(),
+        None => fresh_folder(default_folder(
+            &host,
+            &folder_name(&date, options.competing),
+        )),
+    };
     std::fs::create_dir_all(&dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
     let exe = std::env::current_exe().map_err(|e| format!("finding this executable: {e}"))?;
-    let command = std::iter::once("prescient-bench".to_string())
-        .chain(std::env::args().skip(1).skip_while(|a| a != "report"))
+    // As typed, whether through `prescient-bench report` or `cargo bench`.
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a != "--bench")
+        .collect();
+    let args = args.strip_prefix(&["report".to_string()]).unwrap_or(&args);
+    let command = std::iter::once("prescient-bench report".to_string())
+        .chain(args.iter().cloned())
         .collect::<Vec<_>>()
         .join(" ");
     let folder = Folder {
@@ -429,25 +470,22 @@ pub fn run(options: &Options) -> Result<PathBuf, String> {
     };
 
     let bar = progress_bar(selected.len());
+    let threads_arg = crate::harness::write::join_list(&threads);
+    if let Some(warning) = cli::oversubscription(&threads, available) {
+        say(&bar, &warning);
+    }
+    if let Some(loaded) = loaded(&folder.load_average, folder.machine.threads) {
+        say(&bar, &format!("report: {loaded}"));
+    }
     say(
         &bar,
         &format!(
-            "report: {} table(s) at {} thread(s) within {:.0} s, into {}",
+            "report: {} table(s) at {threads_arg} thread(s) within {:.0} s, into {}",
             selected.len(),
-            threads
-                .iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join(","),
             options.budget.as_secs_f64(),
             dir.display()
         ),
     );
-    let threads_arg = threads
-        .iter()
-        .map(ToString::to_string)
-        .collect::<Vec<_>>()
-        .join(",");
     let mut runs: Vec<TableRun> = Vec::new();
     for (i, spec) in selected.iter().enumerate() {
         let remaining =
@@ -486,11 +524,7 @@ pub fn run(options: &Options) -> Result<PathBuf, String> {
             (Ok(executable), Some(choice)) => {
                 let json_file = format!("{}.json", spec.name);
                 let mut args = vec![spec.name.to_string()];
-                match choice.size {
-                    Size::Full => {}
-                    Size::Quick => args.push("--quick".to_string()),
-                    Size::Test => args.push("--test-size".to_string()),
-                }
+                args.extend(choice.size.flag().map(String::from));
                 args.extend(["--threads".to_string(), threads_arg.clone()]);
                 if spec.competing && options.competing > 0 {
                     args.extend(["--competing".to_string(), options.competing.to_string()]);
@@ -500,13 +534,15 @@ pub fn run(options: &Options) -> Result<PathBuf, String> {
                     dir.join(&json_file).display().to_string(),
                 ]);
                 bar.set_message(format!("{} ({})", spec.name, choice.size.name()));
+                let mut on_progress = |what: &str| {
+                    bar.set_message(format!("{} ({}): {what}", spec.name, choice.size.name()));
+                };
+                let mut command = std::process::Command::new(&executable);
+                command.args(&args);
                 let finished = child::run(
-                    &executable,
-                    &args,
+                    &mut command,
                     Duration::from_secs_f64(choice.cap_seconds),
-                    |what| {
-                        bar.set_message(format!("{} ({}): {what}", spec.name, choice.size.name()));
-                    },
+                    Stderr::Progress(&mut on_progress),
                 );
                 run.size = Some(choice.size.name().to_string());
                 run.estimate_seconds = choice.estimate_seconds;
@@ -541,11 +577,27 @@ pub fn run(options: &Options) -> Result<PathBuf, String> {
     }
     bar.finish_and_clear();
     let headline_rows = folder.write(&runs, true)?;
+    if let Some(loaded) = loaded(&folder.load_average, folder.machine.threads) {
+        println!("{loaded}\n");
+    }
     println!("{}", headline::render(&headline_rows));
     println!(
         "The report, its plots and every table's JSON: {}",
         dir.join("report.md").display()
     );
+    let failed: Vec<&str> = runs
+        .iter()
+        .filter(|run| matches!(run.status, Status::Failed(_)))
+        .map(|run| run.name.as_str())
+        .collect();
+    if !failed.is_empty() {
+        return Err(format!(
+            "{} table(s) failed: {} (their sections in {} say why)",
+            failed.len(),
+            failed.join(", "),
+            dir.join("report.md").display()
+        ));
+    }
     Ok(dir)
 }
 
@@ -566,6 +618,31 @@ mod tests {
     }
 
     #[test]
+    fn folders_are_fresh_and_loads_are_said() {
+        let base = std::env::temp_dir().join(format!("prescient-fresh-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        assert_eq!(fresh_folder(base.clone()), base);
+        std::fs::create_dir_all(&base).unwrap();
+        let second = fresh_folder(base.clone());
+        assert_eq!(
+            second.file_name(),
+            base.with_file_name(format!("{}-2", base.file_name().unwrap().to_string_lossy()))
+                .file_name()
+        );
+        std::fs::create_dir_all(&second).unwrap();
+        assert!(fresh_folder(base.clone()).to_string_lossy().ends_with("-3"));
+        for dir in [&base, &second] {
+            std::fs::remove_dir_all(dir).unwrap();
+        }
+        assert_eq!(loaded("0.9", 2), None);
+        assert_eq!(loaded("?", 2), None);
+        let note = loaded("6.20", 2).unwrap();
+        assert!(
+            note.contains("loaded machine") && note.contains("6.20") && note.contains("2 hardware")
+        );
+    }
+
+    #[test]
     fn a_loaded_run_has_its_own_folder() {
         assert_eq!(folder_name("2026-11-26", 0), "2026-11-26");
         assert_eq!(folder_name("2026-11-26", 1), "2026-11-26-competing1");
@@ -574,21 +651,6 @@ mod tests {
         let quiet = crate::cli::parse_words::<Options>("report", []).unwrap();
         assert_eq!(quiet.competing, 0);
         assert!(crate::cli::parse_words::<Options>("report", ["--competing", "x"]).is_err());
-    }
-
-    #[test]
-    fn the_stored_reports_still_load() {
-        // report.json of the committed reports, written before `competing`
-        // existed, reads as a quiet run.
-        let reports = crate::samples::stored_reports();
-        assert!(!reports.is_empty(), "no stored report.json");
-        for report in reports {
-            let path = report.join("report.json");
-            let text = std::fs::read_to_string(&path).unwrap();
-            let json: ReportJson =
-                serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-            assert_eq!(json.competing, 0, "{}", path.display());
-        }
     }
 
     #[test]

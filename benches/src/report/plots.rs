@@ -11,6 +11,9 @@
 //! * `tuned-vs-default.svg`: per program of the CF'17 and annotated tables,
 //!   how much faster the parameters the analyzer chose are than the defaults
 //!   (`T_default / T_tuned`) against the thread count, a line at 1.
+//!
+//! [`boxes`] and [`log_points`] draw the CF'17 table's own `--plots`
+//! (`crate::tables::cf17::report::write_plots`).
 
 use std::path::Path;
 
@@ -26,9 +29,10 @@ const FONT: &str = "sans-serif";
 pub const PRESCIENT_DEFAULT: &str = "prescient-default";
 
 /// The lines of a speedup plot, with their colours.
-const SPEEDUP_RUNNERS: [(&str, RGBColor); 4] = [
+const SPEEDUP_RUNNERS: [(&str, RGBColor); 5] = [
     (PRESCIENT, RGBColor(214, 39, 40)),
     (PRESCIENT_DEFAULT, RGBColor(31, 119, 180)),
+    ("prescient-cf17", RGBColor(255, 127, 14)),
     (RAYON, RGBColor(44, 160, 44)),
     (CHILI, RGBColor(148, 103, 189)),
 ];
@@ -317,8 +321,224 @@ pub fn tuned_vs_default(tables: &[(&str, &[Sample])]) -> Result<Option<String>, 
 
 /// Writes `svg` to `dir/name`.
 pub fn write(dir: &Path, name: &str, svg: &str) -> Result<(), String> {
-    let path = dir.join(name);
-    std::fs::write(&path, svg).map_err(|e| format!("{}: {e}", path.display()))
+    crate::harness::write::write_file(&dir.join(name), svg)
+}
+
+/// Category axis labels: `labels[i]` at `i`, nothing at the padding.
+fn category_label(labels: &[String], i: i32) -> String {
+    usize::try_from(i)
+        .ok()
+        .and_then(|i| labels.get(i))
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// A box plot's figures: quartiles (linear interpolation between the
+/// sorted values) and Tukey's whiskers (the most extreme values within 1.5
+/// interquartile ranges of the box).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct BoxStats {
+    low: f64,
+    q1: f64,
+    median: f64,
+    q3: f64,
+    high: f64,
+}
+
+impl BoxStats {
+    fn of(values: &[f64]) -> Option<BoxStats> {
+        let mut v: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+        if v.is_empty() {
+            return None;
+        }
+        v.sort_by(f64::total_cmp);
+        let quantile = |q: f64| {
+            let pos = q * (v.len() - 1) as f64;
+            let (below, frac) = (pos.floor() as usize, pos.fract());
+            v[below] + (v[(below + 1).min(v.len() - 1)] - v[below]) * frac
+        };
+        let (q1, median, q3) = (quantile(0.25), quantile(0.5), quantile(0.75));
+        let iqr = q3 - q1;
+        let low = v
+            .iter()
+            .copied()
+            .find(|&x| x >= q1 - 1.5 * iqr)
+            .unwrap_or(q1);
+        let high = v
+            .iter()
+            .rev()
+            .copied()
+            .find(|&x| x <= q3 + 1.5 * iqr)
+            .unwrap_or(q3);
+        Some(BoxStats {
+            low,
+            q1,
+            median,
+            q3,
+            high,
+        })
+    }
+}
+
+/// A chart over categories `labels` (`x_desc`) with a line at `y = one`,
+/// under `title` and a legend; `draw` adds the rest. Returns the SVG text.
+fn categories(
+    (title, x_desc, y_desc): (&str, &str, &str),
+    legend_entries: &[(String, RGBColor)],
+    labels: &[String],
+    y_range: std::ops::Range<f64>,
+    (one, y_label): (f64, &dyn Fn(&f64) -> String),
+    draw: impl FnOnce(
+        &mut ChartContext<
+            '_,
+            SVGBackend<'_>,
+            Cartesian2d<
+                plotters::coord::types::RangedCoordi32,
+                plotters::coord::types::RangedCoordf64,
+            >,
+        >,
+    ) -> Result<(), String>,
+) -> Result<String, String> {
+    let n = labels.len().max(1) as i32;
+    let width = (220 + 120 * n as u32).max(700);
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (width, 500)).into_drawing_area();
+        root.fill(&WHITE).map_err(err)?;
+        let root = root.titled(title, (FONT, 20)).map_err(err)?;
+        let (top, body) = root.split_vertically(30);
+        legend(&top, legend_entries)?;
+        let mut chart = ChartBuilder::on(&body)
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(56)
+            .build_cartesian_2d(-1..n, y_range)
+            .map_err(err)?;
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_labels(n as usize + 2)
+            .x_label_formatter(&|i| category_label(labels, *i))
+            .y_label_formatter(y_label)
+            .x_desc(x_desc)
+            .y_desc(y_desc)
+            .draw()
+            .map_err(err)?;
+        chart
+            .draw_series(LineSeries::new(
+                vec![(-1, one), (n, one)],
+                BLACK.stroke_width(1),
+            ))
+            .map_err(err)?;
+        draw(&mut chart)?;
+        root.present().map_err(err)?;
+    }
+    Ok(svg)
+}
+
+/// Box plots: per category of `labels`, one box per entry of `series` over
+/// `data[category][series]`, each value a point on it, and a line at 1.
+pub fn boxes(
+    (title, x_desc, y_desc): (&str, &str, &str),
+    labels: &[String],
+    series: &[(String, RGBColor)],
+    data: &[Vec<Vec<f64>>],
+) -> Result<String, String> {
+    let all = data.iter().flatten().flatten().copied();
+    let (lo, hi) = all.fold((1.0f64, 1.0f64), |(lo, hi), v| (lo.min(v), hi.max(v)));
+    let pad = ((hi - lo) * 0.1).max(0.05);
+    let y_range = (lo - pad).max(0.0)..(hi + pad);
+    let label = |y: &f64| format!("{y:.2}");
+    categories(
+        (title, x_desc, y_desc),
+        series,
+        labels,
+        y_range,
+        (1.0, &label),
+        |chart| {
+            let box_width = 28;
+            let k = series.len().max(1) as i32;
+            for (i, per_series) in data.iter().enumerate() {
+                for (j, values) in per_series.iter().enumerate() {
+                    let Some(b) = BoxStats::of(values) else {
+                        continue;
+                    };
+                    let color = series[j].1;
+                    let (x, half) = (i as i32, box_width / 2);
+                    let dx = (j as i32 * 2 - (k - 1)) * (half + 4);
+                    // Pixel heights between values, for the elements anchored
+                    // at one value and drawn in pixels from there.
+                    let py = |v: f64| chart.backend_coord(&(x, v)).1;
+                    let at = |v: f64| EmptyElement::at((x, v));
+                    let line = |points: Vec<(i32, i32)>, w: u32| {
+                        PathElement::new(points, color.stroke_width(w))
+                    };
+                    let corner = (dx + half, py(b.q1) - py(b.q3));
+                    let boxes = [
+                        at(b.q3)
+                            + Rectangle::new([(dx - half, 0), corner], color.mix(0.15).filled()),
+                        at(b.q3) + Rectangle::new([(dx - half, 0), corner], color.stroke_width(2)),
+                    ];
+                    let lines = [
+                        at(b.median) + line(vec![(dx - half, 0), (dx + half, 0)], 3),
+                        at(b.q3) + line(vec![(dx, 0), (dx, py(b.high) - py(b.q3))], 2),
+                        at(b.q1) + line(vec![(dx, 0), (dx, py(b.low) - py(b.q1))], 2),
+                        at(b.high) + line(vec![(dx - half / 2, 0), (dx + half / 2, 0)], 2),
+                        at(b.low) + line(vec![(dx - half / 2, 0), (dx + half / 2, 0)], 2),
+                    ];
+                    let dots: Vec<_> = values
+                        .iter()
+                        .map(|&v| at(v) + Circle::new((dx, 0), 3, BLACK.mix(0.55).filled()))
+                        .collect();
+                    chart.draw_series(boxes).map_err(err)?;
+                    chart.draw_series(lines).map_err(err)?;
+                    chart.draw_series(dots).map_err(err)?;
+                }
+            }
+            Ok(())
+        },
+    )
+}
+
+/// Points on a log scale: per entry of `series` (a name and its (category
+/// of `labels`, value) points) one colour, side by side in a category, and
+/// a line at 1.
+pub fn log_points(
+    (title, x_desc, y_desc): (&str, &str, &str),
+    labels: &[String],
+    series: &[(String, Vec<(usize, f64)>)],
+) -> Result<String, String> {
+    let values = series.iter().flat_map(|(_, p)| p.iter().map(|&(_, v)| v));
+    let (lo, hi) = values.fold((1.0f64, 1.0f64), |(lo, hi), v| (lo.min(v), hi.max(v)));
+    // A log scale drawn as log2 on a linear axis labelled with the values
+    // (plotters' log axis labels little of a narrow range): at least 0.5 .. 2.
+    let y_range = (lo.log2().min(-1.0) - 0.15)..(hi.log2().max(1.0) + 0.15);
+    let entries: Vec<(String, RGBColor)> = series
+        .iter()
+        .enumerate()
+        .map(|(i, (name, _))| (name.clone(), PALETTE[i % PALETTE.len()]))
+        .collect();
+    let label = |y: &f64| format!("{:.2}", y.exp2());
+    categories(
+        (title, x_desc, y_desc),
+        &entries,
+        labels,
+        y_range,
+        (0.0, &label),
+        |chart| {
+            let k = series.len() as i32;
+            for (i, (_, points)) in series.iter().enumerate() {
+                let (color, dx) = (entries[i].1, (i as i32 * 2 - (k - 1)) * 5);
+                chart
+                    .draw_series(points.iter().map(|&(p, v)| {
+                        EmptyElement::at((p as i32, v.log2()))
+                            + Circle::new((dx, 0), 5, color.filled())
+                    }))
+                    .map_err(err)?;
+            }
+            Ok(())
+        },
+    )
 }
 
 #[cfg(test)]
@@ -346,6 +566,35 @@ mod tests {
         assert!(cost.contains("empty dependent task"));
         let tuned = tuned_vs_default(&[("cf17", &samples())]).unwrap().unwrap();
         assert!(tuned.contains("cf17: fib(30)"));
+    }
+
+    #[test]
+    fn box_stats_and_category_plots() {
+        let b = BoxStats::of(&[4.0, 1.0, 3.0, 2.0, 100.0]).unwrap();
+        assert_eq!(
+            (b.q1, b.median, b.q3, b.low, b.high),
+            (2.0, 3.0, 4.0, 1.0, 4.0),
+            "100 is an outlier"
+        );
+        assert_eq!(BoxStats::of(&[]), None);
+        let labels = vec!["1".to_string(), "2".to_string()];
+        let series = [("a".to_string(), GREY)];
+        let svg = boxes(
+            ("t", "x", "y"),
+            &labels,
+            &series,
+            &[vec![vec![1.0, 2.0]], vec![vec![]]],
+        )
+        .unwrap();
+        assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+        let svg = log_points(
+            ("t", "x", "y"),
+            &labels,
+            &[("1 thread".to_string(), vec![(0, 0.5)])],
+        )
+        .unwrap();
+        assert!(svg.contains("1 thread"));
+        assert!(log_points(("t", "x", "y"), &[], &[]).is_ok());
     }
 
     #[test]

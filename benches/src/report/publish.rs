@@ -20,6 +20,10 @@ pub struct Options {
     /// The repository's root (default: the checkout this was built in).
     #[arg(long, value_name = "DIR")]
     pub repo: Option<PathBuf>,
+    /// Publish a report measured on a loaded machine (load average above
+    /// half the hardware threads at its start) too; its headline says so.
+    #[arg(long)]
+    pub allow_loaded: bool,
 }
 
 /// Replaces what lies between the lines `<!-- {name}:start -->` and
@@ -75,13 +79,14 @@ pub fn relocate(report_md: &str, prefix: &str) -> String {
 /// to the repository's root).
 pub fn headline_section(report: &ReportJson, folder: &str) -> String {
     format!(
-        "On **{host}** ({machine}), {date}{loaded}, build {commit}; the whole report is in \
-         [`{folder}`]({folder}/report.md).\n\n{table}",
+        "On **{host}** ({machine}), {date}{competing}, build {commit}; the whole report is in \
+         [`{folder}`]({folder}/report.md).\n\n{loaded}{table}",
         host = report.host,
         machine = report.machine.describe().trim_start_matches("machine: "),
         date = report.date,
         // A loaded run says so wherever its numbers are quoted.
-        loaded = if report.competing > 0 {
+        loaded = loaded_note(report).map_or_else(String::new, |note| format!("{note}\n\n")),
+        competing = if report.competing > 0 {
             format!(
                 ", beside {} competing busy process(es) during fork-join and dataflow",
                 report.competing
@@ -92,6 +97,11 @@ pub fn headline_section(report: &ReportJson, folder: &str) -> String {
         commit = report.build.commit,
         table = headline::render(&report.headline),
     )
+}
+
+/// What the report says of its machine's load, if it was loaded.
+fn loaded_note(report: &ReportJson) -> Option<String> {
+    super::markdown::loaded(report.load_average.as_deref()?, report.machine.threads)
 }
 
 /// Runs `publish`.
@@ -126,6 +136,12 @@ pub fn run(options: &Options) -> Result<(), String> {
     let report: ReportJson = serde_json::from_str(&read(&folder.join("report.json"))?)
         .map_err(|e| format!("report.json: {e}"))?;
     let report_md = read(&folder.join("report.md"))?;
+    if let (Some(note), false) = (loaded_note(&report), options.allow_loaded) {
+        return Err(format!(
+            "not published: {note} Measure again on a quiet machine, or publish it anyway \
+             with --allow-loaded (the headline then says so)"
+        ));
+    }
 
     let readme_path = repo.join("README.md");
     let readme = replace_between(
@@ -178,6 +194,9 @@ mod tests {
         let text = std::fs::read_to_string(path).unwrap();
         let mut report: ReportJson = serde_json::from_str(&text).unwrap();
         assert!(!headline_section(&report, "f").contains("competing"));
+        report.load_average = Some(format!("{}", report.machine.threads));
+        assert!(headline_section(&report, "f").contains("loaded machine"));
+        report.load_average = None;
         report.competing = 1;
         let loaded = headline_section(&report, "f");
         assert!(

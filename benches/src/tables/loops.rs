@@ -7,20 +7,22 @@
 //! or `loop 190 x 1 ms, grain 1`), the best time of each runner at each
 //! thread count: `sequential` (1 thread), `prescient` (the loop's
 //! `#[task_program]` parameters, the table's `prescient-analysed`),
-//! `prescient-default` (`Params::DEFAULT`), `prescient-pf` (PF, capacity 16)
-//! and `rayon`.
+//! `prescient-default` (`Params::DEFAULT`), `prescient-pf` (PF, capacity 16),
+//! `rayon`, and every peer found ([`crate::harness::peers`]), asked for
+//! `loops loop THREADS` with `n=`, `grain=`, `rounds=` (of the work
+//! function per item) and `reps=`.
 
 use crate::cli::{self, progress, CommonArgs, Size};
 use crate::dataflow::{best_time, runtime};
-use crate::samples::{Sample, TableHead, PRESCIENT, SEQUENTIAL};
-use crate::suite::machine::load_average;
-use prescient::tuning::{Counters, QueuePolicy};
+use crate::harness::inproc::{contenders, rayon_pools, round_robin, LoopRow, LoopTable};
+use crate::harness::load_average;
+use crate::samples::{TableHead, PRESCIENT};
+use prescient::tuning::QueuePolicy;
 use prescient::{Params, Runtime};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::hint::black_box;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
 
 /// The table's name: its subcommand and the `table` of its JSON.
 pub const TABLE: &str = "loops";
@@ -126,35 +128,6 @@ pub struct WorkloadJson {
     pub grains: Vec<usize>,
 }
 
-/// One row of the tables: one runner at one thread count on one workload
-/// and grain.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct LoopRow {
-    /// The workload (`fine`, `coarse`).
-    pub workload: String,
-    /// Its program name in the samples.
-    pub program: String,
-    /// Items.
-    pub n: usize,
-    /// The grain.
-    pub grain: usize,
-    /// The runner as the table names it (`seq`, `prescient-default`,
-    /// `prescient-analysed`, `prescient-pf`, `rayon`).
-    pub runner: String,
-    /// Threads (1 for `seq`).
-    pub threads: usize,
-    /// The best time, in seconds.
-    pub seconds: f64,
-    /// Over the sequential time.
-    pub vs_sequential: f64,
-    /// Over rayon's at the same thread count (Prescient's runners only).
-    pub vs_rayon: Option<f64>,
-    /// Steals per run (Prescient's runners only).
-    pub steals_per_run: Option<f64>,
-    /// Suspensions per run (Prescient's runners only).
-    pub suspensions_per_run: Option<f64>,
-}
-
 /// The workloads and repetitions of one [`Size`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct Sizes {
@@ -256,30 +229,6 @@ fn check(out: &[AtomicU64], reference: &[u64], what: &str) {
     }
 }
 
-/// One runner of a table row group.
-struct Runner<'a> {
-    name: &'a str,
-    /// 0 for the sequential loop.
-    threads: usize,
-    /// Prescient's runtime, for its counters.
-    runtime: Option<&'a Runtime>,
-    /// One run of the loop.
-    run: Box<dyn Fn() + 'a>,
-}
-
-fn fmt(d: Duration) -> String {
-    format!("{:.2} ms", d.as_secs_f64() * 1e3)
-}
-
-/// The runner name in the samples of a runner of the table.
-fn sample_runner(name: &str) -> &str {
-    match name {
-        "seq" => SEQUENTIAL,
-        "prescient-analysed" => PRESCIENT,
-        other => other,
-    }
-}
-
 /// Runs the table (see [`Options`]).
 ///
 /// # Errors
@@ -336,42 +285,14 @@ pub fn run(options: &Options) -> Result<(), String> {
         .iter()
         .flat_map(|&(name, params)| threads.iter().map(move |&t| (name, t, runtime(t, params))))
         .collect();
-    let pools: Vec<(usize, rayon::ThreadPool)> = threads
-        .iter()
-        .map(|&t| {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(t)
-                .build()
-                .map_err(|e| format!("a rayon pool of {t} threads: {e}"))?;
-            Ok((t, pool))
-        })
-        .collect::<Result<_, String>>()?;
-
-    let mut head = TableHead::new(TABLE, size, &threads);
-    let mut rows = Vec::new();
+    let pools = rayon_pools(&threads)?;
+    let mut table = LoopTable::new(TABLE, size, &threads, true);
     for w in &workloads {
         println!(
             "### {} workload: {} items of about {}\n",
             w.name,
             w.n,
             item_time(w.target_ns)
-        );
-        println!(
-            "| {:<8} | {:>7} | {:>6} | {:<20} | {:>4} | {:>11} | {:>7} | {:>7} | {:>11} | {:>11} |",
-            "workload",
-            "n",
-            "grain",
-            "runner",
-            "thr",
-            "time",
-            "T/Tseq",
-            "/rayon",
-            "steals/run",
-            "susp/run"
-        );
-        println!(
-            "|{:-<10}|{:->8}:|{:->7}:|{:-<22}|{:->5}:|{:->12}:|{:->8}:|{:->8}:|{:->12}:|{:->12}:|",
-            "", "", "", "", "", "", "", "", "", ""
         );
         let mut notes = Vec::new();
         let out: Vec<AtomicU64> = (0..w.n).map(|_| AtomicU64::new(0)).collect();
@@ -381,187 +302,86 @@ pub fn run(options: &Options) -> Result<(), String> {
             progress(format!(
                 "loops: {program}, threads {threads:?}, every runner"
             ));
-            // Every runner: its name, thread count and one timed run (which
-            // checks its result). They are timed round robin, `reps` rounds
-            // after a warm-up round, so that a change in the machine's load
-            // hits them alike; each keeps its best time.
-            let mut runners: Vec<Runner<'_>> = vec![Runner {
-                name: "seq",
-                threads: 0,
-                runtime: None,
-                run: Box::new(|| {
-                    for (i, slot) in out.iter().enumerate() {
-                        slot.store(kernel::work(i, w.rounds), Ordering::Relaxed);
-                    }
-                }),
-            }];
-            for (name, t, rt) in &runtimes {
-                let out = &out;
-                runners.push(Runner {
-                    name,
-                    threads: *t,
-                    runtime: Some(rt),
-                    run: Box::new(move || rt.run(|| kernel::run(out, grain, w.rounds))),
-                });
-            }
-            for (t, pool) in &pools {
-                let out = &out;
-                runners.push(Runner {
-                    name: "rayon",
-                    threads: *t,
-                    runtime: None,
-                    run: Box::new(move || {
-                        pool.install(|| {
-                            (0..w.n).into_par_iter().with_min_len(grain).for_each(|i| {
-                                out[i].store(kernel::work(i, w.rounds), Ordering::Relaxed)
-                            })
-                        })
-                    }),
-                });
-            }
-            let before: Vec<Option<Counters>> = runners
-                .iter()
-                .map(|r| r.runtime.map(Runtime::counters))
-                .collect();
-            let mut best = vec![Duration::MAX; runners.len()];
-            for round in 0..=reps {
-                for (k, r) in runners.iter().enumerate() {
-                    let start = Instant::now();
-                    (r.run)();
-                    let time = start.elapsed();
-                    check(&out, &reference, r.name);
-                    if round > 0 {
-                        best[k] = best[k].min(time);
-                    }
+            let out = &out;
+            let parallel = move |_: &mut ()| kernel::run(out, grain, w.rounds);
+            let rayon = move |_: &mut ()| {
+                (0..w.n)
+                    .into_par_iter()
+                    .with_min_len(grain)
+                    .for_each(|i| out[i].store(kernel::work(i, w.rounds), Ordering::Relaxed))
+            };
+            let forms = configs.map(|(name, _)| {
+                let sample = if name == "prescient-analysed" {
+                    PRESCIENT
+                } else {
+                    name
+                };
+                (name, sample, &parallel as &(dyn Fn(&mut ()) + Sync))
+            });
+            let sequential = move |_: &mut ()| {
+                for (i, slot) in out.iter().enumerate() {
+                    slot.store(kernel::work(i, w.rounds), Ordering::Relaxed);
                 }
-            }
-            let seq = best[0];
-            let per_item = seq.as_secs_f64() * 1e9 / w.n as f64;
+            };
+            let list = contenders(sequential, &forms, &runtimes, &pools, &rayon);
+            let best = round_robin(&list, &mut (), reps, |(), name| {
+                check(out, &reference, name)
+            });
+            let per_item = best[0].best.as_secs_f64() * 1e9 / w.n as f64;
             notes.push(format!(
                 "grain {grain}: the sequential loop took {per_item:.0} ns per item"
             ));
-            let row = |runner: &str, threads: usize, time: Duration| LoopRow {
-                workload: w.name.to_string(),
-                program: program.clone(),
-                n: w.n,
-                grain,
-                runner: runner.to_string(),
-                threads,
-                seconds: time.as_secs_f64(),
-                vs_sequential: time.as_secs_f64() / seq.as_secs_f64(),
-                vs_rayon: None,
-                steals_per_run: None,
-                suspensions_per_run: None,
-            };
-            println!(
-                "| {:<8} | {:>7} | {:>6} | {:<20} | {:>4} | {:>11} | {:>7.2} | {:>7} | {:>11} | {:>11} |",
-                w.name, w.n, grain, "seq", "-", fmt(seq), 1.0, "-", "-", "-"
+            let first = table.rows.len();
+            let peer = vec![
+                ("reps", reps.to_string()),
+                ("n", w.n.to_string()),
+                ("grain", grain.to_string()),
+                ("rounds", w.rounds.to_string()),
+            ];
+            // Counters cover the warm-up and the timed runs.
+            table.add(
+                (w.name, &program),
+                &list,
+                &best,
+                reps as u64 + 1,
+                ("loop", peer),
             );
-            head.samples
-                .push(Sample::new(&program, SEQUENTIAL, 1, seq.as_secs_f64()));
-            rows.push(row("seq", 1, seq));
-            let mut order: Vec<usize> = (1..runners.len()).collect();
-            order.sort_by_key(|&k| runners[k].threads);
-            for k in order {
-                let r = &runners[k];
-                let mut json = row(r.name, r.threads, best[k]);
-                let rayon = (0..runners.len())
-                    .find(|&o| runners[o].name == "rayon" && runners[o].threads == r.threads)
-                    .map(|o| best[o]);
-                let vs_rayon = match (r.name, rayon) {
-                    ("rayon", _) | (_, None) => "-".to_string(),
-                    (_, Some(rayon)) => {
-                        let ratio = best[k].as_secs_f64() / rayon.as_secs_f64();
-                        json.vs_rayon = Some(ratio);
-                        format!("{ratio:.2}")
-                    }
-                };
-                // Counters cover the warm-up and the timed runs.
-                let runs = (reps + 1) as f64;
-                let (steals, susp) = match (r.runtime, &before[k]) {
-                    (Some(rt), Some(before)) => {
-                        let c = rt.counters().since(before);
-                        let (steals, susp) = (c.steals as f64 / runs, c.suspensions as f64 / runs);
-                        json.steals_per_run = Some(steals);
-                        json.suspensions_per_run = Some(susp);
-                        (format!("{steals:.1}"), format!("{susp:.1}"))
-                    }
-                    _ => ("-".to_string(), "-".to_string()),
-                };
-                println!(
-                    "| {:<8} | {:>7} | {:>6} | {:<20} | {:>4} | {:>11} | {:>7.2} | {:>7} | {:>11} | {:>11} |",
-                    w.name,
-                    w.n,
-                    grain,
-                    r.name,
-                    r.threads,
-                    fmt(best[k]),
-                    json.vs_sequential,
-                    vs_rayon,
-                    steals,
-                    susp
-                );
-                head.samples.push(Sample::new(
-                    &program,
-                    sample_runner(r.name),
-                    r.threads,
-                    best[k].as_secs_f64(),
-                ));
-                rows.push(json);
+            for row in &mut table.rows[first..] {
+                (row.n, row.grain) = (Some(w.n), Some(grain));
             }
         }
-        println!();
+        println!(
+            "{}",
+            std::mem::replace(&mut table.md, LoopTable::header(true)).text
+        );
         for note in notes {
             println!("{note}\n");
         }
     }
-    if options.common.json.is_some() {
-        options.common.write_json(&LoopsJson {
-            head,
-            reps,
-            load_average: load,
-            analysed_params: analysed,
-            workloads: workloads
-                .iter()
-                .map(|w| WorkloadJson {
-                    name: w.name.to_string(),
-                    n: w.n,
-                    rounds: w.rounds,
-                    target_ns: w.target_ns,
-                    grains: w.grains.clone(),
-                })
-                .collect(),
-            rows,
-        })?;
-    }
-    Ok(())
+    options.common.write_json(&LoopsJson {
+        head: table.head,
+        reps,
+        load_average: load,
+        analysed_params: analysed,
+        workloads: workloads
+            .iter()
+            .map(|w| WorkloadJson {
+                name: w.name.to_string(),
+                n: w.n,
+                rounds: w.rounds,
+                target_ns: w.target_ns,
+                grains: w.grains.clone(),
+            })
+            .collect(),
+        rows: table.rows,
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::samples::RAYON;
     use prescient::analysis::calibrated::VISIBLE_EFFORT_MIN;
     use prescient::analysis::Trees;
-
-    fn parse(s: &str) -> Result<Options, clap::Error> {
-        crate::cli::parse_words("loops", s.split_whitespace())
-    }
-
-    #[test]
-    fn flags() {
-        let o = parse("").unwrap();
-        assert_eq!((o.common.size(), o.reps()), (Size::Full, 5));
-        let o = parse("--quick --threads 3,1").unwrap();
-        assert_eq!((o.common.size(), o.reps()), (Size::Quick, 3));
-        assert_eq!(o.common.threads(), Ok(vec![1, 3]));
-        let o = parse("--test-size --reps=7 --json out.json").unwrap();
-        assert_eq!((o.common.size(), o.reps()), (Size::Test, 7));
-        assert!(o.common.json.is_some());
-        for bad in ["--reps 0", "--reps x", "--reps", "--threads 0", "--bogus"] {
-            assert!(parse(bad).is_err(), "{bad}");
-        }
-    }
 
     #[test]
     fn names() {
@@ -576,50 +396,6 @@ mod tests {
             grains: vec![64],
         };
         assert_eq!(w.program(64), "loop 1048576 x 50 ns, grain 64");
-        assert_eq!(sample_runner("seq"), "sequential");
-        assert_eq!(sample_runner("prescient-analysed"), "prescient");
-        assert_eq!(sample_runner("rayon"), RAYON);
-        assert_eq!(sample_runner("prescient-pf"), "prescient-pf");
-    }
-
-    #[test]
-    fn json_round_trips() {
-        let mut head = TableHead::new(TABLE, Size::Test, &[1, 2]);
-        head.samples
-            .push(Sample::new("loop 8 x 20 us, grain 1", PRESCIENT, 2, 1e-4));
-        let row = LoopRow {
-            workload: "coarse".into(),
-            program: "loop 8 x 20 us, grain 1".into(),
-            n: 8,
-            grain: 1,
-            runner: "prescient-analysed".into(),
-            threads: 2,
-            seconds: 1e-4,
-            vs_sequential: 0.6,
-            vs_rayon: Some(0.9),
-            steals_per_run: Some(1.5),
-            suspensions_per_run: None,
-        };
-        let json = LoopsJson {
-            head,
-            reps: 1,
-            load_average: "0.5".into(),
-            analysed_params: "BF, capacity 32".into(),
-            workloads: vec![WorkloadJson {
-                name: "coarse".into(),
-                n: 8,
-                rounds: 100,
-                target_ns: 2e4,
-                grains: vec![1],
-            }],
-            rows: vec![row],
-        };
-        let text = serde_json::to_string(&json).unwrap();
-        assert!(text.contains("\"table\":\"loops\"") && text.contains("\"samples\""));
-        let back: LoopsJson = serde_json::from_str(&text).unwrap();
-        assert_eq!(back.head.samples, json.head.samples);
-        assert_eq!(back.rows, json.rows);
-        assert_eq!(back.workloads, json.workloads);
     }
 
     #[test]

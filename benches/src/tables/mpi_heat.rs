@@ -22,8 +22,8 @@
 //! `prescient-dataflow` and `rayon`, at `threads` = ranks × workers.
 
 use crate::cli::{self, progress, CommonArgs, Size};
+use crate::harness::load_average;
 use crate::samples::{Sample, TableHead, RAYON};
-use crate::suite::machine::load_average;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::process::Command;

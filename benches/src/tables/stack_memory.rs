@@ -29,9 +29,9 @@ use std::num::NonZeroUsize;
 use std::process::Command;
 
 use crate::cli::{self, CommonArgs, Size};
+use crate::harness::Machine;
 use crate::samples::TableHead;
 use crate::stack_memory::{self, Measurement, CONFIGS, PHASES};
-use crate::suite::machine::Machine;
 
 /// The subcommand's name (and the `table` of its JSON).
 pub const TABLE: &str = "stack-memory";

@@ -12,10 +12,10 @@
 //! `prescient-never-trace-profiled`.
 
 use crate::cli::{progress, CommonArgs, Size};
+use crate::harness::record::median;
+use crate::harness::Machine;
 use crate::programs::fib::{fib_prescient, fib_seq};
 use crate::samples::{Sample, TableHead, PRESCIENT};
-use crate::suite::machine::Machine;
-use crate::suite::median;
 use prescient::profile::Dag;
 use prescient::tuning::Inlining;
 use prescient::{Params, Runtime};
@@ -436,40 +436,6 @@ pub fn run(options: &Options) -> Result<(), String> {
 mod tests {
     use super::*;
 
-    fn parse(s: &str) -> Result<Options, clap::Error> {
-        crate::cli::parse_words("trace-overhead", s.split_whitespace())
-    }
-
-    #[test]
-    fn flags() {
-        let s = |o: Options| o.sizes();
-        assert_eq!(s(parse("").unwrap()), Sizes::of(Size::Full));
-        assert_eq!(
-            s(parse("--quick").unwrap()),
-            Sizes {
-                reps: 3,
-                fib: 30,
-                big: 27
-            }
-        );
-        assert_eq!(
-            s(parse("--test-size --reps 2 --fib=20 --big 0").unwrap()),
-            Sizes {
-                reps: 2,
-                fib: 20,
-                big: 0
-            }
-        );
-        let o = parse("--threads 1,2 --json t.json").unwrap();
-        assert_eq!(o.common.threads(), Ok(vec![1, 2]));
-        assert!(o.common.json.is_some());
-        for bad in [
-            "--reps 0", "--fib 0", "--fib x", "--big -1", "--big", "--bogus",
-        ] {
-            assert!(parse(bad).is_err(), "{bad}");
-        }
-    }
-
     #[test]
     fn runner_names() {
         assert_eq!(
@@ -484,49 +450,6 @@ mod tests {
             runners(Inlining::Never)[2],
             "prescient-never-trace-profiled"
         );
-    }
-
-    #[test]
-    fn json_round_trips() {
-        let mut head = TableHead::new(TABLE, Size::Test, &[1]);
-        head.samples
-            .push(Sample::new("fib(18)", PRESCIENT, 1, 1e-3));
-        let json = TraceOverheadJson {
-            head,
-            reps: 1,
-            fib: 18,
-            rows: vec![OverheadRow {
-                threads: 1,
-                inlining: "adaptive".into(),
-                plain_seconds: 1e-3,
-                enabled_seconds: 1.1e-3,
-                profiled_seconds: 2e-3,
-                strands: 100,
-                recorded_bytes_per_strand: 24.0,
-            }],
-            big: Some(BigProfile {
-                n: 12,
-                threads: 1,
-                strands: 900,
-                edges: 1200,
-                tasks: 233,
-                record_seconds: 1e-3,
-                untraced_seconds: 5e-4,
-                assemble_seconds: 1e-4,
-                analyse_seconds: 1e-4,
-                recorded_bytes: 20_000,
-                buffer_bytes: 65_536,
-                dag_bytes_per_strand: 30.0,
-                critical_path_strands: 40,
-                critical_path_work_percent: 100.0,
-            }),
-        };
-        let text = serde_json::to_string(&json).unwrap();
-        assert!(text.contains("\"table\":\"trace-overhead\"") && text.contains("\"samples\""));
-        let back: TraceOverheadJson = serde_json::from_str(&text).unwrap();
-        assert_eq!(back.head.samples, json.head.samples);
-        assert_eq!(back.rows, json.rows);
-        assert_eq!(back.big, json.big);
     }
 
     #[test]

@@ -29,14 +29,14 @@ pub mod measure;
 use prescient::Params;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 use std::num::NonZeroUsize;
 use std::time::Duration;
 
 use crate::annotated::{alignment, fib, nqueens};
 use crate::cli::{CommonArgs, Size};
+use crate::harness::write::{ms, opt, Md};
+use crate::harness::{load_average, Machine};
 use crate::samples::{Sample, TableHead};
-use crate::suite::machine::{load_average, Machine};
 use measure::{measure, runner_name, sample_name, workload, Row, PROGRAMS};
 
 /// The subcommand's name (and the `table` of its JSON).
@@ -212,40 +212,24 @@ pub struct RatioJson {
     pub ratio: f64,
 }
 
-fn fmt_time(d: Duration) -> String {
-    format!("{:.2} ms", d.as_secs_f64() * 1e3)
-}
-
-/// A per-run count: whole numbers from 100 on, else one decimal.
-fn fmt_count(v: f64) -> String {
-    if v >= 100.0 {
-        format!("{v:.0}")
-    } else {
-        format!("{v:.1}")
-    }
-}
-
 fn ratio(a: Duration, b: Duration) -> f64 {
     a.as_secs_f64() / b.as_secs_f64()
 }
 
-/// The Markdown header and separator of a program's table.
-fn header() -> String {
-    let mut header =
-        "| program | input | config | pol | cap | thr | time | T/Tseq | speedup |".to_string();
-    let mut separator = "|---|---|---|---|---:|---:|---:|---:|---:|".to_string();
-    for (_, heading) in COUNTER_COLUMNS {
-        let _ = write!(header, " {heading}/run |");
-        separator.push_str("---:|");
-    }
-    header.push_str(" fastest |\n");
-    separator.push_str("---|\n");
-    header + &separator
-}
-
 /// The Markdown table of one program's rows.
 fn render(rows: &[Row], reps: usize) -> String {
-    let mut out = header();
+    let mut columns = [
+        "program", "input", "config", "pol", "cap", "thr", "time", "T/Tseq", "speedup",
+    ]
+    .map(String::from)
+    .to_vec();
+    columns.extend(
+        COUNTER_COLUMNS
+            .iter()
+            .map(|(_, heading)| format!("{heading}/run")),
+    );
+    columns.push("fastest".to_string());
+    let mut md = Md::new(&columns, 4);
     let seq = rows
         .iter()
         .find(|r| r.config == "seq")
@@ -261,26 +245,34 @@ fn render(rows: &[Row], reps: usize) -> String {
         } else {
             r.threads.to_string()
         };
-        let _ = write!(
-            out,
-            "| {} | {} | {} | {policy} | {capacity} | {threads} | {} | {:.2} | {:.2} |",
-            r.program,
-            r.size,
-            r.config,
-            fmt_time(r.best),
-            ratio(r.best, seq),
-            ratio(seq, r.best),
-        );
+        let mut cells = vec![
+            r.program.to_string(),
+            r.size.clone(),
+            r.config.clone(),
+            policy,
+            capacity,
+            threads,
+            ms(r.best.as_secs_f64()),
+            format!("{:.2}", ratio(r.best, seq)),
+            format!("{:.2}", ratio(seq, r.best)),
+        ];
         for (name, _) in COUNTER_COLUMNS {
-            let cell = r
+            // A per-run count: whole numbers from 100 on, else one decimal.
+            let per_run = r
                 .counters
                 .and_then(|c| c.get(name))
-                .map_or("-".to_string(), |v| fmt_count(v as f64 / reps as f64));
-            let _ = write!(out, " {cell} |");
+                .map(|v| v as f64 / reps as f64);
+            let decimals = if per_run.is_some_and(|v| v >= 100.0) {
+                0
+            } else {
+                1
+            };
+            cells.push(opt(per_run, decimals));
         }
-        out.push_str(if r.fastest { " * |\n" } else { " |\n" });
+        cells.push(if r.fastest { "*" } else { "" }.to_string());
+        md.row(&cells);
     }
-    out
+    md.text
 }
 
 /// `own/default` at each thread count of one program's rows.
@@ -440,102 +432,5 @@ pub fn run(options: &Options) -> Result<(), String> {
         Ok(())
     } else {
         Err(json.errors.join("; "))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn parse(s: &str) -> Result<Options, clap::Error> {
-        crate::cli::parse_words("annotated", s.split_whitespace())
-    }
-
-    #[test]
-    fn options_parse_the_tables_flags() {
-        let o = parse("").unwrap();
-        assert_eq!(o.common.size(), Size::Full);
-        assert_eq!((o.reps(), o.programs()), (5, PROGRAMS.to_vec()));
-        assert_eq!(parse("--quick").unwrap().reps(), 3);
-        assert_eq!(parse("--test-size").unwrap().reps(), 1);
-        let o = parse("--threads=3 --reps 7 --only alignment,fib --json /tmp/a.json").unwrap();
-        assert_eq!(o.common.threads().unwrap(), [3]);
-        assert_eq!(o.reps(), 7);
-        assert_eq!(o.programs(), ["fib", "alignment"], "table order");
-        assert_eq!(
-            o.common.json.as_deref(),
-            Some(std::path::Path::new("/tmp/a.json"))
-        );
-        assert_eq!(parse("--programs nqueens").unwrap().programs(), ["nqueens"]);
-        for bad in [
-            "--reps 0",
-            "--reps x",
-            "--threads 0",
-            "--only tree",
-            "--only ,",
-            "--json",
-            "--bogus",
-            "--quick --test-size",
-        ] {
-            assert!(parse(bad).is_err(), "{bad}");
-        }
-    }
-
-    #[test]
-    fn json_round_trips() {
-        let rows = vec![
-            Row {
-                program: "fib",
-                size: "n=20".to_string(),
-                config: "seq".to_string(),
-                params: None,
-                threads: 0,
-                best: Duration::from_millis(2),
-                counters: None,
-                fastest: false,
-            },
-            Row {
-                program: "fib",
-                size: "n=20".to_string(),
-                config: "own".to_string(),
-                params: Some(fib::PARAMS),
-                threads: 2,
-                best: Duration::from_millis(1),
-                counters: Some(prescient::tuning::Counters::default()),
-                fastest: true,
-            },
-        ];
-        let (results, samples) = results(&rows, 3);
-        let mut head = TableHead::new(TABLE, Size::Test, &[2]);
-        head.samples = samples;
-        let json = AnnotatedJson {
-            head,
-            command: vec!["annotated".to_string()],
-            load_average_at_start: "0.1".to_string(),
-            reps: 3,
-            results,
-            own_over_default: Vec::new(),
-            errors: Vec::new(),
-        };
-        let text = serde_json::to_string(&json).unwrap();
-        let back: AnnotatedJson = serde_json::from_str(&text).unwrap();
-        assert_eq!(back.head.samples, json.head.samples);
-        assert_eq!(back.results, json.results);
-        assert_eq!(back.head.table, "annotated");
-        let value: serde_json::Value = serde_json::from_str(&text).unwrap();
-        assert_eq!(value["samples"][1]["program"], "fib(20)");
-        assert_eq!(value["samples"][1]["runner"], "prescient");
-        assert_eq!(value["samples"][0]["threads"], 1);
-        assert_eq!(value["results"][1]["counters"]["runs"], 3);
-        assert_eq!(value["size"], "test");
-    }
-
-    #[test]
-    fn tables_are_markdown() {
-        let text = header();
-        let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines.len(), 2);
-        assert_eq!(lines[0].matches('|').count(), lines[1].matches('|').count());
-        assert!(lines[1].starts_with("|---|"));
     }
 }

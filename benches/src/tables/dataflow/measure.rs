@@ -121,6 +121,11 @@ pub struct Entry {
     pub default_params: bool,
     /// `measured[i][m]`: at the `i`-th thread count under the `m`-th mode.
     pub measured: Vec<Vec<Measured>>,
+    /// What a peer ([`crate::harness::peers`]) is asked for this benchmark:
+    /// its program (`two-wave`, `cholesky`, ...) and input.
+    pub peer: Option<(&'static str, Vec<(&'static str, String)>)>,
+    /// The peers' best times: per peer and thread count, or why it failed.
+    pub peers: Vec<(String, usize, Result<Duration, String>)>,
 }
 
 /// What every measurement shares: the thread counts, the modes, the rounds.
@@ -219,9 +224,9 @@ impl Bench {
     pub fn kernel<M: Clone + Send + Sync>(
         &self,
         kernel: &Kernel<M>,
-        label: String,
-        program: String,
+        (label, program): (String, String),
         original: &M,
+        peer: (&'static str, (usize, usize)),
     ) -> Entry {
         let reference = kernel.reference(original);
         let seq = self.sequential(&program, || {
@@ -239,6 +244,8 @@ impl Bench {
             },
             |m| (kernel.check)(m, &reference),
         );
+        let (name, (nb, bs)) = peer;
+        let params = vec![("nb", nb.to_string()), ("bs", bs.to_string())];
         Entry {
             label,
             program,
@@ -247,6 +254,8 @@ impl Bench {
             counted_by_default: false,
             default_params: true,
             measured,
+            peer: Some((name, params)),
+            peers: Vec::new(),
         }
     }
 
@@ -267,6 +276,10 @@ impl Bench {
                     |rt| rt.run(|| two_wave::dataflow(tasks, size)),
                     |r| compare_exact(r, &reference, "two_wave"),
                 );
+                let params = vec![
+                    ("task_size", size.to_string()),
+                    ("tasks", tasks.to_string()),
+                ];
                 Entry {
                     label: format!("two_wave {tasks}x2 size {size}"),
                     program,
@@ -275,6 +288,8 @@ impl Bench {
                     counted_by_default: size == two_wave::OVERHEAD,
                     default_params: true,
                     measured,
+                    peer: Some(("two-wave", params)),
+                    peers: Vec::new(),
                 }
             })
             .collect()
@@ -285,9 +300,12 @@ impl Bench {
         let (nb, bs) = sizes.cholesky;
         self.kernel(
             &cholesky::KERNEL,
-            format!("cholesky {nb}x{nb} tiles of {bs}"),
-            format!("cholesky {}/{bs}", nb * bs),
+            (
+                format!("cholesky {nb}x{nb} tiles of {bs}"),
+                format!("cholesky {}/{bs}", nb * bs),
+            ),
             &cholesky::generate(nb, bs, 42),
+            ("cholesky", (nb, bs)),
         )
     }
 
@@ -296,9 +314,12 @@ impl Bench {
         let (nb, bs) = sizes.matmul;
         self.kernel(
             &matmul::KERNEL,
-            format!("matmul {nb}x{nb} tiles of {bs}"),
-            format!("matmul {}/{bs}", nb * bs),
+            (
+                format!("matmul {nb}x{nb} tiles of {bs}"),
+                format!("matmul {}/{bs}", nb * bs),
+            ),
             &matmul::generate(nb, bs, 7),
+            ("matmul", (nb, bs)),
         )
     }
 
@@ -309,9 +330,12 @@ impl Bench {
         let tasks = sparselu::task_count(&original);
         self.kernel(
             &sparselu::KERNEL,
-            format!("sparselu {nb}x{nb} of {bs} ({tasks} t)"),
-            format!("sparselu {}/{bs}", nb * bs),
+            (
+                format!("sparselu {nb}x{nb} of {bs} ({tasks} t)"),
+                format!("sparselu {}/{bs}", nb * bs),
+            ),
             &original,
+            ("sparselu", (nb, bs)),
         )
     }
 
@@ -360,6 +384,8 @@ impl Bench {
                     counted_by_default: false,
                     default_params: false,
                     measured,
+                    peer: None,
+                    peers: Vec::new(),
                 });
             }
         }
@@ -403,6 +429,8 @@ impl Bench {
                     counted_by_default: false,
                     default_params: false,
                     measured,
+                    peer: None,
+                    peers: Vec::new(),
                 };
                 rows(&entry, &self.modes);
                 entry
@@ -443,9 +471,16 @@ pub fn header(threads: &[usize], first: &str) {
     println!("{line}\n{rule}");
 }
 
-/// An entry's rows under [`header`]: one per mode.
+/// An entry's rows under [`header`]: one per mode, then one per peer.
 pub fn rows(entry: &Entry, modes: &[DastMode]) {
     let seq = entry.seq.expect("a table with a sequential column");
+    let cell = |t: Duration| {
+        format!(
+            " {:>9} | {:>5.2} |",
+            ms(t),
+            t.as_secs_f64() / seq.as_secs_f64()
+        )
+    };
     for (m, mode) in modes.iter().enumerate() {
         let mut line = format!(
             "| {:<NAME$} | {:<8} | {:>9} |",
@@ -454,12 +489,18 @@ pub fn rows(entry: &Entry, modes: &[DastMode]) {
             ms(seq)
         );
         for measured in &entry.measured {
-            let t = measured[m].time;
-            line += &format!(
-                " {:>9} | {:>5.2} |",
-                ms(t),
-                t.as_secs_f64() / seq.as_secs_f64()
-            );
+            line += &cell(measured[m].time);
+        }
+        println!("{line}");
+    }
+    let mut peers: Vec<&str> = entry.peers.iter().map(|p| p.0.as_str()).collect();
+    peers.dedup();
+    for peer in peers {
+        let mut line = format!("| {:<NAME$} | {peer:<8} | {:>9} |", entry.label, ms(seq));
+        for (_, _, time) in entry.peers.iter().filter(|p| p.0 == peer) {
+            line += &time
+                .as_ref()
+                .map_or_else(|e| format!(" FAILED: {e} | |"), |&t| cell(t));
         }
         println!("{line}");
     }

@@ -21,19 +21,26 @@
 //! `bucket sweep 97 (20000 handles x 4 rounds)`. Its `competing` is
 //! `--competing N`: the busy processes ([`crate::competing`]) that ran
 //! beside every measurement.
+//!
+//! Every peer found ([`crate::harness::peers`]) is asked for `dataflow
+//! two-wave THREADS` (with `task_size=` and `tasks=`) or `cholesky`,
+//! `matmul`, `sparselu` (with `nb=` tiles of `bs=`), and `reps=`: its best
+//! time follows the modes' rows in the kernels table, and is in each
+//! benchmark's `peers` and in the samples under its name.
 
 pub mod measure;
 pub mod print;
 
 use crate::cli::{self, CommonArgs, Size};
 use crate::competing::{self, CompetingArgs, Competitors};
+use crate::harness::peers;
 use crate::samples::{Sample, TableHead, PRESCIENT, SEQUENTIAL};
 use measure::{Bench, Entry, Measured, Sizes};
 use prescient::tuning::{Counters, DastMode};
 use prescient::Params;
 pub use print::ModeRatio;
 use serde::{Deserialize, Serialize};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// The table's name: its subcommand and the `table` of its JSON.
 pub const TABLE: &str = "dataflow";
@@ -189,6 +196,23 @@ pub struct BenchmarkJson {
     pub tasks_per_run: Option<usize>,
     /// Its measurements, per thread count and mode.
     pub runs: Vec<RunJson>,
+    /// The peers' best times, per peer and thread count (absent: none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub peers: Vec<PeerJson>,
+}
+
+/// One benchmark under one peer at one thread count.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PeerJson {
+    /// The peer's runner name.
+    pub runner: String,
+    /// Threads.
+    pub threads: usize,
+    /// The best timed run, in seconds (absent: it failed).
+    pub seconds: Option<f64>,
+    /// Why it failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// One benchmark under one mode at one thread count.
@@ -299,28 +323,38 @@ pub fn run(options: &Options) -> Result<(), String> {
         );
         measure::header(threads, "benchmark");
     }
+    let mut kernels = Vec::new();
     if options.wants(TwoWave) {
-        for entry in bench.two_wave(&sizes) {
-            measure::rows(&entry, modes);
-            if entry.counted_by_default {
-                counted.push(entry.label.clone());
-            }
-            entries.push(entry);
-        }
+        kernels.extend(bench.two_wave(&sizes));
     }
     if options.wants(Cholesky) {
-        let entry = bench.cholesky(&sizes);
-        measure::rows(&entry, modes);
-        entries.push(entry);
+        kernels.push(bench.cholesky(&sizes));
     }
     if options.wants(Matmul) {
-        let entry = bench.matmul(&sizes);
-        measure::rows(&entry, modes);
-        entries.push(entry);
+        kernels.push(bench.matmul(&sizes));
     }
     if options.wants(Sparselu) {
-        let entry = bench.sparselu(&sizes);
+        kernels.push(bench.sparselu(&sizes));
+    }
+    for mut entry in kernels {
+        if let Some((program, params)) = &entry.peer {
+            let mut params = params.clone();
+            params.push(("reps", reps.to_string()));
+            entry.peers = peers::measure(TABLE, size, threads, program, &params)
+                .into_iter()
+                .map(|(runner, t, r)| {
+                    (
+                        runner,
+                        t,
+                        r.map(|r| Duration::from_nanos(r.min_ns() as u64)),
+                    )
+                })
+                .collect();
+        }
         measure::rows(&entry, modes);
+        if entry.counted_by_default {
+            counted.push(entry.label.clone());
+        }
         entries.push(entry);
     }
 
@@ -423,12 +457,29 @@ fn to_json(
                 runs.push(run_json(threads, mode, m));
             }
         }
+        let peers: Vec<PeerJson> = entry
+            .peers
+            .iter()
+            .map(|(runner, threads, time)| PeerJson {
+                runner: runner.clone(),
+                threads: *threads,
+                seconds: time.as_ref().ok().map(Duration::as_secs_f64),
+                error: time.as_ref().err().cloned(),
+            })
+            .collect();
+        for peer in &peers {
+            if let Some(seconds) = peer.seconds {
+                let sample = Sample::new(&entry.program, &peer.runner, peer.threads, seconds);
+                head.samples.push(sample);
+            }
+        }
         benchmarks.push(BenchmarkJson {
             label: entry.label.clone(),
             program: entry.program.clone(),
             sequential_seconds: entry.seq.map(|d| d.as_secs_f64()),
             tasks_per_run: entry.tasks_per_run,
             runs,
+            peers,
         });
     }
     DataflowJson {
@@ -451,130 +502,5 @@ fn run_json(threads: usize, mode: DastMode, m: &Measured) -> RunJson {
         seconds: m.time.as_secs_f64(),
         runs: m.runs,
         counters: DastCounters::from(&m.delta),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::time::Duration;
-
-    fn parse(s: &str) -> Result<Options, clap::Error> {
-        crate::cli::parse_words("dataflow", s.split_whitespace())
-    }
-
-    #[test]
-    fn flags() {
-        use DastMode::*;
-        let o = parse("").unwrap();
-        assert!(o.only.is_none() && !o.counters && o.dast.is_none());
-        assert_eq!(o.competing.competing, 0);
-        assert_eq!(parse("--competing 2").unwrap().competing.competing, 2);
-        assert_eq!((o.common.size(), o.reps()), (Size::Full, 5));
-        let o = parse("--quick --threads 2,1 --reps 7 --counters").unwrap();
-        assert_eq!(
-            (o.common.size(), o.reps(), o.counters),
-            (Size::Quick, 7, true)
-        );
-        assert_eq!(o.common.threads(), Ok(vec![1, 2]));
-        assert_eq!(parse("--quick").unwrap().reps(), 3);
-        assert_eq!(parse("--test-size").unwrap().reps(), 1);
-        let o = parse("--dast adaptive,off --only matmul,buckets --json /tmp/x.json").unwrap();
-        assert_eq!(o.dast, Some(DastList(vec![Off, Adaptive])));
-        assert_eq!(o.modes(), Ok(vec![Off, Adaptive]));
-        assert!(o.wants(Section::Matmul) && o.wants(Section::Buckets));
-        assert!(!o.wants(Section::Cholesky));
-        assert_eq!(
-            o.common.json.as_deref(),
-            Some(std::path::Path::new("/tmp/x.json"))
-        );
-        let o = parse("--only=two_wave,task-cost --dast=idle").unwrap();
-        assert_eq!(o.only, Some(vec![Section::TwoWave, Section::TaskCost]));
-        assert_eq!(o.dast, Some(DastList(vec![IdleWorkers])));
-        for bad in [
-            "--only nope",
-            "--reps 0",
-            "--reps x",
-            "--reps",
-            "--dast",
-            "--dast nope",
-            "--dast off,off",
-            "--dast off,",
-            "--threads 0",
-            "--threads 2,2",
-            "--quick --test-size",
-            "--counters=1",
-            "--competing",
-            "--competing -2",
-            "--bogus",
-        ] {
-            assert!(parse(bad).is_err(), "{bad}");
-        }
-    }
-
-    #[test]
-    fn json_round_trips() {
-        let bench = Bench {
-            threads: vec![1, 2],
-            modes: vec![DastMode::Off, DastMode::Adaptive],
-            reps: 1,
-        };
-        let measured = |ms: u64| Measured {
-            time: Duration::from_millis(ms),
-            delta: Counters::default(),
-            runs: 2,
-        };
-        let entries = vec![
-            Entry {
-                label: "two_wave 16x2 size 250".into(),
-                program: "two-wave 250 (16 tasks per wave)".into(),
-                seq: Some(Duration::from_millis(4)),
-                tasks_per_run: None,
-                counted_by_default: true,
-                default_params: true,
-                measured: vec![
-                    vec![measured(5), measured(6)],
-                    vec![measured(3), measured(2)],
-                ],
-            },
-            Entry {
-                label: "task_cost 100 dependent".into(),
-                program: "empty dependent task (100 in flight)".into(),
-                seq: None,
-                tasks_per_run: Some(1000),
-                counted_by_default: false,
-                default_params: true,
-                measured: vec![
-                    vec![measured(1), measured(1)],
-                    vec![measured(2), measured(2)],
-                ],
-            },
-        ];
-        let json = to_json(&bench, Size::Test, 1, &entries, Vec::new());
-        let s = &json.head.samples;
-        // seq + 2 threads x (off, adaptive, prescient) for the first; no
-        // seq for the second.
-        assert_eq!(s.len(), 7 + 6);
-        assert_eq!(
-            s[0],
-            Sample::new("two-wave 250 (16 tasks per wave)", "sequential", 1, 0.004)
-        );
-        assert!(s
-            .iter()
-            .any(|x| x.runner == "prescient-dast-off" && x.threads == 2));
-        let plain: Vec<_> = s.iter().filter(|x| x.runner == "prescient").collect();
-        assert_eq!(plain.len(), 4);
-        assert_eq!(plain[1].seconds, 0.002);
-        let per_task = s.iter().find(|x| x.per_task).unwrap();
-        assert_eq!(per_task.program, "empty dependent task (100 in flight)");
-        assert!((per_task.seconds - 1e-6).abs() < 1e-12);
-        let text = serde_json::to_string(&json).unwrap();
-        assert!(text.contains("\"table\":\"dataflow\"") && text.contains("\"samples\""));
-        assert!(text.contains("\"competing\":1"), "{text}");
-        let back: DataflowJson = serde_json::from_str(&text).unwrap();
-        assert_eq!(back.head.samples, json.head.samples);
-        assert_eq!(back.benchmarks, json.benchmarks);
-        assert_eq!(back.modes, ["off", "adaptive"]);
-        assert_eq!(back.head.competing, 1);
     }
 }

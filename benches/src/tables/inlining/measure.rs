@@ -3,20 +3,19 @@
 //! ([`Runner`]), and one runner's median on a pool of its own.
 
 use prescient::tuning::{Inlining, InliningReport};
-use prescient::{Params, Runtime};
+use prescient::Params;
 use std::hint::black_box;
-use std::num::NonZeroUsize;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::cf17::sweep::timed_runs;
 use crate::cf17::workloads::{self, expect_eq, timed};
-use crate::cf17::{Timed, Workload};
+use crate::cf17::Workload;
 use crate::cli::Size;
+use crate::harness::record::median;
+use crate::harness::Pool;
 use crate::inlining::{self as mixed, Mixed};
 use crate::programs::tree;
 use crate::samples;
-use crate::suite::median;
 
 /// The programs, in table order.
 pub const PROGRAMS: [&str; 6] = ["mixed", "fib", "nqueens", "health", "tree1k", "tree16m"];
@@ -251,19 +250,6 @@ impl Runner {
     }
 }
 
-/// One warm-up run and `reps` timed runs of `run`; the timed runs' median.
-///
-/// # Errors
-/// A wrong result (`what` says which program, runner and thread count).
-fn repeat(run: impl FnMut() -> Timed, reps: usize, what: &str) -> Result<Duration, String> {
-    let ns: Vec<f64> = timed_runs(reps, run)
-        .map_err(|e| format!("wrong result: {what}: {e}"))?
-        .iter()
-        .map(|time| time.as_nanos() as f64)
-        .collect();
-    Ok(Duration::from_nanos(median(&ns) as u64))
-}
-
 /// A runner's median on `w` on a pool of its own, or `None` if it has no
 /// version of the program; with the inliner's report for a Prescient
 /// runner.
@@ -277,39 +263,25 @@ pub fn measure(
     reps: usize,
 ) -> Result<Option<(Duration, Option<InliningReport>)>, String> {
     let what = format!("{} under {runner} on {threads} thread(s)", w.program);
-    Ok(match runner {
-        Runner::Seq => Some((repeat(|| (w.seq)(), reps, &what)?, None)),
-        Runner::Prescient(policy) => {
-            let rt = Runtime::builder()
-                .params(Params::DEFAULT.with_inlining(policy))
-                .num_workers(threads)
-                .build()
-                .map_err(|e| format!("building Prescient for {what}: {e}"))?;
-            let median = rt.run(|| repeat(|| (w.prescient)(), reps, &what))?;
-            Some((median, Some(rt.inlining_report())))
-        }
-        Runner::Rayon => {
-            let Some(run) = w.rayon.as_deref() else {
-                return Ok(None);
-            };
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .map_err(|e| format!("building the rayon pool for {what}: {e}"))?;
-            Some((pool.install(|| repeat(run, reps, &what))?, None))
-        }
-        Runner::Chili => {
-            let Some(run) = w.chili.as_deref() else {
-                return Ok(None);
-            };
-            let pool = chili::ThreadPool::with_config(chili::Config {
-                thread_count: NonZeroUsize::new(threads),
-                ..Default::default()
-            });
-            let mut scope = pool.scope();
-            Some((repeat(|| run(&mut scope), reps, &what)?, None))
-        }
-    })
+    let (name, params) = match runner {
+        Runner::Seq => ("seq", None),
+        Runner::Prescient(policy) => ("prescient", Some(Params::DEFAULT.with_inlining(policy))),
+        Runner::Rayon => ("rayon", None),
+        Runner::Chili => ("chili", None),
+    };
+    let pool = Pool::build(name, params, threads).map_err(|e| format!("{what}: {e}"))?;
+    let measured = w
+        .measure(&pool, reps)
+        .map_err(|e| format!("wrong result: {what}: {e}"))?;
+    let Some((times, _)) = measured else {
+        return Ok(None);
+    };
+    let ns: Vec<f64> = times.iter().map(|time| time.as_nanos() as f64).collect();
+    let report = match &pool {
+        Pool::Prescient(rt) => Some(rt.inlining_report()),
+        _ => None,
+    };
+    Ok(Some((Duration::from_nanos(median(&ns) as u64), report)))
 }
 
 /// One program's medians: `seq`, and per thread count (in the thread list's

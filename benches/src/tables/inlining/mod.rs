@@ -33,8 +33,9 @@ use std::num::NonZeroUsize;
 use std::time::Duration;
 
 use crate::cli::{CommonArgs, Size};
+use crate::harness::write::{ms, opt, Md};
+use crate::harness::{load_average, Machine};
 use crate::samples::{Sample, TableHead};
-use crate::suite::machine::{load_average, Machine};
 use crate::tables::annotated::measure::sample_name;
 use measure::{
     is_fixed, known_programs, measure, workload, Results, Runner, DEFAULT_POLICIES, PROGRAMS,
@@ -235,10 +236,6 @@ pub struct SummaryJson {
     pub ratios: Vec<(String, Option<f64>)>,
 }
 
-fn ms(d: Duration) -> String {
-    format!("{:.2} ms", d.as_secs_f64() * 1e3)
-}
-
 fn ratio(a: Duration, b: Duration) -> f64 {
     a.as_secs_f64() / b.as_secs_f64()
 }
@@ -251,63 +248,65 @@ fn plural(threads: usize) -> &'static str {
     }
 }
 
-/// A table's two cells: the time (and `tag`) and its ratio over seq, or
-/// `-`.
-fn cells(d: Option<Duration>, seq: Duration, tag: &str) -> String {
-    match d {
-        Some(d) => format!(" {}{tag} | {:.2} |", ms(d), ratio(d, seq)),
-        None => " - | - |".to_string(),
-    }
-}
-
 /// The Markdown table of one program, and the fixed sweep's lines.
 fn render(results: &Results, threads: &[usize], policies: &[Inlining]) -> String {
-    let mut out = "| runner |".to_string();
+    let mut columns = vec!["runner".to_string()];
     for &t in threads {
-        let _ = write!(out, " {t} thread{} | T/Tseq |", plural(t));
+        columns.extend([format!("{t} thread{}", plural(t)), "T/Tseq".to_string()]);
     }
-    out.push_str("\n|---|");
-    out.push_str(&"---:|---:|".repeat(threads.len()));
-    out.push('\n');
+    let mut md = Md::new(&columns, 1);
     let seq = results.seq;
-    let _ = write!(out, "| seq |{}", cells(Some(seq), seq, ""));
-    out.push_str(&" | |".repeat(threads.len().saturating_sub(1)));
-    out.push('\n');
-    let mut row = |name: &str, cells: String| {
-        let _ = writeln!(out, "| {name} |{cells}");
+    // A row's two cells per thread count: the time (and `tag`) and its
+    // ratio over seq, or `-`.
+    let row = |md: &mut Md, name: &str, times: Vec<(Option<Duration>, String)>| {
+        let mut cells = vec![name.to_string()];
+        for (d, tag) in times {
+            match d {
+                Some(d) => cells.extend([
+                    format!("{}{tag}", ms(d.as_secs_f64())),
+                    format!("{:.2}", ratio(d, seq)),
+                ]),
+                None => cells.extend(["-".to_string(), "-".to_string()]),
+            }
+        }
+        md.row(&cells);
     };
+    row(&mut md, "seq", vec![(Some(seq), String::new())]);
     let fixed: Vec<Inlining> = policies.iter().copied().filter(|&p| is_fixed(p)).collect();
+    let each = |runner| {
+        (0..threads.len())
+            .map(|k| (results.get(k, runner), String::new()))
+            .collect()
+    };
     for &policy in policies.iter().filter(|&&p| !is_fixed(p)) {
-        let runner = Runner::Prescient(policy);
-        let line: String = (0..threads.len())
-            .map(|k| cells(results.get(k, runner), seq, ""))
-            .collect();
-        row(&policy.to_string(), line);
+        row(
+            &mut md,
+            &policy.to_string(),
+            each(Runner::Prescient(policy)),
+        );
     }
     if !fixed.is_empty() {
-        let line: String = (0..threads.len())
+        let best = (0..threads.len())
             .map(|k| match results.best_fixed(k) {
-                Some((p, d)) => cells(Some(d), seq, &format!(" ({p})")),
-                None => cells(None, seq, ""),
+                Some((p, d)) => (Some(d), format!(" ({p})")),
+                None => (None, String::new()),
             })
             .collect();
-        row("best-fixed", line);
+        row(&mut md, "best-fixed", best);
     }
     for runner in [Runner::Rayon, Runner::Chili] {
-        let line: String = (0..threads.len())
-            .map(|k| cells(results.get(k, runner), seq, ""))
-            .collect();
-        row(&runner.to_string(), line);
+        row(&mut md, &runner.to_string(), each(runner));
     }
+    let mut out = md.text;
     if !fixed.is_empty() {
         out.push('\n');
         for (k, &t) in threads.iter().enumerate() {
             let sweep: Vec<String> = fixed
                 .iter()
                 .map(|&p| {
-                    let time = results
-                        .get(k, Runner::Prescient(p))
-                        .map_or("-".to_string(), |d| format!("{:.2}", d.as_secs_f64() * 1e3));
+                    let time = results.get(k, Runner::Prescient(p));
+                    let time =
+                        time.map_or("-".to_string(), |d| format!("{:.2}", d.as_secs_f64() * 1e3));
                     format!("{} {time}", p.short_name().trim_start_matches("fixed-"))
                 })
                 .collect();
@@ -384,26 +383,15 @@ fn summary_of(program: &str, results: &Results, threads: &[usize]) -> Vec<Summar
 
 /// The summary's Markdown table.
 fn render_summary(summary: &[SummaryJson]) -> String {
-    let mut out = "| program | thr |".to_string();
-    for (heading, _, _) in SUMMARY {
-        let _ = write!(out, " {heading} |");
-    }
-    out.push_str("\n|---|---:|");
-    out.push_str(&"---:|".repeat(SUMMARY.len()));
-    out.push('\n');
+    let mut columns = vec!["program", "thr"];
+    columns.extend(SUMMARY.iter().map(|s| s.0));
+    let mut md = Md::new(&columns, 1);
     for line in summary {
-        let _ = write!(out, "| {} | {} |", line.program, line.threads);
-        for (_, value) in &line.ratios {
-            match value {
-                Some(v) => {
-                    let _ = write!(out, " {v:.2} |");
-                }
-                None => out.push_str(" - |"),
-            }
-        }
-        out.push('\n');
+        let mut cells = vec![line.program.clone(), line.threads.to_string()];
+        cells.extend(line.ratios.iter().map(|(_, v)| opt(*v, 2)));
+        md.row(&cells);
     }
-    out
+    md.text
 }
 
 /// The JSON and the samples of one program's results.
@@ -548,103 +536,4 @@ pub fn run(options: &Options) -> Result<(), String> {
         eprintln!("JSON written to {}", path.display());
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn parse(s: &str) -> Result<Options, clap::Error> {
-        crate::cli::parse_words("inlining", s.split_whitespace())
-    }
-
-    #[test]
-    fn options_parse_the_tables_flags() {
-        let o = parse("").unwrap();
-        assert_eq!((o.reps(), o.programs()), (11, PROGRAMS.to_vec()));
-        let names: Vec<String> = o.policies().iter().map(Inlining::short_name).collect();
-        assert_eq!(names.join(","), DEFAULT_POLICIES);
-        let o =
-            parse("--quick --policies adaptive,fixed-8 --programs fib,mixed --reps 3 --threads 1")
-                .unwrap();
-        assert_eq!(o.reps(), 3);
-        assert_eq!(o.policies(), [Inlining::Adaptive, Inlining::fixed(8)]);
-        assert_eq!(o.programs(), ["mixed", "fib"], "table order");
-        assert_eq!(o.common.threads().unwrap(), [1]);
-        assert_eq!(parse("--quick").unwrap().reps(), 5);
-        assert_eq!(parse("--test-size").unwrap().reps(), 1);
-        assert_eq!(parse("--programs uts").unwrap().programs(), ["uts"]);
-        for bad in [
-            "--policies sometimes",
-            "--policies never,never",
-            "--policies never,",
-            "--policies fixed-100000",
-            "--programs tree",
-            "--reps 0",
-            "--bogus",
-        ] {
-            assert!(parse(bad).is_err(), "{bad}");
-        }
-    }
-
-    #[test]
-    fn json_round_trips() {
-        let ms = Duration::from_millis;
-        let results = Results {
-            seq: ms(4),
-            by_threads: vec![vec![
-                (Runner::Prescient(Inlining::Never), Some(ms(3))),
-                (Runner::Prescient(Inlining::Adaptive), Some(ms(2))),
-                (Runner::Prescient(Inlining::fixed(4)), Some(ms(1))),
-                (Runner::Chili, None),
-            ]],
-        };
-        let (by_threads, samples) = program_json("fib", "n=20", &results, &[2]);
-        let runners: Vec<&str> = samples.iter().map(|s| s.runner.as_str()).collect();
-        assert_eq!(
-            runners,
-            [
-                "sequential",
-                "prescient-never",
-                "prescient",
-                "prescient-adaptive",
-                "prescient-fixed-4"
-            ]
-        );
-        assert!(samples.iter().all(|s| s.program == "fib(20)"));
-        let mut head = TableHead::new(TABLE, Size::Test, &[2]);
-        head.samples = samples;
-        let json = InliningJson {
-            head,
-            command: vec!["inlining".to_string()],
-            load_average_at_start: "0.1".to_string(),
-            reps: 1,
-            policies: vec!["never".to_string()],
-            programs: vec![ProgramJson {
-                program: "fib".to_string(),
-                input: "n=20".to_string(),
-                seq_ns: 4e6,
-                by_threads,
-                inliner_report: None,
-            }],
-            summary: summary_of("fib", &results, &[2]),
-        };
-        let text = serde_json::to_string(&json).unwrap();
-        let back: InliningJson = serde_json::from_str(&text).unwrap();
-        assert_eq!(back.head.samples, json.head.samples);
-        assert_eq!(back.programs, json.programs);
-        assert_eq!(back.summary, json.summary);
-        assert_eq!(
-            back.programs[0].by_threads[0].best_fixed.as_deref(),
-            Some("fixed-4")
-        );
-        assert_eq!(
-            back.summary[0].ratios[1],
-            ("adapt/never".to_string(), Some(2.0 / 3.0))
-        );
-        let table = render(&results, &[2], &[Inlining::Never, Inlining::fixed(4)]);
-        let lines: Vec<&str> = table.lines().collect();
-        assert_eq!(lines[1], "|---|---:|---:|");
-        assert_eq!(lines[0].matches('|').count(), lines[2].matches('|').count());
-    }
 }

@@ -25,8 +25,8 @@ use std::time::Duration;
 
 use crate::cli::{self, progress, CommonArgs, Size};
 use crate::dataflow::runtime;
+use crate::harness::load_average;
 use crate::samples::{Sample, TableHead, PRESCIENT, SEQUENTIAL};
-use crate::suite::machine::load_average;
 use measure::{cost, Cost, Timing};
 use shapes::{Form, Shape, LOOP_TASKS};
 
@@ -431,22 +431,6 @@ pub fn run(options: &Options) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn parse(s: &str) -> Result<Options, clap::Error> {
-        crate::cli::parse_words(TABLE, s.split_whitespace())
-    }
-
-    #[test]
-    fn flags_and_sizes() {
-        let o = parse("").unwrap();
-        assert_eq!(Sizes::of(o.common.size()).tree_depth, 16);
-        let o = parse("--quick --threads 2,1 --json out.json").unwrap();
-        assert_eq!(o.common.size(), Size::Quick);
-        assert_eq!(o.common.threads(), Ok(vec![1, 2]));
-        assert_eq!(Sizes::of(Size::Quick).nqueens, 11);
-        assert!(parse("--test-size").is_ok());
-        assert!(parse("--bogus").is_err());
-    }
 
     #[test]
     fn names() {

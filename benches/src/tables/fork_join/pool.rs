@@ -1,15 +1,18 @@
-//! [`Pool`]: a built runner that times runs of a [`Work`] inside itself, and
-//! the [`Measurement`] it takes.
+//! The child's side of the fork-join table: a program's prepared input
+//! ([`Work`]), the runner's [`Pool`], which times runs of it inside itself,
+//! and the [`Measurement`] it takes.
 
-use std::fmt;
-use std::num::NonZeroUsize;
+use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use prescient::tuning::Counters;
 
-use super::config::{Plan, Runner};
-use super::rusage::cpu_time_ns;
-use super::work::Work;
+use super::programs::{params, Program, Sampling};
+use crate::cli::Size;
+use crate::harness::record::cpu_time_ns;
+pub use crate::harness::Pool;
+use crate::programs::tree::Layout;
+use crate::programs::{fib, tree};
 
 /// What [`Pool::measure`] found.
 #[derive(Clone, Debug)]
@@ -35,88 +38,20 @@ impl Measurement {
 
     /// The median time per run, in nanoseconds.
     pub fn median_ns(&self) -> f64 {
-        median(&self.per_run_ns)
+        crate::harness::record::median(&self.per_run_ns)
     }
 }
 
-/// The median of `values` (the mean of the two middle ones for an even
-/// count; NaN for none).
-pub fn median(values: &[f64]) -> f64 {
-    if values.is_empty() {
-        return f64::NAN;
-    }
-    let mut sorted = values.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    let mid = sorted.len() / 2;
-    if sorted.len() % 2 == 1 {
-        sorted[mid]
-    } else {
-        (sorted[mid - 1] + sorted[mid]) / 2.0
-    }
-}
-
-/// A built runner: the thing a child builds once and measures inside.
-pub enum Pool {
-    /// No pool: the sequential reference runs on the calling thread.
-    Seq,
-    /// A Prescient runtime.
-    Prescient(prescient::Runtime),
-    /// A rayon thread pool.
-    Rayon(rayon::ThreadPool),
-    /// A chili thread pool (its scopes run on the calling thread, which
-    /// counts as one of its `thread_count` threads).
-    Chili(chili::ThreadPool),
-}
-
-impl fmt::Debug for Pool {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Pool::Seq => "Pool::Seq",
-            Pool::Prescient(_) => "Pool::Prescient",
-            Pool::Rayon(_) => "Pool::Rayon",
-            Pool::Chili(_) => "Pool::Chili",
-        })
-    }
+/// The fork-join table's own runner `runner` ([`super::programs::RUNNERS`])
+/// with `threads` threads (ignored by `seq`).
+///
+/// # Errors
+/// An unknown runner, or a pool that cannot be built.
+pub fn build(runner: &str, threads: usize) -> Result<Pool, String> {
+    Pool::build(runner, params(runner), threads)
 }
 
 impl Pool {
-    /// Builds `runner` with `threads` threads (ignored by [`Runner::Seq`]).
-    pub fn build(runner: Runner, threads: usize) -> Result<Pool, String> {
-        let threads = threads.max(1);
-        match runner {
-            Runner::Seq => Ok(Pool::Seq),
-            Runner::PrescientDefault
-            | Runner::PrescientNever
-            | Runner::PrescientDefCap4
-            | Runner::PrescientPfCap4 => {
-                let params = runner.params().expect("a Prescient runner has params");
-                prescient::Runtime::builder()
-                    .params(params)
-                    .num_workers(threads)
-                    .build()
-                    .map(Pool::Prescient)
-                    .map_err(|e| format!("building Prescient ({runner}, {threads} workers): {e}"))
-            }
-            Runner::Rayon => rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .map(Pool::Rayon)
-                .map_err(|e| format!("building the rayon pool ({threads} threads): {e}")),
-            Runner::Chili => Ok(Pool::Chili(chili::ThreadPool::with_config(chili::Config {
-                thread_count: NonZeroUsize::new(threads),
-                ..Default::default()
-            }))),
-        }
-    }
-
-    /// The runtime's counters, for Prescient.
-    pub fn counters(&self) -> Option<Counters> {
-        match self {
-            Pool::Prescient(rt) => Some(rt.counters()),
-            Pool::Seq | Pool::Rayon(_) | Pool::Chili(_) => None,
-        }
-    }
-
     /// Enters the pool once and calls `body` there with a function that
     /// makes one run of `work` with this pool's runner.
     fn enter<R: Send>(
@@ -163,7 +98,7 @@ impl Pool {
     /// Warms up and sizes batches ([`calibrate`](Self::calibrate)), then
     /// times `plan.samples` batches in one entry into the pool, reading the
     /// counters around that entry.
-    pub fn measure(&self, work: &Work, plan: &Plan) -> Measurement {
+    pub fn measure(&self, work: &Work, plan: &Sampling) -> Measurement {
         let batch = self.calibrate(work, plan.warmup, plan.sample_target);
         let expected = work.expected();
         let before = self.counters();
@@ -207,35 +142,105 @@ fn wrong_result(result: u64, expected: u64) -> ! {
     panic!("wrong result: got {result}, expected {expected}");
 }
 
+impl Program {
+    /// Builds the program's input at `size`, a tree in `layout`.
+    pub fn prepare(self, layout: Layout, size: Size) -> Work {
+        match self.nodes(size) {
+            None => Work::fib(Program::fib_n(size)),
+            Some(nodes) => Work::tree(nodes, layout),
+        }
+    }
+}
+
+/// A program's prepared input and its expected result.
+#[derive(Debug)]
+pub struct Work {
+    input: Input,
+    expected: u64,
+}
+
+#[derive(Debug)]
+enum Input {
+    Fib(u64),
+    Tree(Box<tree::Node>),
+}
+
+impl Work {
+    /// `fib(n)`.
+    pub fn fib(n: u64) -> Work {
+        Work {
+            input: Input::Fib(n),
+            expected: fib::expected(n),
+        }
+    }
+
+    /// The sum of a balanced tree of `nodes` nodes, built here in `layout`.
+    pub fn tree(nodes: u64, layout: Layout) -> Work {
+        Work {
+            input: Input::Tree(tree::Node::balanced_in(nodes, layout)),
+            expected: tree::expected(nodes),
+        }
+    }
+
+    /// The result every run must return.
+    pub fn expected(&self) -> u64 {
+        self.expected
+    }
+
+    /// One run of the sequential reference.
+    pub fn run_seq(&self) -> u64 {
+        match &self.input {
+            Input::Fib(n) => fib::fib_seq(black_box(*n)),
+            Input::Tree(root) => tree::sum_seq(black_box(root)),
+        }
+    }
+
+    /// One run with Prescient (inside a Prescient runtime, or on its global one).
+    pub fn run_prescient(&self) -> u64 {
+        match &self.input {
+            Input::Fib(n) => fib::fib_prescient(black_box(*n)),
+            Input::Tree(root) => tree::sum_prescient(black_box(root)),
+        }
+    }
+
+    /// One run with rayon (inside a rayon pool, or on its global one).
+    pub fn run_rayon(&self) -> u64 {
+        match &self.input {
+            Input::Fib(n) => fib::fib_rayon(black_box(*n)),
+            Input::Tree(root) => tree::sum_rayon(black_box(root)),
+        }
+    }
+
+    /// One run with chili on `scope`.
+    pub fn run_chili(&self, scope: &mut chili::Scope<'_>) -> u64 {
+        match &self.input {
+            Input::Fib(n) => fib::fib_chili(scope, black_box(*n)),
+            Input::Tree(root) => tree::sum_chili(scope, black_box(root)),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::programs::tree::Layout;
-
-    #[test]
-    fn median_of_odd_and_even() {
-        assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
-        assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), 2.5);
-        assert!(median(&[]).is_nan());
-    }
 
     #[test]
     fn every_pool_measures_small_work() {
-        let plan = Plan {
+        let sampling = Sampling {
             warmup: Duration::from_millis(1),
             sample_target: Duration::from_micros(100),
             samples: 3,
         };
-        for runner in Runner::ALL {
-            let pool = Pool::build(runner, 2).expect("pool builds");
+        for (runner, _, params) in super::super::programs::RUNNERS {
+            let pool = build(runner, 2).expect("pool builds");
             for work in [Work::fib(12), Work::tree(255, Layout::DEFAULT)] {
-                let m = pool.measure(&work, &plan);
+                let m = pool.measure(&work, &sampling);
                 assert_eq!(m.per_run_ns.len(), 3);
-                assert!(m.batch >= 1);
-                assert!(m.median_ns() > 0.0);
-                assert_eq!(m.counters.is_some(), runner.params().is_some());
+                assert!(m.batch >= 1 && m.median_ns() > 0.0);
+                assert_eq!(m.counters.is_some(), params.is_some());
                 assert!(pool.time(&work, 2) > Duration::ZERO);
             }
         }
+        assert!(build("nope", 1).is_err());
     }
 }

@@ -1,14 +1,35 @@
-//! `suite --profile PROGRAM`: one of the suite's programs under one
+//! `fork-join --profile PROGRAM`: one of the table's programs under one
 //! Prescient runner, profiled with the critical-path profiler at each
 //! thread count; each profile's report is printed and its files (report,
 //! Chrome trace, SVG) written to `DIR/PROGRAM-RUNNER-tTHREADS/`.
 //!
 //! Each runtime makes one untraced warm-up run first (stacks mapped, the
 //! inliner's decisions learnt), so the profile shows the steady state the
-//! suite measures. Needs the `trace` feature; without it the command says
+//! table measures. Needs the `trace` feature; without it the command says
 //! how to rebuild.
 
-use super::cli::ProfileOptions;
+use std::path::PathBuf;
+
+use super::programs::Program;
+use crate::cli::Size;
+use crate::programs::tree::Layout;
+
+/// What `--profile` profiles, and where the profiles go.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProfileOptions {
+    /// The program.
+    pub program: Program,
+    /// The Prescient runner whose parameters the runtime gets.
+    pub runner: String,
+    /// The thread counts, one profile each.
+    pub threads: Vec<usize>,
+    /// The input size.
+    pub size: Size,
+    /// The allocation order of a tree's nodes.
+    pub layout: Layout,
+    /// The folder that receives one folder per profile.
+    pub dir: PathBuf,
+}
 
 /// Runs the profiles; returns the exit code.
 #[cfg(feature = "trace")]
@@ -16,9 +37,7 @@ pub fn run(options: &ProfileOptions) -> i32 {
     use prescient::Runtime;
 
     let work = options.program.prepare(options.layout, options.size);
-    let params = options
-        .runner
-        .params()
+    let params = super::programs::params(&options.runner)
         .expect("a Prescient runner (checked by the parser)");
     for &threads in &options.threads {
         let runtime = match Runtime::builder()
@@ -45,12 +64,12 @@ pub fn run(options: &ProfileOptions) -> i32 {
         let dir = options.dir.join(format!(
             "{}-{}-t{threads}",
             options.program.name(),
-            options.runner.name()
+            options.runner
         ));
         println!(
             "## {} under {} on {threads} workers ({})\n",
             options.program.name(),
-            options.runner.name(),
+            options.runner,
             options.program.description(options.size)
         );
         print!("{}", profile.report());
