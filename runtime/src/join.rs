@@ -67,7 +67,11 @@ where
     RA: Send,
     RB: Send,
 {
-    join_routed(Some(SiteKey::Location(Location::caller())), a, b)
+    let site = SiteKey::Location(Location::caller());
+    if WorkerThread::join_inlines_at(site) {
+        return (a(), b());
+    }
+    join_routed(Some(site), a, b)
 }
 
 /// [`join`] at an analysed spawn site: `#[task_program]` rewrites the `join`
@@ -83,7 +87,11 @@ where
     RA: Send,
     RB: Send,
 {
-    join_routed(Some(SiteKey::Static(site.slot())), a, b)
+    let site = SiteKey::Static(site.slot());
+    if WorkerThread::join_inlines_at(site) {
+        return (a(), b());
+    }
+    join_routed(Some(site), a, b)
 }
 
 /// A `join` that is no spawn site of its own: the halving joins of the
@@ -99,18 +107,18 @@ where
     join_routed(None, a, b)
 }
 
-// Release: `inline(never)`. Left to LLVM (`inline`), whether this function
-// was inlined into a recursive caller changed with unrelated edits elsewhere
-// in the crate: when it was, LLVM also inlined the closures and the caller
-// recursed through a register-indirect call loaded from the GOT, which
-// made fine-grained recursions much slower on one thread (`inline(always)`
-// did the same; docs/measurements.md, "The join router"). Kept out of line,
-// the closures are inlined into this function and the recursion is a
-// direct call to it. Debug:
-// `inline(always)`, or the unoptimised frame of this function adds ~500
-// bytes to every join level (`tests/tests/stacks/join_frame.rs`).
-#[cfg_attr(debug_assertions, inline(always))]
-#[cfg_attr(not(debug_assertions), inline(never))]
+// `inline(always)`: `join` and `join_at` inline their fast path (an
+// inlined site's plain call) and this, the routed path, into the caller, so
+// that the caller's recursion is one frame per level whichever path a level
+// takes. Kept out of line, a missed fast path called this function, which
+// called the closures, which called the caller: two frames per level, and
+// under `Inlining::Never` 70 instructions per join of fib where one frame
+// took 41 (callgrind). The closures and the user's function are inlined
+// into one of the two, and the recursion is a direct call (see
+// docs/measurements.md, "The join router", for what an indirect one cost).
+// Debug: inlined too, so that the unoptimised frame of this function is not
+// one more frame per join level (`tests/tests/stacks/join_frame.rs`).
+#[inline(always)]
 fn join_routed<A, B, RA, RB>(site: Option<SiteKey>, a: A, b: B) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send,

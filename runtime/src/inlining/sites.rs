@@ -178,6 +178,27 @@ impl SiteKey {
         }
     }
 
+    /// The site's entry in a worker's site cache (`CACHE_LEN` entries). For a location, a hash of its line and column: `join` is
+    /// inlined into its caller, where the location is a constant and so is
+    /// this (a location's fields are read from read-only data), so the
+    /// fast path indexes the cache with a constant. For a static, its
+    /// address (24-byte statics and above: the bits above the alignment
+    /// spread them).
+    #[inline(always)]
+    pub(crate) fn cache_slot(self) -> usize {
+        let hash = match self {
+            SiteKey::Location(location) => {
+                location
+                    .line()
+                    .wrapping_mul(0x9E37_79B1)
+                    .wrapping_add(location.column().wrapping_mul(0x85EB_CA6B))
+                    >> 26
+            }
+            SiteKey::Static(slot) => (slot as *const SiteSlot as usize >> 3) as u32,
+        };
+        hash as usize % super::CACHE_LEN
+    }
+
     /// The site's id, registering it on first sight (a location is looked
     /// up in the directory: callers cache the result).
     pub(crate) fn id(self) -> Option<SiteId> {

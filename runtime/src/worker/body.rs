@@ -4,10 +4,11 @@
 //! then tells its pooled fibers to exit, runs the exit handler and lets a
 //! dropping `Runtime` go on.
 
-use super::thread::{WorkerThread, WORKER_THREAD};
+use super::thread::{WorkerThread, FAST_SITES, WORKER_THREAD};
 use crate::dast::PushPolicy;
 use crate::deque::TaskDeque;
 use crate::fiber::{self, FiberInput};
+use crate::inlining::NO_SITES;
 use crate::job::{drop_caught, report};
 use crate::latent::{LatentChain, MAX_LATENT_JOINS};
 use crate::latent_spawn::LatentSpawns;
@@ -78,6 +79,9 @@ pub(crate) fn worker_main(
     #[cfg(feature = "trace")]
     trace::uninstall();
     WORKER_THREAD.with(|w| w.set(std::ptr::null()));
+    // Before the worker (whose cache this may point to) goes; its latent
+    // chain is empty between jobs, so this is `NO_SITES` already.
+    FAST_SITES.with(|fast| fast.set(&NO_SITES));
     for mut fiber in worker.fiber_pool.borrow_mut().drain(..) {
         let out = fiber.resume(FiberInput::Exit);
         debug_assert!(out.is_none());

@@ -57,6 +57,7 @@ impl WorkerThread {
     #[inline(always)]
     pub(crate) unsafe fn begin_latent(&self, job: JobRef, answer_hungry: bool) {
         self.latent.push(job);
+        self.latent_joins_changed();
         if answer_hungry && self.info().signals.hungry.load(Ordering::Relaxed) {
             self.answer_hungry();
         }
@@ -187,6 +188,7 @@ impl WorkerThread {
         let Some(job) = self.latent.take_oldest() else {
             return false;
         };
+        self.latent_joins_changed();
         // SAFETY: every job in the chain came from `begin_latent`, whose
         // contract keeps it in place until its join ends, which happens only
         // after it left the chain; we are its worker.

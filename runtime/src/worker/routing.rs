@@ -4,8 +4,8 @@
 //! `crate::inlining`) and then by lazy task creation (`capacity.rs`); and the
 //! timed samples the inliner learns from.
 
-use super::thread::{WorkerThread, WORKER_THREAD};
-use crate::inlining::{FastRoute, SiteId, SiteKey};
+use super::thread::{WorkerThread, FAST_SITES, WORKER_THREAD};
+use crate::inlining::{FastRoute, SiteId, SiteKey, NO_SITES};
 use std::cell::Cell;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
@@ -35,6 +35,47 @@ const INLINE_LATENT_JOINS: usize = 2;
 const INLINE_QUEUED_TASKS: usize = 2;
 
 impl WorkerThread {
+    /// `join`'s fast path, inlined into every `join` call: whether the
+    /// execution of the `join` at `site` is a plain call, decided already —
+    /// the site inlines, its worker keeps enough of its outermost work for
+    /// thieves (the thread's [`FAST_SITES`] points to its cache only then),
+    /// and this execution need not visit the inliner's slow path. One
+    /// thread-local load, one compare, one decrement and a test; no test
+    /// for a worker (off a worker the pointer is `NO_SITES`, where every
+    /// site misses). Otherwise `join` takes the routed path
+    /// ([`current_task_path`](Self::current_task_path)), which decides
+    /// everything this skipped. Out of line in the debug profile, as
+    /// `current_task_path` is.
+    #[cfg_attr(debug_assertions, inline(never))]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    pub(crate) fn join_inlines_at(site: SiteKey) -> bool {
+        let cache = FAST_SITES.with(Cell::get);
+        // SAFETY: `NO_SITES` (a static), or the cache of the worker whose
+        // main loop runs on this thread — in its `WorkerInfo`, which the
+        // worker's registry keeps alive, and `worker_main` points this
+        // back to `NO_SITES` before the worker goes; the reference does
+        // not outlive this call.
+        unsafe { &*cache }.inline_hit(site)
+    }
+
+    /// After this worker's latent joins changed: points [`FAST_SITES`] at
+    /// its cache while an inlined `join` may be a plain call (its running
+    /// task records at least [`INLINE_LATENT_JOINS`], see
+    /// [`keeps_outermost`](Self::keeps_outermost)), else at `NO_SITES`. The
+    /// chain changes only on the routed path (a recorded join's begin and
+    /// end, a publication), so this costs the fast path nothing.
+    #[inline(always)]
+    pub(super) fn latent_joins_changed(&self) {
+        if self.inlining {
+            let cache = if self.latent.len() >= INLINE_LATENT_JOINS {
+                self.sites().cache()
+            } else {
+                &NO_SITES
+            };
+            FAST_SITES.with(|fast| fast.set(cache));
+        }
+    }
+
     /// [`task_path`](Self::task_path) on this thread's worker, `None` outside
     /// any runtime: what every `join` and `spawn` calls first. One function
     /// without a closure, so that it inlines into the caller's recursion
@@ -67,7 +108,7 @@ impl WorkerThread {
     #[inline(always)]
     pub(crate) fn task_path(&self, site: Option<SiteKey>, is_join: bool) -> TaskPath {
         if let (Some(site), true) = (site, self.inlining) {
-            match self.sites().fast_route(site.address()) {
+            match self.sites().route(site) {
                 FastRoute::Inline => {
                     return if !self.keeps_outermost(is_join) || !self.reserve_for(is_join) {
                         TaskPath::Plain

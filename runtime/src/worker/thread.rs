@@ -11,7 +11,7 @@ use crate::counters::WorkerCounters;
 use crate::dast::PushPolicy;
 use crate::deque::TaskDeque;
 use crate::fiber::Fiber;
-use crate::inlining::WorkerSites;
+use crate::inlining::{SiteCache, WorkerSites, NO_SITES};
 use crate::latent::LatentChain;
 use crate::latent_spawn::LatentSpawns;
 use crate::registry::{Registry, RegistryHandle, WorkerInfo};
@@ -27,6 +27,15 @@ thread_local! {
     /// thread. Read only through [`WorkerThread::with_current`] and
     /// `WorkerThread::current_task_path` (`routing.rs`).
     pub(super) static WORKER_THREAD: Cell<*const WorkerThread> = const { Cell::new(std::ptr::null()) };
+
+    /// The site cache that `join`'s fast path reads
+    /// (`WorkerThread::join_inlines_at`, `routing.rs`): [`NO_SITES`], on
+    /// which every site misses, except while this thread's worker runs its
+    /// main loop *and* its running task has recorded enough latent joins
+    /// that an inlined `join` may be a plain call (`keeps_outermost`):
+    /// then the worker's own cache. Set only by `worker_main` and
+    /// `WorkerThread::latent_joins_changed`, on this thread.
+    pub(super) static FAST_SITES: Cell<*const SiteCache> = const { Cell::new(&NO_SITES) };
 }
 
 /// One worker: owned by its OS thread, used by every fiber on that thread.

@@ -14,6 +14,7 @@
 //! nqueens' runs (`nqueens(11)`: `sequential`, `prescient` at the default
 //! capacity, `prescient-c128`).
 
+pub mod callgrind;
 mod measure;
 mod nqueens;
 mod shapes;
@@ -26,6 +27,7 @@ use crate::cli::{self, progress, CommonArgs, Size};
 use crate::dataflow::runtime;
 use crate::samples::{Sample, TableHead, PRESCIENT, SEQUENTIAL};
 use crate::suite::machine::load_average;
+use callgrind::Program;
 use measure::{cost, Cost, Timing};
 use shapes::{Form, Shape, LOOP_TASKS};
 
@@ -69,6 +71,10 @@ pub struct Options {
     /// The flags every table shares.
     #[command(flatten)]
     pub common: CommonArgs,
+    /// Runs one program of the instruction counts ("PROGRAM RUNNER") and
+    /// exits: the child the table runs under callgrind (`callgrind`).
+    #[arg(long, hide = true, value_name = "PROGRAM RUNNER")]
+    pub callgrind_child: Option<String>,
 }
 
 /// What one [`Size`] measures.
@@ -84,6 +90,8 @@ pub struct Sizes {
     pub nqueens: usize,
     /// Timed nqueens rounds.
     pub nqueens_reps: usize,
+    /// The programs of the instruction counts (callgrind).
+    pub callgrind: Vec<callgrind::Program>,
 }
 
 impl Sizes {
@@ -99,6 +107,13 @@ impl Sizes {
                 tree_depth: 16,
                 nqueens: 11,
                 nqueens_reps: 11,
+                callgrind: vec![
+                    Program::Fib(25),
+                    Program::Tree(10),
+                    Program::Tree(16),
+                    Program::Scope(1000),
+                    Program::Spawn(1000),
+                ],
             },
             Size::Quick => Sizes {
                 batches: 15,
@@ -111,6 +126,7 @@ impl Sizes {
                 tree_depth: 8,
                 nqueens: 8,
                 nqueens_reps: 1,
+                callgrind: vec![Program::Fib(10)],
             },
         }
     }
@@ -138,6 +154,32 @@ pub struct TaskCostJson {
     pub nqueens: usize,
     /// The nqueens rows.
     pub nqueens_rows: Vec<NqueensRow>,
+    /// The instruction counts (callgrind, one worker); empty when skipped.
+    #[serde(default)]
+    pub instruction_rows: Vec<InstructionRow>,
+    /// Why the instruction counts were skipped (no valgrind), if they were.
+    #[serde(default)]
+    pub instructions_skipped: Option<String>,
+}
+
+/// One instruction count: a program under a runner, one worker
+/// (`callgrind`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct InstructionRow {
+    /// The program (`fib(25)`, `tree(2^10)`, `scope-spawn(1000x8)`, ...).
+    pub program: String,
+    /// What one operation is: `join`, `scope spawn`, `spawn + join`.
+    pub operation: String,
+    /// Operations the program makes.
+    pub operations: u64,
+    /// The runner (`sequential`, `prescient`, `prescient-never`, `chili`,
+    /// `rayon`).
+    pub runner: String,
+    /// Instructions callgrind counted in one run of the program.
+    pub instructions: u64,
+    /// `(instructions - the sequential program's) / operations`; `None`
+    /// for the sequential row.
+    pub per_operation: Option<f64>,
 }
 
 /// One per-task row: a form in a shape at a queue capacity, one worker.
@@ -315,6 +357,97 @@ fn per_task_costs(sizes: &Sizes) -> Result<Vec<CostRow>, String> {
     Ok(rows)
 }
 
+/// Part 3: the instruction counts of every program in `sizes` under each
+/// of its runners, one child under callgrind each; the rows in program
+/// order, the sequential row first.
+fn instruction_rows(sizes: &Sizes) -> Result<Vec<InstructionRow>, String> {
+    let dir = std::env::temp_dir().join(format!("prescient-task-cost-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+    let result = (|| {
+        let mut rows = Vec::new();
+        for &program in &sizes.callgrind {
+            progress(format!(
+                "{TABLE}: instructions of {} under callgrind, one worker",
+                program.name()
+            ));
+            let mut sequential = None;
+            for &runner in program.runners() {
+                let (instructions, checksum) = callgrind::count(program, runner, &dir)?;
+                let per_operation = match sequential {
+                    None => {
+                        sequential = Some((instructions, checksum));
+                        None
+                    }
+                    Some((seq, expected)) => {
+                        if checksum != expected {
+                            return Err(format!(
+                                "{} under {}: checksum {checksum}, the sequential program's \
+                                 {expected}",
+                                program.name(),
+                                runner.name()
+                            ));
+                        }
+                        Some((instructions as f64 - seq as f64) / program.operations() as f64)
+                    }
+                };
+                rows.push(InstructionRow {
+                    program: program.name(),
+                    operation: program.operation().to_string(),
+                    operations: program.operations(),
+                    runner: runner.name().to_string(),
+                    instructions,
+                    per_operation,
+                });
+            }
+        }
+        Ok(rows)
+    })();
+    let _ = std::fs::remove_dir_all(&dir);
+    result
+}
+
+/// The Markdown of the instruction counts: one line per program, the
+/// instructions per operation over the sequential program for each runner.
+fn render_instructions(rows: &[InstructionRow]) -> Vec<String> {
+    let runners = &callgrind::Runner::ALL[1..];
+    let mut lines = vec![
+        format!(
+            "| program              | per          | sequential Ir |{}",
+            runners
+                .iter()
+                .map(|r| format!(" {:>15} |", r.name()))
+                .collect::<String>()
+        ),
+        format!(
+            "|----------------------|--------------|--------------:|{}",
+            "----------------:|".repeat(runners.len())
+        ),
+    ];
+    let mut programs: Vec<&str> = rows.iter().map(|r| r.program.as_str()).collect();
+    programs.dedup();
+    for program in programs {
+        let of = |runner: &str| {
+            rows.iter()
+                .find(|r| r.program == program && r.runner == runner)
+        };
+        let Some(seq) = of(callgrind::Runner::Seq.name()) else {
+            continue;
+        };
+        let cells: String = runners
+            .iter()
+            .map(|r| match of(r.name()).and_then(|row| row.per_operation) {
+                Some(v) => format!(" {v:>15.1} |"),
+                None => format!(" {:>15} |", "-"),
+            })
+            .collect();
+        lines.push(format!(
+            "| {:<20} | {:<12} | {:>13} |{cells}",
+            program, seq.operation, seq.instructions
+        ));
+    }
+    lines
+}
+
 /// Part 2: nqueens' rows, the sequential one first.
 fn nqueens_rows(sizes: &Sizes, threads: &[usize]) -> Result<Vec<NqueensRow>, String> {
     progress(format!(
@@ -345,6 +478,9 @@ fn nqueens_rows(sizes: &Sizes, threads: &[usize]) -> Result<Vec<NqueensRow>, Str
 /// A bad thread list in the environment, a task version whose result
 /// differs from the plain one's, or a JSON file that cannot be written.
 pub fn run(options: &Options) -> Result<(), String> {
+    if let Some(arg) = &options.callgrind_child {
+        return callgrind::child(arg);
+    }
     let size = options.common.size();
     let sizes = Sizes::of(size);
     let threads = options.common.threads()?;
@@ -397,6 +533,33 @@ pub fn run(options: &Options) -> Result<(), String> {
     }
     println!();
 
+    let (instruction_rows, instructions_skipped) = match callgrind::valgrind_missing() {
+        None => (instruction_rows(&sizes)?, None),
+        Some(why) => (Vec::new(), Some(why)),
+    };
+    println!(
+        "### Instructions per operation over the sequential program, one worker (callgrind)\n"
+    );
+    match &instructions_skipped {
+        Some(why) => println!("Skipped: {why}.\n"),
+        None => {
+            println!(
+                "Each program once, after {} warm-up runs, under `valgrind --tool=callgrind \
+                 --collect-atstart=no --toggle-collect=*callgrind_region*` (only the run, on \
+                 the pool's one thread, is counted); a runner's figure is its count minus the \
+                 sequential program's, over the joins (fib, tree) or tasks (scope spawn; \
+                 spawn + join: `spawn` then `TaskHandle::join`, {LOOP_TASKS} per unit) of the \
+                 program. prescient: Params::DEFAULT (the adaptive inliner); prescient-never: \
+                 Inlining::Never. Instruction counts do not depend on the machine's load.\n",
+                callgrind::WARM_UP_RUNS
+            );
+            for line in render_instructions(&instruction_rows) {
+                println!("{line}");
+            }
+            println!();
+        }
+    }
+
     if options.common.json.is_some() {
         let mut head = TableHead::new(TABLE, size, &threads);
         for row in &rows {
@@ -422,6 +585,8 @@ pub fn run(options: &Options) -> Result<(), String> {
             rows,
             nqueens: sizes.nqueens,
             nqueens_rows: nqueens,
+            instruction_rows,
+            instructions_skipped,
         })?;
     }
     Ok(())
