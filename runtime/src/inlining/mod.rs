@@ -130,7 +130,7 @@ pub(crate) struct SiteCache([CacheEntry; CACHE_LEN]);
 /// and on a worker while its inlined joins must take the routed path
 /// (`WorkerThread::keeps_outermost`). Never written: only a hit writes,
 /// and nothing hits here.
-pub(crate) static NO_SITES: SiteCache = SiteCache([const { CacheEntry::EMPTY }; CACHE_LEN]);
+pub(crate) static NO_SITES: SiteCache = SiteCache([const { CacheEntry::empty() }; CACHE_LEN]);
 
 /// A worker's map from a site's `#[track_caller]` location (its address)
 /// to its id, or [`UNTRACKED`]: a cache miss of a location looks here
@@ -169,13 +169,15 @@ struct CacheEntry {
 
 impl CacheEntry {
     /// An empty entry.
-    const EMPTY: CacheEntry = CacheEntry {
-        fast_key: AtomicUsize::new(0),
-        countdown: AtomicU64::new(0),
-        key: AtomicUsize::new(0),
-        id: AtomicU32::new(0),
-        word: AtomicU64::new(0),
-    };
+    const fn empty() -> CacheEntry {
+        CacheEntry {
+            fast_key: AtomicUsize::new(0),
+            countdown: AtomicU64::new(0),
+            key: AtomicUsize::new(0),
+            id: AtomicU32::new(0),
+            word: AtomicU64::new(0),
+        }
+    }
 
     /// The executions since the last visit: (all, scheduled ones).
     fn pending(&self) -> (u64, u64) {
@@ -234,7 +236,7 @@ impl WorkerSites {
     pub(crate) fn new() -> WorkerSites {
         WorkerSites {
             table: SiteTable::new(),
-            cache: SiteCache([const { CacheEntry::EMPTY }; CACHE_LEN]),
+            cache: SiteCache([const { CacheEntry::empty() }; CACHE_LEN]),
             locations: LocationIds(Mutex::new(HashMap::new())),
         }
     }

@@ -18,7 +18,11 @@ use crate::sleep::PARK_TIMEOUT_MIN;
 #[cfg(feature = "trace")]
 use crate::trace;
 use std::cell::{Cell, RefCell};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+
+/// The next `WorkerThread::uid`.
+static NEXT_WORKER_UID: AtomicU64 = AtomicU64::new(0);
 
 /// The body of a worker thread.
 pub(crate) fn worker_main(
@@ -38,6 +42,8 @@ pub(crate) fn worker_main(
     let info = &registry.workers[index];
     let worker = WorkerThread {
         index,
+        // Relaxed: only uniqueness matters.
+        uid: NEXT_WORKER_UID.fetch_add(1, Ordering::Relaxed),
         queue_capacity: registry.params.queue_capacity,
         deque,
         local_len: Cell::new(0),

@@ -154,6 +154,23 @@ impl WorkerThread {
         Some(taken)
     }
 
+    /// The sequence number the next latent spawn will get: a handle's
+    /// identity on this worker (`spawn.rs`).
+    #[inline(always)]
+    pub(crate) fn next_spawn_seq(&self) -> u64 {
+        self.latent_spawns.next_seq()
+    }
+
+    /// Takes this worker's latent spawn numbered `seq` (a handle's own
+    /// record), if it is still here, for the caller to run (outside any
+    /// borrow of the worker).
+    #[inline]
+    pub(crate) fn take_latent_seq(&self, seq: u64) -> Option<Taken<RunFn>> {
+        let taken = self.latent_spawns.take_seq(seq)?;
+        self.note_taken();
+        Some(taken)
+    }
+
     /// Publishes the oldest latent spawn, if any; whether there was one. It
     /// was counted when it was recorded, so the push counts nothing.
     pub(super) fn publish_oldest_spawn(&self) -> bool {

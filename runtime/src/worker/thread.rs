@@ -41,6 +41,10 @@ thread_local! {
 /// One worker: owned by its OS thread, used by every fiber on that thread.
 pub(crate) struct WorkerThread {
     pub(crate) index: usize,
+    /// A number no other worker of any runtime in this process has had:
+    /// with a latent spawn's sequence number, the identity of a handle's
+    /// record (`spawn.rs`).
+    pub(crate) uid: u64,
     pub(crate) registry: Arc<Registry>,
     /// This worker's own counted handle on the registry. A deferred `spawn`
     /// keeps its runtime through a clone of this (for a detached panic), not
