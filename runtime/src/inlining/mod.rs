@@ -14,13 +14,23 @@
 //! `site.rs`; the public report is `report.rs`.
 //!
 //! # The hot path
-//! [`WorkerSites::fast_route`] is what a site's `join`/`spawn` pays: a
-//! direct-mapped cache entry keyed by the site's address (one compare), one
-//! counter load and store, one mask test, the mode. Only every
-//! `mask + 1`-th execution, and a cache miss, goes further
-//! ([`Inliner::slow_route`]): it moves the counts to the worker's table,
-//! picks up a new decision, times the task at its sampling period, and, for
-//! an inlined site, looks at the worker's `hungry` flag.
+//! A site's state on a worker is a direct-mapped cache entry keyed by the
+//! site's address, holding the mode, the period and a countdown of the
+//! executions left in the period. What an inlined `join` pays is
+//! [`SiteCache::inline_hit`], inlined into the caller: a thread-local
+//! pointer to the cache, one compare of the entry's `fast_key` (the site's
+//! address while it inlines, else 0) with the address — a constant there,
+//! and so is the entry's position for a `#[track_caller]` location — and a
+//! decrement of the countdown. The pointer is the worker's cache only while
+//! an inlined join may be a plain call (`WorkerThread::keeps_outermost`),
+//! else [`NO_SITES`], where every site misses; so the fast path tests
+//! nothing else, not even that it runs on a worker. Spawns and a missed
+//! fast path take the routed path, [`WorkerSites::route`]: the key, the
+//! countdown, the mode. Only the last execution of a period, and a cache
+//! miss, goes further ([`Inliner::slow_route`]): it moves the counts to
+//! the worker's table, picks up a new decision, times the task at its
+//! sampling period, and, for an inlined site, looks at the worker's
+//! `hungry` flag.
 //!
 //! # Parallelism is never inlined away
 //! An inlined site keeps handing out work, two ways (the worker's side,
@@ -346,7 +356,7 @@ impl Inliner {
     }
 
     /// The slow path of an execution of `site` on the worker owning `sites`
-    /// (after [`WorkerSites::fast_route`] said [`FastRoute::Slow`]); only
+    /// (after [`WorkerSites::route`] said [`FastRoute::Slow`]); only
     /// that worker calls it, on its own thread (see [`LocationIds`]). Fills
     /// the cache on a miss, moves the pending counts to the table, picks up
     /// a new decision, and decides whether this execution is timed and, for

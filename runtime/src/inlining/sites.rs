@@ -13,7 +13,7 @@
 //! array indexed by id (`table.rs`). The directory is behind a mutex, which
 //! only a site's first cache miss takes: once per process for a static (or
 //! once per thread that races to register it), once per worker for a
-//! location; never the hot path (`WorkerSites::fast_route`).
+//! location; never the hot path (`SiteCache::inline_hit`, `WorkerSites::route`).
 
 use super::table::MAX_SITES;
 use std::collections::HashMap;

@@ -25,6 +25,8 @@ use std::path::Path;
 use std::process::Command;
 
 use super::shapes::{self, Form, Shape, LOOP_TASKS};
+use crate::annotated::delannoy;
+use crate::dataflow::two_wave;
 use crate::programs::{fib, tree};
 
 /// How often a child runs its program before the counted run.
@@ -45,11 +47,23 @@ pub enum Program {
     Fib(u64),
     /// The sum of a balanced tree of `2^k - 1` nodes, a join per node.
     Tree(u32),
+    /// `D(n, n)`, the Delannoy number by naive recursion
+    /// (`annotated::delannoy`: `#[task_program]` code, so its joins are
+    /// analysed sites), two joins per inner call.
+    Delannoy(u64),
     /// `units` scopes that spawn [`LOOP_TASKS`] tiny tasks each.
     Scope(u64),
     /// `units` times: [`LOOP_TASKS`] `spawn`s of a tiny task, then
     /// `TaskHandle::join` of each.
     Spawn(u64),
+    /// The DAST paper's two-wave program (`dataflow::two_wave`) of
+    /// `tasks` tasks per wave of the given task size: dataflow tasks.
+    TwoWave {
+        /// Tasks per wave.
+        tasks: usize,
+        /// Iterations of each task's recurrence.
+        size: usize,
+    },
 }
 
 impl Program {
@@ -58,8 +72,10 @@ impl Program {
         match self {
             Program::Fib(n) => format!("fib({n})"),
             Program::Tree(k) => format!("tree(2^{k})"),
+            Program::Delannoy(n) => format!("delannoy({n})"),
             Program::Scope(units) => format!("scope-spawn({units}x{LOOP_TASKS})"),
             Program::Spawn(units) => format!("spawn-join({units}x{LOOP_TASKS})"),
+            Program::TwoWave { tasks, size } => format!("two-wave({tasks}x2,{size})"),
         }
     }
 
@@ -68,16 +84,20 @@ impl Program {
         match self {
             Program::Fib(n) => fib::joins(n),
             Program::Tree(k) => tree::joins((1 << k) - 1),
+            // (D - 1) / 2 inner calls, two joins each.
+            Program::Delannoy(n) => delannoy::CENTRAL[n as usize] - 1,
             Program::Scope(units) | Program::Spawn(units) => units * LOOP_TASKS as u64,
+            Program::TwoWave { tasks, .. } => 2 * tasks as u64,
         }
     }
 
     /// What one operation is, for the table.
     pub(crate) fn operation(self) -> &'static str {
         match self {
-            Program::Fib(_) | Program::Tree(_) => "join",
+            Program::Fib(_) | Program::Tree(_) | Program::Delannoy(_) => "join",
             Program::Scope(_) => "scope spawn",
             Program::Spawn(_) => "spawn + join",
+            Program::TwoWave { .. } => "dataflow task",
         }
     }
 
@@ -92,7 +112,10 @@ impl Program {
                 Runner::PrescientNever,
                 Runner::Rayon,
             ],
-            Program::Spawn(_) => &[Runner::Seq, Runner::Prescient, Runner::PrescientNever],
+            Program::Spawn(_) | Program::Delannoy(_) => {
+                &[Runner::Seq, Runner::Prescient, Runner::PrescientNever]
+            }
+            Program::TwoWave { .. } => &[Runner::Seq, Runner::Prescient],
         }
     }
 
@@ -102,8 +125,16 @@ impl Program {
         match name {
             "fib" => arg.parse().ok().map(Program::Fib),
             "tree" => arg.strip_prefix("2^")?.parse().ok().map(Program::Tree),
+            "delannoy" => arg.parse().ok().map(Program::Delannoy),
             "scope-spawn" => units(arg).map(Program::Scope),
             "spawn-join" => units(arg).map(Program::Spawn),
+            "two-wave" => {
+                let (tasks, size) = arg.split_once(',')?;
+                Some(Program::TwoWave {
+                    tasks: tasks.strip_suffix("x2")?.parse().ok()?,
+                    size: size.parse().ok()?,
+                })
+            }
             _ => None,
         }
     }
@@ -178,6 +209,14 @@ fn loops(form: Form, units: u64, tasked: bool) -> u64 {
     })
 }
 
+/// A checksum of two-wave's values (their bits, so that equal results
+/// give equal sums).
+fn checksum(values: &[f64]) -> u64 {
+    values.iter().fold(0u64, |sum, v| {
+        sum.wrapping_mul(31).wrapping_add(v.to_bits())
+    })
+}
+
 /// One run of `program` by `runner` on the calling thread (inside the
 /// runner's pool), its checksum.
 fn run_once(program: Program, runner: Runner, tree: Option<&tree::Node>) -> u64 {
@@ -193,6 +232,10 @@ fn run_once(program: Program, runner: Runner, tree: Option<&tree::Node>) -> u64 
             tree::sum_prescient(tree())
         }
         (Program::Tree(_), Runner::Rayon) => tree::sum_rayon(tree()),
+        (Program::Delannoy(n), Runner::Seq) => delannoy::delannoy_seq(black_box(n), n),
+        (Program::Delannoy(n), Runner::Prescient | Runner::PrescientNever) => {
+            delannoy::delannoy(black_box(n), n)
+        }
         (Program::Scope(units), Runner::Seq) => loops(Form::Scope, units, false),
         (Program::Scope(units), Runner::Prescient | Runner::PrescientNever) => {
             loops(Form::Scope, units, true)
@@ -204,7 +247,14 @@ fn run_once(program: Program, runner: Runner, tree: Option<&tree::Node>) -> u64 
         (Program::Spawn(units), Runner::Prescient | Runner::PrescientNever) => {
             loops(Form::Spawn, units, true)
         }
-        (_, Runner::Chili) | (Program::Spawn(_), Runner::Rayon) => {
+        (Program::TwoWave { tasks, size }, Runner::Seq) => {
+            checksum(&two_wave::sequential(tasks, size))
+        }
+        (Program::TwoWave { tasks, size }, Runner::Prescient | Runner::PrescientNever) => {
+            checksum(&two_wave::dataflow(tasks, size))
+        }
+        (_, Runner::Chili)
+        | (Program::Spawn(_) | Program::TwoWave { .. } | Program::Delannoy(_), Runner::Rayon) => {
             unreachable!("{runner:?} has no {program:?} (see Program::runners)")
         }
     }
@@ -273,7 +323,12 @@ pub fn child(arg: &str) -> Result<(), String> {
                 Program::Tree(_) => {
                     tree::sum_chili(&mut scope, tree.expect("a tree program has its tree"))
                 }
-                Program::Scope(_) | Program::Spawn(_) => unreachable!("see Program::runners"),
+                Program::Scope(_)
+                | Program::Spawn(_)
+                | Program::TwoWave { .. }
+                | Program::Delannoy(_) => {
+                    unreachable!("see Program::runners")
+                }
             };
             measured(&mut body)
         }
@@ -353,8 +408,13 @@ mod tests {
         for program in [
             Program::Fib(25),
             Program::Tree(10),
+            Program::Delannoy(8),
             Program::Scope(1000),
             Program::Spawn(10),
+            Program::TwoWave {
+                tasks: 10_000,
+                size: 250,
+            },
         ] {
             assert_eq!(Program::parse(&program.name()), Some(program));
             for &runner in program.runners() {
@@ -365,6 +425,8 @@ mod tests {
         assert_eq!(Program::parse("scope-spawn(10x9)"), None);
         assert_eq!(Program::Tree(10).operations(), 1023);
         assert_eq!(Program::Fib(25).operations(), 121_392);
+        assert_eq!(Program::Delannoy(3).operations(), 62);
+        assert_eq!(Program::TwoWave { tasks: 7, size: 1 }.operations(), 14);
     }
 
     #[test]
@@ -380,8 +442,10 @@ mod tests {
         for program in [
             Program::Fib(10),
             Program::Tree(5),
+            Program::Delannoy(3),
             Program::Scope(3),
             Program::Spawn(3),
+            Program::TwoWave { tasks: 20, size: 5 },
         ] {
             for &runner in program.runners() {
                 child(&child_arg(program, runner)).unwrap();

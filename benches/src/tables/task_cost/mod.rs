@@ -3,12 +3,16 @@
 //! `TaskGroup::spawn` + `wait`, `spawn` + `TaskHandle::join` — in a loop of
 //! tiny tasks and in a recursion, at queue capacities 4, 16 (the default)
 //! and 128, on one worker; then nqueens(11) under the default capacity and
-//! 128 against its sequential time, at each thread count. [`Options`] says
-//! what it prints; [`run`] prints it.
+//! 128 against its sequential time, at each thread count; then, where
+//! valgrind runs, the instructions per join, scope spawn, handle and
+//! dataflow task over the sequential program at one worker, counted by
+//! callgrind, for Prescient, chili and rayon. [`Options`] says what it
+//! prints; [`run`] prints it.
 //!
 //! The programs are in `shapes`, the alternating batch timing in `measure`,
-//! nqueens in `nqueens`; this module has the options, the Markdown and the
-//! JSON ([`TaskCostJson`]). The JSON's `samples` hold one per-task sample
+//! nqueens in `nqueens`, the instruction counts (and the child process
+//! they run in) in `callgrind`; this module has the options, the Markdown
+//! and the JSON ([`TaskCostJson`]). The JSON's `samples` hold one per-task sample
 //! per form, shape and capacity (`task-cost scope loop c16`, runner
 //! `prescient`, 1 thread, `per_task`: the seconds over a plain call), and
 //! nqueens' runs (`nqueens(11)`: `sequential`, `prescient` at the default
@@ -66,6 +70,16 @@ pub const INLINERS: [(&str, Inlining); 2] =
 /// Part 2: nqueens(11), the annotated scope version, under Params::DEFAULT
 /// and with capacity 128, at each thread count, against the sequential
 /// program (median of round-robin runs). --quick: fewer batches and runs.
+///
+/// Part 3, where valgrind runs (else skipped, saying why): instructions per
+/// operation over the sequential program at one worker, counted by
+/// callgrind in a child process per program and runner (deterministic,
+/// whatever the machine's load): a join in fib(25), in trees of 2^10 and
+/// 2^16 nodes and in delannoy(8); a scope spawn and a spawn +
+/// TaskHandle::join of a tiny task (1000 loops of 8); a dataflow task of
+/// two-wave (10000 x 2 tasks of size 250). Prescient under the default
+/// parameters and under Inlining::Never, chili and rayon where they have
+/// the program.
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct Options {
     /// The flags every table shares.
@@ -90,15 +104,17 @@ pub struct Sizes {
     pub nqueens: usize,
     /// Timed nqueens rounds.
     pub nqueens_reps: usize,
-    /// The programs of the instruction counts (callgrind).
+    /// The programs of the instruction counts (callgrind; the same at
+    /// full and quick size, since counts need no repetitions).
     pub callgrind: Vec<callgrind::Program>,
 }
 
 impl Sizes {
     /// The measurements of `size`: full (2 ms batches, 61 of each, nqueens
-    /// 11 rounds; about 30 s at two thread counts on 2 cores), quick (15
-    /// batches, 3 rounds; about 8 s), test (tiny batches, a tree of depth
-    /// 8, nqueens(8) once).
+    /// 11 rounds; about 30 s at two thread counts on 2 cores, plus about a
+    /// minute of callgrind children), quick (15 batches, 3 rounds; about
+    /// 8 s, the same callgrind children), test (tiny batches, a tree of
+    /// depth 8, nqueens(8) once, callgrind on fib(10) only).
     pub fn of(size: Size) -> Sizes {
         match size {
             Size::Full => Sizes {
@@ -111,8 +127,13 @@ impl Sizes {
                     Program::Fib(25),
                     Program::Tree(10),
                     Program::Tree(16),
+                    Program::Delannoy(8),
                     Program::Scope(1000),
                     Program::Spawn(1000),
+                    Program::TwoWave {
+                        tasks: 10_000,
+                        size: 250,
+                    },
                 ],
             },
             Size::Quick => Sizes {
