@@ -75,6 +75,7 @@ use crate::params::Inlining;
 use calibrate::Calibration;
 use parking_lot::Mutex;
 use site::{LocalSite, SharedSite, INLINE_BIT};
+use std::cell::UnsafeCell;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::time::Instant;
@@ -165,8 +166,9 @@ struct LocationIds(Mutex<HashMap<usize, u32>>);
 /// period. Nothing else writes `countdown` but the owning worker.
 struct CacheEntry {
     /// The site's address while the site inlines, else 0: the one compare
-    /// of `join`'s fast path ([`SiteCache::inline_hit`]).
-    fast_key: AtomicUsize,
+    /// of `join`'s fast path ([`SiteCache::inline_hit`]). Owner-only, so a
+    /// plain word, which the compare reads as its memory operand.
+    fast_key: OwnerWord,
     /// Executions left before the slow path visits (see *Counting*).
     countdown: AtomicU64,
     /// The site's address; 0 for an empty entry.
@@ -181,7 +183,7 @@ impl CacheEntry {
     /// An empty entry.
     const fn empty() -> CacheEntry {
         CacheEntry {
-            fast_key: AtomicUsize::new(0),
+            fast_key: OwnerWord(UnsafeCell::new(0)),
             countdown: AtomicU64::new(0),
             key: AtomicUsize::new(0),
             id: AtomicU32::new(0),
@@ -207,9 +209,24 @@ impl CacheEntry {
         self.countdown
             .store((word & !INLINE_BIT) + 1, Ordering::Relaxed);
         let fast_key = if word & INLINE_BIT != 0 { key } else { 0 };
-        self.fast_key.store(fast_key, Ordering::Relaxed);
+        // SAFETY: `start_period` runs on the owning worker's thread only
+        // (`Inliner::slow_route`, `WorkerSites::new`'s entries being
+        // `empty`): see `OwnerWord`.
+        unsafe { *self.fast_key.0.get() = fast_key };
     }
 }
+
+/// A word that only the thread of the worker owning its cache reads and
+/// writes: written by that worker's slow path (`Inliner::slow_route`, on
+/// its own thread), read by `join`'s fast path through that thread's
+/// `FAST_SITES` pointer, which points to this worker's cache only on its
+/// own thread. [`NO_SITES`]' words are read by every thread and written by
+/// none. No report reads it.
+struct OwnerWord(UnsafeCell<usize>);
+
+// SAFETY: see the type: a word is written only by one thread, and read by
+// other threads only if nobody ever writes it (`NO_SITES`).
+unsafe impl Sync for OwnerWord {}
 
 const UNTRACKED: u32 = u32::MAX;
 
@@ -232,12 +249,21 @@ impl SiteCache {
     #[inline(always)]
     pub(crate) fn inline_hit(&self, key: SiteKey) -> bool {
         let entry = &self.0[key.cache_slot()];
-        if entry.fast_key.load(Ordering::Relaxed) != key.address() {
+        // SAFETY: the caller reads this cache through its thread's
+        // `FAST_SITES` pointer: its own worker's cache, or `NO_SITES` (see
+        // `OwnerWord`).
+        if unsafe { *entry.fast_key.0.get() } != key.address() {
             return false;
         }
-        let left = entry.countdown.load(Ordering::Relaxed).wrapping_sub(1);
-        entry.countdown.store(left, Ordering::Relaxed);
-        left != 0
+        // The last execution of the period leaves the countdown to the
+        // routed path, which then visits the slow path. Tested before the
+        // decrement, which then is one instruction on the entry.
+        if entry.countdown.load(Ordering::Relaxed) <= 1 {
+            return false;
+        }
+        let countdown = entry.countdown.load(Ordering::Relaxed);
+        entry.countdown.store(countdown - 1, Ordering::Relaxed);
+        true
     }
 }
 
@@ -287,8 +313,8 @@ impl WorkerSites {
         }
         let countdown = entry.countdown.load(Ordering::Relaxed);
         if countdown <= 1 {
-            // 1: this execution ends the period; 0: `inline_hit` counted it
-            // and ended the period.
+            // This execution ends the period (0: the fresh entry of a miss,
+            // which counts as one execution already).
             entry.countdown.store(0, Ordering::Relaxed);
             return FastRoute::Slow;
         }
