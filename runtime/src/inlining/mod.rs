@@ -219,7 +219,7 @@ impl CacheEntry {
 /// A word that only the thread of the worker owning its cache reads and
 /// writes: written by that worker's slow path (`Inliner::slow_route`, on
 /// its own thread), read by `join`'s fast path through that thread's
-/// `FAST_SITES` pointer, which points to this worker's cache only on its
+/// `fast_sites` pointer, which points to this worker's cache only on its
 /// own thread. [`NO_SITES`]' words are read by every thread and written by
 /// none. No report reads it.
 struct OwnerWord(UnsafeCell<usize>);
@@ -250,7 +250,7 @@ impl SiteCache {
     pub(crate) fn inline_hit(&self, key: SiteKey) -> bool {
         let entry = &self.0[key.cache_slot()];
         // SAFETY: the caller reads this cache through its thread's
-        // `FAST_SITES` pointer: its own worker's cache, or `NO_SITES` (see
+        // `fast_sites` pointer: its own worker's cache, or `NO_SITES` (see
         // `OwnerWord`).
         if unsafe { *entry.fast_key.0.get() } != key.address() {
             return false;

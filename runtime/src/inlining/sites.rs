@@ -178,25 +178,15 @@ impl SiteKey {
         }
     }
 
-    /// The site's entry in a worker's site cache (`CACHE_LEN` entries). For a location, a hash of its line and column: `join` is
-    /// inlined into its caller, where the location is a constant and so is
-    /// this (a location's fields are read from read-only data), so the
-    /// fast path indexes the cache with a constant. For a static, its
-    /// address (24-byte statics and above: the bits above the alignment
-    /// spread them).
+    /// The site's entry in a worker's site cache (`CACHE_LEN` entries):
+    /// bits of its address — `Location`s (24 bytes, side by side in
+    /// read-only data) and `SpawnSite` statics, so the bits above the
+    /// alignment spread them. Three instructions in an out-of-line `join`,
+    /// where the address is an argument; a hash of a location's line and
+    /// column (which would fold where `join` is inlined) cost five there.
     #[inline(always)]
     pub(crate) fn cache_slot(self) -> usize {
-        let hash = match self {
-            SiteKey::Location(location) => {
-                location
-                    .line()
-                    .wrapping_mul(0x9E37_79B1)
-                    .wrapping_add(location.column().wrapping_mul(0x85EB_CA6B))
-                    >> 26
-            }
-            SiteKey::Static(slot) => (slot as *const SiteSlot as usize >> 3) as u32,
-        };
-        hash as usize % super::CACHE_LEN
+        (self.address() >> 3) % super::CACHE_LEN
     }
 
     /// The site's id, registering it on first sight (a location is looked

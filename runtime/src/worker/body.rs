@@ -1,10 +1,10 @@
 //! The body of a worker thread, [`worker_main`]: it builds the thread's
 //! [`WorkerThread`], runs the start handler, makes the worker this thread's
-//! (`WORKER_THREAD`) for exactly as long as its main loop runs (`idle.rs`),
+//! (`THREAD`) for exactly as long as its main loop runs (`idle.rs`),
 //! then tells its pooled fibers to exit, runs the exit handler and lets a
 //! dropping `Runtime` go on.
 
-use super::thread::{WorkerThread, FAST_SITES, WORKER_THREAD};
+use super::thread::{WorkerThread, THREAD};
 use crate::dast::PushPolicy;
 use crate::deque::TaskDeque;
 use crate::fiber::{self, FiberInput};
@@ -72,7 +72,7 @@ pub(crate) fn worker_main(
     if let Some(start) = &registry.handlers.start {
         call_handler("start", index, || start(index));
     }
-    WORKER_THREAD.with(|w| w.set(&worker));
+    THREAD.with(|thread| thread.worker.set(&worker));
     #[cfg(feature = "trace")]
     if let Some(tracer) = &registry.tracer {
         // SAFETY: `uninstall` below runs before this thread drops its
@@ -84,10 +84,12 @@ pub(crate) fn worker_main(
     std::mem::forget(escape);
     #[cfg(feature = "trace")]
     trace::uninstall();
-    WORKER_THREAD.with(|w| w.set(std::ptr::null()));
-    // Before the worker (whose cache this may point to) goes; its latent
-    // chain is empty between jobs, so this is `NO_SITES` already.
-    FAST_SITES.with(|fast| fast.set(&NO_SITES));
+    THREAD.with(|thread| {
+        thread.worker.set(std::ptr::null());
+        // Before the worker (whose cache this may point to) goes; its
+        // latent chain is empty between jobs, so this is `NO_SITES` already.
+        thread.fast_sites.set(&NO_SITES);
+    });
     for mut fiber in worker.fiber_pool.borrow_mut().drain(..) {
         let out = fiber.resume(FiberInput::Exit);
         debug_assert!(out.is_none());

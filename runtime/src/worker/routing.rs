@@ -4,9 +4,8 @@
 //! `crate::inlining`) and then by lazy task creation (`capacity.rs`); and the
 //! timed samples the inliner learns from.
 
-use super::thread::{WorkerThread, FAST_SITES, WORKER_THREAD};
+use super::thread::{WorkerThread, THREAD};
 use crate::inlining::{FastRoute, SiteId, SiteKey, NO_SITES};
-use std::cell::Cell;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
@@ -38,7 +37,7 @@ impl WorkerThread {
     /// `join`'s fast path, inlined into every `join` call: whether the
     /// execution of the `join` at `site` is a plain call, decided already —
     /// the site inlines, its worker keeps enough of its outermost work for
-    /// thieves (the thread's [`FAST_SITES`] points to its cache only then),
+    /// thieves (the thread's `fast_sites` points to its cache only then),
     /// and this execution need not visit the inliner's slow path. One
     /// thread-local load, one compare, one decrement and a test; no test
     /// for a worker (off a worker the pointer is `NO_SITES`, where every
@@ -49,7 +48,7 @@ impl WorkerThread {
     #[cfg_attr(debug_assertions, inline(never))]
     #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn join_inlines_at(site: SiteKey) -> bool {
-        let cache = FAST_SITES.with(Cell::get);
+        let cache = THREAD.with(|thread| thread.fast_sites.get());
         // SAFETY: `NO_SITES` (a static), or the cache of the worker whose
         // main loop runs on this thread — in its `WorkerInfo`, which the
         // worker's registry keeps alive, and `worker_main` points this
@@ -58,7 +57,8 @@ impl WorkerThread {
         unsafe { &*cache }.inline_hit(site)
     }
 
-    /// After this worker's latent joins changed: points [`FAST_SITES`] at
+    /// After this worker's latent joins changed: points the thread's
+    /// `fast_sites` at
     /// its cache while an inlined `join` may be a plain call (its running
     /// task records at least [`INLINE_LATENT_JOINS`], see
     /// [`keeps_outermost`](Self::keeps_outermost)), else at `NO_SITES`. The
@@ -72,7 +72,7 @@ impl WorkerThread {
             } else {
                 &NO_SITES
             };
-            FAST_SITES.with(|fast| fast.set(cache));
+            THREAD.with(|thread| thread.fast_sites.set(cache));
         }
     }
 
@@ -86,7 +86,7 @@ impl WorkerThread {
     #[cfg_attr(debug_assertions, inline(never))]
     #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn current_task_path(site: Option<SiteKey>, is_join: bool) -> Option<TaskPath> {
-        let worker = WORKER_THREAD.with(Cell::get);
+        let worker = THREAD.with(|thread| thread.worker.get());
         // SAFETY: as in `with_current`: non-null only while the worker's
         // main loop runs on this thread, and the reference does not outlive
         // this call.

@@ -20,14 +20,16 @@ use std::cell::{Cell, RefCell};
 use std::sync::Arc;
 use std::time::Duration;
 
-thread_local! {
+/// What a thread knows of the runtime: one thread-local, so that a `join`
+/// that misses its fast path reads the worker at an address it has already
+/// computed (a thread-local's address costs two instructions here).
+pub(super) struct ThreadState {
     /// The worker whose main loop runs on this thread: set by `worker_main`
-    /// right before the loop starts and cleared right after it returns, while
-    /// the `WorkerThread` lives in `worker_main`'s frame. Null on every other
-    /// thread. Read only through [`WorkerThread::with_current`] and
-    /// `WorkerThread::current_task_path` (`routing.rs`).
-    pub(super) static WORKER_THREAD: Cell<*const WorkerThread> = const { Cell::new(std::ptr::null()) };
-
+    /// right before the loop starts and cleared right after it returns,
+    /// while the `WorkerThread` lives in `worker_main`'s frame. Null on
+    /// every other thread. Read only through [`WorkerThread::with_current`]
+    /// and `WorkerThread::current_task_path` (`routing.rs`).
+    pub(super) worker: Cell<*const WorkerThread>,
     /// The site cache that `join`'s fast path reads
     /// (`WorkerThread::join_inlines_at`, `routing.rs`): [`NO_SITES`], on
     /// which every site misses, except while this thread's worker runs its
@@ -35,7 +37,17 @@ thread_local! {
     /// that an inlined `join` may be a plain call (`keeps_outermost`):
     /// then the worker's own cache. Set only by `worker_main` and
     /// `WorkerThread::latent_joins_changed`, on this thread.
-    pub(super) static FAST_SITES: Cell<*const SiteCache> = const { Cell::new(&NO_SITES) };
+    pub(super) fast_sites: Cell<*const SiteCache>,
+}
+
+thread_local! {
+    /// This thread's [`ThreadState`].
+    pub(super) static THREAD: ThreadState = const {
+        ThreadState {
+            worker: Cell::new(std::ptr::null()),
+            fast_sites: Cell::new(&NO_SITES),
+        }
+    };
 }
 
 /// One worker: owned by its OS thread, used by every fiber on that thread.
@@ -135,7 +147,7 @@ impl WorkerThread {
     /// [`on_worker`] gets the worker again afterwards.
     #[inline]
     pub(crate) fn with_current<R>(f: impl FnOnce(Option<&WorkerThread>) -> R) -> R {
-        let worker = WORKER_THREAD.with(Cell::get);
+        let worker = THREAD.with(|thread| thread.worker.get());
         // SAFETY: non-null only while `worker_main`'s `WorkerThread` is alive
         // and its main loop runs on this thread; the reference lives as long
         // as this call of `f`, which the worker outlives even across
