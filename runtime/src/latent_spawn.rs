@@ -266,6 +266,35 @@ impl LatentSpawns {
         })
     }
 
+    /// The index of the unresolved record numbered `seq`, if it is here:
+    /// the newest and the oldest are looked at first, then a binary search
+    /// (records are in `seq` order).
+    #[inline(always)]
+    fn index_of(records: &[Record], base: usize, seq: u64) -> Option<usize> {
+        // Only records from `base` up are unresolved.
+        let newest = records.len().checked_sub(1).filter(|&n| n >= base)?;
+        if records[newest].seq == seq {
+            Some(newest)
+        } else if records[base].seq == seq {
+            Some(base)
+        } else {
+            records[base..]
+                .binary_search_by_key(&seq, |record| record.seq)
+                .ok()
+                .map(|index| base + index)
+        }
+    }
+
+    /// Where the task of the unresolved record numbered `seq` is, if it is
+    /// still here: its bytes stay there until the record is taken.
+    pub(crate) fn bytes_of(&self, seq: u64) -> Option<*mut u8> {
+        let base = self.base.get();
+        self.with_parts(|records, arena| {
+            let record = records[Self::index_of(records, base, seq)?];
+            Some(arena.as_mut_ptr().wrapping_add(record.start).cast::<u8>())
+        })
+    }
+
     /// Takes the record made with sequence number `seq` (a handle's own
     /// record, `spawn.rs`), if it is still here, for the caller to run with
     /// [`run_taken`]. Records are in `seq` order (a binary search), and a
@@ -277,18 +306,7 @@ impl LatentSpawns {
     pub(crate) fn take_seq(&self, seq: u64) -> Option<Taken<RunFn>> {
         let base = self.base.get();
         self.with_parts(|records, arena| {
-            // Only records from `base` up are unresolved.
-            let newest = records.len().checked_sub(1).filter(|&n| n >= base)?;
-            // The newest and the oldest first: joins in either order.
-            let index = if records[newest].seq == seq {
-                newest
-            } else if records.get(base)?.seq == seq {
-                base
-            } else {
-                base + records[base..]
-                    .binary_search_by_key(&seq, |record| record.seq)
-                    .ok()?
-            };
+            let index = Self::index_of(records, base, seq)?;
             let newest = index + 1 == records.len();
             let record = if newest {
                 records.pop().expect("the newest record")
@@ -487,6 +505,8 @@ mod tests {
         for value in 0..6 {
             spawns.push(A, logged(value, &log));
         }
+        assert!(spawns.bytes_of(2).is_some());
+        assert!(spawns.bytes_of(6).is_none());
         let run = |seq| {
             let taken = spawns.take_seq(seq).expect("still recorded");
             // SAFETY: taken just now; the arena was not used since.
@@ -500,6 +520,7 @@ mod tests {
         run(5); // the newest
         run(3); // from the middle
         assert!(spawns.take_seq(3).is_none());
+        assert!(spawns.bytes_of(3).is_none());
         assert!(spawns.take_seq(9).is_none());
         assert_eq!(spawns.len(), 2);
         // Owners still find theirs, oldest published first.

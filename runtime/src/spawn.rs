@@ -137,18 +137,24 @@ struct LatentHandle {
 /// lives at this address.
 static HANDLE_OWNER: u8 = 0;
 
+/// A latent handle task's `out` once its handle was dropped on its worker:
+/// its publication detaches it (never dereferenced).
+const DETACHED_OUT: usize = 1;
+
 /// What a handle's join gets from a record it ran itself: the result and
 /// the task's last strand (`trace`).
 type Outcome<T> = (Result<T, PanicPayload>, StrandRef);
 
 /// A spawned task in a worker's arena (a latent spawn of a handle).
-/// `repr(C)` with `out` first: the handle's join, which knows `T` but not
-/// `F`, writes `out` through the record's bytes before it runs it.
+/// `repr(C)` with `out` first: the handle, which knows `T` but not `F`,
+/// writes `out` through the record's bytes — its join right before it runs
+/// the task, its drop to mark it detached.
 #[repr(C)]
 struct HandleTask<F, T> {
     /// Where [`run_here`](LatentTask::run_here) leaves the outcome: the
     /// joiner's slot, written by the joiner right before it runs the task
-    /// (`LatentHandle::run_here`). Null until then.
+    /// (`LatentHandle::run_here`). Null until then; [`DETACHED_OUT`] once
+    /// the handle was dropped on the task's worker.
     out: *mut Option<Outcome<T>>,
     handle: LatentHandle,
     f: F,
@@ -162,7 +168,7 @@ where
     fn run_here(self) {
         let result = panic::catch_unwind(AssertUnwindSafe(self.f));
         let outcome = (result, trace::task_finish());
-        if self.out.is_null() {
+        if self.out.is_null() || self.out as usize == DETACHED_OUT {
             // Only the handle's join runs a handle's record (its owner tag
             // is nobody's), and it sets `out` first; should that ever
             // change, the result is disposed of as a detached task's.
@@ -184,7 +190,12 @@ where
         // the record's worker): the shared state keeps that worker's
         // registry handle, as a task deferred at its spawn did.
         let (shared, job) = on_worker(|worker| deferred(&worker.registry_handle, self.f));
-        published::publish(self.handle, shared);
+        if self.out as usize == DETACHED_OUT {
+            // Its handle was dropped: the job alone keeps the state.
+            detach_shared(shared);
+        } else {
+            published::publish(self.handle, shared);
+        }
         job
     }
 }
@@ -207,6 +218,7 @@ impl LatentHandle {
             worker.take_latent_seq(self.seq)
         })?;
         let mut out: Option<Outcome<T>> = None;
+        // The record's `T` and layout are its handle's (below).
         // SAFETY: the record numbered `seq` on worker `home` is this
         // handle's `HandleTask<F, T>` (the pair is unique in the process),
         // `repr(C)` with `out` first; its bytes are untouched since it was
@@ -220,6 +232,32 @@ impl LatentHandle {
         // SAFETY: just taken, and the worker's arena was not used since.
         unsafe { run_taken(taken) };
         Some(out.expect("a handle's record leaves its outcome"))
+    }
+
+    /// The handle is dropped on its task's worker while the record is
+    /// still there: marks it detached in place, for its publication (its
+    /// task's end at the latest) to make it a detached job; whether it
+    /// did. Touches only this worker's arena, never the `published` table.
+    fn detach_here<T>(self) -> bool {
+        WorkerThread::with_current(|worker| {
+            let Some(bytes) = worker
+                .filter(|worker| worker.uid == self.home)
+                .and_then(|worker| worker.latent_spawn_bytes(self.seq))
+            else {
+                return false;
+            };
+            // SAFETY: as in `run_here`: the record numbered `seq` on worker
+            // `home` is this handle's `HandleTask<F, T>`, `repr(C)` with
+            // `out` first, and its bytes stay in place until it is taken;
+            // nothing else writes `out` (its join is not running: the
+            // handle is being dropped).
+            unsafe {
+                bytes
+                    .cast::<*mut Option<Outcome<T>>>()
+                    .write(DETACHED_OUT as *mut Option<Outcome<T>>)
+            };
+            true
+        })
     }
 }
 
@@ -308,11 +346,17 @@ impl<T> Drop for TaskHandle<T> {
                 return;
             }
             Some(HandleInner::Shared(shared)) => shared,
-            Some(HandleInner::Latent(latent)) => match published::detach::<T>(latent) {
-                // The record is still latent: its publication detaches it.
-                None => return,
-                Some(shared) => shared,
-            },
+            Some(HandleInner::Latent(latent)) => {
+                if latent.detach_here::<T>() {
+                    return;
+                }
+                match published::detach::<T>(latent) {
+                    // The record is still latent on its worker: its
+                    // publication detaches it.
+                    None => return,
+                    Some(shared) => shared,
+                }
+            }
         };
         detach_shared(shared);
     }

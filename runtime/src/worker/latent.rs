@@ -171,6 +171,12 @@ impl WorkerThread {
         Some(taken)
     }
 
+    /// The bytes of this worker's latent spawn numbered `seq`, if it is
+    /// still here (a dropped handle marks its record detached there).
+    pub(crate) fn latent_spawn_bytes(&self, seq: u64) -> Option<*mut u8> {
+        self.latent_spawns.bytes_of(seq)
+    }
+
     /// Publishes the oldest latent spawn, if any; whether there was one. It
     /// was counted when it was recorded, so the push counts nothing.
     pub(super) fn publish_oldest_spawn(&self) -> bool {

@@ -319,6 +319,56 @@ fn a_handle_away_from_its_record_meets_it_once_published() {
     });
 }
 
+/// Handles dropped inside the spawning task: one while its record is
+/// latent (marked detached in place, detached when the job's end publishes
+/// it), one after its record was published (`is_finished` publishes; the
+/// drop detaches through the table). Every task runs; a panic reaches the
+/// panic handler.
+#[test]
+fn handles_dropped_on_their_worker_detach_their_tasks() {
+    quiet_expected_panics();
+    for workers in [1, 2] {
+        let reported: Arc<std::sync::Mutex<Vec<String>>> = Arc::default();
+        let sink = reported.clone();
+        let rt = Runtime::builder()
+            .params(Params::DEFAULT.with_inlining(Inlining::Never))
+            .num_workers(workers)
+            .panic_handler(move |payload| sink.lock().unwrap().push(message(payload)))
+            .build()
+            .unwrap();
+        let ran = Arc::new(AtomicUsize::new(0));
+        watchdog(
+            &format!("dropped handles, {workers} workers"),
+            LIMIT,
+            || {
+                let task_ran = ran.clone();
+                rt.run(move || {
+                    drop(prescient::spawn(|| -> u32 {
+                        panic!("expected: dropped while latent")
+                    }));
+                    let latent = task_ran.clone();
+                    drop(prescient::spawn(move || {
+                        latent.fetch_add(1, Ordering::SeqCst);
+                    }));
+                    let published = prescient::spawn(move || {
+                        task_ran.fetch_add(1, Ordering::SeqCst);
+                    });
+                    let _ = published.is_finished();
+                    drop(published);
+                });
+                while ran.load(Ordering::SeqCst) < 2 || reported.lock().unwrap().is_empty() {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+            },
+        );
+        assert_eq!(
+            *reported.lock().unwrap(),
+            ["expected: dropped while latent"],
+            "workers={workers}"
+        );
+    }
+}
+
 #[test]
 fn a_recorded_tasks_panic_reaches_its_owner() {
     quiet_expected_panics();
