@@ -433,14 +433,14 @@ fn render_instructions(rows: &[InstructionRow]) -> Vec<String> {
     let runners = &callgrind::Runner::ALL[1..];
     let mut lines = vec![
         format!(
-            "| program              | per          | sequential Ir |{}",
+            "| program               | per           | sequential Ir |{}",
             runners
                 .iter()
                 .map(|r| format!(" {:>15} |", r.name()))
                 .collect::<String>()
         ),
         format!(
-            "|----------------------|--------------|--------------:|{}",
+            "|-----------------------|---------------|--------------:|{}",
             "----------------:|".repeat(runners.len())
         ),
     ];
@@ -462,7 +462,7 @@ fn render_instructions(rows: &[InstructionRow]) -> Vec<String> {
             })
             .collect();
         lines.push(format!(
-            "| {:<20} | {:<12} | {:>13} |{cells}",
+            "| {:<21} | {:<13} | {:>13} |{cells}",
             program, seq.operation, seq.instructions
         ));
     }
@@ -568,10 +568,12 @@ pub fn run(options: &Options) -> Result<(), String> {
                 "Each program once, after {} warm-up runs, under `valgrind --tool=callgrind \
                  --collect-atstart=no --toggle-collect=*callgrind_region*` (only the run, on \
                  the pool's one thread, is counted); a runner's figure is its count minus the \
-                 sequential program's, over the joins (fib, tree) or tasks (scope spawn; \
-                 spawn + join: `spawn` then `TaskHandle::join`, {LOOP_TASKS} per unit) of the \
-                 program. prescient: Params::DEFAULT (the adaptive inliner); prescient-never: \
-                 Inlining::Never. Instruction counts do not depend on the machine's load.\n",
+                 sequential program's, over the joins (fib, tree, delannoy) or tasks (scope \
+                 spawn; spawn + join: `spawn` then `TaskHandle::join`, {LOOP_TASKS} per unit; \
+                 two-wave's dataflow tasks) of the program. prescient: Params::DEFAULT (the \
+                 adaptive inliner); prescient-never: Inlining::Never. Instruction counts do not \
+                 depend on the machine's load; the adaptive inliner's timed samples (a clock \
+                 read) can move a small program's figure by a few instructions per operation.\n",
                 callgrind::WARM_UP_RUNS
             );
             for line in render_instructions(&instruction_rows) {
