@@ -14,13 +14,23 @@
 //! `site_state.rs`; the public report is `report.rs`.
 //!
 //! # The hot path
-//! [`WorkerSites::fast_route`] is what a site's `join`/`spawn` pays: a
-//! direct-mapped cache entry keyed by the site's address (one compare), one
-//! counter load and store, one mask test, the mode. Only every
-//! `mask + 1`-th execution, and a cache miss, goes further
-//! ([`Inliner::slow_route`]): it moves the counts to the worker's table,
-//! picks up a new decision, times the task at its sampling period, and, for
-//! an inlined site, looks at the worker's `hungry` flag.
+//! A site's state on a worker is a direct-mapped cache entry keyed by the
+//! site's address, holding the mode, the period and a countdown of the
+//! executions left in the period. What an inlined `join` pays is
+//! [`SiteCache::inline_hit`], inlined into the caller: a thread-local
+//! pointer to the cache, one compare of the entry's `fast_key` (the site's
+//! address while it inlines, else 0) with the address — a constant there,
+//! and so is the entry's position for a `#[track_caller]` location — and a
+//! decrement of the countdown. The pointer is the worker's cache only while
+//! an inlined join may be a plain call (`WorkerThread::keeps_outermost`),
+//! else [`NO_SITES`], where every site misses; so the fast path tests
+//! nothing else, not even that it runs on a worker. Spawns and a missed
+//! fast path take the routed path, [`WorkerSites::route`]: the key, the
+//! countdown, the mode. Only the last execution of a period, and a cache
+//! miss, goes further ([`Inliner::slow_route`]): it moves the counts to
+//! the worker's table, picks up a new decision, times the task at its
+//! sampling period, and, for an inlined site, looks at the worker's
+//! `hungry` flag.
 //!
 //! # Parallelism is never inlined away
 //! An inlined site keeps handing out work, two ways (the worker's side,
@@ -58,6 +68,7 @@ mod site_state;
 mod table;
 
 pub use report::{InliningReport, SiteReport};
+use site_ids::CACHE_LEN;
 pub(crate) use site_ids::{SiteDescriptor, SiteId, SiteKey, SiteSlot};
 
 use crate::counters::{add, bump};
@@ -65,6 +76,7 @@ use crate::params::Inlining;
 use calibrate::Calibration;
 use parking_lot::Mutex;
 use site_state::{LocalSite, SharedSite, INLINE_BIT};
+use std::cell::UnsafeCell;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::time::Instant;
@@ -102,22 +114,32 @@ pub(crate) struct Inliner {
     shared: SiteTable<SharedSite>,
 }
 
-/// Entries of a worker's site cache.
-const CACHE_LEN: usize = 64;
-
 /// A worker's per-site state: the exact counts and decisions per site
 /// (`table`), and in front of it a small direct-mapped cache keyed by the
 /// site's address (its `#[track_caller]` location or its `SpawnSite`
-/// static), which holds what the hot path needs on one line: the mode, the
-/// mask, and the executions not yet added to the table. Lives in the
-/// worker's shared info so that reports can sum the counts; written only by
-/// its worker (atomics with `Relaxed` load and store: plain moves).
+/// static), which holds what the hot path needs: the mode, the period, and
+/// the executions left before the next visit of the slow path. Lives in
+/// the worker's shared info so that reports can sum the counts; written
+/// only by its worker (atomics with `Relaxed` load and store: plain moves).
 pub(crate) struct WorkerSites {
     table: SiteTable<LocalSite>,
-    cache: [CacheEntry; CACHE_LEN],
+    cache: SiteCache,
     /// The ids of the locations this worker has run, for a cache miss.
     locations: LocationIds,
 }
+
+/// The direct-mapped site cache of a worker (see [`WorkerSites`]); also
+/// what a `join`'s inlined fast path reads ([`SiteCache::inline_hit`]),
+/// through a thread-local pointer that is either this worker's cache or
+/// [`NO_SITES`].
+pub(crate) struct SiteCache([CacheEntry; CACHE_LEN]);
+
+/// A site cache that holds no site, so that [`SiteCache::inline_hit`]
+/// misses on it: what a thread's fast-path pointer points to off a worker,
+/// and on a worker while its inlined joins must take the routed path
+/// (`WorkerThread::keeps_outermost`). Never written: only a hit writes,
+/// and nothing hits here.
+pub(crate) static NO_SITES: SiteCache = SiteCache([const { CacheEntry::empty() }; CACHE_LEN]);
 
 /// A worker's map from a site's `#[track_caller]` location (its address)
 /// to its id, or [`UNTRACKED`]: a cache miss of a location looks here
@@ -131,21 +153,78 @@ pub(crate) struct WorkerSites {
 /// and keeps the map safe without an owner-only invariant to uphold.
 struct LocationIds(Mutex<HashMap<usize, u32>>);
 
-#[derive(Default)]
+/// One site in a worker's cache.
+///
+/// # Counting
+/// `countdown` counts the executions left until the slow path's next
+/// visit, from `period` (the decision's mask + 1) down: the executions
+/// since the last visit, not yet in the table, are `period - countdown`.
+/// The execution that brings it to 0 visits the slow path (it is counted
+/// already); the visit adds the executions to the table and starts a new
+/// period. Nothing else writes `countdown` but the owning worker.
 struct CacheEntry {
+    /// The site's address while the site inlines, else 0: the one compare
+    /// of `join`'s fast path ([`SiteCache::inline_hit`]). Owner-only, so a
+    /// plain word, which the compare reads as its memory operand.
+    fast_key: OwnerWord,
+    /// Executions left before the slow path visits (see *Counting*).
+    countdown: AtomicU64,
     /// The site's address; 0 for an empty entry.
     key: AtomicUsize,
     /// The site's id, or `u32::MAX` for an untracked site.
     id: AtomicU32,
-    /// The mask, with [`INLINE_BIT`] set while the site inlines (one load
-    /// for both): `pending & word == 0` leaves the fast path (`pending`
-    /// never reaches the top bit).
+    /// The mask, with [`INLINE_BIT`] set while the site inlines.
     word: AtomicU64,
-    /// Executions since the last slow path, not yet in the table.
-    pending: AtomicU64,
-    /// Of those, the ones handed to the scheduler.
-    pending_scheduled: AtomicU64,
 }
+
+impl CacheEntry {
+    /// An empty entry.
+    const fn empty() -> CacheEntry {
+        CacheEntry {
+            fast_key: OwnerWord(UnsafeCell::new(0)),
+            countdown: AtomicU64::new(0),
+            key: AtomicUsize::new(0),
+            id: AtomicU32::new(0),
+            word: AtomicU64::new(0),
+        }
+    }
+
+    /// The executions since the last visit: (all, scheduled ones).
+    fn pending(&self) -> (u64, u64) {
+        let word = self.word.load(Ordering::Relaxed);
+        let executions = (word & !INLINE_BIT) + 1 - self.countdown.load(Ordering::Relaxed);
+        let scheduled = if word & INLINE_BIT == 0 {
+            executions
+        } else {
+            0
+        };
+        (executions, scheduled)
+    }
+
+    /// Starts a period of the decision `word` (see *Counting*).
+    fn start_period(&self, key: usize, word: u64) {
+        self.word.store(word, Ordering::Relaxed);
+        self.countdown
+            .store((word & !INLINE_BIT) + 1, Ordering::Relaxed);
+        let fast_key = if word & INLINE_BIT != 0 { key } else { 0 };
+        // SAFETY: `start_period` runs on the owning worker's thread only
+        // (`Inliner::slow_route`, `WorkerSites::new`'s entries being
+        // `empty`): see `OwnerWord`.
+        unsafe { *self.fast_key.0.get() = fast_key };
+    }
+}
+
+/// A word that only the thread of the worker owning its cache reads and
+/// writes: written by that worker's slow path (`Inliner::slow_route`, on
+/// its own thread), read by `join`'s fast path through that thread's
+/// `fast_sites` pointer, which points to this worker's cache only on its
+/// own thread. [`NO_SITES`]' words are read by every thread and written by
+/// none. No report reads it.
+struct OwnerWord(UnsafeCell<usize>);
+
+// SAFETY: see the type: a word is written only by one thread, and read by
+// other threads only if nobody ever writes it (`NO_SITES`).
+unsafe impl Sync for OwnerWord {}
 
 const UNTRACKED: u32 = u32::MAX;
 
@@ -158,12 +237,32 @@ pub(crate) enum FastRoute {
     Slow,
 }
 
-/// A site's cache entry. Keys are addresses of `Location`s (24 bytes, laid
-/// out side by side in read-only data) and of `SpawnSite` statics, so the
-/// bits above the alignment spread them.
-#[inline(always)]
-fn cache_slot(key: usize) -> usize {
-    (key >> 3) % CACHE_LEN
+impl SiteCache {
+    /// `join`'s fast path, inlined into every `join` call: whether the
+    /// site at `key` inlines and this execution need not visit the slow
+    /// path; then it is counted, and the caller runs it as a plain call.
+    /// One compare of the site's address with the entry's (constant where
+    /// `join` is inlined, as is the entry's position for a location), one
+    /// decrement and a test. A miss routes as [`WorkerSites::route`] does.
+    #[inline(always)]
+    pub(crate) fn inline_hit(&self, key: SiteKey) -> bool {
+        let entry = &self.0[key.cache_slot()];
+        // SAFETY: the caller reads this cache through its thread's
+        // `fast_sites` pointer: its own worker's cache, or `NO_SITES` (see
+        // `OwnerWord`).
+        if unsafe { *entry.fast_key.0.get() } != key.address() {
+            return false;
+        }
+        // The last execution of the period leaves the countdown to the
+        // routed path, which then visits the slow path. Tested before the
+        // decrement, which then is one instruction on the entry.
+        if entry.countdown.load(Ordering::Relaxed) <= 1 {
+            return false;
+        }
+        let countdown = entry.countdown.load(Ordering::Relaxed);
+        entry.countdown.store(countdown - 1, Ordering::Relaxed);
+        true
+    }
 }
 
 impl WorkerSites {
@@ -171,9 +270,14 @@ impl WorkerSites {
     pub(crate) fn new() -> WorkerSites {
         WorkerSites {
             table: SiteTable::new(),
-            cache: std::array::from_fn(|_| CacheEntry::default()),
+            cache: SiteCache([const { CacheEntry::empty() }; CACHE_LEN]),
             locations: LocationIds(Mutex::new(HashMap::new())),
         }
+    }
+
+    /// The cache, for the thread-local fast-path pointer.
+    pub(crate) fn cache(&self) -> &SiteCache {
+        &self.cache
     }
 
     /// The id of `site`, or [`UNTRACKED`], for a cache miss: a location is
@@ -195,37 +299,46 @@ impl WorkerSites {
         }
     }
 
-    /// The hot path: counts one execution of the site at `key` and says how
-    /// it runs, unless the slow path must decide.
+    /// The routed path (every `spawn`, and a `join` that missed
+    /// [`SiteCache::inline_hit`]): counts one execution of `site` and says
+    /// how it runs, unless the slow path must decide. An execution whose
+    /// fast path brought the countdown to 0 is counted already.
     #[inline(always)]
-    pub(crate) fn fast_route(&self, key: usize) -> FastRoute {
-        let entry = &self.cache[cache_slot(key)];
-        if entry.key.load(Ordering::Relaxed) != key {
+    pub(crate) fn route(&self, site: SiteKey) -> FastRoute {
+        let entry = &self.cache.0[site.cache_slot()];
+        if entry.key.load(Ordering::Relaxed) != site.address() {
             return FastRoute::Slow;
         }
-        let pending = entry.pending.load(Ordering::Relaxed).wrapping_add(1);
-        entry.pending.store(pending, Ordering::Relaxed);
-        let word = entry.word.load(Ordering::Relaxed);
-        if pending & word == 0 {
+        let countdown = entry.countdown.load(Ordering::Relaxed);
+        if countdown <= 1 {
+            // This execution ends the period (0: the fresh entry of a miss,
+            // which counts as one execution already).
+            entry.countdown.store(0, Ordering::Relaxed);
             return FastRoute::Slow;
         }
-        if word & INLINE_BIT != 0 {
+        entry.countdown.store(countdown - 1, Ordering::Relaxed);
+        if entry.word.load(Ordering::Relaxed) & INLINE_BIT != 0 {
             FastRoute::Inline
         } else {
-            bump(&entry.pending_scheduled);
             FastRoute::Schedule
         }
     }
 
-    /// Adds a cache entry's pending counts to its site's table entry.
-    fn flush(&self, entry: &CacheEntry) {
+    /// Adds a cache entry's pending counts to its site's table entry;
+    /// `visiting`: the execution visiting the slow path is among them (it
+    /// counts itself as scheduled or not, `Inliner::slow_route`).
+    fn flush(&self, entry: &CacheEntry, visiting: bool) {
         let id = entry.id.load(Ordering::Relaxed);
         if entry.key.load(Ordering::Relaxed) == 0 || id == UNTRACKED {
             return;
         }
         if let Some(local) = self.table.get(id as usize) {
-            let pending = entry.pending.swap(0, Ordering::Relaxed);
-            let scheduled = entry.pending_scheduled.swap(0, Ordering::Relaxed);
+            let (pending, scheduled) = entry.pending();
+            let scheduled = scheduled.saturating_sub(u64::from(visiting));
+            entry.countdown.store(
+                (entry.word.load(Ordering::Relaxed) & !INLINE_BIT) + 1,
+                Ordering::Relaxed,
+            );
             add(&local.executions, pending);
             add(&local.scheduled, scheduled);
         }
@@ -234,16 +347,15 @@ impl WorkerSites {
     /// Executions of site `id` on this worker that are still in the cache.
     fn pending(&self, id: usize) -> (u64, u64) {
         self.cache
+            .0
             .iter()
             .filter(|entry| {
                 entry.key.load(Ordering::Relaxed) != 0
                     && entry.id.load(Ordering::Relaxed) as usize == id
             })
             .fold((0, 0), |(executions, scheduled), entry| {
-                (
-                    executions + entry.pending.load(Ordering::Relaxed),
-                    scheduled + entry.pending_scheduled.load(Ordering::Relaxed),
-                )
+                let (pending, pending_scheduled) = entry.pending();
+                (executions + pending, scheduled + pending_scheduled)
             })
     }
 }
@@ -268,7 +380,7 @@ impl Inliner {
     }
 
     /// The slow path of an execution of `site` on the worker owning `sites`
-    /// (after [`WorkerSites::fast_route`] said [`FastRoute::Slow`]); only
+    /// (after [`WorkerSites::route`] said [`FastRoute::Slow`]); only
     /// that worker calls it, on its own thread (see [`LocationIds`]). Fills
     /// the cache on a miss, moves the pending counts to the table, picks up
     /// a new decision, and decides whether this execution is timed and, for
@@ -283,18 +395,20 @@ impl Inliner {
         hungry: &AtomicBool,
     ) -> Option<(SiteId, Route)> {
         let key = site.address();
-        let entry = &sites.cache[cache_slot(key)];
+        let entry = &sites.cache.0[site.cache_slot()];
         if entry.key.load(Ordering::Relaxed) != key {
-            sites.flush(entry);
+            sites.flush(entry, false);
             let id = sites.id_of(site);
             entry.key.store(key, Ordering::Relaxed);
             entry.id.store(id, Ordering::Relaxed);
-            entry.word.store(0, Ordering::Relaxed);
-            entry.pending.store(1, Ordering::Relaxed);
-            entry.pending_scheduled.store(0, Ordering::Relaxed);
+            // Mask 0, spawning: a period of one execution, this one.
+            entry.start_period(key, 0);
+            entry.countdown.store(0, Ordering::Relaxed);
         }
         let id = entry.id.load(Ordering::Relaxed);
         if id == UNTRACKED {
+            // Never visits again: a period as long as the counter.
+            entry.start_period(key, !INLINE_BIT);
             return None;
         }
         let id = SiteId(id);
@@ -309,10 +423,10 @@ impl Inliner {
                 site_ids::describe(id).and_then(|site| site.static_effort)
             });
         }
-        sites.flush(entry);
+        sites.flush(entry, true);
         local.refresh(shared);
         let word = local.word.load(Ordering::Relaxed);
-        entry.word.store(word, Ordering::Relaxed);
+        entry.start_period(key, word);
         let timed = local.visit_is_timed();
         let mut inline = word & INLINE_BIT != 0;
         if inline && hungry.load(Ordering::Relaxed) {
@@ -398,7 +512,7 @@ mod tests {
             .find_map(|(i, a)| {
                 keys[i + 1..]
                     .iter()
-                    .find(|b| cache_slot(b.address()) == cache_slot(a.address()))
+                    .find(|b| b.cache_slot() == a.cache_slot())
                     .map(|b| (*a, *b))
             })
             .unwrap();
@@ -409,7 +523,7 @@ mod tests {
         for _ in 0..4 {
             for site in [a, b] {
                 // The other location holds the entry.
-                assert_eq!(sites.fast_route(site.address()), FastRoute::Slow);
+                assert_eq!(sites.route(site), FastRoute::Slow);
                 let route = inliner.slow_route(&sites, site, &hungry);
                 assert_eq!(route.map(|(id, _)| id), site.id());
             }

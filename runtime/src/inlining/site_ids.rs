@@ -13,13 +13,17 @@
 //! array indexed by id (`table.rs`). The directory is behind a mutex, which
 //! only a site's first cache miss takes: once per process for a static (or
 //! once per thread that races to register it), once per worker for a
-//! location; never the hot path (`WorkerSites::fast_route`).
+//! location; never the hot path (`SiteCache::inline_hit`, `WorkerSites::route`).
 
 use super::table::MAX_SITES;
 use std::collections::HashMap;
 use std::panic::Location;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, MutexGuard};
+
+/// Entries of a worker's site cache (`super::SiteCache`), which
+/// [`SiteKey::cache_slot`] indexes.
+pub(super) const CACHE_LEN: usize = 64;
 
 /// A dense spawn-site id, below [`MAX_SITES`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -176,6 +180,17 @@ impl SiteKey {
             SiteKey::Location(location) => location as *const Location<'static> as usize,
             SiteKey::Static(slot) => slot as *const SiteSlot as usize,
         }
+    }
+
+    /// The site's entry in a worker's site cache (`CACHE_LEN` entries):
+    /// bits of its address — `Location`s (24 bytes, side by side in
+    /// read-only data) and `SpawnSite` statics, so the bits above the
+    /// alignment spread them. Three instructions in an out-of-line `join`,
+    /// where the address is an argument; a hash of a location's line and
+    /// column (which would fold where `join` is inlined) cost five there.
+    #[inline(always)]
+    pub(crate) fn cache_slot(self) -> usize {
+        (self.address() >> 3) % CACHE_LEN
     }
 
     /// The site's id, registering it on first sight (a location is looked

@@ -5,9 +5,9 @@
 //! # Protocol
 //! * A worker's hot path touches only its own cache entry for the site
 //!   (`WorkerSites` in `mod.rs`), a copy of the `LocalSite`'s decision
-//!   `word` (mode and mask) with the executions not yet added to it: it counts the
-//!   execution and compares the count with the mask. Every `mask + 1`-th
-//!   execution visits the slow path, which adds the count to the
+//!   `word` (mode and mask) with a countdown of the executions left until
+//!   the next visit of the slow path: it decrements the countdown. Every
+//!   `mask + 1`-th execution visits the slow path, which adds the count to the
 //!   `LocalSite`; one visit in `visit_mask + 1` is timed (one execution in
 //!   `sample_mask + 1`), and an inlined site looks at its worker's `hungry`
 //!   flag at every visit (every `check_mask + 1`-th execution; the mask is

@@ -58,7 +58,19 @@ use std::panic::{self, AssertUnwindSafe, Location};
 /// }
 /// assert_eq!(fib(20), 6765);
 /// ```
-#[inline]
+// Release: `inline(never)`, so that a recursion through `join` is one frame
+// per level of this function, with the caller's (small) function inlined
+// into the closures: a leaf's test (`n < 2`) then runs here, before the
+// recursive call, and a leaf costs no call at all, where inlined into its
+// caller `join` made every leaf pay the caller's whole prologue (the
+// closures capture the caller's arguments by reference, so the caller
+// spills them on entry). Left to LLVM, which of the two happened changed
+// with unrelated edits in the calling crate; on one thread fib(37) took
+// 0.99 x the sequential time this way and 1.24 x the other (CPU time,
+// docs/measurements.md, "The join fast path"). The fast path and the
+// routed path are both in this frame. Debug: `inline`, as before.
+#[cfg_attr(not(debug_assertions), inline(never))]
+#[cfg_attr(debug_assertions, inline)]
 #[track_caller]
 pub fn join<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
 where
@@ -67,7 +79,11 @@ where
     RA: Send,
     RB: Send,
 {
-    join_routed(Some(SiteKey::Location(Location::caller())), a, b)
+    let site = SiteKey::Location(Location::caller());
+    if WorkerThread::join_inlines_at(site) {
+        return (a(), b());
+    }
+    join_routed(Some(site), a, b)
 }
 
 /// [`join`] at an analysed spawn site: `#[task_program]` rewrites the `join`
@@ -75,7 +91,9 @@ where
 /// site's [`SpawnSite`] static: its identity for the analysis (see
 /// [`analysis`](crate::analysis)) and for the inliner, which seeds the
 /// site's decision from the static effort it carries.
-#[inline]
+// Release: `inline(never)`, as `join` (see there).
+#[cfg_attr(not(debug_assertions), inline(never))]
+#[cfg_attr(debug_assertions, inline)]
 pub fn join_at<A, B, RA, RB>(site: &'static SpawnSite, a: A, b: B) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send,
@@ -83,7 +101,11 @@ where
     RA: Send,
     RB: Send,
 {
-    join_routed(Some(SiteKey::Static(site.slot())), a, b)
+    let site = SiteKey::Static(site.slot());
+    if WorkerThread::join_inlines_at(site) {
+        return (a(), b());
+    }
+    join_routed(Some(site), a, b)
 }
 
 /// A `join` that is no spawn site of its own: the halving joins of the
@@ -99,18 +121,16 @@ where
     join_routed(None, a, b)
 }
 
-// Release: `inline(never)`. Left to LLVM (`inline`), whether this function
-// was inlined into a recursive caller changed with unrelated edits elsewhere
-// in the crate: when it was, LLVM also inlined the closures and the caller
-// recursed through a register-indirect call loaded from the GOT, which
-// made fine-grained recursions much slower on one thread (`inline(always)`
-// did the same; docs/measurements.md, "The join router"). Kept out of line,
-// the closures are inlined into this function and the recursion is a
-// direct call to it. Debug:
-// `inline(always)`, or the unoptimised frame of this function adds ~500
-// bytes to every join level (`tests/tests/stacks/join_frame.rs`).
-#[cfg_attr(debug_assertions, inline(always))]
-#[cfg_attr(not(debug_assertions), inline(never))]
+// `inline(always)`: `join` and `join_at` hold their fast path (an inlined
+// site's plain call) and this, the routed path, in one frame, so that the
+// caller's recursion is one frame of theirs per level whichever path a
+// level takes. Kept out of line, a missed fast path called this function,
+// which called the closures, which called the caller: two frames per
+// level, and under `Inlining::Never` 70 instructions per join of fib where
+// one frame took 41 (callgrind). Debug: inlined too, so that the
+// unoptimised frame of this function is not one more frame per join level
+// (`tests/tests/stacks/join_frame.rs`).
+#[inline(always)]
 fn join_routed<A, B, RA, RB>(site: Option<SiteKey>, a: A, b: B) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send,

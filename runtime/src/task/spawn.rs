@@ -2,10 +2,20 @@
 //!
 //! A task that runs inline (lazy task creation: the deque is full) leaves its
 //! result in the handle itself: nothing is allocated or shared. A deferred
-//! task is one allocation, a [`SpawnJob`]: the closure and the state the
-//! handle shares; the deque holds a `JobRef` to the same address, which is
-//! also the tag by which the handle's `join` claims the task back when it is
-//! still unstarted in the joiner's deque.
+//! task on a worker is a *latent spawn* (`scheduler/latent/spawn_arena.rs`): its closure
+//! goes to the worker's arena in a [`HandleTask`], and the handle knows it
+//! only by the worker's `uid` and the record's sequence number. The
+//! handle's `join` on that worker, while the record is still there (nobody
+//! else saw the task), takes it and runs it straight into the joiner: no
+//! allocation, no reference count, no latch. Only a record that is
+//! *published* (a thief asked, its task suspended or ended) becomes what a
+//! deferred task was before: one allocation, a [`SpawnJob`] — the closure
+//! and the state the handle shares — whose `JobRef` the deque holds, tagged
+//! with the allocation's address so that the handle's `join` can claim it
+//! back when it is still unstarted in the joiner's deque. The publisher
+//! leaves the shared state in a process-wide table (`published`), keyed by
+//! the record's identity, where the handle takes it; a task spawned from
+//! outside any worker is a `SpawnJob` from the start.
 //!
 //! The handle and the task share a [`HandleState`]: the task writes the result
 //! and then moves the state to `DONE`; the handle either joins (waits on the
@@ -21,10 +31,10 @@ use crate::inlining::SiteKey;
 use crate::job::JobRef;
 use crate::runtime::Runtime;
 use crate::scheduler::latch::Latch;
-use crate::scheduler::latent::spawn_arena::ReadyJob;
+use crate::scheduler::latent::spawn_arena::{run_taken, LatentTask};
 use crate::scheduler::registry::{Registry, RegistryHandle};
 use crate::scheduler::worker::{self, on_worker, TaskPath, WorkerThread};
-use crate::trace::{self, AtomicStrandRef};
+use crate::trace::{self, AtomicStrandRef, StrandRef};
 use crate::unwind::{report, try_drop, PanicPayload};
 use std::cell::UnsafeCell;
 use std::fmt;
@@ -113,6 +123,146 @@ enum HandleInner<T> {
     Ready(Result<T, PanicPayload>, Option<Arc<Registry>>),
     /// The task was deferred: it writes the result into the shared state.
     Shared(Arc<dyn SharedState<T>>),
+    /// The task was recorded as a latent spawn (see the module docs).
+    Latent(LatentHandle),
+}
+
+/// Where a latent handle's record is: the worker that made it (its
+/// `WorkerThread::uid`) and its sequence number there. Unique in the
+/// process: the key of the record's shared state once it is published.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct LatentHandle {
+    home: u64,
+    seq: u64,
+}
+
+/// The owner tag of every handle's latent spawn: a handle's record is
+/// taken by its sequence number, never by owner, and no scope or group
+/// lives at this address.
+static HANDLE_OWNER: u8 = 0;
+
+/// A latent handle task's `out` once its handle was dropped on its worker:
+/// its publication detaches it (never dereferenced).
+const DETACHED_OUT: usize = 1;
+
+/// What a handle's join gets from a record it ran itself: the result and
+/// the task's last strand (`trace`).
+type Outcome<T> = (Result<T, PanicPayload>, StrandRef);
+
+/// A spawned task in a worker's arena (a latent spawn of a handle).
+/// `repr(C)` with `out` first: the handle, which knows `T` but not `F`,
+/// writes `out` through the record's bytes — its join right before it runs
+/// the task, its drop to mark it detached.
+#[repr(C)]
+struct HandleTask<F, T> {
+    /// Where [`run_here`](LatentTask::run_here) leaves the outcome: the
+    /// joiner's slot, written by the joiner right before it runs the task
+    /// (`LatentHandle::run_here`). Null until then; [`DETACHED_OUT`] once
+    /// the handle was dropped on the task's worker.
+    out: *mut Option<Outcome<T>>,
+    handle: LatentHandle,
+    f: F,
+}
+
+impl<F, T> LatentTask for HandleTask<F, T>
+where
+    F: FnOnce() -> T + Send + 'static,
+    T: Send + 'static,
+{
+    fn run_here(self) {
+        let result = panic::catch_unwind(AssertUnwindSafe(self.f));
+        let outcome = (result, trace::task_finish());
+        if self.out.is_null() || self.out as usize == DETACHED_OUT {
+            // Only the handle's join runs a handle's record (its owner tag
+            // is nobody's), and it sets `out` first; should that ever
+            // change, the result is disposed of as a detached task's.
+            debug_assert!(false, "a handle's record ran without its joiner");
+            if let Some(registry) = WorkerThread::with_current(|w| w.map(|w| w.registry.clone())) {
+                drop_detached_result(&registry, outcome.0);
+            }
+            return;
+        }
+        // SAFETY: `out` is the joiner's slot, which lives in the joiner's
+        // frame until `run_taken` returns (`LatentHandle::run_here`); the
+        // joiner is the handle of this task, whose `T` it names. The slot
+        // holds `None`: nothing to drop.
+        unsafe { self.out.write(Some(outcome)) };
+    }
+
+    fn into_job(self) -> JobRef {
+        // Published by the worker that recorded it (publication happens on
+        // the record's worker): the shared state keeps that worker's
+        // registry handle, as a task deferred at its spawn did.
+        let (shared, job) = on_worker(|worker| deferred(&worker.registry_handle, self.f));
+        if self.out as usize == DETACHED_OUT {
+            // Its handle was dropped: the job alone keeps the state.
+            detach_shared(shared);
+        } else {
+            published::publish(self.handle, shared);
+        }
+        job
+    }
+}
+
+impl LatentHandle {
+    /// Runs the handle's record here if it is still in this worker's
+    /// arena: the handle is joined on the worker that recorded it, in the
+    /// task that did (a fiber never switches out with records left) or a
+    /// task that task runs inline. `None` if the record was published (or
+    /// this is another worker or thread): its shared state is then in, or
+    /// on its way to, the `published` table.
+    #[inline]
+    fn run_here<T: Send + 'static>(self) -> Option<Outcome<T>> {
+        let taken = WorkerThread::with_current(|worker| {
+            let worker = worker.filter(|worker| worker.uid == self.home)?;
+            // Before taking: answering may publish the oldest record (this
+            // one, possibly), and a taken task must run before the arena
+            // is used again.
+            worker.answer_if_hungry();
+            worker.take_latent_seq(self.seq)
+        })?;
+        let mut out: Option<Outcome<T>> = None;
+        // The record's `T` and layout are its handle's (below).
+        // SAFETY: the record numbered `seq` on worker `home` is this
+        // handle's `HandleTask<F, T>` (the pair is unique in the process),
+        // `repr(C)` with `out` first; its bytes are untouched since it was
+        // taken (just now), and `out` outlives the run below.
+        unsafe {
+            taken
+                .pointer
+                .cast::<*mut Option<Outcome<T>>>()
+                .write(&mut out)
+        };
+        // SAFETY: just taken, and the worker's arena was not used since.
+        unsafe { run_taken(taken) };
+        Some(out.expect("a handle's record leaves its outcome"))
+    }
+
+    /// The handle is dropped on its task's worker while the record is
+    /// still there: marks it detached in place, for its publication (its
+    /// task's end at the latest) to make it a detached job; whether it
+    /// did. Touches only this worker's arena, never the `published` table.
+    fn detach_here<T>(self) -> bool {
+        WorkerThread::with_current(|worker| {
+            let Some(bytes) = worker
+                .filter(|worker| worker.uid == self.home)
+                .and_then(|worker| worker.latent_spawn_bytes(self.seq))
+            else {
+                return false;
+            };
+            // SAFETY: as in `run_here`: the record numbered `seq` on worker
+            // `home` is this handle's `HandleTask<F, T>`, `repr(C)` with
+            // `out` first, and its bytes stay in place until it is taken;
+            // nothing else writes `out` (its join is not running: the
+            // handle is being dropped).
+            unsafe {
+                bytes
+                    .cast::<*mut Option<Outcome<T>>>()
+                    .write(DETACHED_OUT as *mut Option<Outcome<T>>)
+            };
+            true
+        })
+    }
 }
 
 impl<T> fmt::Debug for TaskHandle<T> {
@@ -133,30 +283,42 @@ impl<T: Send + 'static> TaskHandle<T> {
     /// (see [`join`](fn@crate::join) for what that means for mutex guards and
     /// thread-locals held across the wait); on a plain thread it blocks.
     pub fn join(mut self) -> T {
-        let result = match self.inner.take().expect("handle already joined") {
+        let inner = self.inner.take().expect("handle already joined");
+        // Nothing left to drop: skip `Drop`, which would find nothing.
+        std::mem::forget(self);
+        let result = match inner {
             HandleInner::Ready(result, _) => result,
-            HandleInner::Shared(shared) => {
-                let state = shared.state();
-                // The task's job is tagged with the shared allocation's
-                // address, which the handle keeps alive: the tag names this
-                // task alone.
-                worker::claim_own_then_wait(
-                    Arc::as_ptr(&shared) as *const (),
-                    || !state.latch.is_set(),
-                    &state.latch,
-                );
-                trace::joined(state.last_strand.load());
-                // SAFETY: the latch is set only after the task stored the
-                // result and swapped the state to DONE; we hold the handle, so
-                // nobody else takes.
-                unsafe { state.take() }
-            }
+            HandleInner::Shared(shared) => join_shared(shared),
+            HandleInner::Latent(latent) => match latent.run_here::<T>() {
+                Some((result, last_strand)) => {
+                    trace::joined(last_strand);
+                    result
+                }
+                None => join_shared(published::wait_for::<T>(latent)),
+            },
         };
         match result {
             Ok(value) => value,
             Err(payload) => panic::resume_unwind(payload),
         }
     }
+}
+
+/// Waits for the deferred task of `shared` (claiming it back if it is
+/// still unstarted in this worker's deque) and takes its result.
+fn join_shared<T>(shared: Arc<dyn SharedState<T>>) -> Result<T, PanicPayload> {
+    let state = shared.state();
+    // The task's job is tagged with the shared allocation's address, which
+    // the handle keeps alive: the tag names this task alone.
+    worker::claim_own_then_wait(
+        Arc::as_ptr(&shared) as *const (),
+        || !state.latch.is_set(),
+        &state.latch,
+    );
+    trace::joined(state.last_strand.load());
+    // SAFETY: the latch is set only after the task stored the result and
+    // swapped the state to DONE; we hold the handle, so nobody else takes.
+    unsafe { state.take() }
 }
 
 impl<T> TaskHandle<T> {
@@ -173,6 +335,7 @@ impl<T> TaskHandle<T> {
         match &self.inner {
             Some(HandleInner::Ready(..)) => true,
             Some(HandleInner::Shared(shared)) => shared.state().latch.is_set(),
+            Some(HandleInner::Latent(latent)) => published::is_finished::<T>(*latent),
             None => false,
         }
     }
@@ -187,14 +350,31 @@ impl<T> Drop for TaskHandle<T> {
                 return;
             }
             Some(HandleInner::Shared(shared)) => shared,
+            Some(HandleInner::Latent(latent)) => {
+                if latent.detach_here::<T>() {
+                    return;
+                }
+                match published::detach::<T>(latent) {
+                    // The record is still latent on its worker: its
+                    // publication detaches it.
+                    None => return,
+                    Some(shared) => shared,
+                }
+            }
         };
-        let state = shared.state();
-        if state.state.swap(DETACHED, Ordering::AcqRel) == DONE {
-            // SAFETY: DONE observed with Acquire; the task no longer touches
-            // the result, and the handle is gone, so we are the only taker.
-            let result = unsafe { state.take() };
-            drop_detached_result(&state.registry, result);
-        }
+        detach_shared(shared);
+    }
+}
+
+/// Detaches the deferred task of `shared`: whichever of "task finished"
+/// and this comes second disposes of the result.
+fn detach_shared<T>(shared: Arc<dyn SharedState<T>>) {
+    let state = shared.state();
+    if state.state.swap(DETACHED, Ordering::AcqRel) == DONE {
+        // SAFETY: DONE observed with Acquire; the task no longer touches
+        // the result, and the handle is gone, so we are the only taker.
+        let result = unsafe { state.take() };
+        drop_detached_result(&state.registry, result);
     }
 }
 
@@ -258,14 +438,29 @@ where
                 .then(|| on_worker(|worker| worker.registry.clone()));
             HandleInner::Ready(result, registry)
         }
-        // Latent (`scheduler/latent/spawn_arena.rs`): the handle's `join` on this worker
-        // runs it from the arena; the allocation keeps what it needs alive.
+        // Latent (`scheduler/latent/spawn_arena.rs`): the handle's `join` on
+        // this worker runs it from the arena; a publication allocates its
+        // shared state.
         true => on_worker(|worker| {
-            let (shared, job) = deferred(&worker.registry_handle, f);
-            if let Err(ReadyJob(job)) = worker.record_spawn(job.owner(), ReadyJob(job)) {
-                worker.push_forked(job);
+            let handle = LatentHandle {
+                home: worker.uid,
+                seq: worker.next_spawn_seq(),
+            };
+            let task = HandleTask {
+                out: std::ptr::null_mut(),
+                handle,
+                f,
+            };
+            let owner: *const u8 = &HANDLE_OWNER;
+            match worker.record_spawn(owner.cast(), task) {
+                Ok(()) => HandleInner::Latent(handle),
+                // Too large for the arena: deferred to the deque at once.
+                Err(task) => {
+                    let (shared, job) = deferred(&worker.registry_handle, task.f);
+                    worker.push_forked(job);
+                    HandleInner::Shared(shared)
+                }
             }
-            HandleInner::Shared(shared)
         }),
     };
     TaskHandle { inner: Some(inner) }
@@ -406,4 +601,184 @@ fn drop_detached_result<T>(registry: &Registry, result: Result<T, PanicPayload>)
         Err(payload) => payload,
     };
     registry.handle_detached_panic(payload);
+}
+
+/// The shared states of published handle records, until their handles take
+/// them: a process-wide table keyed by the record's [`LatentHandle`],
+/// sharded by it so that publishers and joiners of different records rarely
+/// meet on one lock. Only the slow paths come here — a publication (a thief
+/// asked, the spawning task suspended or ended: an allocation and a push
+/// already) and the join, drop or poll of a handle whose record was
+/// published — never a spawn, nor the join of a record still latent on its
+/// own worker.
+///
+/// Process-wide rather than per runtime: a handle may outlive its runtime
+/// (every task has run by then: its shared state is here), and it knows its
+/// record only by the key.
+mod published {
+    use super::{detach_shared, LatentHandle, SharedState};
+    use crate::task::event::Event;
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex, MutexGuard};
+
+    /// What the table holds for a record.
+    enum Entry {
+        /// The published task's shared state, for its handle to take.
+        Published(Erased),
+        /// The handle waits elsewhere for the publication (another thread
+        /// joined it while its record was latent on its worker).
+        Awaited(Arc<Event>),
+        /// The handle was dropped while its record was latent: the
+        /// publication detaches the task.
+        Detached,
+    }
+
+    /// An `Arc<dyn SharedState<T>>`, boxed and type-erased: a handle of
+    /// type `T` takes it back as such (its key names a record of its own
+    /// type).
+    struct Erased {
+        state: *mut (),
+        /// Drops the box, for an entry nobody takes (a leaked handle's, at
+        /// process exit: never run in practice).
+        drop: unsafe fn(*mut ()),
+    }
+
+    // SAFETY: `state` owns a `Box<Arc<dyn SharedState<T>>>`, which is Send
+    // (`SharedState<T>: Send + Sync`); nothing else is shared.
+    unsafe impl Send for Erased {}
+
+    impl Erased {
+        fn new<T>(state: Arc<dyn SharedState<T>>) -> Erased {
+            /// # Safety
+            /// `state` came from `Erased::new::<T>` and is dropped once.
+            unsafe fn drop_boxed<T>(state: *mut ()) {
+                // SAFETY: contract.
+                drop(unsafe { Box::from_raw(state.cast::<Arc<dyn SharedState<T>>>()) });
+            }
+            Erased {
+                state: Box::into_raw(Box::new(state)).cast(),
+                drop: drop_boxed::<T>,
+            }
+        }
+
+        /// # Safety
+        /// `self` was made by `Erased::new::<T>` with this `T`.
+        unsafe fn into_state<T>(self) -> Arc<dyn SharedState<T>> {
+            let state = self.state;
+            std::mem::forget(self);
+            // SAFETY: contract; taken once (`self` is consumed and forgotten).
+            *unsafe { Box::from_raw(state.cast::<Arc<dyn SharedState<T>>>()) }
+        }
+
+        /// # Safety
+        /// As for [`into_state`](Self::into_state).
+        unsafe fn state<T>(&self) -> &Arc<dyn SharedState<T>> {
+            // SAFETY: contract; the box lives as long as `self`.
+            unsafe { &*self.state.cast::<Arc<dyn SharedState<T>>>() }
+        }
+    }
+
+    impl Drop for Erased {
+        fn drop(&mut self) {
+            // SAFETY: made by `Erased::new`, whose `drop` matches its type;
+            // `into_state` forgets `self` instead of dropping it.
+            unsafe { (self.drop)(self.state) }
+        }
+    }
+
+    type Shard = Mutex<Option<HashMap<LatentHandle, Entry>>>;
+
+    const SHARDS: usize = 64;
+
+    static TABLE: [Shard; SHARDS] = [const { Mutex::new(None) }; SHARDS];
+
+    /// The shard of `key`, locked.
+    fn shard(key: LatentHandle) -> MutexGuard<'static, Option<HashMap<LatentHandle, Entry>>> {
+        let hash = (key.home.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ key.seq)
+            .wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        // Every update is one insert or remove, so a panic under the lock
+        // (an allocation failure) cannot leave a shard half updated.
+        TABLE[(hash >> 58) as usize % SHARDS]
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The worker that recorded `key` publishes it with `state`: leaves it
+    /// for its handle (waking a handle that waits for it), or detaches it
+    /// if the handle was dropped.
+    pub(super) fn publish<T>(key: LatentHandle, state: Arc<dyn SharedState<T>>) {
+        let mut shard = shard(key);
+        let map = shard.get_or_insert_with(HashMap::new);
+        match map.remove(&key) {
+            None => {
+                map.insert(key, Entry::Published(Erased::new(state)));
+            }
+            Some(Entry::Awaited(event)) => {
+                map.insert(key, Entry::Published(Erased::new(state)));
+                drop(shard);
+                event.set();
+            }
+            Some(Entry::Detached) => {
+                drop(shard);
+                detach_shared(state);
+            }
+            Some(Entry::Published(_)) => unreachable!("a record published twice"),
+        }
+    }
+
+    /// The shared state of `key`'s record, once it is published: waits
+    /// for the publication if the record is still latent on its worker
+    /// (which publishes it when a thief asks, or when its task suspends or
+    /// ends: a task must wait for its own spawns through the runtime).
+    pub(super) fn wait_for<T>(key: LatentHandle) -> Arc<dyn SharedState<T>> {
+        loop {
+            let event = {
+                let mut shard = shard(key);
+                let map = shard.get_or_insert_with(HashMap::new);
+                match map.remove(&key) {
+                    // SAFETY: `key` names a record of this handle's `T`.
+                    Some(Entry::Published(erased)) => return unsafe { erased.into_state() },
+                    Some(Entry::Awaited(event)) => {
+                        map.insert(key, Entry::Awaited(event.clone()));
+                        event
+                    }
+                    None => {
+                        let event = Arc::new(Event::new());
+                        map.insert(key, Entry::Awaited(event.clone()));
+                        event
+                    }
+                    Some(Entry::Detached) => unreachable!("a joined handle was dropped"),
+                }
+            };
+            event.wait();
+        }
+    }
+
+    /// The handle of `key` is dropped: the shared state if the record was
+    /// published (for the caller to detach), else `None` after noting that
+    /// its publication detaches it.
+    pub(super) fn detach<T>(key: LatentHandle) -> Option<Arc<dyn SharedState<T>>> {
+        let mut shard = shard(key);
+        let map = shard.get_or_insert_with(HashMap::new);
+        match map.remove(&key) {
+            // SAFETY: `key` names a record of this handle's `T`.
+            Some(Entry::Published(erased)) => Some(unsafe { erased.into_state() }),
+            None => {
+                map.insert(key, Entry::Detached);
+                None
+            }
+            Some(Entry::Awaited(_)) => unreachable!("a handle dropped while it is joined"),
+            Some(Entry::Detached) => unreachable!("a handle dropped twice"),
+        }
+    }
+
+    /// Whether the task of `key` has finished: its record was published
+    /// and its latch is set.
+    pub(super) fn is_finished<T>(key: LatentHandle) -> bool {
+        match shard(key).as_ref().and_then(|map| map.get(&key)) {
+            // SAFETY: `key` names a record of this handle's `T`.
+            Some(Entry::Published(erased)) => unsafe { erased.state::<T>() }.state().latch.is_set(),
+            _ => false,
+        }
+    }
 }

@@ -203,6 +203,173 @@ fn polling_a_finished_group_publishes_other_spawns() {
     }
 }
 
+/// A handle's record is its task itself, with no shared state until it is
+/// published: its join on its own worker takes it by number, in any order
+/// of the joins, and runs it in place (`published_spawns` stays 0).
+#[test]
+fn handles_joined_on_their_worker_in_any_order_run_their_records() {
+    for policy in QueuePolicy::ALL {
+        let rt = runtime(policy, 1, 16);
+        let before = rt.counters();
+        let sums = rt.run(|| {
+            let mut sums = Vec::new();
+            // Newest first, oldest first, from the middle out.
+            for order in [
+                [7, 6, 5, 4, 3, 2, 1, 0],
+                [0, 1, 2, 3, 4, 5, 6, 7],
+                [3, 4, 2, 5, 1, 6, 0, 7],
+            ] {
+                let mut handles: Vec<_> = (0..8u64)
+                    .map(|i| Some(prescient::spawn(move || i * i)))
+                    .collect();
+                let sum: u64 = order
+                    .iter()
+                    .map(|&i| handles[i].take().unwrap().join())
+                    .sum();
+                sums.push(sum);
+            }
+            sums
+        });
+        assert_eq!(sums, [140, 140, 140], "policy={policy}");
+        let c = rt.counters().since(&before);
+        assert_eq!(c.spawns, 24, "policy={policy}: {c:?}");
+        assert_eq!(c.published_spawns, 0, "policy={policy}: {c:?}");
+        assert_eq!(c.suspensions, 0, "policy={policy}: {c:?}");
+    }
+}
+
+/// A handle that leaves its task's worker: sent to a plain thread and
+/// joined or dropped there, before (the joiner waits for the publication)
+/// or after the spawning task publishes the record by waiting; returned out
+/// of the runtime (the job's end publishes it) and joined after the
+/// runtime is gone; polled from another worker.
+#[test]
+fn a_handle_away_from_its_record_meets_it_once_published() {
+    for joiner_first in [true, false] {
+        let what = format!("joiner first: {joiner_first}");
+        let rt = runtime(QueuePolicy::InsertBackStealBack, 1, 16);
+        watchdog(&what, LIMIT, || {
+            let got = rt.run(|| {
+                let handle = prescient::spawn(|| 41 + 1);
+                let joined = Arc::new(Event::new());
+                let thread = {
+                    let joined = joined.clone();
+                    std::thread::spawn(move || {
+                        if !joiner_first {
+                            std::thread::sleep(Duration::from_millis(20));
+                        }
+                        let value = handle.join();
+                        joined.set();
+                        value
+                    })
+                };
+                if joiner_first {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                // The only worker suspends here: the record is published
+                // (and then run by this worker), or nothing could join it.
+                joined.wait();
+                thread.join().unwrap()
+            });
+            assert_eq!(got, 42, "{what}");
+        });
+        // Dropped away from its worker: the task still runs, detached.
+        let ran = Arc::new(AtomicBool::new(false));
+        watchdog(&what, LIMIT, || {
+            let task_ran = ran.clone();
+            rt.run(move || {
+                let handle = prescient::spawn(move || task_ran.store(true, Ordering::SeqCst));
+                let dropped = Arc::new(Event::new());
+                let thread = {
+                    let dropped = dropped.clone();
+                    std::thread::spawn(move || {
+                        if !joiner_first {
+                            std::thread::sleep(Duration::from_millis(20));
+                        }
+                        drop(handle);
+                        dropped.set();
+                    })
+                };
+                dropped.wait();
+                thread.join().unwrap();
+            });
+            while !ran.load(Ordering::SeqCst) {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        });
+    }
+    // Out of the runtime, joined after it is dropped.
+    let rt = runtime(QueuePolicy::InsertFrontStealBack, 1, 16);
+    let handles = rt.run(|| {
+        (0..4u64)
+            .map(|i| prescient::spawn(move || i + 10))
+            .collect::<Vec<_>>()
+    });
+    drop(rt);
+    assert_eq!(handles.into_iter().map(|h| h.join()).sum::<u64>(), 46);
+    // Polled from the spawning task while another worker runs it.
+    let rt = runtime(QueuePolicy::InsertBackStealBack, 2, 16);
+    watchdog("polled", LIMIT, || {
+        rt.run(|| {
+            let handle = prescient::spawn(|| 5);
+            while !handle.is_finished() {
+                std::thread::yield_now();
+            }
+            assert_eq!(handle.join(), 5);
+        })
+    });
+}
+
+/// Handles dropped inside the spawning task: one while its record is
+/// latent (marked detached in place, detached when the job's end publishes
+/// it), one after its record was published (`is_finished` publishes; the
+/// drop detaches through the table). Every task runs; a panic reaches the
+/// panic handler.
+#[test]
+fn handles_dropped_on_their_worker_detach_their_tasks() {
+    quiet_expected_panics();
+    for workers in [1, 2] {
+        let reported: Arc<std::sync::Mutex<Vec<String>>> = Arc::default();
+        let sink = reported.clone();
+        let rt = Runtime::builder()
+            .params(Params::DEFAULT.with_inlining(Inlining::Never))
+            .num_workers(workers)
+            .panic_handler(move |payload| sink.lock().unwrap().push(message(payload)))
+            .build()
+            .unwrap();
+        let ran = Arc::new(AtomicUsize::new(0));
+        watchdog(
+            &format!("dropped handles, {workers} workers"),
+            LIMIT,
+            || {
+                let task_ran = ran.clone();
+                rt.run(move || {
+                    drop(prescient::spawn(|| -> u32 {
+                        panic!("expected: dropped while latent")
+                    }));
+                    let latent = task_ran.clone();
+                    drop(prescient::spawn(move || {
+                        latent.fetch_add(1, Ordering::SeqCst);
+                    }));
+                    let published = prescient::spawn(move || {
+                        task_ran.fetch_add(1, Ordering::SeqCst);
+                    });
+                    let _ = published.is_finished();
+                    drop(published);
+                });
+                while ran.load(Ordering::SeqCst) < 2 || reported.lock().unwrap().is_empty() {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+            },
+        );
+        assert_eq!(
+            *reported.lock().unwrap(),
+            ["expected: dropped while latent"],
+            "workers={workers}"
+        );
+    }
+}
+
 #[test]
 fn a_recorded_tasks_panic_reaches_its_owner() {
     quiet_expected_panics();

@@ -3,17 +3,22 @@
 //! `TaskGroup::spawn` + `wait`, `spawn` + `TaskHandle::join` — in a loop of
 //! tiny tasks and in a recursion, at queue capacities 4, 16 (the default)
 //! and 128, on one worker; then nqueens(11) under the default capacity and
-//! 128 against its sequential time, at each thread count. [`Options`] says
-//! what it prints; [`run`] prints it.
+//! 128 against its sequential time, at each thread count; then, where
+//! valgrind runs, the instructions per join, scope spawn, handle and
+//! dataflow task over the sequential program at one worker, counted by
+//! callgrind, for Prescient, chili and rayon. [`Options`] says what it
+//! prints; [`run`] prints it.
 //!
 //! The programs are in `shapes`, the alternating batch timing in `measure`,
-//! nqueens in `nqueens`; this module has the options, the Markdown and the
-//! JSON ([`TaskCostJson`]). The JSON's `samples` hold one per-task sample
+//! nqueens in `nqueens`, the instruction counts (and the child process
+//! they run in) in `callgrind`; this module has the options, the Markdown
+//! and the JSON ([`TaskCostJson`]). The JSON's `samples` hold one per-task sample
 //! per form, shape and capacity (`task-cost scope loop c16`, runner
 //! `prescient`, 1 thread, `per_task`: the seconds over a plain call), and
 //! nqueens' runs (`nqueens(11)`: `sequential`, `prescient` at the default
 //! capacity, `prescient-c128`).
 
+pub mod callgrind;
 mod measure;
 mod nqueens;
 mod shapes;
@@ -27,6 +32,7 @@ use crate::cli::{self, progress, CommonArgs, Size};
 use crate::dataflow::runtime;
 use crate::harness::load_average;
 use crate::samples::{Sample, TableHead, PRESCIENT, SEQUENTIAL};
+use callgrind::Program;
 use measure::{cost, Cost, Timing};
 use shapes::{Form, Shape, LOOP_TASKS};
 
@@ -65,11 +71,25 @@ pub const INLINERS: [(&str, Inlining); 2] =
 /// Part 2: nqueens(11), the annotated scope version, under Params::DEFAULT
 /// and with capacity 128, at each thread count, against the sequential
 /// program (median of round-robin runs). --quick: fewer batches and runs.
+///
+/// Part 3, where valgrind runs (else skipped, saying why): instructions per
+/// operation over the sequential program at one worker, counted by
+/// callgrind in a child process per program and runner (deterministic,
+/// whatever the machine's load): a join in fib(25), in trees of 2^10 and
+/// 2^16 nodes and in delannoy(8); a scope spawn and a spawn +
+/// TaskHandle::join of a tiny task (1000 loops of 8); a dataflow task of
+/// two-wave (10000 x 2 tasks of size 250). Prescient under the default
+/// parameters and under Inlining::Never, chili and rayon where they have
+/// the program.
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct Options {
     /// The flags every table shares.
     #[command(flatten)]
     pub common: CommonArgs,
+    /// Runs one program of the instruction counts ("PROGRAM RUNNER") and
+    /// exits: the child the table runs under callgrind (`callgrind`).
+    #[arg(long, hide = true, value_name = "PROGRAM RUNNER")]
+    pub callgrind_child: Option<String>,
 }
 
 /// What one [`Size`] measures.
@@ -85,13 +105,17 @@ pub struct Sizes {
     pub nqueens: usize,
     /// Timed nqueens rounds.
     pub nqueens_reps: usize,
+    /// The programs of the instruction counts (callgrind; the same at
+    /// full and quick size, since counts need no repetitions).
+    pub callgrind: Vec<callgrind::Program>,
 }
 
 impl Sizes {
     /// The measurements of `size`: full (2 ms batches, 61 of each, nqueens
-    /// 11 rounds; about 30 s at two thread counts on 2 cores), quick (15
-    /// batches, 3 rounds; about 8 s), test (tiny batches, a tree of depth
-    /// 8, nqueens(8) once).
+    /// 11 rounds; about 30 s at two thread counts on 2 cores, plus about a
+    /// minute of callgrind children), quick (15 batches, 3 rounds; about
+    /// 8 s, the same callgrind children), test (tiny batches, a tree of
+    /// depth 8, nqueens(8) once, callgrind on fib(10) only).
     pub fn of(size: Size) -> Sizes {
         match size {
             Size::Full => Sizes {
@@ -100,6 +124,18 @@ impl Sizes {
                 tree_depth: 16,
                 nqueens: 11,
                 nqueens_reps: 11,
+                callgrind: vec![
+                    Program::Fib(25),
+                    Program::Tree(10),
+                    Program::Tree(16),
+                    Program::Delannoy(8),
+                    Program::Scope(1000),
+                    Program::Spawn(1000),
+                    Program::TwoWave {
+                        tasks: 10_000,
+                        size: 250,
+                    },
+                ],
             },
             Size::Quick => Sizes {
                 batches: 15,
@@ -112,6 +148,7 @@ impl Sizes {
                 tree_depth: 8,
                 nqueens: 8,
                 nqueens_reps: 1,
+                callgrind: vec![Program::Fib(10)],
             },
         }
     }
@@ -139,6 +176,32 @@ pub struct TaskCostJson {
     pub nqueens: usize,
     /// The nqueens rows.
     pub nqueens_rows: Vec<NqueensRow>,
+    /// The instruction counts (callgrind, one worker); empty when skipped.
+    #[serde(default)]
+    pub instruction_rows: Vec<InstructionRow>,
+    /// Why the instruction counts were skipped (no valgrind), if they were.
+    #[serde(default)]
+    pub instructions_skipped: Option<String>,
+}
+
+/// One instruction count: a program under a runner, one worker
+/// (`callgrind`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct InstructionRow {
+    /// The program (`fib(25)`, `tree(2^10)`, `scope-spawn(1000x8)`, ...).
+    pub program: String,
+    /// What one operation is: `join`, `scope spawn`, `spawn + join`.
+    pub operation: String,
+    /// Operations the program makes.
+    pub operations: u64,
+    /// The runner (`sequential`, `prescient`, `prescient-never`, `chili`,
+    /// `rayon`).
+    pub runner: String,
+    /// Instructions callgrind counted in one run of the program.
+    pub instructions: u64,
+    /// `(instructions - the sequential program's) / operations`; `None`
+    /// for the sequential row.
+    pub per_operation: Option<f64>,
 }
 
 /// One per-task row: a form in a shape at a queue capacity, one worker.
@@ -316,6 +379,97 @@ fn per_task_costs(sizes: &Sizes) -> Result<Vec<CostRow>, String> {
     Ok(rows)
 }
 
+/// Part 3: the instruction counts of every program in `sizes` under each
+/// of its runners, one child under callgrind each; the rows in program
+/// order, the sequential row first.
+fn instruction_rows(sizes: &Sizes) -> Result<Vec<InstructionRow>, String> {
+    let dir = std::env::temp_dir().join(format!("prescient-task-cost-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+    let result = (|| {
+        let mut rows = Vec::new();
+        for &program in &sizes.callgrind {
+            progress(format!(
+                "{TABLE}: instructions of {} under callgrind, one worker",
+                program.name()
+            ));
+            let mut sequential = None;
+            for &runner in program.runners() {
+                let (instructions, checksum) = callgrind::count(TABLE, program, runner, &dir)?;
+                let per_operation = match sequential {
+                    None => {
+                        sequential = Some((instructions, checksum));
+                        None
+                    }
+                    Some((seq, expected)) => {
+                        if checksum != expected {
+                            return Err(format!(
+                                "{} under {}: checksum {checksum}, the sequential program's \
+                                 {expected}",
+                                program.name(),
+                                runner.name()
+                            ));
+                        }
+                        Some((instructions as f64 - seq as f64) / program.operations() as f64)
+                    }
+                };
+                rows.push(InstructionRow {
+                    program: program.name(),
+                    operation: program.operation().to_string(),
+                    operations: program.operations(),
+                    runner: runner.name().to_string(),
+                    instructions,
+                    per_operation,
+                });
+            }
+        }
+        Ok(rows)
+    })();
+    let _ = std::fs::remove_dir_all(&dir);
+    result
+}
+
+/// The Markdown of the instruction counts: one line per program, the
+/// instructions per operation over the sequential program for each runner.
+fn render_instructions(rows: &[InstructionRow]) -> Vec<String> {
+    let runners = &callgrind::Runner::ALL[1..];
+    let mut lines = vec![
+        format!(
+            "| program               | per           | sequential Ir |{}",
+            runners
+                .iter()
+                .map(|r| format!(" {:>15} |", r.name()))
+                .collect::<String>()
+        ),
+        format!(
+            "|-----------------------|---------------|--------------:|{}",
+            "----------------:|".repeat(runners.len())
+        ),
+    ];
+    let mut programs: Vec<&str> = rows.iter().map(|r| r.program.as_str()).collect();
+    programs.dedup();
+    for program in programs {
+        let of = |runner: &str| {
+            rows.iter()
+                .find(|r| r.program == program && r.runner == runner)
+        };
+        let Some(seq) = of(callgrind::Runner::Seq.name()) else {
+            continue;
+        };
+        let cells: String = runners
+            .iter()
+            .map(|r| match of(r.name()).and_then(|row| row.per_operation) {
+                Some(v) => format!(" {v:>15.1} |"),
+                None => format!(" {:>15} |", "-"),
+            })
+            .collect();
+        lines.push(format!(
+            "| {:<21} | {:<13} | {:>13} |{cells}",
+            program, seq.operation, seq.instructions
+        ));
+    }
+    lines
+}
+
 /// Part 2: nqueens' rows, the sequential one first.
 fn nqueens_rows(sizes: &Sizes, threads: &[usize]) -> Result<Vec<NqueensRow>, String> {
     progress(format!(
@@ -346,6 +500,9 @@ fn nqueens_rows(sizes: &Sizes, threads: &[usize]) -> Result<Vec<NqueensRow>, Str
 /// A bad thread list in the environment, a task version whose result
 /// differs from the plain one's, or a JSON file that cannot be written.
 pub fn run(options: &Options) -> Result<(), String> {
+    if let Some(arg) = &options.callgrind_child {
+        return callgrind::child(arg);
+    }
     let size = options.common.size();
     let sizes = Sizes::of(size);
     let threads = options.common.threads()?;
@@ -398,6 +555,35 @@ pub fn run(options: &Options) -> Result<(), String> {
     }
     println!();
 
+    let (instruction_rows, instructions_skipped) = match callgrind::valgrind_missing() {
+        None => (instruction_rows(&sizes)?, None),
+        Some(why) => (Vec::new(), Some(why)),
+    };
+    println!(
+        "### Instructions per operation over the sequential program, one worker (callgrind)\n"
+    );
+    match &instructions_skipped {
+        Some(why) => println!("Skipped: {why}.\n"),
+        None => {
+            println!(
+                "Each program once, after {} warm-up runs, under `valgrind --tool=callgrind \
+                 --collect-atstart=no --toggle-collect=*callgrind_region*` (only the run, on \
+                 the pool's one thread, is counted); a runner's figure is its count minus the \
+                 sequential program's, over the joins (fib, tree, delannoy) or tasks (scope \
+                 spawn; spawn + join: `spawn` then `TaskHandle::join`, {LOOP_TASKS} per unit; \
+                 two-wave's dataflow tasks) of the program. prescient: Params::DEFAULT (the \
+                 adaptive inliner); prescient-never: Inlining::Never. Instruction counts do not \
+                 depend on the machine's load; the adaptive inliner's timed samples (a clock \
+                 read) can move a small program's figure by a few instructions per operation.\n",
+                callgrind::WARM_UP_RUNS
+            );
+            for line in render_instructions(&instruction_rows) {
+                println!("{line}");
+            }
+            println!();
+        }
+    }
+
     if options.common.json.is_some() {
         let mut head = TableHead::new(TABLE, size, &threads);
         for row in &rows {
@@ -423,6 +609,8 @@ pub fn run(options: &Options) -> Result<(), String> {
             rows,
             nqueens: sizes.nqueens,
             nqueens_rows: nqueens,
+            instruction_rows,
+            instructions_skipped,
         })?;
     }
     Ok(())

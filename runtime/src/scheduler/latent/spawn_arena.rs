@@ -51,29 +51,13 @@ pub(crate) trait LatentTask: Sized {
     fn into_job(self) -> JobRef;
 }
 
-/// A job that already exists (a `spawn`'s shared allocation): recorded to
-/// spare it the deque, run by executing it.
-pub(crate) struct ReadyJob(pub(crate) JobRef);
-
-impl LatentTask for ReadyJob {
-    fn run_here(self) {
-        // SAFETY: a recorded job is taken out of the arena once, so it runs
-        // or is published (never both, never twice), and its spawner keeps
-        // it alive until it has run (`JobRef::execute`'s contract).
-        unsafe { self.0.execute() };
-    }
-
-    fn into_job(self) -> JobRef {
-        self.0
-    }
-}
-
 /// One 16-byte, 16-aligned unit of the arena.
 #[derive(Clone, Copy)]
 #[repr(C, align(16))]
 struct Slot([u8; 16]);
 
 /// A recorded task: where its bytes are and how to run or publish them.
+#[derive(Clone, Copy)]
 struct Record {
     owner: *const (),
     /// The strand that spawned the task (`trace`; zero-sized without it).
@@ -125,7 +109,9 @@ pub(crate) struct LatentSpawns {
 /// A task taken out of the arena, still in its bytes there: call it before
 /// the arena is used again.
 pub(crate) struct Taken<T> {
-    pointer: *mut u8,
+    /// The task's bytes (a handle's join writes its result slot there,
+    /// `spawn.rs`, before running it).
+    pub(crate) pointer: *mut u8,
     action: T,
     creator: StrandRef,
 }
@@ -245,6 +231,70 @@ impl LatentSpawns {
             let newest = index + 1 == records.len();
             let record = if newest {
                 records.pop().expect("the newest record")
+            } else {
+                records.remove(index)
+            };
+            let pointer = arena.as_mut_ptr().wrapping_add(record.start).cast::<u8>();
+            if newest {
+                Self::shrink(records, arena, base, &self.base, record.start);
+            }
+            Some(Taken {
+                pointer,
+                action: record.ops.run,
+                creator: record.creator,
+            })
+        })
+    }
+
+    /// The index of the unresolved record numbered `seq`, if it is here:
+    /// the newest and the oldest are looked at first, then a binary search
+    /// (records are in `seq` order).
+    #[inline(always)]
+    fn index_of(records: &[Record], base: usize, seq: u64) -> Option<usize> {
+        // Only records from `base` up are unresolved.
+        let newest = records.len().checked_sub(1).filter(|&n| n >= base)?;
+        if records[newest].seq == seq {
+            Some(newest)
+        } else if records[base].seq == seq {
+            Some(base)
+        } else {
+            records[base..]
+                .binary_search_by_key(&seq, |record| record.seq)
+                .ok()
+                .map(|index| base + index)
+        }
+    }
+
+    /// Where the task of the unresolved record numbered `seq` is, if it is
+    /// still here: its bytes stay there until the record is taken.
+    pub(crate) fn bytes_of(&self, seq: u64) -> Option<*mut u8> {
+        let base = self.base.get();
+        self.with_parts(|records, arena| {
+            let record = records[Self::index_of(records, base, seq)?];
+            Some(arena.as_mut_ptr().wrapping_add(record.start).cast::<u8>())
+        })
+    }
+
+    /// Takes the record made with sequence number `seq` (a handle's own
+    /// record, `spawn.rs`), if it is still here, for the caller to run with
+    /// [`run_taken`]. Records are in `seq` order (a binary search), and a
+    /// handle is taken in O(1) whether its handles are joined newest first
+    /// (the newest record is popped) or in spawn order (the oldest one is
+    /// skipped over, as a publication skips it); only one taken from the
+    /// middle moves the newer records down.
+    #[inline]
+    pub(crate) fn take_seq(&self, seq: u64) -> Option<Taken<RunFn>> {
+        let base = self.base.get();
+        self.with_parts(|records, arena| {
+            let index = Self::index_of(records, base, seq)?;
+            let newest = index + 1 == records.len();
+            let record = if newest {
+                records.pop().expect("the newest record")
+            } else if index == base {
+                // Below `base` now, as a published record is: its slots
+                // stay unused until every record above them is gone.
+                self.base.set(base + 1);
+                records[index]
             } else {
                 records.remove(index)
             };
@@ -440,6 +490,48 @@ mod tests {
         assert_eq!(spawns.len(), 1);
         // SAFETY: taken just now; the arena was not used since.
         unsafe { run_taken(spawns.take_newest_owned_by(A, 0).unwrap()) };
+        assert!(spawns.is_empty());
+    }
+
+    #[test]
+    fn records_are_taken_by_their_sequence_number() {
+        let log = Rc::new(RefCell::new(Vec::new()));
+        let spawns = LatentSpawns::with_capacity(1, 16);
+        // Sequence numbers 0..=5.
+        for value in 0..6 {
+            spawns.push(A, logged(value, &log));
+        }
+        assert!(spawns.bytes_of(2).is_some());
+        assert!(spawns.bytes_of(6).is_none());
+        let run = |seq| {
+            let taken = spawns.take_seq(seq).expect("still recorded");
+            // SAFETY: taken just now; the arena was not used since.
+            unsafe { run_taken(taken) };
+        };
+        // The oldest published: no longer found by its number.
+        // SAFETY: taken just now; the arena was not used since.
+        unsafe { publish_taken(spawns.take_oldest().unwrap()) };
+        assert!(spawns.take_seq(0).is_none());
+        run(1); // the oldest unresolved
+        run(5); // the newest
+        run(3); // from the middle
+        assert!(spawns.take_seq(3).is_none());
+        assert!(spawns.bytes_of(3).is_none());
+        assert!(spawns.take_seq(9).is_none());
+        assert_eq!(spawns.len(), 2);
+        // Owners still find theirs, oldest published first.
+        run(4);
+        // SAFETY: taken just now; the arena was not used since.
+        unsafe { run_taken(spawns.take_newest_owned_by(A, 0).unwrap()) };
+        assert!(spawns.is_empty());
+        assert!(spawns.take_seq(2).is_none());
+        assert_eq!(
+            *log.borrow(),
+            ["publish 0", "run 1", "run 5", "run 3", "run 4", "run 2"].map(String::from)
+        );
+        // Emptied: starts again from the bottom, numbers go on.
+        spawns.push(B, logged(6, &log));
+        run(6);
         assert!(spawns.is_empty());
     }
 

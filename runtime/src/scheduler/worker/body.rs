@@ -1,11 +1,12 @@
 //! The body of a worker thread, [`worker_main`]: it builds the thread's
 //! [`WorkerThread`], runs the start handler, makes the worker this thread's
-//! (`WORKER_THREAD`) for exactly as long as its main loop runs (`idle.rs`),
+//! (`THREAD`) for exactly as long as its main loop runs (`idle.rs`),
 //! then tells its pooled fibers to exit, runs the exit handler and lets a
 //! dropping `Runtime` go on.
 
-use super::thread::{WorkerThread, WORKER_THREAD};
+use super::thread::{WorkerThread, THREAD};
 use crate::dast::PushPolicy;
+use crate::inlining::NO_SITES;
 use crate::job::deque::TaskDeque;
 use crate::params::Inlining;
 use crate::scheduler::fiber::FiberInput;
@@ -17,7 +18,11 @@ use crate::scheduler::sleep::PARK_TIMEOUT_MIN;
 use crate::trace;
 use crate::unwind::{drop_caught, report, AbortOnUnwind};
 use std::cell::{Cell, RefCell};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+
+/// The next `WorkerThread::uid`.
+static NEXT_WORKER_UID: AtomicU64 = AtomicU64::new(0);
 
 /// The body of a worker thread.
 pub(crate) fn worker_main(
@@ -37,6 +42,8 @@ pub(crate) fn worker_main(
     let info = &registry.workers[index];
     let worker = WorkerThread {
         index,
+        // Relaxed: only uniqueness matters.
+        uid: NEXT_WORKER_UID.fetch_add(1, Ordering::Relaxed),
         queue_capacity: registry.params.queue_capacity,
         deque,
         local_len: Cell::new(0),
@@ -65,7 +72,7 @@ pub(crate) fn worker_main(
     if let Some(start) = &registry.handlers.start {
         call_handler(&registry, "start", index, || start(index));
     }
-    WORKER_THREAD.with(|w| w.set(&worker));
+    THREAD.with(|thread| thread.worker.set(&worker));
     #[cfg(feature = "trace")]
     if let Some(tracer) = &registry.tracer {
         // SAFETY: `uninstall` below runs before this thread drops its
@@ -77,7 +84,12 @@ pub(crate) fn worker_main(
     std::mem::forget(escape);
     #[cfg(feature = "trace")]
     trace::uninstall();
-    WORKER_THREAD.with(|w| w.set(std::ptr::null()));
+    THREAD.with(|thread| {
+        thread.worker.set(std::ptr::null());
+        // Before the worker (whose cache this may point to) goes; its
+        // latent chain is empty between jobs, so this is `NO_SITES` already.
+        thread.fast_sites.set(&NO_SITES);
+    });
     for mut fiber in worker.fiber_pool.borrow_mut().drain(..) {
         let out = fiber.resume(FiberInput::Exit);
         debug_assert!(out.is_none());

@@ -59,6 +59,7 @@ impl WorkerThread {
     #[inline(always)]
     pub(crate) unsafe fn begin_latent(&self, job: JobRef, answer_hungry: bool) {
         self.latent.push(job);
+        self.latent_joins_changed();
         if answer_hungry && self.info().signals.hungry.load(Ordering::Relaxed) {
             self.answer_hungry();
         }
@@ -155,6 +156,29 @@ impl WorkerThread {
         Some(taken)
     }
 
+    /// The sequence number the next latent spawn will get: a handle's
+    /// identity on this worker (`spawn.rs`).
+    #[inline(always)]
+    pub(crate) fn next_spawn_seq(&self) -> u64 {
+        self.latent_spawns.next_seq()
+    }
+
+    /// Takes this worker's latent spawn numbered `seq` (a handle's own
+    /// record), if it is still here, for the caller to run (outside any
+    /// borrow of the worker).
+    #[inline]
+    pub(crate) fn take_latent_seq(&self, seq: u64) -> Option<Taken<RunFn>> {
+        let taken = self.latent_spawns.take_seq(seq)?;
+        self.note_taken();
+        Some(taken)
+    }
+
+    /// The bytes of this worker's latent spawn numbered `seq`, if it is
+    /// still here (a dropped handle marks its record detached there).
+    pub(crate) fn latent_spawn_bytes(&self, seq: u64) -> Option<*mut u8> {
+        self.latent_spawns.bytes_of(seq)
+    }
+
     /// Publishes the oldest latent spawn, if any; whether there was one. It
     /// was counted when it was recorded, so the push counts nothing.
     pub(super) fn publish_oldest_spawn(&self) -> bool {
@@ -189,6 +213,7 @@ impl WorkerThread {
         let Some(job) = self.latent.take_oldest() else {
             return false;
         };
+        self.latent_joins_changed();
         // SAFETY: every job in the chain came from `begin_latent`, whose
         // contract keeps it in place until its join ends, which happens only
         // after it left the chain; we are its worker.

@@ -4,9 +4,8 @@
 //! `crate::inlining`) and then by lazy task creation (`capacity.rs`); and the
 //! timed samples the inliner learns from.
 
-use super::thread::{WorkerThread, WORKER_THREAD};
-use crate::inlining::{FastRoute, SiteId, SiteKey};
-use std::cell::Cell;
+use super::thread::{WorkerThread, THREAD};
+use crate::inlining::{FastRoute, SiteId, SiteKey, NO_SITES};
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
@@ -35,6 +34,48 @@ const INLINE_LATENT_JOINS: usize = 2;
 const INLINE_QUEUED_TASKS: usize = 2;
 
 impl WorkerThread {
+    /// `join`'s fast path, inlined into every `join` call: whether the
+    /// execution of the `join` at `site` is a plain call, decided already —
+    /// the site inlines, its worker keeps enough of its outermost work for
+    /// thieves (the thread's `fast_sites` points to its cache only then),
+    /// and this execution need not visit the inliner's slow path. One
+    /// thread-local load, one compare, one decrement and a test; no test
+    /// for a worker (off a worker the pointer is `NO_SITES`, where every
+    /// site misses). Otherwise `join` takes the routed path
+    /// ([`current_task_path`](Self::current_task_path)), which decides
+    /// everything this skipped. Out of line in the debug profile, as
+    /// `current_task_path` is.
+    #[cfg_attr(debug_assertions, inline(never))]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    pub(crate) fn join_inlines_at(site: SiteKey) -> bool {
+        let cache = THREAD.with(|thread| thread.fast_sites.get());
+        // SAFETY: `NO_SITES` (a static), or the cache of the worker whose
+        // main loop runs on this thread — in its `WorkerInfo`, which the
+        // worker's registry keeps alive, and `worker_main` points this
+        // back to `NO_SITES` before the worker goes; the reference does
+        // not outlive this call.
+        unsafe { &*cache }.inline_hit(site)
+    }
+
+    /// After this worker's latent joins changed: points the thread's
+    /// `fast_sites` at
+    /// its cache while an inlined `join` may be a plain call (its running
+    /// task records at least [`INLINE_LATENT_JOINS`], see
+    /// [`keeps_outermost`](Self::keeps_outermost)), else at `NO_SITES`. The
+    /// chain changes only on the routed path (a recorded join's begin and
+    /// end, a publication), so this costs the fast path nothing.
+    #[inline(always)]
+    pub(super) fn latent_joins_changed(&self) {
+        if self.inlining {
+            let cache = if self.latent.len() >= INLINE_LATENT_JOINS {
+                self.sites().cache()
+            } else {
+                &NO_SITES
+            };
+            THREAD.with(|thread| thread.fast_sites.set(cache));
+        }
+    }
+
     /// [`task_path`](Self::task_path) on this thread's worker, `None` outside
     /// any runtime: what every `join` and `spawn` calls first. One function
     /// without a closure, so that it inlines into the caller's recursion
@@ -45,7 +86,7 @@ impl WorkerThread {
     #[cfg_attr(debug_assertions, inline(never))]
     #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn current_task_path(site: Option<SiteKey>, is_join: bool) -> Option<TaskPath> {
-        let worker = WORKER_THREAD.with(Cell::get);
+        let worker = THREAD.with(|thread| thread.worker.get());
         // SAFETY: the thread-local worker pointer is non-null only while the
         // worker's main loop runs on this thread (the rule of
         // `WorkerThread::with_current`), and the reference does not outlive
@@ -68,7 +109,7 @@ impl WorkerThread {
     #[inline(always)]
     pub(crate) fn task_path(&self, site: Option<SiteKey>, is_join: bool) -> TaskPath {
         if let (Some(site), true) = (site, self.inlining) {
-            match self.sites().fast_route(site.address()) {
+            match self.sites().route(site) {
                 FastRoute::Inline => {
                     return if !self.keeps_outermost(is_join) || !self.reserve_for(is_join) {
                         TaskPath::Plain

@@ -9,7 +9,7 @@
 
 use crate::counters::WorkerCounters;
 use crate::dast::PushPolicy;
-use crate::inlining::WorkerSites;
+use crate::inlining::{SiteCache, WorkerSites, NO_SITES};
 use crate::job::deque::TaskDeque;
 use crate::scheduler::fiber::Fiber;
 use crate::scheduler::latent::join_chain::LatentChain;
@@ -20,18 +20,43 @@ use std::cell::{Cell, RefCell};
 use std::sync::Arc;
 use std::time::Duration;
 
-thread_local! {
+/// What a thread knows of the runtime: one thread-local, so that a `join`
+/// that misses its fast path reads the worker at an address it has already
+/// computed (a thread-local's address costs two instructions here).
+pub(super) struct ThreadState {
     /// The worker whose main loop runs on this thread: set by `worker_main`
-    /// right before the loop starts and cleared right after it returns, while
-    /// the `WorkerThread` lives in `worker_main`'s frame. Null on every other
-    /// thread. Read only through [`WorkerThread::with_current`] and
-    /// `WorkerThread::current_task_path` (`routing.rs`).
-    pub(super) static WORKER_THREAD: Cell<*const WorkerThread> = const { Cell::new(std::ptr::null()) };
+    /// right before the loop starts and cleared right after it returns,
+    /// while the `WorkerThread` lives in `worker_main`'s frame. Null on
+    /// every other thread. Read only through [`WorkerThread::with_current`]
+    /// and `WorkerThread::current_task_path` (`routing.rs`).
+    pub(super) worker: Cell<*const WorkerThread>,
+    /// The site cache that `join`'s fast path reads
+    /// (`WorkerThread::join_inlines_at`, `routing.rs`): [`NO_SITES`], on
+    /// which every site misses, except while this thread's worker runs its
+    /// main loop *and* its running task has recorded enough latent joins
+    /// that an inlined `join` may be a plain call (`keeps_outermost`):
+    /// then the worker's own cache. Set only by `worker_main` and
+    /// `WorkerThread::latent_joins_changed`, on this thread.
+    pub(super) fast_sites: Cell<*const SiteCache>,
+}
+
+thread_local! {
+    /// This thread's [`ThreadState`].
+    pub(super) static THREAD: ThreadState = const {
+        ThreadState {
+            worker: Cell::new(std::ptr::null()),
+            fast_sites: Cell::new(&NO_SITES),
+        }
+    };
 }
 
 /// One worker: owned by its OS thread, used by every fiber on that thread.
 pub(crate) struct WorkerThread {
     pub(crate) index: usize,
+    /// A number no other worker of any runtime in this process has had:
+    /// with a latent spawn's sequence number, the identity of a handle's
+    /// record (`spawn.rs`).
+    pub(crate) uid: u64,
     pub(crate) registry: Arc<Registry>,
     /// This worker's own counted handle on the registry. A deferred `spawn`
     /// keeps its runtime through a clone of this (for a detached panic), not
@@ -122,7 +147,7 @@ impl WorkerThread {
     /// [`on_worker`] gets the worker again afterwards.
     #[inline]
     pub(crate) fn with_current<R>(f: impl FnOnce(Option<&WorkerThread>) -> R) -> R {
-        let worker = WORKER_THREAD.with(Cell::get);
+        let worker = THREAD.with(|thread| thread.worker.get());
         // SAFETY: non-null only while `worker_main`'s `WorkerThread` is alive
         // and its main loop runs on this thread; the reference lives as long
         // as this call of `f`, which the worker outlives even across

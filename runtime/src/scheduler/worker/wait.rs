@@ -26,6 +26,7 @@ impl WorkerThread {
     pub(crate) fn end_latent(&self, job: JobRef, published: bool, latch: &Latch) -> bool {
         if !published {
             self.latent.pop_newest(job);
+            self.latent_joins_changed();
             return true;
         }
         self.take_back_or_wait(job, latch)
