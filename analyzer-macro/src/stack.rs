@@ -29,11 +29,11 @@
 //! nested task bodies (the tasks of one construct, or of constructs one after
 //! the other, do not nest). A range loop (`for_range` and the other
 //! library loops) adds its splitting levels ×
-//! [`JOIN_FRAMES_PER_SPLIT_LEVEL`](crate::model::JOIN_FRAMES_PER_SPLIT_LEVEL)
+//! [`JOIN_FRAMES_PER_SPLIT_LEVEL`]
 //! (2), since its body runs below the joins (and the splitting frames) that
 //! cut its range: ⌈log2 ⌈trips / grain⌉⌉ levels where its trip count and
 //! grain are visible, at most
-//! [`SPLIT_LEVELS_CHARGED`](crate::model::SPLIT_LEVELS_CHARGED) (4: splits
+//! [`SPLIT_LEVELS_CHARGED`] (4: splits
 //! answer thieves' requests, so one stack nests a level per request its
 //! worker answers, not one per halving of the whole range).
 //!

@@ -9,7 +9,7 @@
 //! value may only be a module method that can take it — a trait's default
 //! method, or a method of a trait the module implements for a type that is
 //! not its own (`impl Ext for Vec<u64>`, `impl<T> Ext for T`:
-//! [`ModuleScope::foreign_receivers`]). Everything else stays possible:
+//! [`Modules::foreign_receivers`](crate::module_scope::Modules::foreign_receivers)). Everything else stays possible:
 //! references, `Box`, `Rc` and `Arc` are looked through (they dereference
 //! to what they hold), generic parameters, `impl Trait`, `dyn Trait`,
 //! `Self` and any type the module or another crate defines may be or hold

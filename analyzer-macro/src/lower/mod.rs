@@ -2,7 +2,7 @@
 //! module from its syn AST.
 //!
 //! [`build_with`] collects the module's names first
-//! ([`ModuleScope::collect`]), then walks each function's signature and body
+//! ([`Modules::collect`]), then walks each function's signature and body
 //! once with a [`FnBuilder`] (which tracks the body's bindings lexically),
 //! keeping only what the analyses need.
 //!
@@ -90,7 +90,7 @@
 //!   resolution closed (see above);
 //! * `syntax`: helpers over the syn AST that know nothing of the builder.
 //!
-//! [`ModuleScope::collect`]: crate::module_scope::ModuleScope::collect
+//! [`Modules::collect`]: crate::module_scope::Modules::collect
 //! [`FnBuilder`]: builder::FnBuilder
 
 mod bindings;

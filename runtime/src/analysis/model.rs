@@ -362,7 +362,7 @@ pub const MAX_ANALYSED_COMMITMENT: u64 = 256 * 1024;
 ///   [`UNBOUNDED_STACK_ESTIMATE`] or more, what the analysis answers where
 ///   it cannot bound the need;
 /// * nothing either for an estimate below
-///   [`MIN_STACK_SIZE`](crate::tuning::MIN_STACK_SIZE) (16 KiB), the smallest
+///   [`MIN_STACK_SIZE`] (16 KiB), the smallest
 ///   commitment a stack can have (the runtime's own frames of an idle fiber
 ///   must lie above the trim line): committing it would pre-fault more than
 ///   the tasks are expected to touch, and a stack whose tasks touch a few

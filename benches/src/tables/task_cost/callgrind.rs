@@ -9,7 +9,7 @@
 //! (`prescient-bench task-cost --callgrind-child "PROGRAM RUNNER"`) under
 //! `valgrind --tool=callgrind --collect-atstart=no
 //! --toggle-collect=*callgrind_region*`: the child builds its pool with one
-//! thread, runs the program [`WARM_UP_RUNS`] times (so that the inliner
+//! thread, runs the program `WARM_UP_RUNS` times (so that the inliner
 //! has decided its sites and every cache and arena has grown), then runs it
 //! once more inside [`callgrind_region`], on the pool's thread. Callgrind
 //! counts only while that function is on the stack of the thread that
@@ -52,9 +52,9 @@ pub enum Program {
     /// (`annotated::delannoy`: `#[task_program]` code, so its joins are
     /// analysed sites), two joins per inner call.
     Delannoy(u64),
-    /// `units` scopes that spawn [`LOOP_TASKS`] tiny tasks each.
+    /// `units` scopes that spawn `LOOP_TASKS` (8) tiny tasks each.
     Scope(u64),
-    /// `units` times: [`LOOP_TASKS`] `spawn`s of a tiny task, then
+    /// `units` times: `LOOP_TASKS` (8) `spawn`s of a tiny task, then
     /// `TaskHandle::join` of each.
     Spawn(u64),
     /// The DAST paper's two-wave program (`dataflow::two_wave`) of
@@ -261,7 +261,7 @@ fn run_once(program: Program, runner: Runner, tree: Option<&tree::Node>) -> u64 
     }
 }
 
-/// The child: runs `arg` (`"PROGRAM RUNNER"`) [`WARM_UP_RUNS`] times and
+/// The child: runs `arg` (`"PROGRAM RUNNER"`) `WARM_UP_RUNS` times and
 /// once inside [`callgrind_region`], on a pool of one thread; prints the
 /// checksum.
 ///
