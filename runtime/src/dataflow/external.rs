@@ -32,6 +32,15 @@
 //!   the scope does not end (`task.rs`, links 1, 5 and 7). That is what
 //!   lets bound requests write into the task's own `out` data after its
 //!   body returned.
+//! * **Whatever the body did after binding.** A body that panics after a
+//!   bind is caught inside the frame (`run_body`), so the slot still holds
+//!   the events and the task completes only after them; its panic is
+//!   recorded and reaches the scope's next wait as any task's does. A task
+//!   run at once on the submission fast path is not in the graph; if it
+//!   bound events, the submitter registers a stand-in on its accesses
+//!   (`task::boxed_bound`) that has no body to cancel: its own panic has
+//!   poisoned those regions, and a cancelled stand-in would complete at
+//!   once and let the scope free the data MPI still writes into.
 //! * **Nesting.** The frame is task-local: a dataflow task run inline in
 //!   another's body binds its own frame (the inner one shadows); a `join`
 //!   child run inline inherits its task's frame, as a plain call would.
@@ -123,11 +132,4 @@ pub(crate) fn finish_after(events: Arc<ExternalEvents>, continuation: Continuati
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(continuation);
     events.decrease();
-}
-
-/// Makes `events` the running task's (see `task::adopt`): the task's finish
-/// then waits for them, and the body's hold they still carry is dropped
-/// when this run's body returns.
-pub(crate) fn adopt(events: Arc<ExternalEvents>) {
-    CURRENT.with(|slot| slot.set(Some(events)));
 }

@@ -280,13 +280,16 @@ impl<'df, 'env> Dataflow<'df, 'env> {
             let bound = run_inlined(|| unsafe { task::run_unregistered(shared, raw, body) });
             if let Some((raw, events)) = bound {
                 // Its body bound external events: registered after all, so
-                // that later tasks wait for them (see `run_unregistered`).
-                let adopt = move |_: <A::Raw as TaskArgs<'_>>::Args| task::adopt(events);
-                submit_registered(shared, raw, adopt, regions, on_a_worker, has_room);
+                // that later tasks wait for them and its data stays alive
+                // until they happened, even if the body panicked after
+                // binding (see `boxed_bound`).
+                let stand_in = |raw| task::boxed_bound(shared, raw, events);
+                submit_registered(shared, raw, stand_in, regions, on_a_worker, has_room);
             }
             return;
         }
-        submit_registered(shared, raw, body, regions, on_a_worker, has_room);
+        let task = |raw| task::boxed(shared, raw, body);
+        submit_registered(shared, raw, task, regions, on_a_worker, has_room);
     }
 
     /// Waits for every task submitted to this scope so far (OpenMP's
@@ -311,23 +314,24 @@ impl<'df, 'env> Dataflow<'df, 'env> {
 }
 
 /// Registers a task with the graph and runs or queues it if it is ready
-/// (the part of [`Dataflow::task`] after the fast path).
-fn submit_registered<R, F>(
+/// (the part of [`Dataflow::task`] after the fast path). `make_task` boxes
+/// it (`task::boxed`, or `task::boxed_bound` for a fast-path task that bound
+/// external events) once it is counted.
+fn submit_registered<R>(
     shared: &Shared,
     raw: R,
-    body: F,
+    make_task: impl FnOnce(R) -> state::TaskRef,
     regions: &[(RegionId, AccessMode)],
     on_a_worker: bool,
     has_room: bool,
 ) where
     R: for<'t> TaskArgs<'t> + Send,
-    F: for<'t> FnOnce(<R as TaskArgs<'t>>::Args) + Send,
 {
     // SAFETY: the handles are alive (the caller's tokens borrow them for
     // the submission); counted once, before registration, by the owner.
     unsafe { raw.count_live() };
     shared.live.increment();
-    let task = task::boxed(shared, raw, body);
+    let task = make_task(raw);
     // SAFETY: the owner submits, on its worker; the task is counted live.
     let Some(task) = (unsafe { requests::submit(shared, task, regions) }) else {
         // Queued for the DAST manager, which hands the task to a worker

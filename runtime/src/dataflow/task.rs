@@ -29,7 +29,10 @@
 //!    registered, unfinished task conflicts with it, and it finishes before
 //!    the owner — the only thread that submits to the scope — submits
 //!    anything else; so no task can conflict with it while it runs, and no
-//!    later task needs to wait for it.
+//!    later task needs to wait for it. (If its body bound external events,
+//!    the owner registers a bodiless stand-in on its accesses before
+//!    submitting anything else, [`boxed_bound`]: later tasks then wait for
+//!    the events in the graph, as for a registered task's.)
 //! 3. **Regions are values**: each [`Data`](crate::dataflow::Data) handle and each tile
 //!    of [`Tiles`](crate::dataflow::Tiles) has its own region id (a per-scope counter),
 //!    a handle's value lives in its own allocation, and tiles are disjoint
@@ -168,35 +171,16 @@ pub(crate) unsafe fn execute<R, F>(
     #[cfg(feature = "mpi")]
     {
         // The body may bind external events (MPI requests) to the task's
-        // completion (`external.rs`).
+        // completion (`external.rs`). Whatever the body did after binding —
+        // returned or panicked (`run_body` caught it and poisoned the
+        // task's writes) — the events come back here, and the task
+        // completes only after them.
         // SAFETY: forwarded contract.
         let events = external::run_with_slot(|| unsafe { run_body(shared, &mut raw, func) });
         if let Some(events) = events {
-            let last = finish_strand(as_task);
-            let shared_addr = shared as usize;
-            let continuation = move || {
-                let job = HeapJob::into_job_ref(move || {
-                    // SAFETY: the task is still counted live (its finish is
-                    // what runs here), so its scope and regions are alive;
-                    // it is finished once.
-                    unsafe { complete(shared_addr as *const Shared, raw, id, last) }
-                });
-                // SAFETY: as above: the scope is alive.
-                queue_continuation(unsafe { &*(shared_addr as *const Shared) }, job);
-            };
-            let continuation: Box<dyn FnOnce() + Send + '_> = Box::new(continuation);
-            // Erasing the borrows' lifetime: what the continuation captures
-            // (the task's accesses, `R`) borrows the scope's handles.
-            // SAFETY: the scope outlives every task counted live in it
-            // (link 7), and this task stays counted until the
-            // continuation's job has run; the box's layout does not depend
-            // on the lifetime.
-            let continuation: external::Continuation = unsafe {
-                std::mem::transmute::<Box<dyn FnOnce() + Send + '_>, external::Continuation>(
-                    continuation,
-                )
-            };
-            external::finish_after(events, continuation);
+            // SAFETY: forwarded contract: the task has run once and is
+            // still counted live.
+            unsafe { complete_after(shared, raw, id, as_task, events) };
             return;
         }
     }
@@ -209,6 +193,51 @@ pub(crate) unsafe fn execute<R, F>(
     // SAFETY: the task has run once, is still counted live, and touches
     // nothing of the scope after.
     unsafe { complete(shared, raw, id, last) }
+}
+
+/// The rest of a task's finish once its body is over with `events` bound:
+/// installs [`complete`] as the events' continuation (queued as a job on
+/// the scope's runtime when the last event happens) and drops the body's
+/// hold on them. Until then the task stays counted live in its scope and on
+/// its regions, so its data is neither handed to another task nor freed.
+///
+/// # Safety
+/// As for [`complete`]: the task has run (or been cancelled) once, is still
+/// counted live, is completed once, and the caller does not touch the scope
+/// afterwards.
+#[cfg(feature = "mpi")]
+unsafe fn complete_after<R>(
+    shared: *const Shared,
+    raw: R,
+    id: Option<GraphTaskId>,
+    as_task: bool,
+    events: BoundEvents,
+) where
+    R: for<'t> TaskArgs<'t> + Send,
+{
+    let last = finish_strand(as_task);
+    let shared_addr = shared as usize;
+    let continuation = move || {
+        let job = HeapJob::into_job_ref(move || {
+            // SAFETY: the task is still counted live (its finish is
+            // what runs here), so its scope and regions are alive;
+            // it is finished once.
+            unsafe { complete(shared_addr as *const Shared, raw, id, last) }
+        });
+        // SAFETY: as above: the scope is alive.
+        queue_continuation(unsafe { &*(shared_addr as *const Shared) }, job);
+    };
+    let continuation: Box<dyn FnOnce() + Send + '_> = Box::new(continuation);
+    // Erasing the borrows' lifetime: what the continuation captures
+    // (the task's accesses, `R`) borrows the scope's handles.
+    // SAFETY: the scope outlives every task counted live in it
+    // (link 7), and this task stays counted until the
+    // continuation's job has run; the box's layout does not depend
+    // on the lifetime.
+    let continuation: external::Continuation = unsafe {
+        std::mem::transmute::<Box<dyn FnOnce() + Send + '_>, external::Continuation>(continuation)
+    };
+    external::finish_after(events, continuation);
 }
 
 /// Queues the rest of a task's finish whose bound external events have all
@@ -274,8 +303,10 @@ pub(crate) type BoundEvents = std::convert::Infallible;
 /// and never counted as live, since it finishes before the owner submits
 /// anything else — unless its body bound external events (feature `mpi`):
 /// then its accesses come back with them, and the submitter registers it
-/// after all, with a body that only adopts the events ([`adopt`]), so that
-/// later tasks wait for them in the graph.
+/// after all, as a stand-in without a body that completes once the events
+/// happened ([`boxed_bound`]), so that later tasks wait for them in the
+/// graph and the scope keeps its data alive — whether the body returned or
+/// panicked after binding.
 ///
 /// # Safety
 /// Called by the scope's owner thread from submission, with no registered
@@ -307,13 +338,61 @@ where
     }
 }
 
-/// The body of a task registered after its unregistered run bound
-/// `events`: makes them this run's, so that it finishes once they happened.
-pub(crate) fn adopt(events: BoundEvents) {
+/// Boxes the registered stand-in for a task whose unregistered run
+/// ([`run_unregistered`]) bound `events`: a task of the scope `shared` on
+/// the same accesses `raw` with no body. When the graph hands it out it
+/// does not run anything and cannot be cancelled: it goes straight to
+/// [`complete_after`], so it completes — and its successors run, and its
+/// data may be freed — only after the events happened.
+///
+/// Why no body, and no cancellation: the unregistered run's body may have
+/// panicked after binding, which poisoned these very regions; a stand-in
+/// with a body would then be cancelled as a poisoned task, complete at
+/// once, and let the scope free data that MPI still writes into (issue 36).
+/// And a body would receive a fresh `&mut T` over a buffer that MPI is
+/// writing meanwhile; with none, no borrow of the data is formed until the
+/// events happened.
+pub(crate) fn boxed_bound<R>(shared: &Shared, raw: R, events: BoundEvents) -> TaskRef
+where
+    R: for<'t> TaskArgs<'t> + Send,
+{
+    let task = Box::new(TaskBox {
+        header: Header::new(run_bound::<R>, shared),
+        raw,
+        func: events,
+    });
+    // SAFETY: as in `boxed`: not null; `header` is the first field of a
+    // `repr(C)` struct; `run_bound::<R>` frees the box with its real type;
+    // `R` and the events (an `Arc` of a `Sync` state) are `Send`; the box is
+    // owned by nobody else.
+    unsafe { TaskRef::from_box(NonNull::new_unchecked(Box::into_raw(task).cast::<Header>())) }
+}
+
+/// Runs a box made by [`boxed_bound`]: completes the task once its events
+/// happened.
+///
+/// # Safety
+/// `header` came from `boxed_bound::<R>` and is run once; `TaskRef::run`'s
+/// contract holds.
+unsafe fn run_bound<R>(header: NonNull<Header>, id: GraphTaskId)
+where
+    R: for<'t> TaskArgs<'t> + Send,
+{
+    // SAFETY: the box was made by `boxed_bound::<R>` (contract).
+    let task = unsafe { Box::from_raw(header.cast::<TaskBox<R, BoundEvents>>().as_ptr()) };
+    let TaskBox { header, raw, func } = *task;
     #[cfg(feature = "mpi")]
-    external::adopt(events);
+    // SAFETY: the graph handed the task out under `id` and it runs once, so
+    // it is counted live in its scope and on its regions (registered), and
+    // nothing else completes it.
+    unsafe {
+        complete_after(header.shared, raw, Some(id), header.is_queued(), func)
+    };
     #[cfg(not(feature = "mpi"))]
-    match events {}
+    {
+        let _ = (header, raw, id);
+        match func {}
+    }
 }
 
 /// Reports a finished task to the graph — `done` and `delete`, each inline
