@@ -552,6 +552,22 @@ fn check(world: &SimpleCommunicator, block: &Block, expected: Option<&[f64]>, wh
     }
 }
 
+/// Every rank's host (`MPI_Get_processor_name`), in rank order, on rank 0
+/// (empty on the others).
+fn hosts(world: &SimpleCommunicator) -> Vec<String> {
+    let mine = mpi::environment::processor_name().unwrap_or_else(|_| "?".into());
+    if world.rank() != 0 {
+        world.process_at_rank(0).send(mine.as_bytes());
+        return Vec::new();
+    }
+    let mut hosts = vec![mine];
+    for rank in 1..world.size() {
+        let (name, _) = world.process_at_rank(rank).receive_vec::<u8>();
+        hosts.push(String::from_utf8_lossy(&name).into_owned());
+    }
+    hosts
+}
+
 /// The slowest rank's value of `seconds`, on every rank.
 fn slowest(world: &SimpleCommunicator, seconds: f64) -> f64 {
     let mut max = 0.0;
@@ -640,6 +656,7 @@ fn main() {
             }
         }
     }
+    let hosts = hosts(&world);
     if rank != 0 {
         return;
     }
@@ -670,6 +687,7 @@ fn main() {
         workers,
         reps: args.reps,
         versions,
+        hosts,
     };
     // Exposed and hidden as `prescient-bench mpi-heat` computes them.
     let hardware_threads = std::thread::available_parallelism().map_or(1, |n| n.get());
