@@ -342,7 +342,7 @@ where
 /// ([`run_unregistered`]) bound `events`: a task of the scope `shared` on
 /// the same accesses `raw` with no body. When the graph hands it out it
 /// does not run anything and cannot be cancelled: it goes straight to
-/// [`complete_after`], so it completes — and its successors run, and its
+/// `complete_after`, so it completes — and its successors run, and its
 /// data may be freed — only after the events happened.
 ///
 /// Why no body, and no cancellation: the unregistered run's body may have
