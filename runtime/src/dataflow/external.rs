@@ -17,11 +17,12 @@
 //! continuation and drops the body's hold. Whoever brings the count to zero
 //! — the body's end, if everything completed already, or the thread that
 //! completes the last event — runs the continuation: it queues it as a job
-//! on the scope's runtime (`queue_continuation` in `dataflow/task.rs`: on top
-//! of the completing worker's own deque when it is one of that runtime's,
-//! so that the successors waiting for the messages run next; else in the
-//! runtime's injector, because the completing thread may be a worker of
-//! another runtime, or none).
+//! on the scope's runtime (`queue_continuation` in `dataflow/task.rs`: where
+//! the completing worker takes its next job, whatever the queue policy,
+//! when it is one of that runtime's, and the successors that finish
+//! releases go there too, so that the tasks waiting for the messages run
+//! next; else in the runtime's injector, because the completing thread may
+//! be a worker of another runtime, or none).
 //!
 //! * **Why the continuation is set in time.** The body's hold keeps the
 //!   count above zero until `execute` has installed the continuation, and
@@ -132,4 +133,53 @@ pub(crate) fn finish_after(events: Arc<ExternalEvents>, continuation: Continuati
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(continuation);
     events.decrease();
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use crate::{Params, Runtime};
+
+    /// When a bound task's last event happens while other tasks are queued,
+    /// the rest of its finish, and the tasks that finish releases, run next
+    /// (`task::queue_continuation`), not behind the queue. One worker, every
+    /// task deferred, the default queue policy (the owner takes the oldest
+    /// job first): `bound` binds an event (as `mpi::bind` does) and the
+    /// first of the queued tasks makes it happen, as a poll between jobs
+    /// would; the consumer of `bound`'s data must run right after it.
+    #[test]
+    fn a_bound_tasks_successors_run_before_queued_work() {
+        let rt = Runtime::builder()
+            .num_workers(1)
+            .params(Params::DEFAULT.with_queue_capacity(1 << 16))
+            .build()
+            .unwrap();
+        let log = Mutex::new(Vec::new());
+        let held: Mutex<Option<Arc<ExternalEvents>>> = Mutex::new(None);
+        rt.run(|| {
+            crate::dataflow(|df| {
+                let data = df.data(0u32);
+                let (log, held) = (&log, &held);
+                df.task(data.out(), move |value: &mut u32| {
+                    *value = 100;
+                    *held.lock().unwrap() = bind_to_current_task();
+                });
+                for i in 0..20 {
+                    df.task((), move |()| {
+                        if i == 0 {
+                            let events = held.lock().unwrap().take();
+                            events.expect("the bound task ran first").decrease();
+                        }
+                        log.lock().unwrap().push(i);
+                    });
+                }
+                df.task(data.read(), move |value: &u32| {
+                    log.lock().unwrap().push(*value);
+                });
+            })
+        });
+        let log = log.into_inner().unwrap();
+        assert_eq!(log[..3], [0, 100, 1], "{log:?}");
+        assert_eq!(log.len(), 21);
+    }
 }

@@ -59,7 +59,7 @@ use super::access::TaskArgs;
 #[cfg(feature = "mpi")]
 use super::external;
 use super::graph_ops::GraphTaskId;
-use super::requests;
+use super::requests::{self, Release};
 use super::state::{Header, LiveCount, Shared, TaskRef};
 #[cfg(feature = "mpi")]
 use crate::job::HeapJob;
@@ -192,7 +192,7 @@ pub(crate) unsafe fn execute<R, F>(
     let last = finish_strand(as_task);
     // SAFETY: the task has run once, is still counted live, and touches
     // nothing of the scope after.
-    unsafe { complete(shared, raw, id, last) }
+    unsafe { complete(shared, raw, id, last, Release::Queued) }
 }
 
 /// The rest of a task's finish once its body is over with `events` bound:
@@ -222,7 +222,7 @@ unsafe fn complete_after<R>(
             // SAFETY: the task is still counted live (its finish is
             // what runs here), so its scope and regions are alive;
             // it is finished once.
-            unsafe { complete(shared_addr as *const Shared, raw, id, last) }
+            unsafe { complete(shared_addr as *const Shared, raw, id, last, Release::Next) }
         });
         // SAFETY: as above: the scope is alive.
         queue_continuation(unsafe { &*(shared_addr as *const Shared) }, job);
@@ -245,15 +245,19 @@ unsafe fn complete_after<R>(
 /// saw the last event complete may be a worker of another runtime, or none.
 ///
 /// On a worker of the scope's runtime (the usual case: a worker polling
-/// MPI between its jobs or while idle) the job goes to the top of that
-/// worker's own deque, so that it runs next: the finish releases the tasks
-/// waiting for the messages, and those are what the other ranks wait for
-/// in turn. The injector would queue it behind every job of the worker's
-/// deque, a whole wave of ready computation later.
+/// MPI between its jobs or while idle) the job goes where that worker takes
+/// its next job (`push_next`), whatever the queue policy, and so do the
+/// tasks the finish releases (`Release::Next`): they are the tasks that
+/// waited for the messages, and what the other ranks wait for in turn. A
+/// plain push would queue them behind every job of the deque under the
+/// default policy (insert at the back, the owner takes the front): in the
+/// heat example at 2 ranks of one worker a halo's consumer then ran a
+/// whole wave of interior blocks (about 1.5 ms) after its message was
+/// seen (`docs/measurements.md`). The injector would be later still.
 #[cfg(feature = "mpi")]
 fn queue_continuation(shared: &Shared, job: crate::job::JobRef) {
     if crate::worker::is_current(&shared.registry) {
-        crate::worker::on_worker(|worker| worker.push(job));
+        crate::worker::on_worker(|worker| worker.push_next(job));
     } else {
         shared.registry.inject(job);
     }
@@ -276,8 +280,13 @@ fn finish_strand(as_task: bool) -> StrandRef {
 /// The task has run once and is still counted live (in its scope and, if
 /// registered, on its regions); it is completed once, and the caller does
 /// not touch the scope afterwards.
-unsafe fn complete<R>(shared: *const Shared, raw: R, id: Option<GraphTaskId>, last: StrandRef)
-where
+unsafe fn complete<R>(
+    shared: *const Shared,
+    raw: R,
+    id: Option<GraphTaskId>,
+    last: StrandRef,
+    release: Release,
+) where
     R: for<'t> TaskArgs<'t> + Send,
 {
     if id.is_some() {
@@ -286,7 +295,7 @@ where
         unsafe { raw.uncount_live() };
     }
     // SAFETY: forwarded contract.
-    unsafe { finish(shared, id, last) }
+    unsafe { finish(shared, id, last, release) }
 }
 
 /// What an unregistered task's body bound (`external.rs`): its pending
@@ -404,12 +413,17 @@ where
 /// The task (handed out under `id`, or without accesses and `id == None`) has
 /// finished running, its scope is alive, and the caller does not touch the
 /// scope afterwards.
-unsafe fn finish(shared: *const Shared, id: Option<GraphTaskId>, last: StrandRef) {
+unsafe fn finish(
+    shared: *const Shared,
+    id: Option<GraphTaskId>,
+    last: StrandRef,
+    release: Release,
+) {
     // SAFETY: the scope is alive: the task is still counted live.
     unsafe { (*shared).last_finished.store(last) };
     if let Some(id) = id {
         // SAFETY: forwarded contract: finished, still counted live.
-        if unsafe { requests::finish_registered(shared, id, last) } {
+        if unsafe { requests::finish_registered(shared, id, last, release) } {
             return;
         }
     }
