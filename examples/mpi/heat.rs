@@ -4,15 +4,17 @@
 //! * `bsp` — bulk-synchronous: exchange the halos (MPI waits on the main
 //!   thread), then compute every row with a Prescient parallel loop
 //!   (`for_chunks_mut`);
-//! * `tasks` — Prescient tasks in TAMPI's blocking mode: the tasks of the
-//!   two boundary rows post their exchange and `prescient::mpi::wait` for
-//!   it (suspending; their worker computes interior rows meanwhile), so the
-//!   exchange overlaps the interior's computation;
+//! * `tasks` — Prescient tasks in TAMPI's blocking mode: per iteration a
+//!   scope whose body posts the exchange, spawns the interior rows' tasks
+//!   and waits with `prescient::mpi::wait_all` (suspending; its worker
+//!   computes the interior meanwhile), then computes the two edge rows, so
+//!   the exchange overlaps the interior's computation;
 //! * `dataflow` — every iteration's tasks submitted at once, ordered by the
-//!   rows they touch; the sends and receives are tasks that bind their
-//!   requests to their completion (`prescient::mpi::bind`), so no thread
-//!   waits and a block goes on to its next iteration as soon as the rows
-//!   around it are there;
+//!   rows they touch; the receives are tasks that bind their requests to
+//!   their completion (`prescient::mpi::bind`), and the task of each edge
+//!   block sends the row it computed the same way, so no thread waits and
+//!   a block goes on to its next iteration as soon as the rows around it
+//!   are there;
 //! * `rayon` — `bsp` with rayon inside each rank.
 //!
 //! Every version is checked against a sequential solve of the whole grid

@@ -74,10 +74,11 @@ pub const PROGRAM: &str = "heat_mpi";
 /// network namespace, over TCP on its loopback, unshaped or shaped to that
 /// rate by a token bucket (`tc ... tbf`), at the rank counts above 1. They
 /// need root, `ip` and `tc`; without them those rows are skipped, saying
-/// why. A link row's grid is 4096×1024 (full: 40 iterations; quick: 20;
-/// test size: 128×128, 8): at 2 ranks of one worker the halo rows (8 KiB)
-/// then take about half as long at 100 Mbit/s as the computation they can
-/// hide behind, and a twentieth at 1 Gbit/s. The link is a rate with its
+/// why. A link row's grid is 4096×2048 (full: 40 iterations; quick: 20;
+/// test size: 128×128, 8): at 2 ranks the two 16 KiB halo rows of an
+/// iteration then take 2.6 ms at 100 Mbit/s and 0.26 ms at 1 Gbit/s, against
+/// some 3 ms of computation per rank of one worker on the 2-core machine
+/// the table was sized on. The link is a rate with its
 /// queue, shared by every rank pair and both directions, not a fixed delay
 /// (the kernel here has tbf, not netem).
 #[derive(clap::Args, Clone, Debug, Default)]
@@ -149,7 +150,7 @@ pub struct Grid {
 /// The grid of the link rows at full and quick size (see [`Options`]).
 const LINK_GRID: Grid = Grid {
     rows: 4096,
-    cols: 1024,
+    cols: 2048,
     iterations: 40,
 };
 
@@ -626,9 +627,11 @@ pub fn run(options: &Options) -> Result<(), String> {
     );
     println!(
         "versions: bsp = exchange (MPI waits on the main thread), then a fork-join compute phase \
-         (scope tasks); tasks = boundary tasks wait for their halos with prescient::mpi::wait \
-         (suspending) while interior tasks compute; dataflow = every iteration submitted at once, \
-         sends and receives bound to their tasks (prescient::mpi::bind); rayon = bsp with rayon. \
+         (scope tasks); tasks = the scope body posts the exchange, spawns the interior rows' \
+         tasks and waits with prescient::mpi::wait_all (suspending) while they compute; \
+         dataflow = every iteration submitted at once, receives bound to their tasks \
+         (prescient::mpi::bind), each edge block's task sending the row it computed; rayon = bsp \
+         with rayon. \
          link: native = Open MPI's own transport (shared memory on one host); tcp = TCP over the loopback \
          of a private network namespace; a rate = that loopback shaped by a token bucket (tc \
          tbf: a rate and its queue, shared by all ranks and both directions; no fixed delay). \

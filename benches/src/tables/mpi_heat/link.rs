@@ -24,10 +24,12 @@
 //! # The link model
 //! `tc qdisc add dev lo root tbf rate RATE burst B latency 100ms`: a token
 //! bucket filter, which sends at most RATE on average and queues what
-//! comes faster. Its bucket holds B = 100 µs of the rate (at least 4 KiB,
-//! a few full frames): small against a halo message, so the rate, not the
-//! bucket, sets how long a message takes, and a link that idled during a
-//! compute phase does not let the next exchange through at memory speed.
+//! comes faster. Its bucket holds B = 25 µs of the rate, at least 3 KiB
+//! (two full frames; a packet larger than the bucket would never be sent):
+//! small against a halo message, so the rate, not the bucket, sets how long
+//! a message takes, and a link that idled during a compute phase does not
+//! let the next exchange through at memory speed. (A bucket of 100 µs let
+//! most of a 16 KiB exchange through at once at 1 Gbit/s.)
 //! This machine's kernel has `tbf` but not `netem`, so the model is a
 //! rate with its queueing, not a fixed delay: a message costs its size
 //! over the rate (plus TCP's own round trips on the loopback), and the
@@ -43,9 +45,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The bucket's depth in time at the link's rate.
-const BURST_SECONDS: f64 = 100e-6;
-/// The smallest bucket: a few frames of the 1,500-byte MTU.
-const MIN_BURST_BYTES: u64 = 4096;
+const BURST_SECONDS: f64 = 25e-6;
+/// The smallest bucket: two frames of the 1,500-byte MTU.
+const MIN_BURST_BYTES: u64 = 3072;
 /// The MTU set on the namespace's loopback.
 const MTU: u32 = 1500;
 /// How long a packet may wait in the shaper's queue (tbf's `latency`,
@@ -344,14 +346,14 @@ mod tests {
     }
 
     #[test]
-    fn the_bucket_holds_100_us_and_a_few_frames() {
+    fn the_bucket_holds_25_us_and_two_frames() {
         let burst = |text: &str| match Link::parse(text).unwrap() {
             Link::Shaped(rate) => rate.burst_bytes(),
             other => panic!("{other:?}"),
         };
-        assert_eq!(burst("100mbit"), 4096);
-        assert_eq!(burst("1gbit"), 12_500);
-        assert_eq!(burst("10gbit"), 125_000);
+        assert_eq!(burst("100mbit"), 3072);
+        assert_eq!(burst("1gbit"), 3125);
+        assert_eq!(burst("10gbit"), 31_250);
     }
 
     #[test]
@@ -369,7 +371,7 @@ mod tests {
         let shaped = tools.script(&Link::parse("100mbit").unwrap());
         assert!(
             shaped
-                .contains("'/opt/it'\\''s/tc' qdisc add dev lo root tbf rate '100mbit' burst 4096"),
+                .contains("'/opt/it'\\''s/tc' qdisc add dev lo root tbf rate '100mbit' burst 3072"),
             "{shaped}"
         );
     }
