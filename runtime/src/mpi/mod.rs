@@ -44,9 +44,11 @@
 //! through the runtime's progress hook (`progress.rs`): idle workers at
 //! every spin round, and one of them with a short, growing park timeout
 //! (10 µs to 2 ms, with a fine timer) while requests are pending; busy
-//! workers between jobs at most every 20 µs. With no request pending, polling costs a load per job. A
-//! completed request's status is stored, the event set, and the task
-//! resumes. Called outside any task, they are MPI's own waits.
+//! workers between jobs at most every 20–200 µs (50 times what a poll costs:
+//! 20 µs over shared memory, about 90 µs over TCP). With no request
+//! pending, polling costs a load per job. A completed request's status is
+//! stored, the event set, and the task resumes. Called outside any task,
+//! they are MPI's own waits.
 //!
 //! # Binding requests to a dataflow task
 //!
