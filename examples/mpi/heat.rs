@@ -4,19 +4,23 @@
 //! * `bsp` — bulk-synchronous: exchange the halos (MPI waits on the main
 //!   thread), then compute every row with a Prescient parallel loop
 //!   (`for_chunks_mut`);
-//! * `tasks` — Prescient tasks in TAMPI's blocking mode: the tasks of the
-//!   two boundary rows post their exchange and `prescient::mpi::wait` for
-//!   it (suspending; their worker computes interior rows meanwhile), so the
-//!   exchange overlaps the interior's computation;
+//! * `tasks` — Prescient tasks in TAMPI's blocking mode: per iteration a
+//!   scope whose body posts the exchange, spawns the interior rows' tasks
+//!   and waits with `prescient::mpi::wait_all` (suspending; its worker
+//!   computes the interior meanwhile), then computes the two edge rows, so
+//!   the exchange overlaps the interior's computation;
 //! * `dataflow` — every iteration's tasks submitted at once, ordered by the
-//!   rows they touch; the sends and receives are tasks that bind their
-//!   requests to their completion (`prescient::mpi::bind`), so no thread
-//!   waits and a block goes on to its next iteration as soon as the rows
-//!   around it are there;
+//!   rows they touch; the receives are tasks that bind their requests to
+//!   their completion (`prescient::mpi::bind`), and the task of each edge
+//!   block sends the row it computed the same way, so no thread waits and
+//!   a block goes on to its next iteration as soon as the rows around it
+//!   are there;
 //! * `rayon` — `bsp` with rayon inside each rank.
 //!
 //! Every version is checked against a sequential solve of the whole grid
-//! (bit for bit: each cell is computed with the same operations).
+//! (bit for bit: each cell is computed with the same operations), which
+//! every rank computes once, comparing its own rows: no grid crosses the
+//! network for the check.
 //!
 //! # What it measures
 //!
@@ -36,7 +40,7 @@
 //! ```text
 //! cargo build --release -p prescient-examples --features mpi --example heat_mpi
 //! mpirun -np 2 target/release/examples/heat_mpi [--rows 1024] [--cols 1024] [--iterations 40]
-//!     [--workers N] [--reps 3] [--json]
+//!     [--workers N] [--reps 3] [--queue-capacity 65536] [--json]
 //! ```
 //!
 //! `--json` prints the results as one JSON object on rank 0's last line,
@@ -61,6 +65,7 @@ struct Args {
     iterations: usize,
     workers: Option<usize>,
     reps: usize,
+    queue_capacity: usize,
     json: bool,
 }
 
@@ -71,6 +76,7 @@ fn parse_args() -> Args {
         iterations: 40,
         workers: None,
         reps: 3,
+        queue_capacity: prescient::tuning::MAX_QUEUE_CAPACITY,
         json: false,
     };
     let mut it = std::env::args().skip(1);
@@ -87,6 +93,9 @@ fn parse_args() -> Args {
             "--iterations" => args.iterations = value,
             "--workers" => args.workers = Some(value.max(1)),
             "--reps" => args.reps = value.max(1),
+            "--queue-capacity" => {
+                args.queue_capacity = value.clamp(1, prescient::tuning::MAX_QUEUE_CAPACITY)
+            }
             other => panic!("unknown flag {other}"),
         }
     }
@@ -322,21 +331,19 @@ fn rayon_compute(old: &[f64], new_rows: &mut [f64], block: &Block) {
         .for_each(|(k, rows)| compute_rows(old, rows, 1 + k * ROWS_PER_TASK, block));
 }
 
-/// Posts a send of `row` and a receive into `halo` with `peer` and
-/// suspends the running task (only) until both are done.
-fn exchange_in_task(peer: i32, row: &[f64], send_tag: i32, halo: &mut [f64], receive_tag: i32) {
-    let world = SimpleCommunicator::world();
-    let peer = world.process_at_rank(peer);
-    mpi::request::scope(|scope| {
-        let send = peer.immediate_send_with_tag(scope, row, send_tag);
-        let receive = peer.immediate_receive_into_with_tag(scope, halo, receive_tag);
-        prescient::mpi::wait_all(vec![send, receive]);
-    });
-}
-
-/// The task version: per iteration, a scope whose two boundary tasks
-/// exchange one halo each and then compute their row, while the interior
-/// rows' tasks run.
+/// The task version (TAMPI's blocking mode): per iteration, a scope whose
+/// body posts the halo exchange with both neighbours, spawns the interior
+/// rows' tasks, and waits for the exchange with `prescient::mpi::wait_all`,
+/// which suspends the body only: its worker computes the interior rows
+/// meanwhile. Then the body computes the two boundary rows.
+///
+/// Why the body posts, and not two boundary tasks spawned after the
+/// interior (this version's first form): a spawn may run at once, inline,
+/// when the worker's deque is full (lazy task creation) or the inliner
+/// finds the task cheap, so such boundary tasks posted the exchange only
+/// after much of the interior was computed (1.5 ms into a 3.7 ms iteration
+/// at 2 ranks of one worker: `docs/measurements.md`), leaving the messages
+/// little computation to travel behind.
 fn tasks(mut old: Block, iterations: usize, neighbours: Neighbours) -> Block {
     let mut new = old.clone();
     let (own, cols) = (old.own, old.cols);
@@ -348,41 +355,47 @@ fn tasks(mut old: Block, iterations: usize, neighbours: Neighbours) -> Block {
         let new_rows = &mut new.cells[cols..(own + 1) * cols];
         let (new_first, rest) = new_rows.split_at_mut(cols);
         let (new_middle, new_last) = rest.split_at_mut((own - 2) * cols);
+        let interior: Vec<&mut [f64]> = new_middle.chunks_mut(ROWS_PER_TASK * cols).collect();
         // Local row r (1..=own) is body[(r - 1) * cols..r * cols].
         let row = |r: usize| &body[(r - 1) * cols..r * cols];
         prescient::scope(|s| {
-            // Interior rows 2..own-1, which read only the block's own rows.
-            // Spawned first: a scope runs its unstolen tasks newest first,
-            // so the boundary tasks below post their exchange first, and
-            // the interior is computed while the messages travel.
-            for (k, rows) in new_middle.chunks_mut(ROWS_PER_TASK * cols).enumerate() {
-                s.spawn(move |_| {
-                    let first = 2 + k * ROWS_PER_TASK;
-                    let count = rows.len() / cols;
-                    compute_block(
-                        row(first - 1),
-                        &body[(first - 1) * cols..(first - 1 + count) * cols],
-                        row(first + count),
-                        rows,
-                        first,
-                        shape,
-                    );
-                });
-            }
-            // Upper boundary: exchange with the rank above, then row 1.
-            s.spawn(move |_| {
+            // rsmpi's communicators are not `Send`: the body takes its own.
+            let world = SimpleCommunicator::world();
+            mpi::request::scope(|requests| {
+                let mut exchange = Vec::new();
                 if let Some(up) = neighbours.up {
-                    exchange_in_task(up, row(1), 1, top_halo, 2);
+                    let up = world.process_at_rank(up);
+                    exchange.push(up.immediate_send_with_tag(requests, row(1), 1));
+                    exchange.push(up.immediate_receive_into_with_tag(requests, &mut *top_halo, 2));
                 }
-                compute_block(top_halo, row(1), row(2), new_first, 1, shape);
-            });
-            // Lower boundary: exchange with the rank below, then row `own`.
-            s.spawn(move |_| {
                 if let Some(down) = neighbours.down {
-                    exchange_in_task(down, row(own), 2, bottom_halo, 1);
+                    let down = world.process_at_rank(down);
+                    exchange.push(down.immediate_send_with_tag(requests, row(own), 2));
+                    exchange.push(down.immediate_receive_into_with_tag(
+                        requests,
+                        &mut *bottom_halo,
+                        1,
+                    ));
                 }
-                compute_block(row(own - 1), row(own), bottom_halo, new_last, own, shape);
+                // Interior rows 2..own-1 read only the block's own rows.
+                for (k, rows) in interior.into_iter().enumerate() {
+                    s.spawn(move |_| {
+                        let first = 2 + k * ROWS_PER_TASK;
+                        let count = rows.len() / cols;
+                        compute_block(
+                            row(first - 1),
+                            &body[(first - 1) * cols..(first - 1 + count) * cols],
+                            row(first + count),
+                            rows,
+                            first,
+                            shape,
+                        );
+                    });
+                }
+                prescient::mpi::wait_all(exchange);
             });
+            compute_block(top_halo, row(1), row(2), new_first, 1, shape);
+            compute_block(row(own - 1), row(own), bottom_halo, new_last, own, shape);
         });
         std::mem::swap(&mut old, &mut new);
     }
@@ -391,12 +404,22 @@ fn tasks(mut old: Block, iterations: usize, neighbours: Neighbours) -> Block {
 
 /// The dataflow version: every iteration's tasks are submitted at once,
 /// ordered by their accesses. Per iteration, per neighbour, a task receives
-/// the halo into its `out` data and one sends the boundary row it reads,
-/// each binding its request to its completion (`prescient::mpi::bind`, so
-/// no task waits); a task per block of rows computes the block of the next
-/// grid from the block and the rows around it (the neighbour blocks, or
-/// the halos). Nothing waits for a whole iteration: a block goes on to the
-/// next iteration as soon as its neighbours have.
+/// the halo into its `out` data, binding the receive to its completion
+/// (`prescient::mpi::bind`, so no task waits); a task per block of rows
+/// computes the block of the next grid from the block and the rows around
+/// it (the neighbour blocks, or the halos), and the task of a block at the
+/// rank's edge then sends the edge row it computed to the neighbour, bound
+/// the same way (iteration 0's edge rows, which nobody computed, are sent
+/// by tasks of their own). Nothing waits for a whole iteration: a block
+/// goes on to the next iteration as soon as its neighbours have.
+///
+/// Why the edge block sends its row itself: the path from one rank's halo
+/// to the next is then one task — the receive's completion releases the
+/// edge block, which computes and sends — where a separate send task,
+/// released by the edge block's finish, was queued behind the ready
+/// interior blocks (the default queue policy runs a worker's deque oldest
+/// first) and the neighbour waited a wave of computation for each halo
+/// (`docs/measurements.md`).
 fn dataflow_version(mut start: Block, iterations: usize, neighbours: Neighbours) -> Block {
     let (own, cols) = (start.own, start.cols);
     let rows_per_task = ROWS_PER_TASK.min(own / 2).max(1);
@@ -428,18 +451,26 @@ fn dataflow_version(mut start: Block, iterations: usize, neighbours: Neighbours)
                     df.task(top.out(), move |halo: &mut Vec<f64>| {
                         bind_receive(up, halo, tag(k, 2));
                     });
-                    df.task(old.read(0), move |rows: &[f64]| {
-                        bind_send(up, &rows[..cols], tag(k, 1));
-                    });
+                    if k == 0 {
+                        df.task(old.read(0), move |rows: &[f64]| {
+                            bind_send(up, &rows[..cols], tag(0, 1));
+                        });
+                    }
                 }
                 if let Some(down) = neighbours.down {
                     df.task(bottom.out(), move |halo: &mut Vec<f64>| {
                         bind_receive(down, halo, tag(k, 1));
                     });
-                    df.task(old.read(blocks - 1), move |rows: &[f64]| {
-                        bind_send(down, &rows[rows.len() - cols..], tag(k, 2));
-                    });
+                    if k == 0 {
+                        df.task(old.read(blocks - 1), move |rows: &[f64]| {
+                            bind_send(down, &rows[rows.len() - cols..], tag(0, 2));
+                        });
+                    }
                 }
+                // The edge rows computed now are the neighbours' halos of
+                // iteration k + 1, if there is one.
+                let next_up = neighbours.up.filter(|_| k + 1 < iterations);
+                let next_down = neighbours.down.filter(|_| k + 1 < iterations);
                 for b in 0..blocks {
                     let first = 1 + b * rows_per_task;
                     let compute =
@@ -456,7 +487,10 @@ fn dataflow_version(mut start: Block, iterations: usize, neighbours: Neighbours)
                                 &[f64],
                                 &mut [f64],
                             )| {
-                                compute(halo, rows, &next[..cols], out)
+                                compute(halo, rows, &next[..cols], out);
+                                if let Some(up) = next_up {
+                                    bind_send(up, &out[..cols], tag(k + 1, 1));
+                                }
                             },
                         ),
                         (false, true) => df.task(
@@ -467,7 +501,10 @@ fn dataflow_version(mut start: Block, iterations: usize, neighbours: Neighbours)
                                 &Vec<f64>,
                                 &mut [f64],
                             )| {
-                                compute(last_row(previous, cols), rows, halo, out)
+                                compute(last_row(previous, cols), rows, halo, out);
+                                if let Some(down) = next_down {
+                                    bind_send(down, last_row(out, cols), tag(k + 1, 2));
+                                }
                             },
                         ),
                         (false, false) => df.task(
@@ -518,38 +555,48 @@ fn bind_send(to: i32, row: &[f64], tag: i32) {
         let send = world
             .process_at_rank(to)
             .immediate_send_with_tag(scope, row, tag);
-        // SAFETY: `row` is in the task's own `in` data: nothing writes it
+        // SAFETY: `row` is in the task's own data (an `in` tile, or the
+        // `out` tile it just computed): nothing writes it, nor frees it,
         // until the task completes, which waits for the send.
         unsafe { prescient::mpi::bind(vec![send]) };
     });
 }
 
-/// Gathers every rank's rows on rank 0 and compares them with the
-/// sequential solve there.
-fn check(world: &SimpleCommunicator, block: &Block, expected: Option<&[f64]>, what: &str) {
+/// Compares every rank's rows with the same rows of the sequential solve
+/// (`expected`, the whole grid, which every rank computes: a check that
+/// sends nothing over the link, which may be slow) and fails on every rank
+/// if any rank's differ.
+fn check(world: &SimpleCommunicator, block: &Block, expected: &[f64], what: &str) {
     let cols = block.cols;
     let mine = &block.cells[cols..(block.own + 1) * cols];
-    let root = world.process_at_rank(0);
-    if world.rank() == 0 {
-        let expected = expected.expect("rank 0 has the reference");
-        let mut all = mine.to_vec();
-        for rank in 1..world.size() {
-            let (rows, _) = world.process_at_rank(rank).receive_vec::<f64>();
-            all.extend(rows);
-        }
-        assert_eq!(all.len(), expected.len(), "{what}: grid size");
-        let worst = all
-            .iter()
-            .zip(expected)
-            .map(|(a, b)| (a - b).abs())
-            .fold(0.0, f64::max);
-        assert!(
-            worst == 0.0,
-            "{what}: differs from the sequential solve by {worst}"
-        );
-    } else {
-        root.send(mine);
+    let reference = &expected[block.first * cols..(block.first + block.own) * cols];
+    let worst = mine
+        .iter()
+        .zip(reference)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f64::max);
+    let mut worst_anywhere = 0.0;
+    world.all_reduce_into(&worst, &mut worst_anywhere, SystemOperation::max());
+    assert!(
+        worst_anywhere == 0.0,
+        "{what}: differs from the sequential solve by {worst_anywhere}"
+    );
+}
+
+/// Every rank's host (`MPI_Get_processor_name`), in rank order, on rank 0
+/// (empty on the others).
+fn hosts(world: &SimpleCommunicator) -> Vec<String> {
+    let mine = mpi::environment::processor_name().unwrap_or_else(|_| "?".into());
+    if world.rank() != 0 {
+        world.process_at_rank(0).send(mine.as_bytes());
+        return Vec::new();
     }
+    let mut hosts = vec![mine];
+    for rank in 1..world.size() {
+        let (name, _) = world.process_at_rank(rank).receive_vec::<u8>();
+        hosts.push(String::from_utf8_lossy(&name).into_owned());
+    }
+    hosts
 }
 
 /// The slowest rank's value of `seconds`, on every rank.
@@ -586,15 +633,23 @@ fn main() {
     let workers = args
         .workers
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    // Every task deferred by default (`--queue-capacity`, the largest): at
+    // the runtime's default of 16, lazy task creation runs every ready task
+    // a submission makes inline in the submitter once 16 are queued, and
+    // with one worker per rank the tasks queued first — the dataflow
+    // version's first receives and sends — then wait for the whole
+    // submission (the first send of a 20-iteration solve was posted after
+    // 98 of its 150 ms: `docs/measurements.md`).
     let runtime = prescient::Runtime::builder()
         .num_workers(workers)
+        .params(prescient::Params::DEFAULT.with_queue_capacity(args.queue_capacity))
         .build()
         .unwrap();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(workers)
         .build()
         .unwrap();
-    let expected = (rank == 0).then(|| sequential(args.rows, args.cols, args.iterations));
+    let expected = sequential(args.rows, args.cols, args.iterations);
     let start_block = Block::new(rank as usize, size as usize, args.rows, args.cols);
     assert!(start_block.own >= 2, "at least two rows per rank");
 
@@ -627,7 +682,7 @@ fn main() {
                 let elapsed = slowest(&world, per_iteration(start.elapsed()));
                 let waiting = slowest(&world, per_iteration(waiting));
                 if round == 0 && exchange {
-                    check(&world, &block, expected.as_deref(), version);
+                    check(&world, &block, &expected, version);
                 }
                 if round > 0 {
                     if exchange {
@@ -640,6 +695,7 @@ fn main() {
             }
         }
     }
+    let hosts = hosts(&world);
     if rank != 0 {
         return;
     }
@@ -670,6 +726,7 @@ fn main() {
         workers,
         reps: args.reps,
         versions,
+        hosts,
     };
     // Exposed and hidden as `prescient-bench mpi-heat` computes them.
     let hardware_threads = std::thread::available_parallelism().map_or(1, |n| n.get());

@@ -34,13 +34,21 @@
 //!   spinning core. (Spinning instead of the short sleeps was tried: it
 //!   helped as much on dedicated cores, and with more ranks than cores the
 //!   spinner delayed the very rank it waited for.)
-//! * **Busy workers** poll between jobs, at most once per
-//!   [`BUSY_POLL_INTERVAL`] across the process (a shared timestamp), so a
-//!   message for a waiting task is noticed while every worker computes.
-//!   A job that runs for long without ending is not interrupted: its worker
-//!   polls after it. The interval is short because MPI makes progress only
-//!   inside its calls: a message sent by rendezvous (above the eager limit)
-//!   needs a call on each side in turn, and every hop waits for a poll.
+//! * **Busy workers** poll between jobs, at most once per busy interval
+//!   across the process (a shared timestamp), so a message for a waiting
+//!   task is noticed while every worker computes. A job that runs for long
+//!   without ending is not interrupted: its worker polls after it. The
+//!   interval is short because MPI makes progress only inside its calls: a
+//!   message sent by rendezvous (above the eager limit) needs a call on each
+//!   side in turn, and every hop waits for a poll. It is
+//!   [`BUSY_POLL_COST_RATIO`] times what a poll that completed nothing
+//!   costs (a moving average), within [`BUSY_POLL_INTERVAL_MIN`] and
+//!   [`BUSY_POLL_INTERVAL_MAX`], so that polling takes about 2 % of the
+//!   busy workers' time whatever the transport: an `MPI_Testsome` with a
+//!   receive pending costs 0.14 µs over Open MPI's shared memory (the
+//!   interval stays at the minimum) but 1.7–1.9 µs over TCP, a system call
+//!   per poll, where a fixed 20 µs took 9 % of a computing worker for as
+//!   long as any request was pending (`docs/measurements.md`).
 //!
 //! Being late costs latency, never correctness: an operation completes
 //! whether or not it is polled soon, and its waiter resumes at the first
@@ -85,8 +93,37 @@ pub(crate) const POLL_INTERVAL_MIN: Duration = Duration::from_micros(10);
 /// wake-up and one poll per interval).
 pub(crate) const POLL_INTERVAL_MAX: Duration = Duration::from_millis(2);
 
-/// How often busy workers poll, at most, over the whole process.
-pub(crate) const BUSY_POLL_INTERVAL: Duration = Duration::from_micros(20);
+/// The shortest interval between busy workers' polls, over the whole
+/// process.
+pub(crate) const BUSY_POLL_INTERVAL_MIN: Duration = Duration::from_micros(20);
+
+/// The longest interval between busy workers' polls: the latency bound of a
+/// completion while every worker computes in short jobs, however dear a
+/// poll.
+pub(crate) const BUSY_POLL_INTERVAL_MAX: Duration = Duration::from_micros(200);
+
+/// The busy interval is this many times a poll's cost: polling then takes
+/// about 1/50 = 2 % of the busy workers' time.
+pub(crate) const BUSY_POLL_COST_RATIO: u32 = 50;
+
+/// The busy workers' interval now, in nanoseconds (see the module docs).
+static BUSY_INTERVAL_NANOS: AtomicU64 = AtomicU64::new(BUSY_POLL_INTERVAL_MIN.as_nanos() as u64);
+
+/// The busy interval after a poll that cost `cost` and completed nothing:
+/// `current` moved an eighth of the way to `BUSY_POLL_COST_RATIO` times the
+/// cost, taken within the bounds (so one slow poll — a poller descheduled
+/// mid-call — moves it by at most an eighth of the range).
+fn next_busy_interval(current: u64, cost: Duration) -> u64 {
+    let (min, max) = (
+        BUSY_POLL_INTERVAL_MIN.as_nanos() as u64,
+        BUSY_POLL_INTERVAL_MAX.as_nanos() as u64,
+    );
+    let target = cost
+        .as_nanos()
+        .saturating_mul(u128::from(BUSY_POLL_COST_RATIO));
+    let target = u64::try_from(target).unwrap_or(u64::MAX).clamp(min, max);
+    (current - current / 8 + target / 8).clamp(min, max)
+}
 
 fn epoch() -> Instant {
     static EPOCH: OnceLock<Instant> = OnceLock::new();
@@ -152,15 +189,25 @@ pub(crate) fn poll() -> usize {
     {
         return 0;
     }
+    let start = Instant::now();
     let completed = source.poll();
+    if completed == 0 {
+        // Relaxed, and racy between pollers only in which sample wins: the
+        // interval is a rate, not a synchronisation.
+        let current = BUSY_INTERVAL_NANOS.load(Ordering::Relaxed);
+        BUSY_INTERVAL_NANOS.store(
+            next_busy_interval(current, start.elapsed()),
+            Ordering::Relaxed,
+        );
+    }
     LAST_POLL_MICROS.store(now_micros(), Ordering::Relaxed);
     POLLING.store(false, Ordering::Release);
     completed
 }
 
 /// A busy worker between two jobs: polls if operations are pending and the
-/// last poll (by anyone) is older than [`BUSY_POLL_INTERVAL`]. One relaxed
-/// load when nothing is pending.
+/// last poll (by anyone) is older than the busy interval. One relaxed load
+/// when nothing is pending.
 #[inline]
 pub(crate) fn poll_if_due() {
     if pending() != 0 {
@@ -171,7 +218,8 @@ pub(crate) fn poll_if_due() {
 #[cold]
 fn poll_if_due_slow() {
     let last = LAST_POLL_MICROS.load(Ordering::Relaxed);
-    if now_micros().saturating_sub(last) >= BUSY_POLL_INTERVAL.as_micros() as u64 {
+    let interval = BUSY_INTERVAL_NANOS.load(Ordering::Relaxed) / 1000;
+    if now_micros().saturating_sub(last) >= interval {
         poll();
     }
 }
@@ -235,6 +283,33 @@ mod tests {
         left: AtomicUsize::new(0),
         polls: AtomicUsize::new(0),
     };
+
+    #[test]
+    fn the_busy_interval_follows_fifty_times_the_cost_of_a_poll() {
+        let min = BUSY_POLL_INTERVAL_MIN.as_nanos() as u64;
+        let max = BUSY_POLL_INTERVAL_MAX.as_nanos() as u64;
+        let settle = |cost_nanos: u64| {
+            let mut interval = min;
+            for _ in 0..200 {
+                interval = next_busy_interval(interval, Duration::from_nanos(cost_nanos));
+            }
+            interval
+        };
+        // Shared memory's 0.14 µs: the minimum, 20 µs.
+        assert_eq!(settle(140), min);
+        // TCP's 1.8 µs: 90 µs (within the rounding of the average).
+        assert!(
+            (89_000..=90_000).contains(&settle(1_800)),
+            "{}",
+            settle(1_800)
+        );
+        // Dearer still: the maximum.
+        assert_eq!(settle(50_000), max);
+        // One poll descheduled for 10 ms moves it an eighth of the range.
+        let after_one = next_busy_interval(min, Duration::from_millis(10));
+        assert_eq!(after_one, min + (max - min) / 8);
+        assert!(next_busy_interval(max, Duration::from_nanos(140)) < max);
+    }
 
     /// The state is process-wide and other tests' idle workers poll too, so
     /// this checks only what holds whoever polls: nothing is polled while

@@ -16,8 +16,8 @@
 //! **What the analysis finds.** One task context, [`pairalign`], with one spawn
 //! site inside the pair loop: λ = 1. Its tasks call the alignment kernel, whose
 //! `diff` recursion is sequential (no spawn on its cycle), so there is no
-//! recursive *parallel* path: ρ = 0. That is the loop-like class (issue #4
-//! and CF'17 put alignment there): CF'17's capacity tree's first branch
+//! recursive *parallel* path: ρ = 0. That is the loop-like class
+//! (CF'17 puts alignment there): CF'17's capacity tree's first branch
 //! (ρ = 0, λ > 0) would give a queue capacity of 128, and ρ = 0 gives 97
 //! dependency buckets. The kernel's loops have run-time bounds, so the effort
 //! analysis counts 100 iterations each; the nested loops of the forward pass

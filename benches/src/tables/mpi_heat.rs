@@ -16,14 +16,24 @@
 //! installed, and the report skips this table, saying why, where the
 //! program or `mpirun` is missing ([`unavailable`]).
 //!
+//! With `--link`, the table also runs the ranks over TCP on a loopback of
+//! their own, unshaped or shaped to a rate, in a private network namespace
+//! ([`link`]: what it sets up and why, and what the link model is): the
+//! exchange then costs what it would between hosts, and what each version
+//! hides becomes visible on one machine.
+//!
 //! The JSON (`--json FILE`) is a [`MpiHeatJson`]. Its `samples` hold, per
-//! rank count (program `heat 1024x1024 x40, 2 ranks`), the median time of a
-//! whole solve of each version: runners `prescient-bsp`, `prescient-tasks`,
+//! rank count and link (program `heat 1024x1024 x40, 2 ranks`, with `,
+//! 100mbit` after it on a link row), the median time of a whole solve of
+//! each version: runners `prescient-bsp`, `prescient-tasks`,
 //! `prescient-dataflow` and `rayon`, at `threads` = ranks × workers.
+
+pub mod link;
 
 use crate::cli::{self, progress, CommonArgs, Size};
 use crate::harness::load_average;
 use crate::samples::{Sample, TableHead, RAYON};
+use link::{Link, LinkStats, Tools};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -55,6 +65,22 @@ pub const PROGRAM: &str = "heat_mpi";
 /// Full size: a 2048×2048 grid, 100 iterations, 5 rounds; --quick:
 /// 1024×1024, 40 iterations, 3 rounds; --test-size: 128×128, 8 iterations,
 /// 1 round.
+///
+/// Links (`--link`, default `native,tcp,1gbit,100mbit`; at test size
+/// `native,100mbit`): `native` is Open MPI's own choice of transport
+/// (shared memory on one host; between hosts, the network: see
+/// `--mpirun-arg`), at every rank count; `tcp` and a rate (`100mbit`, `1gbit`:
+/// `tc`'s units, bits per second) run `mpirun` and the ranks in a private
+/// network namespace, over TCP on its loopback, unshaped or shaped to that
+/// rate by a token bucket (`tc ... tbf`), at the rank counts above 1. They
+/// need root, `ip` and `tc`; without them those rows are skipped, saying
+/// why. A link row's grid is 4096×2048 (full: 40 iterations; quick: 20;
+/// test size: 128×128, 8): at 2 ranks the two 16 KiB halo rows of an
+/// iteration then take 2.6 ms at 100 Mbit/s and 0.26 ms at 1 Gbit/s, against
+/// some 3 ms of computation per rank of one worker on the 2-core machine
+/// the table was sized on. The link is a rate with its
+/// queue, shared by every rank pair and both directions, not a fixed delay
+/// (the kernel here has tbf, not netem).
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct Options {
     /// The flags every table shares.
@@ -77,6 +103,12 @@ pub struct Options {
     /// 1).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub reps: Option<u64>,
+    /// Links to run over (comma-separated): `native`, `tcp`, or a rate such
+    /// as `100mbit` or `1gbit` (default `native,tcp,1gbit,100mbit`; test
+    /// size `native,100mbit`).
+    #[arg(long = "link", value_name = "LINK,...", value_delimiter = ',',
+          value_parser = Link::parse)]
+    pub links: Vec<Link>,
 }
 
 impl Options {
@@ -87,15 +119,50 @@ impl Options {
             None => Sizes::of(self.common.size()).reps,
         }
     }
+
+    /// The links: `--link`, else the size's default.
+    pub fn links(&self) -> Vec<Link> {
+        if !self.links.is_empty() {
+            return self.links.clone();
+        }
+        let defaults: &[&str] = match self.common.size() {
+            Size::Test => &["native", "100mbit"],
+            _ => &["native", "tcp", "1gbit", "100mbit"],
+        };
+        defaults
+            .iter()
+            .map(|text| Link::parse(text).expect("the default links parse"))
+            .collect()
+    }
 }
 
-/// The grid and rounds of one [`Size`].
+/// A grid and its iterations.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Sizes {
-    /// Rows and columns of the square grid.
-    pub grid: usize,
+pub struct Grid {
+    /// Rows of the grid.
+    pub rows: usize,
+    /// Columns of the grid (a halo row is `cols` doubles).
+    pub cols: usize,
     /// Jacobi iterations per solve.
     pub iterations: usize,
+}
+
+/// The grid of the link rows at full and quick size (see [`Options`]).
+const LINK_GRID: Grid = Grid {
+    rows: 4096,
+    cols: 2048,
+    iterations: 40,
+};
+
+/// The grids and rounds of one [`Size`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sizes {
+    /// Rows and columns of the square grid of the native rows.
+    pub grid: usize,
+    /// Jacobi iterations per solve on that grid.
+    pub iterations: usize,
+    /// The grid of the link rows (`tcp` and rates).
+    pub link_grid: Grid,
     /// Timed rounds unless `--reps` says otherwise.
     pub reps: usize,
 }
@@ -107,16 +174,26 @@ impl Sizes {
             Size::Full => Sizes {
                 grid: 2048,
                 iterations: 100,
+                link_grid: LINK_GRID,
                 reps: 5,
             },
             Size::Quick => Sizes {
                 grid: 1024,
                 iterations: 40,
+                link_grid: Grid {
+                    iterations: 20,
+                    ..LINK_GRID
+                },
                 reps: 3,
             },
             Size::Test => Sizes {
                 grid: 128,
                 iterations: 8,
+                link_grid: Grid {
+                    rows: 128,
+                    cols: 128,
+                    iterations: 8,
+                },
                 reps: 1,
             },
         }
@@ -140,6 +217,29 @@ pub struct HeatRun {
     pub reps: usize,
     /// Every version, `bsp` first.
     pub versions: Vec<VersionTimes>,
+    /// The host each rank ran on (`MPI_Get_processor_name`), in rank
+    /// order; empty in results written before it was recorded.
+    #[serde(default)]
+    pub hosts: Vec<String>,
+}
+
+impl HeatRun {
+    /// The distinct hosts, in rank order, each with its rank count
+    /// (`node-a: 2, node-b: 2`).
+    pub fn hosts_summary(&self) -> String {
+        let mut hosts: Vec<(&str, usize)> = Vec::new();
+        for host in &self.hosts {
+            match hosts.iter_mut().find(|(name, _)| name == host) {
+                Some((_, ranks)) => *ranks += 1,
+                None => hosts.push((host, 1)),
+            }
+        }
+        hosts
+            .iter()
+            .map(|(name, ranks)| format!("{name}: {ranks}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
 }
 
 /// One version's times in a [`HeatRun`], in seconds per iteration: the
@@ -164,9 +264,21 @@ impl VersionTimes {
     }
 }
 
-/// One row of the table: one version at one rank count.
+/// One row of the table: one version at one rank count over one link.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MpiHeatRow {
+    /// The link (`native`, `tcp` or a rate: see [`link`]).
+    #[serde(default = "native")]
+    pub link: String,
+    /// What crossed the link's loopback in the whole run (link rows).
+    #[serde(default)]
+    pub link_stats: Option<LinkStats>,
+    /// The grid's rows.
+    #[serde(default)]
+    pub rows: usize,
+    /// The grid's columns.
+    #[serde(default)]
+    pub cols: usize,
     /// MPI ranks.
     pub ranks: usize,
     /// Workers per rank.
@@ -185,6 +297,22 @@ pub struct MpiHeatRow {
     pub vs_bsp: f64,
 }
 
+/// How many different hosts `hosts` names.
+fn distinct_hosts(hosts: &[String]) -> usize {
+    let mut seen: Vec<&String> = Vec::new();
+    for host in hosts {
+        if !seen.contains(&host) {
+            seen.push(host);
+        }
+    }
+    seen.len()
+}
+
+/// The link of rows recorded before links existed.
+fn native() -> String {
+    "native".into()
+}
+
 /// The JSON of the table (`--json FILE`).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct MpiHeatJson {
@@ -201,6 +329,13 @@ pub struct MpiHeatJson {
     pub load_average: String,
     /// Every row of the table.
     pub rows: Vec<MpiHeatRow>,
+    /// The hosts of each run across several (`host: ranks, ...`), with its
+    /// link and rank count; empty when every run stayed on one host.
+    #[serde(default)]
+    pub hosts: Vec<String>,
+    /// Why the link rows (`tcp`, rates) were skipped, if they were.
+    #[serde(default)]
+    pub links_skipped: Option<String>,
 }
 
 /// The sample runner of a version of the example.
@@ -220,6 +355,10 @@ pub fn rows_of(run: &HeatRun, hardware_threads: usize) -> Vec<MpiHeatRow> {
     run.versions
         .iter()
         .map(|times| MpiHeatRow {
+            link: native(),
+            link_stats: None,
+            rows: run.rows,
+            cols: run.cols,
             ranks: run.ranks,
             workers: run.workers,
             oversubscribed: run.ranks * run.workers > hardware_threads,
@@ -268,61 +407,104 @@ pub fn unavailable(exe: &Path) -> Option<String> {
     None
 }
 
-/// Runs the example at `ranks` ranks × `workers` workers and reads its
-/// JSON line.
-fn launch(
-    mpirun: &Path,
-    mpirun_args: &[String],
-    program: &Path,
-    ranks: usize,
-    workers: usize,
-    sizes: Sizes,
+/// What every run of the table shares.
+struct Launcher<'a> {
+    mpirun: &'a Path,
+    /// `--mpirun-arg`s.
+    mpirun_args: &'a [String],
+    program: &'a Path,
+    /// The namespace tools, where link rows can run.
+    tools: Option<&'a Tools>,
     reps: usize,
-) -> Result<HeatRun, String> {
-    let mut command = Command::new(mpirun);
-    // Ranks may outnumber cores on a small host, and every rank runs
-    // several threads: binding a rank to one core (Open MPI's default for
-    // two ranks or fewer) would put all its workers on that core.
-    command.args(["--oversubscribe", "--bind-to", "none"]);
-    command.args(mpirun_args).arg("-np");
-    command.arg(ranks.to_string()).arg(program);
-    let grid = sizes.grid.to_string();
-    command.args(["--rows", &grid, "--cols", &grid]);
-    command.args(["--iterations", &sizes.iterations.to_string()]);
-    command.args(["--workers", &workers.to_string()]);
-    command.args(["--reps", &reps.to_string(), "--json"]);
-    // SAFETY: `geteuid` reads the process's effective user id; it has no
-    // preconditions and cannot fail.
-    if unsafe { libc::geteuid() } == 0 {
-        // Open MPI refuses to start as root unless told it may: a benchmark
-        // host borrowed as root (a container) is the common case.
-        for variable in ["OMPI_ALLOW_RUN_AS_ROOT", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] {
-            if std::env::var_os(variable).is_none() {
-                command.env(variable, "1");
+}
+
+impl Launcher<'_> {
+    /// Runs the example at `ranks` ranks × `workers` workers on `grid`
+    /// over `link`, and reads its JSON line (and, over a namespaced link,
+    /// the loopback's counters).
+    fn launch(
+        &self,
+        link: &Link,
+        grid: Grid,
+        ranks: usize,
+        workers: usize,
+    ) -> Result<(HeatRun, Option<LinkStats>), String> {
+        // Ranks may outnumber cores on a small host, and every rank runs
+        // several threads: binding a rank to one core (Open MPI's default
+        // for two ranks or fewer) would put all its workers on that core.
+        // An `--mpirun-arg=--bind-to` of the user's (several ranks per host
+        // across hosts: one per socket) replaces ours.
+        let mut args = vec!["--oversubscribe".to_string()];
+        if !self
+            .mpirun_args
+            .iter()
+            .any(|arg| arg.starts_with("--bind-to"))
+        {
+            args.extend(["--bind-to".to_string(), "none".to_string()]);
+        }
+        if link.needs_namespace() {
+            args.extend(link::OPEN_MPI_TCP.map(String::from));
+        }
+        args.extend(self.mpirun_args.iter().cloned());
+        args.extend(["-np".into(), ranks.to_string()]);
+        args.push(self.program.display().to_string());
+        for (flag, value) in [
+            ("--rows", grid.rows),
+            ("--cols", grid.cols),
+            ("--iterations", grid.iterations),
+            ("--workers", workers),
+            ("--reps", self.reps),
+        ] {
+            args.extend([flag.to_string(), value.to_string()]);
+        }
+        args.push("--json".into());
+        let mut command = match (link.needs_namespace(), self.tools) {
+            (false, _) => {
+                let mut command = Command::new(self.mpirun);
+                command.args(&args);
+                command
+            }
+            (true, Some(tools)) => tools.in_namespace(link, self.mpirun, &args),
+            (true, None) => return Err(format!("the link {link} needs a network namespace")),
+        };
+        // SAFETY: `geteuid` reads the process's effective user id; it has no
+        // preconditions and cannot fail.
+        if unsafe { libc::geteuid() } == 0 {
+            // Open MPI refuses to start as root unless told it may: a
+            // benchmark host borrowed as root (a container) is the common
+            // case.
+            for variable in ["OMPI_ALLOW_RUN_AS_ROOT", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] {
+                if std::env::var_os(variable).is_none() {
+                    command.env(variable, "1");
+                }
             }
         }
+        let what = format!(
+            "`mpirun -np {ranks} {}` over {link}",
+            self.program.display()
+        );
+        let output = command
+            .output()
+            .map_err(|e| format!("could not start {what}: {e}"))?;
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        if !output.status.success() {
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            let tail: Vec<&str> = stderr.lines().rev().take(20).collect();
+            let tail: Vec<&str> = tail.into_iter().rev().collect();
+            return Err(format!(
+                "{what} failed ({}):\n{}",
+                output.status,
+                tail.join("\n")
+            ));
+        }
+        let run = parse_run(&stdout)
+            .ok_or_else(|| format!("{what} printed no JSON result; its output:\n{stdout}"))?;
+        let stats = link
+            .needs_namespace()
+            .then(|| link::parse_stats(&stdout))
+            .flatten();
+        Ok((run, stats))
     }
-    let output = command
-        .output()
-        .map_err(|e| format!("could not start {}: {e}", mpirun.display()))?;
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    if !output.status.success() {
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        let tail: Vec<&str> = stderr.lines().rev().take(20).collect();
-        let tail: Vec<&str> = tail.into_iter().rev().collect();
-        return Err(format!(
-            "`mpirun -np {ranks} {}` failed ({}):\n{}",
-            program.display(),
-            output.status,
-            tail.join("\n")
-        ));
-    }
-    parse_run(&stdout).ok_or_else(|| {
-        format!(
-            "`mpirun -np {ranks} {}` printed no JSON result; its output:\n{stdout}",
-            program.display()
-        )
-    })
 }
 
 /// The [`HeatRun`] on the last line of the example's output that is one.
@@ -343,7 +525,8 @@ fn print_row(row: &MpiHeatRow) {
     let times = &row.times;
     let waits = matches!(times.version.as_str(), "bsp" | "rayon");
     println!(
-        "| {:>5} | {:>7}{} | {:<8} | {:>8} | {:>10} | {:>8} | {:>8} | {:>6} | {:>5.2} |",
+        "| {:<7} | {:>5} | {:>7}{} | {:<8} | {:>8} | {:>10} | {:>8} | {:>8} | {:>6} | {:>5.2} |",
+        row.link,
         row.ranks,
         row.workers,
         if row.oversubscribed { "*" } else { " " },
@@ -360,6 +543,30 @@ fn print_row(row: &MpiHeatRow) {
             .map_or("-".to_string(), |h| format!("{:.0} %", 100.0 * h)),
         row.vs_bsp,
     );
+}
+
+/// The runs of the table: each link with the rank counts it runs at (a
+/// namespaced link only above one rank: one rank exchanges nothing) and
+/// its grid.
+fn plan(links: &[Link], ranks: &[u32], sizes: Sizes) -> Vec<(Link, usize, Grid)> {
+    let mut runs = Vec::new();
+    for link in links {
+        let grid = if link.needs_namespace() {
+            sizes.link_grid
+        } else {
+            Grid {
+                rows: sizes.grid,
+                cols: sizes.grid,
+                iterations: sizes.iterations,
+            }
+        };
+        for &ranks in ranks {
+            if ranks > 1 || !link.needs_namespace() {
+                runs.push((link.clone(), ranks as usize, grid));
+            }
+        }
+    }
+    runs
 }
 
 /// Runs the table (see [`Options`]).
@@ -382,55 +589,118 @@ pub fn run(options: &Options) -> Result<(), String> {
     let hardware_threads = cli::available_threads();
     let total = threads.iter().copied().max().unwrap_or(1);
     let load = load_average();
+    let mut links = options.links();
+    // The namespace tools, looked for only if a link needs them; without
+    // them those links are dropped, saying why.
+    let mut links_skipped = None;
+    let tools = if links.iter().any(Link::needs_namespace) {
+        match Tools::find() {
+            Ok(tools) => Some(tools),
+            Err(why) => {
+                let names: Vec<String> = links
+                    .iter()
+                    .filter(|l| l.needs_namespace())
+                    .map(ToString::to_string)
+                    .collect();
+                let why = format!("links {} skipped: {why}", names.join(", "));
+                progress(&why);
+                links.retain(|link| !link.needs_namespace());
+                links_skipped = Some(why);
+                None
+            }
+        }
+    } else {
+        None
+    };
+    let lg = sizes.link_grid;
     println!(
         "### Distributed heat equation under MPI: Jacobi on a {g}x{g} grid, {it} iterations \
-         ({} size; median of {reps} rounds, slowest rank; {hardware_threads} hardware threads \
-         shared by the ranks: {total} threads; load average {load} at start)\n",
+         (link rows: {lr}x{lc}, {lit} iterations) ({} size; median of {reps} rounds, slowest \
+         rank; {hardware_threads} hardware threads shared by the ranks: {total} threads; load \
+         average {load} at start)\n",
         size.name(),
         g = sizes.grid,
         it = sizes.iterations,
+        lr = lg.rows,
+        lc = lg.cols,
+        lit = lg.iterations,
     );
     println!(
         "versions: bsp = exchange (MPI waits on the main thread), then a fork-join compute phase \
-         (scope tasks); tasks = boundary tasks wait for their halos with prescient::mpi::wait \
-         (suspending) while interior tasks compute; dataflow = every iteration submitted at once, \
-         sends and receives bound to their tasks (prescient::mpi::bind); rayon = bsp with rayon. \
+         (scope tasks); tasks = the scope body posts the exchange, spawns the interior rows' \
+         tasks and waits with prescient::mpi::wait_all (suspending) while they compute; \
+         dataflow = every iteration submitted at once, receives bound to their tasks \
+         (prescient::mpi::bind), each edge block's task sending the row it computed; rayon = bsp \
+         with rayon. \
+         link: native = Open MPI's own transport (shared memory on one host); tcp = TCP over the loopback \
+         of a private network namespace; a rate = that loopback shaped by a token bucket (tc \
+         tbf: a rate and its queue, shared by all ranks and both directions; no fixed delay). \
          ms/it: per iteration; no exch: the same without the exchange; exposed: their \
          difference; MPI wait: the bulk-synchronous main thread's; hidden: 1 - exposed / bsp's \
          exposed; /bsp: time over bsp's. * = ranks x workers exceed the hardware threads \
          (oversubscribed).\n"
     );
+    if let Some(why) = &links_skipped {
+        println!("{why}\n");
+    }
     println!(
-        "| {:>5} | {:>8} | {:<8} | {:>8} | {:>10} | {:>8} | {:>8} | {:>6} | {:>5} |",
-        "ranks", "workers", "version", "ms/it", "no exch", "exposed", "MPI wait", "hidden", "/bsp"
+        "| {:<7} | {:>5} | {:>8} | {:<8} | {:>8} | {:>10} | {:>8} | {:>8} | {:>6} | {:>5} |",
+        "link",
+        "ranks",
+        "workers",
+        "version",
+        "ms/it",
+        "no exch",
+        "exposed",
+        "MPI wait",
+        "hidden",
+        "/bsp"
     );
     println!(
-        "|{:->6}:|{:->9}:|{:-<10}|{:->9}:|{:->11}:|{:->9}:|{:->9}:|{:->7}:|{:->6}:|",
-        "", "", "", "", "", "", "", "", ""
+        "|{:-<9}|{:->6}:|{:->9}:|{:-<10}|{:->9}:|{:->11}:|{:->9}:|{:->9}:|{:->7}:|{:->6}:|",
+        "", "", "", "", "", "", "", "", "", ""
     );
+    let launcher = Launcher {
+        mpirun: &mpirun,
+        mpirun_args: &options.mpirun_args,
+        program: &program,
+        tools: tools.as_ref(),
+        reps,
+    };
     let mut head = TableHead::new(TABLE, size, &threads);
     let mut rows = Vec::new();
-    for &ranks in &options.ranks {
-        let ranks = ranks as usize;
+    let mut notes = Vec::new();
+    let mut hosts = Vec::new();
+    for (link, ranks, grid) in plan(&links, &options.ranks, sizes) {
         let workers = (total / ranks).max(1);
         progress(format!(
-            "{TABLE}: {ranks} ranks x {workers} workers, {g}x{g}",
-            g = sizes.grid
+            "{TABLE}: {ranks} ranks x {workers} workers, {}x{}, over {link}",
+            grid.rows, grid.cols
         ));
-        let run = launch(
-            &mpirun,
-            &options.mpirun_args,
-            &program,
-            ranks,
-            workers,
-            sizes,
-            reps,
-        )?;
-        let program_name = format!(
+        let (run, stats) = launcher.launch(&link, grid, ranks, workers)?;
+        let mut program_name = format!(
             "heat {}x{} x{}, {} ranks",
             run.rows, run.cols, run.iterations, run.ranks
         );
-        for row in rows_of(&run, hardware_threads) {
+        if link.needs_namespace() {
+            program_name.push_str(&format!(", {link}"));
+        }
+        if let Some(stats) = &stats {
+            notes.push(format!(
+                "{link}, {ranks} ranks: {:.1} MiB crossed the loopback, {} packets dropped",
+                stats.bytes as f64 / (1 << 20) as f64,
+                stats.dropped
+            ));
+        }
+        // Across hosts, each brings its threads (assumed as many as this
+        // one's) to the oversubscription mark.
+        let host_count = distinct_hosts(&run.hosts).max(1);
+        if host_count > 1 {
+            hosts.push(format!("{link}, {ranks} ranks: {}", run.hosts_summary()));
+        }
+        for mut row in rows_of(&run, hardware_threads * host_count) {
+            row.link = link.to_string();
+            row.link_stats = stats.clone();
             print_row(&row);
             head.samples.push(Sample::new(
                 program_name.clone(),
@@ -442,6 +712,15 @@ pub fn run(options: &Options) -> Result<(), String> {
         }
     }
     println!();
+    for note in &notes {
+        println!("{note}");
+    }
+    for line in &hosts {
+        println!("hosts ({line})");
+    }
+    if !notes.is_empty() || !hosts.is_empty() {
+        println!();
+    }
     if options.common.json.is_some() {
         options.common.write_json(&MpiHeatJson {
             head,
@@ -450,6 +729,8 @@ pub fn run(options: &Options) -> Result<(), String> {
             reps,
             load_average: load,
             rows,
+            hosts,
+            links_skipped,
         })?;
     }
     Ok(())
@@ -476,9 +757,66 @@ mod tests {
         assert_eq!(o.program, Some(PathBuf::from("/x/heat")));
         let o = parse("--mpirun-arg=--hostfile --mpirun-arg hosts").unwrap();
         assert_eq!(o.mpirun_args, ["--hostfile", "hosts"]);
-        for bad in ["--ranks 0", "--reps 0", "--bogus"] {
+        for bad in [
+            "--ranks 0",
+            "--reps 0",
+            "--bogus",
+            "--link 100mbps",
+            "--link x",
+        ] {
             assert!(parse(bad).is_err(), "{bad}");
         }
+        let names = |o: &Options| {
+            o.links()
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            names(&parse("").unwrap()),
+            ["native", "tcp", "1gbit", "100mbit"]
+        );
+        assert_eq!(names(&parse("--test-size").unwrap()), ["native", "100mbit"]);
+        assert_eq!(
+            names(&parse("--link tcp,10Mbit").unwrap()),
+            ["tcp", "10mbit"]
+        );
+    }
+
+    #[test]
+    fn link_rows_run_above_one_rank_on_their_own_grid() {
+        let links: Vec<Link> = ["native", "100mbit"]
+            .map(|l| Link::parse(l).unwrap())
+            .to_vec();
+        let sizes = Sizes::of(Size::Quick);
+        let runs = plan(&links, &[1, 2, 4], sizes);
+        let shape: Vec<(String, usize, usize)> = runs
+            .iter()
+            .map(|(link, ranks, grid)| (link.to_string(), *ranks, grid.rows))
+            .collect();
+        assert_eq!(
+            shape,
+            [
+                ("native".to_string(), 1, 1024),
+                ("native".to_string(), 2, 1024),
+                ("native".to_string(), 4, 1024),
+                ("100mbit".to_string(), 2, sizes.link_grid.rows),
+                ("100mbit".to_string(), 4, sizes.link_grid.rows),
+            ]
+        );
+    }
+
+    #[test]
+    fn hosts_are_summarised_in_rank_order() {
+        let run = run_of(3, Vec::new());
+        assert_eq!(run.hosts_summary(), "a: 2, b: 1");
+        // Results written before hosts were recorded still load.
+        let old =
+            r#"{"rows":1,"cols":1,"iterations":1,"ranks":1,"workers":1,"reps":1,"versions":[]}"#;
+        assert!(serde_json::from_str::<HeatRun>(old)
+            .unwrap()
+            .hosts
+            .is_empty());
     }
 
     fn times(version: &str, with: f64, without: f64) -> VersionTimes {
@@ -499,6 +837,7 @@ mod tests {
             workers: 2,
             reps: 1,
             versions,
+            hosts: vec!["a".into(), "b".into(), "a".into()],
         }
     }
 
@@ -557,6 +896,8 @@ mod tests {
             reps: 1,
             load_average: "0.5".into(),
             rows: rows_of(&run, 2),
+            hosts: Vec::new(),
+            links_skipped: None,
         };
         let text = serde_json::to_string(&json).unwrap();
         assert!(text.contains("\"table\":\"mpi-heat\"") && text.contains("\"samples\""));

@@ -17,11 +17,12 @@
 //! continuation and drops the body's hold. Whoever brings the count to zero
 //! — the body's end, if everything completed already, or the thread that
 //! completes the last event — runs the continuation: it queues it as a job
-//! on the scope's runtime (`queue_continuation` in `dataflow/task.rs`: on top
-//! of the completing worker's own deque when it is one of that runtime's,
-//! so that the successors waiting for the messages run next; else in the
-//! runtime's injector, because the completing thread may be a worker of
-//! another runtime, or none).
+//! on the scope's runtime (`queue_continuation` in `dataflow/task.rs`: where
+//! the completing worker takes its next job, whatever the queue policy,
+//! when it is one of that runtime's, and the successors that finish
+//! releases go there too, so that the tasks waiting for the messages run
+//! next; else in the runtime's injector, because the completing thread may
+//! be a worker of another runtime, or none).
 //!
 //! * **Why the continuation is set in time.** The body's hold keeps the
 //!   count above zero until `execute` has installed the continuation, and
@@ -32,6 +33,15 @@
 //!   the scope does not end (`task.rs`, links 1, 5 and 7). That is what
 //!   lets bound requests write into the task's own `out` data after its
 //!   body returned.
+//! * **Whatever the body did after binding.** A body that panics after a
+//!   bind is caught inside the frame (`run_body`), so the slot still holds
+//!   the events and the task completes only after them; its panic is
+//!   recorded and reaches the scope's next wait as any task's does. A task
+//!   run at once on the submission fast path is not in the graph; if it
+//!   bound events, the submitter registers a stand-in on its accesses
+//!   (`task::boxed_bound`) that has no body to cancel: its own panic has
+//!   poisoned those regions, and a cancelled stand-in would complete at
+//!   once and let the scope free the data MPI still writes into.
 //! * **Nesting.** The frame is task-local: a dataflow task run inline in
 //!   another's body binds its own frame (the inner one shadows); a `join`
 //!   child run inline inherits its task's frame, as a plain call would.
@@ -123,11 +133,4 @@ pub(crate) fn finish_after(events: Arc<ExternalEvents>, continuation: Continuati
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(continuation);
     events.decrease();
-}
-
-/// Makes `events` the running task's (see `task::adopt`): the task's finish
-/// then waits for them, and the body's hold they still carry is dropped
-/// when this run's body returns.
-pub(crate) fn adopt(events: Arc<ExternalEvents>) {
-    CURRENT.with(|slot| slot.set(Some(events)));
 }

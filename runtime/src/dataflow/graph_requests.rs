@@ -65,6 +65,29 @@ unsafe fn release_to(
     return_ready_buffer(ready);
 }
 
+/// Where a finishing task's worker queues the tasks its finish releases.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Release {
+    /// At the end of its deque that the queue policy inserts at: the usual
+    /// order.
+    Queued,
+    /// Where the worker takes its next job (`WorkerThread::push_next`),
+    /// whatever the policy: the finish of a task whose bound MPI requests
+    /// completed, whose successors are what other ranks wait for
+    /// (`task::queue_continuation`).
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+    Next,
+}
+
+/// A worker as the sink of [`Release::Next`] tasks.
+struct RunNext<'a>(&'a WorkerThread);
+
+impl ReadySink for RunNext<'_> {
+    fn dispatch(&self, job: crate::job::JobRef) {
+        self.0.push_next(job);
+    }
+}
+
 /// How many accesses a new-task request carries without an allocation.
 const INLINE_ACCESSES: usize = 4;
 
@@ -217,7 +240,8 @@ pub(crate) unsafe fn submit(
 /// Reports a finished registered task (handed out under `id`, its last
 /// strand `last`) to its scope's graph: `done` then `delete`, each inline or queued as the
 /// worker's push policies say. Tasks it releases inline go to this worker's
-/// deque (stealable; locality: they read what this task wrote).
+/// deque (stealable; locality: they read what this task wrote), where
+/// `release` says.
 ///
 /// Returns `true` if the task is uncounted already or will be by the
 /// executor of its queued `delete` — the caller must not touch the scope
@@ -230,6 +254,7 @@ pub(crate) unsafe fn finish_registered(
     shared: *const Shared,
     id: GraphTaskId,
     last: StrandRef,
+    release: Release,
 ) -> bool {
     // SAFETY: alive (contract) until the task is uncounted.
     let scope = unsafe { &*shared };
@@ -271,9 +296,14 @@ pub(crate) unsafe fn finish_registered(
                 if let Some(worker) = worker {
                     worker.dast_route_delete(None);
                 }
-                let sink: &dyn ReadySink = match worker {
-                    Some(worker) => worker,
-                    None => &*scope.registry,
+                let next;
+                let sink: &dyn ReadySink = match (worker, release) {
+                    (Some(worker), Release::Queued) => worker,
+                    (Some(worker), Release::Next) => {
+                        next = RunNext(worker);
+                        &next
+                    }
+                    (None, _) => &*scope.registry,
                 };
                 // Done and delete in one lock round trip: timed as `done`.
                 let finish = |ready: &mut ReadyList<TaskRef>| {

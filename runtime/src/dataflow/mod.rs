@@ -34,7 +34,7 @@
 //
 // Each file imports only files listed after it, so no two import each other:
 // `access` → `handle` → `scope_core` → `state` → `graph_ops` → `shard`;
-// `task` → `access`, `state`, `requests`, `graph_ops`; `requests` → `state`,
+// `task` → `access`, `state`, `graph_requests`, `graph_ops`; `graph_requests` → `state`,
 // `graph_ops`.
 
 mod access;
@@ -283,13 +283,16 @@ impl<'df, 'env> Dataflow<'df, 'env> {
             let bound = run_inlined(|| unsafe { task::run_unregistered(shared, raw, body) });
             if let Some((raw, events)) = bound {
                 // Its body bound external events: registered after all, so
-                // that later tasks wait for them (see `run_unregistered`).
-                let adopt = move |_: <A::Raw as TaskArgs<'_>>::Args| task::adopt(events);
-                submit_registered(shared, raw, adopt, regions, on_a_worker, has_room);
+                // that later tasks wait for them and its data stays alive
+                // until they happened, even if the body panicked after
+                // binding (see `boxed_bound`).
+                let stand_in = |raw| task::boxed_bound(shared, raw, events);
+                submit_registered(shared, raw, stand_in, regions, on_a_worker, has_room);
             }
             return;
         }
-        submit_registered(shared, raw, body, regions, on_a_worker, has_room);
+        let task = |raw| task::boxed(shared, raw, body);
+        submit_registered(shared, raw, task, regions, on_a_worker, has_room);
     }
 
     /// Waits for every task submitted to this scope so far (OpenMP's
@@ -314,23 +317,24 @@ impl<'df, 'env> Dataflow<'df, 'env> {
 }
 
 /// Registers a task with the graph and runs or queues it if it is ready
-/// (the part of [`Dataflow::task`] after the fast path).
-fn submit_registered<R, F>(
+/// (the part of [`Dataflow::task`] after the fast path). `make_task` boxes
+/// it (`task::boxed`, or `task::boxed_bound` for a fast-path task that bound
+/// external events) once it is counted.
+fn submit_registered<R>(
     shared: &Shared,
     raw: R,
-    body: F,
+    make_task: impl FnOnce(R) -> state::TaskRef,
     regions: &[(RegionId, AccessMode)],
     on_a_worker: bool,
     has_room: bool,
 ) where
     R: for<'t> TaskArgs<'t> + Send,
-    F: for<'t> FnOnce(<R as TaskArgs<'t>>::Args) + Send,
 {
     // SAFETY: the handles are alive (the caller's tokens borrow them for
     // the submission); counted once, before registration, by the owner.
     unsafe { raw.count_live() };
     shared.live.increment();
-    let task = task::boxed(shared, raw, body);
+    let task = make_task(raw);
     // SAFETY: the owner submits, on its worker; the task is counted live.
     let Some(task) = (unsafe { graph_requests::submit(shared, task, regions) }) else {
         // Queued for the DAST manager, which hands the task to a worker
@@ -381,5 +385,58 @@ impl fmt::Debug for Dataflow<'_, '_> {
         f.debug_struct("Dataflow")
             .field("live_tasks", &self.live_tasks())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(all(test, not(loom), feature = "mpi"))]
+mod tests {
+    use super::dataflow;
+    use super::external::{bind_to_current_task, ExternalEvents};
+    use crate::params::Params;
+    use crate::runtime::Runtime;
+    use std::sync::{Arc, Mutex};
+
+    /// When a bound task's last event happens while other tasks are queued,
+    /// the rest of its finish, and the tasks that finish releases, run next
+    /// (`task::queue_continuation`; a test of `external.rs`, kept here
+    /// because it needs the whole scope), not behind the queue. One worker, every
+    /// task deferred, the default queue policy (the owner takes the oldest
+    /// job first): `bound` binds an event (as `mpi::bind` does) and the
+    /// first of the queued tasks makes it happen, as a poll between jobs
+    /// would; the consumer of `bound`'s data must run right after it.
+    #[test]
+    fn a_bound_tasks_successors_run_before_queued_work() {
+        let rt = Runtime::builder()
+            .num_workers(1)
+            .params(Params::DEFAULT.with_queue_capacity(1 << 16))
+            .build()
+            .unwrap();
+        let log = Mutex::new(Vec::new());
+        let held: Mutex<Option<Arc<ExternalEvents>>> = Mutex::new(None);
+        rt.run(|| {
+            dataflow(|df| {
+                let data = df.data(0u32);
+                let (log, held) = (&log, &held);
+                df.task(data.out(), move |value: &mut u32| {
+                    *value = 100;
+                    *held.lock().unwrap() = bind_to_current_task();
+                });
+                for i in 0..20 {
+                    df.task((), move |()| {
+                        if i == 0 {
+                            let events = held.lock().unwrap().take();
+                            events.expect("the bound task ran first").decrease();
+                        }
+                        log.lock().unwrap().push(i);
+                    });
+                }
+                df.task(data.read(), move |value: &u32| {
+                    log.lock().unwrap().push(*value);
+                });
+            })
+        });
+        let log = log.into_inner().unwrap();
+        assert_eq!(log[..3], [0, 100, 1], "{log:?}");
+        assert_eq!(log.len(), 21);
     }
 }

@@ -29,7 +29,10 @@
 //!    registered, unfinished task conflicts with it, and it finishes before
 //!    the owner — the only thread that submits to the scope — submits
 //!    anything else; so no task can conflict with it while it runs, and no
-//!    later task needs to wait for it.
+//!    later task needs to wait for it. (If its body bound external events,
+//!    the owner registers a bodiless stand-in on its accesses before
+//!    submitting anything else, [`boxed_bound`]: later tasks then wait for
+//!    the events in the graph, as for a registered task's.)
 //! 3. **Regions are values**: each [`Data`](crate::dataflow::Data) handle and each tile
 //!    of [`Tiles`](crate::dataflow::Tiles) has its own region id (a per-scope counter),
 //!    a handle's value lives in its own allocation, and tiles are disjoint
@@ -56,7 +59,7 @@ use super::access::TaskArgs;
 #[cfg(feature = "mpi")]
 use super::external;
 use super::graph_ops::GraphTaskId;
-use super::graph_requests;
+use super::graph_requests::{self, Release};
 use super::state::{Header, LiveCount, Shared, TaskRef};
 #[cfg(feature = "mpi")]
 use crate::job::HeapJob;
@@ -172,38 +175,19 @@ pub(crate) unsafe fn execute<R, F>(
     #[cfg(feature = "mpi")]
     {
         // The body may bind external events (MPI requests) to the task's
-        // completion (`external.rs`).
+        // completion (`external.rs`). Whatever the body did after binding —
+        // returned or panicked (`run_body` caught it and poisoned the
+        // task's writes) — the events come back here, and the task
+        // completes only after them.
         // SAFETY: the task was handed out (or runs unregistered, link 2) and
         // its scope is alive (link 7): this function's contract, which is
         // `run_body`'s.
         let events = external::run_with_slot(|| unsafe { run_body(shared, &mut raw, func) });
         if let Some(events) = events {
-            let last = finish_strand(as_task);
-            let shared_addr = shared as usize;
-            let continuation = move || {
-                let job = HeapJob::into_job_ref(move || {
-                    // SAFETY: the task is still counted live (its finish is
-                    // what runs here), so its scope and regions are alive;
-                    // it is finished once.
-                    unsafe { complete(shared_addr as *const Shared, raw, id, last) }
-                });
-                // SAFETY: the task is still counted live (its finish is the
-                // job just made), so its scope is alive (link 7).
-                queue_continuation(unsafe { &*(shared_addr as *const Shared) }, job);
-            };
-            let continuation: Box<dyn FnOnce() + Send + '_> = Box::new(continuation);
-            // Erasing the borrows' lifetime: what the continuation captures
-            // (the task's accesses, `R`) borrows the scope's handles.
-            // SAFETY: the scope outlives every task counted live in it
-            // (link 7), and this task stays counted until the
-            // continuation's job has run; the box's layout does not depend
-            // on the lifetime.
-            let continuation: external::Continuation = unsafe {
-                std::mem::transmute::<Box<dyn FnOnce() + Send + '_>, external::Continuation>(
-                    continuation,
-                )
-            };
-            external::finish_after(events, continuation);
+            // SAFETY: the task has run once (its body returned or panicked),
+            // is still counted live, and this function touches nothing of
+            // the scope after: `complete_after`'s contract.
+            unsafe { complete_after(shared, raw, id, as_task, events) };
             return;
         }
     }
@@ -217,7 +201,52 @@ pub(crate) unsafe fn execute<R, F>(
     let last = finish_strand(as_task);
     // SAFETY: the task has run once, is still counted live, and touches
     // nothing of the scope after.
-    unsafe { complete(shared, raw, id, last) }
+    unsafe { complete(shared, raw, id, last, Release::Queued) }
+}
+
+/// The rest of a task's finish once its body is over with `events` bound:
+/// installs [`complete`] as the events' continuation (queued as a job on
+/// the scope's runtime when the last event happens) and drops the body's
+/// hold on them. Until then the task stays counted live in its scope and on
+/// its regions, so its data is neither handed to another task nor freed.
+///
+/// # Safety
+/// As for [`complete`]: the task has run (or been cancelled) once, is still
+/// counted live, is completed once, and the caller does not touch the scope
+/// afterwards.
+#[cfg(feature = "mpi")]
+unsafe fn complete_after<R>(
+    shared: *const Shared,
+    raw: R,
+    id: Option<GraphTaskId>,
+    as_task: bool,
+    events: BoundEvents,
+) where
+    R: for<'t> TaskArgs<'t> + Send,
+{
+    let last = finish_strand(as_task);
+    let shared_addr = shared as usize;
+    let continuation = move || {
+        let job = HeapJob::into_job_ref(move || {
+            // SAFETY: the task is still counted live (its finish is
+            // what runs here), so its scope and regions are alive;
+            // it is finished once.
+            unsafe { complete(shared_addr as *const Shared, raw, id, last, Release::Next) }
+        });
+        // SAFETY: as above: the scope is alive.
+        queue_continuation(unsafe { &*(shared_addr as *const Shared) }, job);
+    };
+    let continuation: Box<dyn FnOnce() + Send + '_> = Box::new(continuation);
+    // Erasing the borrows' lifetime: what the continuation captures
+    // (the task's accesses, `R`) borrows the scope's handles.
+    // SAFETY: the scope outlives every task counted live in it
+    // (link 7), and this task stays counted until the
+    // continuation's job has run; the box's layout does not depend
+    // on the lifetime.
+    let continuation: external::Continuation = unsafe {
+        std::mem::transmute::<Box<dyn FnOnce() + Send + '_>, external::Continuation>(continuation)
+    };
+    external::finish_after(events, continuation);
 }
 
 /// Queues the rest of a task's finish whose bound external events have all
@@ -225,15 +254,19 @@ pub(crate) unsafe fn execute<R, F>(
 /// saw the last event complete may be a worker of another runtime, or none.
 ///
 /// On a worker of the scope's runtime (the usual case: a worker polling
-/// MPI between its jobs or while idle) the job goes to the top of that
-/// worker's own deque, so that it runs next: the finish releases the tasks
-/// waiting for the messages, and those are what the other ranks wait for
-/// in turn. The injector would queue it behind every job of the worker's
-/// deque, a whole wave of ready computation later.
+/// MPI between its jobs or while idle) the job goes where that worker takes
+/// its next job (`push_next`), whatever the queue policy, and so do the
+/// tasks the finish releases (`Release::Next`): they are the tasks that
+/// waited for the messages, and what the other ranks wait for in turn. A
+/// plain push would queue them behind every job of the deque under the
+/// default policy (insert at the back, the owner takes the front): in the
+/// heat example at 2 ranks of one worker a halo's consumer then ran a
+/// whole wave of interior blocks (about 1.5 ms) after its message was
+/// seen (`docs/measurements.md`). The injector would be later still.
 #[cfg(feature = "mpi")]
 fn queue_continuation(shared: &Shared, job: crate::job::JobRef) {
     if crate::scheduler::worker::is_current(&shared.registry) {
-        crate::scheduler::worker::on_worker(|worker| worker.push(job));
+        crate::scheduler::worker::on_worker(|worker| worker.push_next(job));
     } else {
         shared.registry.inject(job);
     }
@@ -256,8 +289,13 @@ fn finish_strand(as_task: bool) -> StrandRef {
 /// The task has run once and is still counted live (in its scope and, if
 /// registered, on its regions); it is completed once, and the caller does
 /// not touch the scope afterwards.
-unsafe fn complete<R>(shared: *const Shared, raw: R, id: Option<GraphTaskId>, last: StrandRef)
-where
+unsafe fn complete<R>(
+    shared: *const Shared,
+    raw: R,
+    id: Option<GraphTaskId>,
+    last: StrandRef,
+    release: Release,
+) where
     R: for<'t> TaskArgs<'t> + Send,
 {
     if id.is_some() {
@@ -267,7 +305,7 @@ where
     }
     // SAFETY: the task has run once and is still counted live, so its scope
     // is alive (link 7): this function's contract, which is `finish`'s.
-    unsafe { finish(shared, id, last) }
+    unsafe { finish(shared, id, last, release) }
 }
 
 /// What an unregistered task's body bound (`external.rs`): its pending
@@ -284,8 +322,10 @@ pub(crate) type BoundEvents = std::convert::Infallible;
 /// and never counted as live, since it finishes before the owner submits
 /// anything else — unless its body bound external events (feature `mpi`):
 /// then its accesses come back with them, and the submitter registers it
-/// after all, with a body that only adopts the events ([`adopt`]), so that
-/// later tasks wait for them in the graph.
+/// after all, as a stand-in without a body that completes once the events
+/// happened ([`boxed_bound`]), so that later tasks wait for them in the
+/// graph and the scope keeps its data alive — whether the body returned or
+/// panicked after binding.
 ///
 /// # Safety
 /// Called by the scope's owner thread from submission, with no registered
@@ -319,13 +359,61 @@ where
     }
 }
 
-/// The body of a task registered after its unregistered run bound
-/// `events`: makes them this run's, so that it finishes once they happened.
-pub(crate) fn adopt(events: BoundEvents) {
+/// Boxes the registered stand-in for a task whose unregistered run
+/// ([`run_unregistered`]) bound `events`: a task of the scope `shared` on
+/// the same accesses `raw` with no body. When the graph hands it out it
+/// does not run anything and cannot be cancelled: it goes straight to
+/// `complete_after`, so it completes — and its successors run, and its
+/// data may be freed — only after the events happened.
+///
+/// Why no body, and no cancellation: the unregistered run's body may have
+/// panicked after binding, which poisoned these very regions; a stand-in
+/// with a body would then be cancelled as a poisoned task, complete at
+/// once, and let the scope free data that MPI still writes into.
+/// And a body would receive a fresh `&mut T` over a buffer that MPI is
+/// writing meanwhile; with none, no borrow of the data is formed until the
+/// events happened.
+pub(crate) fn boxed_bound<R>(shared: &Shared, raw: R, events: BoundEvents) -> TaskRef
+where
+    R: for<'t> TaskArgs<'t> + Send,
+{
+    let task = Box::new(TaskBox {
+        header: Header::new(run_bound::<R>, shared),
+        raw,
+        func: events,
+    });
+    // SAFETY: as in `boxed`: not null; `header` is the first field of a
+    // `repr(C)` struct; `run_bound::<R>` frees the box with its real type;
+    // `R` and the events (an `Arc` of a `Sync` state) are `Send`; the box is
+    // owned by nobody else.
+    unsafe { TaskRef::from_box(NonNull::new_unchecked(Box::into_raw(task).cast::<Header>())) }
+}
+
+/// Runs a box made by [`boxed_bound`]: completes the task once its events
+/// happened.
+///
+/// # Safety
+/// `header` came from `boxed_bound::<R>` and is run once; `TaskRef::run`'s
+/// contract holds.
+unsafe fn run_bound<R>(header: NonNull<Header>, id: GraphTaskId)
+where
+    R: for<'t> TaskArgs<'t> + Send,
+{
+    // SAFETY: the box was made by `boxed_bound::<R>` (contract).
+    let task = unsafe { Box::from_raw(header.cast::<TaskBox<R, BoundEvents>>().as_ptr()) };
+    let TaskBox { header, raw, func } = *task;
     #[cfg(feature = "mpi")]
-    external::adopt(events);
+    // SAFETY: the graph handed the task out under `id` and it runs once, so
+    // it is counted live in its scope and on its regions (registered), and
+    // nothing else completes it.
+    unsafe {
+        complete_after(header.shared, raw, Some(id), header.is_queued(), func)
+    };
     #[cfg(not(feature = "mpi"))]
-    match events {}
+    {
+        let _ = (header, raw, id);
+        match func {}
+    }
 }
 
 /// Reports a finished task to the graph — `done` and `delete`, each inline
@@ -337,14 +425,19 @@ pub(crate) fn adopt(events: BoundEvents) {
 /// The task (handed out under `id`, or without accesses and `id == None`) has
 /// finished running, its scope is alive, and the caller does not touch the
 /// scope afterwards.
-unsafe fn finish(shared: *const Shared, id: Option<GraphTaskId>, last: StrandRef) {
+unsafe fn finish(
+    shared: *const Shared,
+    id: Option<GraphTaskId>,
+    last: StrandRef,
+    release: Release,
+) {
     // SAFETY: the scope is alive: the task is still counted live.
     unsafe { (*shared).last_finished.store(last) };
     if let Some(id) = id {
         // SAFETY: the task was handed out under `id`, has finished its body
         // and is still counted live, so its scope is alive (link 7): what
         // `finish_registered` asks.
-        if unsafe { graph_requests::finish_registered(shared, id, last) } {
+        if unsafe { graph_requests::finish_registered(shared, id, last, release) } {
             return;
         }
     }

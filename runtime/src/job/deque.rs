@@ -139,6 +139,23 @@ impl TaskDeque {
         }
     }
 
+    /// Inserts a job where the owner takes its next one, whatever the
+    /// policy: the owner runs it before everything queued (a thief may still
+    /// take it first). For work that others wait for — the finish of a
+    /// dataflow task whose MPI requests completed (`dataflow/task.rs`).
+    pub(crate) fn push_next(&self, job: JobRef) {
+        match &self.owner {
+            // PF: the owner takes the newest, which this job now is.
+            Owner::Crossbeam(worker) => worker.push(job),
+            // The owner always takes from the front.
+            Owner::Locked(deque) => {
+                let mut items = deque.items.lock();
+                items.push_front(job);
+                deque.update_len(&items);
+            }
+        }
+    }
+
     /// Takes the owner's next job (always from the front).
     pub(crate) fn pop(&self) -> Option<JobRef> {
         match &self.owner {
@@ -353,6 +370,30 @@ mod tests {
         // (each line above fails if a policy's owner or thief end is swapped)
         // front/front: owner newest first, thief newest.
         assert_eq!(orders(QueuePolicy::InsertFrontStealFront), (vec![2, 1], 3));
+    }
+
+    #[test]
+    fn a_job_pushed_next_is_the_owners_next_under_every_policy() {
+        for policy in QueuePolicy::ALL {
+            let (deque, _stealer) = TaskDeque::new(policy);
+            for i in 1..=3 {
+                deque.push(job(i));
+            }
+            deque.push_next(job(9));
+            let next = deque.pop().map(crate::job::tests_support::addr);
+            assert_eq!(next, Some(9), "{policy:?}");
+            // The others keep the policy's order.
+            let mut rest = Vec::new();
+            while let Some(j) = deque.pop() {
+                rest.push(crate::job::tests_support::addr(j));
+            }
+            let expected = if policy.owner_takes_newest() {
+                [3, 2, 1]
+            } else {
+                [1, 2, 3]
+            };
+            assert_eq!(rest, expected, "{policy:?}");
+        }
     }
 
     #[test]

@@ -689,7 +689,7 @@ mod tests {
     }
 
     /// Zero-sized elements in a merge: their pointers never move, so the
-    /// merge must count, not subtract pointers (issue 36: `offset_from`
+    /// merge must count, not subtract pointers (`offset_from`
     /// panicked, and again in the drop during the unwind, which aborted).
     /// Merged whole and split, with and without a panicking comparison,
     /// each element is dropped exactly once.

@@ -156,6 +156,17 @@ impl WorkerThread {
         self.enqueue(job);
     }
 
+    /// Pushes a job where this worker takes its next one (see
+    /// `TaskDeque::push_next`), counted and announced as [`push`](Self::push)
+    /// does.
+    #[inline]
+    pub(crate) fn push_next(&self, job: JobRef) {
+        self.local_len.set(self.local_len.get() + 1);
+        bump(&self.counters().spawns);
+        self.deque.push_next(job);
+        self.registry.wake_one_if_none_idle();
+    }
+
     /// Pushes a job that is counted already — in `local_len` and in the
     /// `spawns` counter: a latent spawn being published — and wakes a
     /// sleeper as [`push`](Self::push) does.
