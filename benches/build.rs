@@ -2,10 +2,13 @@
 //! section (`prescient_benches::report::build`): the commit, the cargo
 //! profile, the compiler, the flags (function alignment) and the features.
 //! A binary copied to a host without the source tree or git still says what
-//! it is.
+//! it is. It also builds the C/C++ peers (`peers/build.rs`).
 
 use std::path::Path;
 use std::process::Command;
+
+#[path = "peers/build.rs"]
+mod peers;
 
 fn main() {
     let manifest_dir = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default();
@@ -85,4 +88,6 @@ fn main() {
         println!("cargo:rerun-if-changed={dir}");
     }
     println!("cargo:rerun-if-env-changed=CARGO_ENCODED_RUSTFLAGS");
+
+    peers::build(Path::new(&manifest_dir), Path::new(&out_dir));
 }

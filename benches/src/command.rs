@@ -6,7 +6,7 @@
 
 use clap::{Parser, Subcommand};
 
-use crate::{cf17, competing, report, suite, tables};
+use crate::{cf17, competing, peers, report, suite, tables};
 
 /// Prescient's benchmark tables, side by side with rayon, chili and the
 /// sequential programs.
@@ -67,6 +67,10 @@ pub enum Command {
     // `crate::competing` (the tables start it as `current_exe burn`).
     #[command(name = competing::SUBCOMMAND, hide = true)]
     Burn,
+    // The C/C++ peers beside the sequential references, hidden until the
+    // tables carry them: `crate::peers::cli`.
+    #[command(hide = true)]
+    Peers(peers::cli::Options),
 }
 
 /// The subcommand names (what a first argument must be for [`main`] to
@@ -98,6 +102,7 @@ pub fn run(command: Command) -> i32 {
         Command::Report(options) => report::run(&options).map(drop),
         Command::Publish(options) => report::publish::run(&options),
         Command::Burn => competing::burn(),
+        Command::Peers(options) => peers::cli::run_command(&options),
     };
     match result {
         Ok(()) => 0,

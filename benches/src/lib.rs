@@ -24,6 +24,8 @@
 //!   ([`cli::CommonArgs`]: `--quick`, `--threads LIST`, `--json FILE`), the
 //!   one thread-list parser and the `PRESCIENT_BENCH_THREADS` fallback;
 //!   [`data`] finds the input files, also beside a copied binary.
+//! * [`peers`] runs the C/C++ peers (OpenMP under GCC and LLVM, oneTBB):
+//!   the same programs in other runtimes, built from `benches/peers/`.
 //! * [`competing`] holds `--competing N` of the fork-join and dataflow
 //!   tables: busy processes that share the CPUs with the measurement (the
 //!   hidden subcommand `burn`).
@@ -42,6 +44,7 @@ pub mod competing;
 pub mod data;
 pub mod dataflow;
 pub mod inlining;
+pub mod peers;
 pub mod programs;
 pub mod report;
 pub mod samples;
