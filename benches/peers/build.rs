@@ -15,9 +15,11 @@
 //! line tables, no `-march`. A run path `$ORIGIN/lib` lets the
 //! bundle carry the shared libraries beside the executables.
 //!
-//! A peer is rebuilt only when its sources, the compiler or the flags change
-//! (a stamp beside it), so a change of the Rust sources does not recompile
-//! the C++. `PRESCIENT_BENCH_NO_PEERS=1` builds none.
+//! A peer is compiled only when its sources, the compiler or the flags change:
+//! built peers are kept in `<target>/prescient-peers/` under that
+//! fingerprint, for every profile and feature set, so neither a change of the
+//! Rust sources nor another profile recompiles the C++.
+//! `PRESCIENT_BENCH_NO_PEERS=1` builds none.
 
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
@@ -258,11 +260,17 @@ pub fn build(manifest_dir: &Path, out_dir: &Path) {
     }
     // Probe, then compile and link the peers that need it, each on a thread
     // of its own (the compilers run side by side).
+    let cache = &cache_dir(out_dir);
     let (peers_dir, dir) = (&peers_dir, &dir);
     let statuses: Vec<(&PeerBuild, String)> = std::thread::scope(|scope| {
         let handles: Vec<_> = peers
             .iter()
-            .map(|peer| (peer, scope.spawn(move || build_one(peer, peers_dir, dir))))
+            .map(|peer| {
+                (
+                    peer,
+                    scope.spawn(move || build_one(peer, peers_dir, dir, cache)),
+                )
+            })
             .collect();
         handles
             .into_iter()
@@ -287,17 +295,37 @@ pub fn build(manifest_dir: &Path, out_dir: &Path) {
     }
 }
 
-/// Builds one peer unless its stamp says it is up to date: `Ok("built")`, or
-/// why it is skipped.
-fn build_one(peer: &PeerBuild, peers_dir: &Path, dir: &Path) -> Result<String, String> {
+/// The folder where built peers are kept by fingerprint, shared by every
+/// profile and feature set of the target folder (`<target>/prescient-peers`;
+/// `OUT_DIR` is `<target>/<profile>/build/<package>-<hash>/out`), so the
+/// tests, clippy and the bundle's two builds compile each peer once.
+fn cache_dir(out_dir: &Path) -> PathBuf {
+    out_dir
+        .ancestors()
+        .nth(4)
+        .filter(|target| target.join("CACHEDIR.TAG").is_file() || target.ends_with("target"))
+        .map_or_else(
+            || out_dir.join("peers-cache"),
+            |target| target.join("prescient-peers"),
+        )
+}
+
+/// Builds one peer into `dir`, or copies it from the cache when its
+/// fingerprint is there: `Ok("built")`, or why it is skipped.
+fn build_one(
+    peer: &PeerBuild,
+    peers_dir: &Path,
+    dir: &Path,
+    cache: &Path,
+) -> Result<String, String> {
     let exe = dir.join(format!("prescient-peer-{}", peer.name));
-    let stamp = dir.join(format!("prescient-peer-{}.stamp", peer.name));
-    let print = fingerprint(peer, peers_dir).to_string();
-    if exe.is_file() && std::fs::read_to_string(&stamp).ok().as_deref() == Some(print.as_str()) {
+    let prefix = format!("prescient-peer-{}-", peer.name);
+    let cached = cache.join(format!("{prefix}{:016x}", fingerprint(peer, peers_dir)));
+    let _ = std::fs::remove_file(&exe);
+    if cached.is_file() {
+        std::fs::copy(&cached, &exe).map_err(|e| format!("copying {}: {e}", cached.display()))?;
         return Ok("built".to_string());
     }
-    let _ = std::fs::remove_file(&stamp);
-    let _ = std::fs::remove_file(&exe);
     probe(peer, dir).map_err(|e| {
         format!(
             "{} cannot build a {} program here (install: {}): {e}",
@@ -331,6 +359,20 @@ fn build_one(peer: &PeerBuild, peers_dir: &Path, dir: &Path) -> Result<String, S
         .and_then(|child| finish(child, &what))
         .map_err(failed)?;
     let _ = std::fs::remove_file(&object);
-    std::fs::write(&stamp, print).map_err(|e| failed(e.to_string()))?;
+    // Into the cache under a temporary name, then renamed: another build
+    // script may be reading or writing the same entry. Older entries of this
+    // peer go.
+    if std::fs::create_dir_all(cache).is_ok() {
+        for entry in std::fs::read_dir(cache).into_iter().flatten().flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.starts_with(&prefix) && entry.path() != cached {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+        let temporary = cache.join(format!("{prefix}{}.tmp", std::process::id()));
+        if std::fs::copy(&exe, &temporary).is_ok() {
+            let _ = std::fs::rename(&temporary, &cached);
+        }
+    }
     Ok("built".to_string())
 }

@@ -19,7 +19,8 @@
 //   differently), the stencil rows the default static schedule; the sorts a
 //   task merge sort with the leaves and merge grain of `prescient::par_sort`.
 //
-// Tasks are tied (the default) and no task has an `if` or `final` clause: the
+// Where a program's task code is shared with oneTBB (fft), `OmpJoin::join` is
+// its join. Tasks are tied (the default) and no task has an `if` or `final` clause: the
 // Rust programs have no cut-off but the ones written in their code (cilksort's
 // and strassen's sizes), which are the same here. Thread count:
 // `omp_set_num_threads`; binding and wait policy are each runtime's default.
@@ -28,10 +29,13 @@
 
 #include <memory>
 
+#include "kernels/alignment.hpp"
 #include "kernels/cf17.hpp"
 #include "kernels/dataflow.hpp"
+#include "kernels/fft.hpp"
 #include "kernels/fork_join.hpp"
 #include "kernels/loops.hpp"
+#include "kernels/search.hpp"
 #include "peer.hpp"
 
 using namespace kernels;
@@ -481,6 +485,159 @@ struct SparseluOmp : Sparselu {
     }
 };
 
+// prescient::join as OpenMP tasks: b deferred, a inline, taskwait.
+struct OmpJoin {
+    template <class A, class B>
+    static void join(A&& a, B&& b) {
+        auto* deferred = &b;
+#pragma omp task firstprivate(deferred)
+        (*deferred)();
+        a();
+#pragma omp taskwait
+    }
+};
+
+// ((D(m-1, n) | D(m, n-1)) | D(m-1, n-1)): the outer join's deferred side is
+// a task; the inner join waits in a taskgroup, so only for its own task.
+uint64_t delannoy_omp(uint64_t m, uint64_t n) {
+    if (m == 0 || n == 0) return 1;
+    uint64_t a, b, c;
+#pragma omp task shared(c) firstprivate(m, n)
+    c = delannoy_omp(m - 1, n - 1);
+#pragma omp taskgroup
+    {
+#pragma omp task shared(b) firstprivate(m, n)
+        b = delannoy_omp(m, n - 1);
+        a = delannoy_omp(m - 1, n);
+    }
+#pragma omp taskwait
+    return a + b + c;
+}
+
+struct DelannoyOmp : Delannoy {
+    using Delannoy::Delannoy;
+    void par() { result = delannoy_omp(black_box(m), black_box(n)); }
+};
+
+int64_t knapsack_omp(const Item* items, size_t n, int64_t c, int64_t v, std::atomic<int64_t>* best) {
+    if (c < 0) return INT64_MIN;
+    if (n == 0 || c == 0) return v;
+    Item e = items[0];
+    int64_t ub = v + c * e.value / e.weight;
+    if (ub < best->load(std::memory_order_relaxed)) return INT64_MIN;
+    int64_t without, with;
+#pragma omp task shared(with) firstprivate(items, n, c, v, best, e)
+    with = knapsack_omp(items + 1, n - 1, c - e.weight, v + e.value, best);
+    without = knapsack_omp(items + 1, n - 1, c, v, best);
+#pragma omp taskwait
+    int64_t result = std::max(without, with);
+    if (result > best->load(std::memory_order_relaxed)) fetch_max(*best, result);
+    return result;
+}
+
+struct KnapsackOmp : Knapsack {
+    using Knapsack::Knapsack;
+    void par() {
+        std::atomic<int64_t> best{INT64_MIN};
+        result = knapsack_omp(items.data(), items.size(), capacity, 0, &best);
+    }
+};
+
+// A task per child, each child's state computed by the spawning thread.
+uint64_t uts_omp(const UtsTree* tree, const UtsNode& parent) {
+    uint32_t n = parent.num_children;
+    if (n == 0) return 1;
+    std::vector<uint64_t> counts(n, 0);
+    uint64_t* slots = counts.data();
+    for (uint32_t i = 0; i < n; i++) {
+        UtsNode child = uts_child(*tree, parent, i);
+#pragma omp task firstprivate(child, i, tree, slots)
+        slots[i] = uts_omp(tree, child);
+    }
+#pragma omp taskwait
+    uint64_t size = 1;
+    for (uint64_t c : counts) size += c;
+    return size;
+}
+
+struct UtsOmp : Uts {
+    using Uts::Uts;
+    void par() { result = uts_omp(&tree, start); }
+};
+
+// A task per shape and start position, each on copies of the parent's
+// extents and board.
+uint64_t add_cell_omp(const Floorplan* fp, size_t id, std::array<int32_t, 2> footprint, const Board* board,
+                      const Extents* cells, FpBest* best) {
+    std::atomic<uint64_t> nnc{0};
+    std::atomic<uint64_t>* counted = &nnc;
+    uint64_t nnl = 0;
+    int32_t nws[kMaxStarts][2];
+    for (size_t shape = 0; shape < fp->cells[id].alt.size(); shape++) {
+        int32_t rows = fp->cells[id].alt[shape][0], cols = fp->cells[id].alt[shape][1];
+        size_t nn = fp_starts(*fp, id, shape, nws, *cells);
+        nnl += nn;
+        for (size_t k = 0; k < nn; k++) {
+            int32_t top = nws[k][0], lhs = nws[k][1];
+#pragma omp task firstprivate(fp, id, footprint, board, cells, best, rows, cols, top, lhs, counted)
+            {
+                Extents cl = *cells;
+                cl[id] = Extent{top, top + rows - 1, lhs, lhs + cols - 1};
+                Board b = *board;
+                if (fp_lay_down(id, b, cl)) {
+                    std::array<int32_t, 2> fpr = {std::max(footprint[0], cl[id].bot + 1),
+                                                  std::max(footprint[1], cl[id].rhs + 1)};
+                    int32_t area = fpr[0] * fpr[1];
+                    size_t next = fp->cells[id].next;
+                    if (next == 0) {
+                        best->record(area, fpr, b);
+                    } else if (area < best->bound.load(std::memory_order_relaxed)) {
+                        uint64_t examined = add_cell_omp(fp, next, fpr, &b, &cl, best);
+                        counted->fetch_add(examined, std::memory_order_relaxed);
+                    }
+                }
+            }
+        }
+    }
+#pragma omp taskwait
+    return nnc.load() + nnl;
+}
+
+struct FloorplanOmp : FloorplanWork {
+    using FloorplanWork::FloorplanWork;
+    void par() {
+        FpBest best;
+        Extents cells = fp_initial_extents();
+        Board board{};
+        add_cell_omp(&fp, 1, {0, 0}, &board, &cells, &best);
+        result = best.solution;
+    }
+};
+
+struct FftOmp : Fft {
+    using Fft::Fft;
+    void par() { result = FftTasks<OmpJoin>::fft(points); }
+};
+
+// A task per pair, spawned by one thread in the loops (BOTS' form).
+struct AlignmentOmp : Alignment {
+    using Alignment::Alignment;
+    void par() {
+        size_t n = seqs.size();
+        std::vector<int32_t> out(n * n, 0);
+        int32_t* cells = out.data();
+        const Sequence* s = seqs.data();
+        const Scoring* sc = &scoring;
+        for (size_t si = 0; si < n; si++)
+            for (size_t sj = si + 1; sj < n; sj++) {
+#pragma omp task firstprivate(si, sj, cells, s, sc, n)
+                cells[si * n + sj] = pair_score(*sc, s[si], s[sj]);
+            }
+#pragma omp taskwait
+        scores = std::move(out);
+    }
+};
+
 // ---- the runtime's hooks ----
 
 std::string version() {
@@ -531,6 +688,12 @@ const std::vector<peer::Program> kPrograms = {
     {"strassen", "N CUTOFF", drive<StrassenOmp, Entry::Once>},
     {"health", "FILE [STEPS]", drive<HealthOmp, Entry::Once>},
     {"sparselu", "NB BS", drive<SparseluOmp, Entry::Once>},
+    {"alignment", "FILE [COUNT]", drive<AlignmentOmp, Entry::Once>},
+    {"delannoy", "M N", drive<DelannoyOmp, Entry::Once>},
+    {"fft", "LOG2", drive<FftOmp, Entry::Once>},
+    {"knapsack", "FILE", drive<KnapsackOmp, Entry::Once>},
+    {"uts", "FILE ROOT_CHILDREN|all START|root", drive<UtsOmp, Entry::Once>},
+    {"floorplan", "FILE [CELLS]", drive<FloorplanOmp, Entry::Once>},
     {"idle", "MS", idle},
 };
 

@@ -33,10 +33,13 @@
 
 #include <memory>
 
+#include "kernels/alignment.hpp"
 #include "kernels/cf17.hpp"
 #include "kernels/dataflow.hpp"
+#include "kernels/fft.hpp"
 #include "kernels/fork_join.hpp"
 #include "kernels/loops.hpp"
+#include "kernels/search.hpp"
 #include "peer.hpp"
 
 using namespace kernels;
@@ -436,6 +439,137 @@ struct SparseluTbb : Sparselu {
     }
 };
 
+struct TbbJoin {
+    template <class A, class B>
+    static void join(A&& a, B&& b) {
+        tbb::parallel_invoke(a, b);
+    }
+};
+
+uint64_t delannoy_tbb(uint64_t m, uint64_t n) {
+    if (m == 0 || n == 0) return 1;
+    uint64_t a, b, c;
+    tbb::parallel_invoke(
+        [&] { tbb::parallel_invoke([&] { a = delannoy_tbb(m - 1, n); }, [&] { b = delannoy_tbb(m, n - 1); }); },
+        [&] { c = delannoy_tbb(m - 1, n - 1); });
+    return a + b + c;
+}
+
+struct DelannoyTbb : Delannoy {
+    using Delannoy::Delannoy;
+    void par() { result = delannoy_tbb(black_box(m), black_box(n)); }
+};
+
+int64_t knapsack_tbb(const Item* items, size_t n, int64_t c, int64_t v, std::atomic<int64_t>* best) {
+    if (c < 0) return INT64_MIN;
+    if (n == 0 || c == 0) return v;
+    Item e = items[0];
+    int64_t ub = v + c * e.value / e.weight;
+    if (ub < best->load(std::memory_order_relaxed)) return INT64_MIN;
+    int64_t without, with;
+    tbb::parallel_invoke([&] { without = knapsack_tbb(items + 1, n - 1, c, v, best); },
+                         [&] { with = knapsack_tbb(items + 1, n - 1, c - e.weight, v + e.value, best); });
+    int64_t result = std::max(without, with);
+    if (result > best->load(std::memory_order_relaxed)) fetch_max(*best, result);
+    return result;
+}
+
+struct KnapsackTbb : Knapsack {
+    using Knapsack::Knapsack;
+    void par() {
+        std::atomic<int64_t> best{INT64_MIN};
+        result = knapsack_tbb(items.data(), items.size(), capacity, 0, &best);
+    }
+};
+
+uint64_t uts_tbb(const UtsTree* tree, const UtsNode& parent) {
+    uint32_t n = parent.num_children;
+    if (n == 0) return 1;
+    std::vector<uint64_t> counts(n, 0);
+    uint64_t* slots = counts.data();
+    tbb::task_group g;
+    for (uint32_t i = 0; i < n; i++) {
+        UtsNode child = uts_child(*tree, parent, i);
+        g.run([=] { slots[i] = uts_tbb(tree, child); });
+    }
+    g.wait();
+    uint64_t size = 1;
+    for (uint64_t c : counts) size += c;
+    return size;
+}
+
+struct UtsTbb : Uts {
+    using Uts::Uts;
+    void par() { result = uts_tbb(&tree, start); }
+};
+
+uint64_t add_cell_tbb(const Floorplan* fp, size_t id, std::array<int32_t, 2> footprint, const Board* board,
+                      const Extents* cells, FpBest* best) {
+    std::atomic<uint64_t> nnc{0};
+    std::atomic<uint64_t>* counted = &nnc;
+    uint64_t nnl = 0;
+    int32_t nws[kMaxStarts][2];
+    tbb::task_group g;
+    for (size_t shape = 0; shape < fp->cells[id].alt.size(); shape++) {
+        int32_t rows = fp->cells[id].alt[shape][0], cols = fp->cells[id].alt[shape][1];
+        size_t nn = fp_starts(*fp, id, shape, nws, *cells);
+        nnl += nn;
+        for (size_t k = 0; k < nn; k++) {
+            int32_t top = nws[k][0], lhs = nws[k][1];
+            g.run([=] {
+                Extents cl = *cells;
+                cl[id] = Extent{top, top + rows - 1, lhs, lhs + cols - 1};
+                Board b = *board;
+                if (!fp_lay_down(id, b, cl)) return;
+                std::array<int32_t, 2> fpr = {std::max(footprint[0], cl[id].bot + 1),
+                                              std::max(footprint[1], cl[id].rhs + 1)};
+                int32_t area = fpr[0] * fpr[1];
+                size_t next = fp->cells[id].next;
+                if (next == 0) {
+                    best->record(area, fpr, b);
+                } else if (area < best->bound.load(std::memory_order_relaxed)) {
+                    uint64_t examined = add_cell_tbb(fp, next, fpr, &b, &cl, best);
+                    counted->fetch_add(examined, std::memory_order_relaxed);
+                }
+            });
+        }
+    }
+    g.wait();
+    return nnc.load() + nnl;
+}
+
+struct FloorplanTbb : FloorplanWork {
+    using FloorplanWork::FloorplanWork;
+    void par() {
+        FpBest best;
+        Extents cells = fp_initial_extents();
+        Board board{};
+        add_cell_tbb(&fp, 1, {0, 0}, &board, &cells, &best);
+        result = best.solution;
+    }
+};
+
+struct FftTbb : Fft {
+    using Fft::Fft;
+    void par() { result = FftTasks<TbbJoin>::fft(points); }
+};
+
+struct AlignmentTbb : Alignment {
+    using Alignment::Alignment;
+    void par() {
+        size_t n = seqs.size();
+        std::vector<int32_t> out(n * n, 0);
+        int32_t* cells = out.data();
+        const Sequence* s = seqs.data();
+        const Scoring* sc = &scoring;
+        tbb::task_group g;
+        for (size_t si = 0; si < n; si++)
+            for (size_t sj = si + 1; sj < n; sj++) g.run([=] { cells[si * n + sj] = pair_score(*sc, s[si], s[sj]); });
+        g.wait();
+        scores = std::move(out);
+    }
+};
+
 // ---- the runtime's hooks ----
 
 std::unique_ptr<tbb::global_control> parallelism;
@@ -474,6 +608,12 @@ const std::vector<peer::Program> kPrograms = {
     {"strassen", "N CUTOFF", drive<StrassenTbb, Entry::Once>},
     {"health", "FILE [STEPS]", drive<HealthTbb, Entry::Once>},
     {"sparselu", "NB BS", drive<SparseluTbb, Entry::Once>},
+    {"alignment", "FILE [COUNT]", drive<AlignmentTbb, Entry::Once>},
+    {"delannoy", "M N", drive<DelannoyTbb, Entry::Once>},
+    {"fft", "LOG2", drive<FftTbb, Entry::Once>},
+    {"knapsack", "FILE", drive<KnapsackTbb, Entry::Once>},
+    {"uts", "FILE ROOT_CHILDREN|all START|root", drive<UtsTbb, Entry::Once>},
+    {"floorplan", "FILE [CELLS]", drive<FloorplanTbb, Entry::Once>},
     {"idle", "MS", idle},
 };
 

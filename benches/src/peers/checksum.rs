@@ -76,6 +76,25 @@ pub fn of_i64s(values: &[i64]) -> String {
     h.hex()
 }
 
+/// The checksum of `i32` values.
+pub fn of_i32s(values: &[i32]) -> String {
+    let mut h = Fnv1a::default();
+    for &v in values {
+        h.i32(v);
+    }
+    h.hex()
+}
+
+/// The checksum of complex values: each one's real then imaginary part.
+pub fn of_complex(values: &[crate::annotated::fft::Complex]) -> String {
+    let mut h = Fnv1a::default();
+    for v in values {
+        h.u64(v.re.to_bits());
+        h.u64(v.im.to_bits());
+    }
+    h.hex()
+}
+
 /// The checksum of `u32` values.
 pub fn of_u32s(values: &[u32]) -> String {
     let mut h = Fnv1a::default();

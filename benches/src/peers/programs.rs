@@ -9,7 +9,9 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use super::checksum;
-use crate::annotated::{health, nqueens, sort, strassen};
+use crate::annotated::{
+    alignment, delannoy, fft, floorplan, health, knapsack, nqueens, sort, strassen, uts,
+};
 use crate::cf17::workloads as cf17_sizes;
 use crate::cli::Size;
 use crate::dataflow::{cholesky, matmul, sparselu, two_wave};
@@ -65,7 +67,7 @@ impl PeerTable {
                 .collect(),
             PeerTable::Dataflow => PeerProgram::dataflow(size),
             PeerTable::ParLoops => PeerProgram::par_loops(size),
-            PeerTable::Cf17 => PeerProgram::CF17
+            PeerTable::Cf17 => cf17_sizes::NAMES
                 .iter()
                 .map(|name| PeerProgram::cf17(name, cf17_size(size)))
                 .collect::<Result<_, _>>()
@@ -219,11 +221,11 @@ impl PeerProgram {
         out
     }
 
-    /// The cf17 program `name` (one of [`Self::CF17`]) at `size`, with the
-    /// inputs of `cf17::workloads`.
+    /// The cf17 program `name` (one of `cf17::workloads::NAMES`, all
+    /// twelve) at `size`, with the inputs of `cf17::workloads`.
     ///
     /// # Errors
-    /// A program without peers.
+    /// An unknown program.
     pub fn cf17(name: &str, size: crate::cf17::Size) -> Result<PeerProgram, String> {
         use crate::cf17::Size as S;
         let args: Vec<String> = match name {
@@ -278,9 +280,58 @@ impl PeerProgram {
                 };
                 vec![nb.to_string(), bs.to_string()]
             }
-            other => return Err(format!("cf17 program `{other}` has no peers")),
+            "alignment" => match size {
+                S::Test => vec![
+                    path_arg(&alignment::prot_20()),
+                    cf17_sizes::TEST_ALIGNMENT_SEQUENCES.to_string(),
+                ],
+                S::Quick => vec![
+                    path_arg(&alignment::prot_20()),
+                    cf17_sizes::QUICK_ALIGNMENT_SEQUENCES.to_string(),
+                ],
+                S::Paper => vec![path_arg(&alignment::prot_100())],
+            },
+            "delannoy" => {
+                let (m, n) = match size {
+                    S::Test => (delannoy::TEST_N, delannoy::TEST_N),
+                    S::Quick => cf17_sizes::QUICK_DELANNOY,
+                    S::Paper => (delannoy::PAPER_N, delannoy::PAPER_N),
+                };
+                vec![m.to_string(), n.to_string()]
+            }
+            "fft" => vec![match size {
+                S::Test => fft::TEST_LOG2,
+                S::Quick => cf17_sizes::QUICK_FFT_LOG2,
+                S::Paper => fft::PAPER_LOG2,
+            }
+            .to_string()],
+            "knapsack" => vec![path_arg(&knapsack::input(match size {
+                S::Test => knapsack::TEST_SIZE,
+                S::Quick => cf17_sizes::QUICK_KNAPSACK_ITEMS,
+                S::Paper => knapsack::BENCH_SIZE,
+            }))],
+            "uts" => {
+                let (root_children, start) = match size {
+                    S::Test => (format!("{}", uts::TEST_ROOT_CHILDREN), "root".to_string()),
+                    S::Quick => (
+                        "all".to_string(),
+                        cf17_sizes::QUICK_UTS_ROOT_CHILD.to_string(),
+                    ),
+                    S::Paper => ("all".to_string(), "root".to_string()),
+                };
+                vec![path_arg(&uts::test()), root_children, start]
+            }
+            "floorplan" => match size {
+                S::Test => vec![path_arg(&floorplan::test_input())],
+                S::Quick => vec![
+                    path_arg(&floorplan::input_15()),
+                    cf17_sizes::QUICK_FLOORPLAN_CELLS.to_string(),
+                ],
+                S::Paper => vec![path_arg(&floorplan::paper_input())],
+            },
+            other => return Err(format!("unknown cf17 program `{other}`")),
         };
-        let name = Self::CF17
+        let name = cf17_sizes::NAMES
             .iter()
             .copied()
             .find(|&n| n == name)
@@ -627,6 +678,96 @@ fn rust_sequential(p: &PeerProgram) -> Result<RustSequential, String> {
                 |s: &mut (sparselu::Matrix, sparselu::Matrix)| s.1 = s.0.clone(),
                 |s| sparselu::sequential(&mut s.1),
                 |s| checksum::of_sparselu(&s.1),
+            )
+        }
+        "alignment" => {
+            let path = p.args.first().ok_or("alignment: no input file")?;
+            let mut seqs =
+                alignment::read_sequences(path).map_err(|e| format!("alignment: {path}: {e}"))?;
+            if p.args.len() > 1 {
+                seqs.truncate(arg(p, 1)?);
+            }
+            RustSequential::new(
+                (seqs, alignment::Scoring::protein(), Vec::new()),
+                none,
+                |s: &mut (Vec<alignment::Sequence>, alignment::Scoring, Vec<i32>)| {
+                    s.2 = alignment::pairalign_seq(&s.0, &s.1).scores().to_vec()
+                },
+                |s| checksum::of_i32s(&s.2),
+            )
+        }
+        "delannoy" => {
+            let (m, n): (u64, u64) = (arg(p, 0)?, arg(p, 1)?);
+            RustSequential::new(
+                0u64,
+                none,
+                move |r: &mut u64| {
+                    *r = delannoy::delannoy_seq(std::hint::black_box(m), std::hint::black_box(n))
+                },
+                |r| checksum::of_u64(*r),
+            )
+        }
+        "fft" => {
+            let log2: u32 = arg(p, 0)?;
+            let points = fft::input(1 << log2, cf17_sizes::FFT_SEED);
+            RustSequential::new(
+                (points, Vec::new()),
+                none,
+                |s: &mut (Vec<fft::Complex>, Vec<fft::Complex>)| s.1 = fft::fft_seq(&s.0),
+                |s| checksum::of_complex(&s.1),
+            )
+        }
+        "knapsack" => {
+            let path = p.args.first().ok_or("knapsack: no input file")?;
+            let instance =
+                knapsack::read_instance(path).map_err(|e| format!("knapsack: {path}: {e}"))?;
+            RustSequential::new(
+                (instance, 0i64),
+                none,
+                |s: &mut (knapsack::Instance, i64)| {
+                    s.1 = knapsack::knapsack_seq(&s.0.items, s.0.capacity)
+                },
+                |s| checksum::of_u64(s.1 as u64),
+            )
+        }
+        "uts" => {
+            let path = p.args.first().ok_or("uts: no input file")?;
+            let mut tree = uts::read_tree(path).map_err(|e| format!("uts: {path}: {e}"))?;
+            if p.args.get(1).map(String::as_str) != Some("all") {
+                tree = tree.with_root_branching(arg(p, 1)?);
+            }
+            let mut start = tree.root();
+            if p.args.get(2).map(String::as_str) != Some("root") {
+                start = uts::child(&tree, &start, arg(p, 2)?);
+            }
+            RustSequential::new(
+                (tree, start, 0u64),
+                none,
+                |s: &mut (uts::Tree, uts::Node, u64)| s.2 = uts::tree_search_seq(&s.0, &s.1),
+                |s| checksum::of_u64(s.2),
+            )
+        }
+        "floorplan" => {
+            let path = p.args.first().ok_or("floorplan: no input file")?;
+            let mut fp =
+                floorplan::read_floorplan(path).map_err(|e| format!("floorplan: {path}: {e}"))?;
+            if p.args.len() > 1 {
+                // `cf17::workloads`' cut: the first CELLS cells, the last
+                // placed last.
+                let cells: usize = arg(p, 1)?;
+                fp.cells.truncate(cells + 1);
+                for cell in &mut fp.cells {
+                    if cell.next > cells {
+                        cell.next = 0;
+                    }
+                }
+                fp.solution = None;
+            }
+            RustSequential::new(
+                (fp, 0i32),
+                none,
+                |s: &mut (floorplan::Floorplan, i32)| s.1 = floorplan::floorplan_seq(&s.0).0.area,
+                |s| checksum::of_u64(s.1 as u64),
             )
         }
         other => return Err(format!("no Rust reference for the peer program `{other}`")),
