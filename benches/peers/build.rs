@@ -115,8 +115,8 @@ fn peers() -> Vec<PeerBuild> {
             source: "starpu.cpp",
             compile: starpu.as_ref().map_or_else(Vec::new, |(cflags, _)| cflags.clone()),
             link: starpu.map_or_else(|| vec!["-lstarpu-1.3".into()], |(_, libs)| libs),
-            probe: "#include <starpu.h>\nint main() { return starpu_version ? 0 : 1; }\n",
-            install: "apt-get install pkg-config libstarpu-dev",
+            probe: "#include <starpu.h>\nint main() { struct starpu_conf c; return starpu_conf_init(&c); }\n",
+            install: "apt-get install g++ pkg-config libstarpu-dev",
         },
     ]
 }
@@ -352,7 +352,9 @@ fn build_one(
     link.arg(&object)
         .arg("-o")
         .arg(&exe)
-        .arg("-Wl,-rpath,$ORIGIN/lib")
+        // DT_RPATH, not RUNPATH: it also applies to the libraries' own
+        // dependencies (libstarpu's libhwloc), which the bundle copies too.
+        .arg("-Wl,--disable-new-dtags,-rpath,$ORIGIN/lib")
         .args(&peer.link);
     let what = format!("linking {}", peer.name);
     spawn(link, &what)

@@ -1,5 +1,6 @@
 //! The C/C++ peers: the benchmark programs written with OpenMP tasks (GCC's
-//! libgomp and LLVM's libomp) and oneTBB, one executable per runtime
+//! libgomp and LLVM's libomp), oneTBB and (dataflow only) StarPU, one
+//! executable per runtime
 //! (`benches/peers/`, built by `benches/build.rs` where the compiler and
 //! library are installed), and the launcher that runs them.
 //!
@@ -46,11 +47,14 @@ pub enum Peer {
     OmpLlvm,
     /// oneTBB (`task_group`, `parallel_invoke`, `flow::graph`, `parallel_*`).
     Tbb,
+    /// StarPU 1.3 (data handles and `starpu_task_insert`): the dataflow
+    /// programs only.
+    Starpu,
 }
 
 impl Peer {
     /// Every peer.
-    pub const ALL: [Peer; 3] = [Peer::OmpGcc, Peer::OmpLlvm, Peer::Tbb];
+    pub const ALL: [Peer; 4] = [Peer::OmpGcc, Peer::OmpLlvm, Peer::Tbb, Peer::Starpu];
 
     /// The runner name of its samples.
     pub const fn name(self) -> &'static str {
@@ -58,6 +62,7 @@ impl Peer {
             Peer::OmpGcc => "omp-gcc",
             Peer::OmpLlvm => "omp-llvm",
             Peer::Tbb => "tbb",
+            Peer::Starpu => "starpu",
         }
     }
 
@@ -77,6 +82,7 @@ impl Peer {
             Peer::OmpGcc => option_env!("PRESCIENT_PEER_OMP_GCC"),
             Peer::OmpLlvm => option_env!("PRESCIENT_PEER_OMP_LLVM"),
             Peer::Tbb => option_env!("PRESCIENT_PEER_TBB"),
+            Peer::Starpu => option_env!("PRESCIENT_PEER_STARPU"),
         };
         status.unwrap_or("skipped: the build script did not build the peers")
     }
@@ -87,13 +93,16 @@ impl Peer {
             Peer::OmpGcc => "apt-get install g++",
             Peer::OmpLlvm => "apt-get install clang libomp-dev",
             Peer::Tbb => "apt-get install g++ libtbb-dev",
+            Peer::Starpu => "apt-get install g++ pkg-config libstarpu-dev",
         }
     }
 
-    /// Whether it has a version of `program`: every peer has every program,
-    /// but oneTBB has no stable parallel sort.
+    /// Whether it has a version of `program`: the OpenMP peers have every
+    /// program, oneTBB every one but the stable sorts (it has no stable
+    /// parallel sort), StarPU the dataflow table's.
     pub fn offers(self, program: &PeerProgram) -> bool {
         match self {
+            Peer::Starpu => program.table == PeerTable::Dataflow,
             Peer::Tbb => {
                 !(program.name == "par-sort"
                     && program.args.get(2).map(String::as_str) == Some("stable"))
