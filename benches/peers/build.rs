@@ -296,14 +296,14 @@ pub fn build(manifest_dir: &Path, out_dir: &Path) {
 }
 
 /// The folder where built peers are kept by fingerprint, shared by every
-/// profile and feature set of the target folder (`<target>/prescient-peers`;
-/// `OUT_DIR` is `<target>/<profile>/build/<package>-<hash>/out`), so the
-/// tests, clippy and the bundle's two builds compile each peer once.
+/// profile and feature set of the target folder: `prescient-peers` in the
+/// nearest folder above `OUT_DIR` that cargo marked as a target folder (its
+/// `CACHEDIR.TAG`), so the tests, clippy and the bundle's builds compile
+/// each peer once; `OUT_DIR` itself if there is none.
 fn cache_dir(out_dir: &Path) -> PathBuf {
     out_dir
         .ancestors()
-        .nth(4)
-        .filter(|target| target.join("CACHEDIR.TAG").is_file() || target.ends_with("target"))
+        .find(|dir| dir.join("CACHEDIR.TAG").is_file())
         .map_or_else(
             || out_dir.join("peers-cache"),
             |target| target.join("prescient-peers"),

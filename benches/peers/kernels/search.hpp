@@ -19,7 +19,9 @@ namespace kernels {
 
 // ---- delannoy (annotated/delannoy.rs) ----
 
-inline uint64_t delannoy_seq(uint64_t m, uint64_t n) {
+// noinline and black_box on the sum, as fib_seq: one call per step, as the
+// Rust reference makes.
+__attribute__((noinline)) inline uint64_t delannoy_seq(uint64_t m, uint64_t n) {
     if (m == 0 || n == 0) return 1;
     return peer::black_box(delannoy_seq(peer::black_box(m - 1), n) + delannoy_seq(m, peer::black_box(n - 1)) +
                            delannoy_seq(peer::black_box(m - 1), peer::black_box(n - 1)));

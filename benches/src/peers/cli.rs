@@ -242,3 +242,34 @@ pub fn run_command(options: &Options) -> Result<(), String> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(s: &str) -> Result<Options, clap::Error> {
+        crate::cli::parse_words("peers", s.split_whitespace())
+    }
+
+    #[test]
+    fn flags() {
+        let o = parse("").unwrap();
+        assert!(o.table.is_empty() && o.peer.is_empty() && !o.paths);
+        assert_eq!(o.common.size(), Size::Full);
+        let o = parse("--test-size --table fork-join,cf17 --peer tbb --program fib,sort --paths")
+            .unwrap();
+        assert_eq!(o.common.size(), Size::Test);
+        assert_eq!(o.table, ["fork-join", "cf17"]);
+        assert_eq!(o.program, ["fib", "sort"]);
+        assert!(o.paths);
+        let tables = pick(&o.table, &PeerTable::ALL, PeerTable::parse, "table").unwrap();
+        assert_eq!(tables, [PeerTable::ForkJoin, PeerTable::Cf17]);
+        assert_eq!(
+            pick(&o.peer, &Peer::ALL, Peer::parse, "peer"),
+            Ok(vec![Peer::Tbb])
+        );
+        let bad = pick(&["omp".to_string()], &Peer::ALL, Peer::parse, "peer");
+        assert_eq!(bad, Err("unknown peer `omp`".to_string()));
+        assert!(parse("--bogus").is_err());
+    }
+}

@@ -362,3 +362,65 @@ pub fn list(peer: Peer) -> Result<Vec<String>, PeerError> {
     }
     Ok(out.lines().map(str::to_string).collect())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::Size;
+
+    #[test]
+    fn a_run_passes_its_table_plan() {
+        let fib = PeerProgram::fork_join(crate::suite::Program::Fib, Size::Test);
+        let run = PeerRun {
+            program: &fib,
+            threads: 2,
+            sequential: false,
+            expect: Some("00ff".into()),
+            timeout: Duration::from_secs(1),
+        };
+        assert_eq!(
+            run.args().join(" "),
+            "fib 20 --threads 2 --reps 3 --warmup-ms 10 --batch-ms 1 --expect 00ff"
+        );
+        let sort = PeerProgram::cf17("sort", crate::cf17::Size::Test).unwrap();
+        let run = PeerRun {
+            program: &sort,
+            threads: 1,
+            sequential: true,
+            expect: None,
+            timeout: Duration::from_secs(1),
+        };
+        assert_eq!(
+            run.args().join(" "),
+            "sort 131072 --threads 1 --reps 1 --sequential"
+        );
+    }
+
+    #[test]
+    fn peers_offer_what_their_executables_have() {
+        for table in PeerTable::ALL {
+            for program in table.programs(Size::Test) {
+                assert!(Peer::OmpGcc.offers(&program) && Peer::OmpLlvm.offers(&program));
+                assert_eq!(Peer::Starpu.offers(&program), table == PeerTable::Dataflow);
+                let stable_sort = program.name == "par-sort" && program.args[2] == "stable";
+                assert_eq!(Peer::Tbb.offers(&program), !stable_sort, "{program:?}");
+            }
+        }
+        for peer in Peer::ALL {
+            assert_eq!(Peer::parse(peer.name()), Some(peer));
+            assert!(peer.install().starts_with("apt-get install"));
+        }
+        assert_eq!(Peer::parse("nope"), None);
+    }
+
+    #[test]
+    fn a_peer_line_parses() {
+        let line = r#"{"peer":"tbb","program":"fib","args":["20"],"threads":2,"sequential":false,"batch":4,"times_ns":[3.0,1.0,2.0],"cpu_per_wall":1.9,"rss_kib":3000,"verified":true,"checksum":"00ff","error":null,"runtime":"oneTBB"}"#;
+        let s = PeerSample::parse(line).unwrap();
+        assert_eq!((s.threads, s.batch, s.rss_kib), (2, 4, 3000));
+        assert_eq!((s.median_seconds(), s.min_seconds()), (2e-9, 1e-9));
+        assert!(s.idle_cpu_ns.is_none() && s.error.is_none());
+        assert!(PeerSample::parse("{\"peer\":1}").is_err());
+        assert!(PeerSample::parse("RESULT x=1").is_err());
+    }
+}
