@@ -49,6 +49,12 @@ pub struct Options {
     /// Print each peer's executable (or why it is skipped) and exit.
     #[arg(long)]
     pub paths: bool,
+    /// Print CPU time per run (the time times the process's CPU over wall
+    /// time) instead of wall time: on a loaded machine, what the one-thread
+    /// runs cost without the time they waited for a CPU. Not comparable to
+    /// wall time above one thread.
+    #[arg(long)]
+    pub cpu_time: bool,
 }
 
 /// One row of `--json`: a program under one runner at one thread count.
@@ -67,6 +73,8 @@ pub struct Row {
     pub seconds: Option<f64>,
     /// Peak RSS of the peer's process, in KiB.
     pub rss_kib: Option<u64>,
+    /// The process's CPU time over wall time during the timed runs.
+    pub cpu_per_wall: Option<f64>,
     /// The runtime and compiler.
     pub runtime: Option<String>,
     /// Why it did not run.
@@ -157,8 +165,9 @@ pub fn run_command(options: &Options) -> Result<(), String> {
         }
     }
     println!(
-        "\n{} size; time per run (fork-join, cf17: median; dataflow, par-loops: best)\n",
-        size.name()
+        "\n{} size; {} per run (fork-join, cf17: median; dataflow, par-loops: best)\n",
+        size.name(),
+        if options.cpu_time { "CPU time" } else { "time" }
     );
     println!("{header}\n{rule}");
     for table in tables {
@@ -174,11 +183,12 @@ pub fn run_command(options: &Options) -> Result<(), String> {
                 threads,
                 seconds: result.as_ref().ok().map(|s| seconds(table, s)),
                 rss_kib: result.as_ref().ok().map(|s| s.rss_kib),
+                cpu_per_wall: result.as_ref().ok().map(|s| s.cpu_per_wall),
                 runtime: result.as_ref().ok().map(|s| s.runtime.clone()),
                 error: result.err(),
             };
             let mut reference = program.rust_sequential()?;
-            let times = reference.time(&program.plan);
+            let (times, rust_cpu_per_wall) = reference.time(&program.plan);
             let secs: Vec<f64> = times.iter().map(Duration::as_secs_f64).collect();
             let rust = match table {
                 PeerTable::ForkJoin | PeerTable::Cf17 => crate::suite::median(&secs),
@@ -194,12 +204,25 @@ pub fn run_command(options: &Options) -> Result<(), String> {
                 threads: 1,
                 seconds: Some(rust),
                 rss_kib: None,
+                cpu_per_wall: Some(rust_cpu_per_wall),
                 runtime: Some(env!("PRESCIENT_BENCH_RUSTC").to_string()),
                 error: None,
             });
-            let mut line = format!("| {} | {} | {} |", table.name(), program.label, ms(rust));
+            let shown = |seconds: f64, cpu_per_wall: f64| {
+                ms(if options.cpu_time {
+                    seconds * cpu_per_wall
+                } else {
+                    seconds
+                })
+            };
+            let mut line = format!(
+                "| {} | {} | {} |",
+                table.name(),
+                program.label,
+                shown(rust, rust_cpu_per_wall)
+            );
             let cell = |result: &Result<PeerSample, PeerError>| match result {
-                Ok(s) => ms(seconds(table, s)),
+                Ok(s) => shown(seconds(table, s), s.cpu_per_wall),
                 Err(PeerError::Skipped(_)) => "-".to_string(),
                 Err(PeerError::Failed(_)) => "FAILED".to_string(),
             };
@@ -254,7 +277,7 @@ mod tests {
     #[test]
     fn flags() {
         let o = parse("").unwrap();
-        assert!(o.table.is_empty() && o.peer.is_empty() && !o.paths);
+        assert!(o.table.is_empty() && o.peer.is_empty() && !o.paths && !o.cpu_time);
         assert_eq!(o.common.size(), Size::Full);
         let o = parse("--test-size --table fork-join,cf17 --peer tbb --program fib,sort --paths")
             .unwrap();

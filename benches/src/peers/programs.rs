@@ -448,8 +448,9 @@ impl RustSequential {
 
     /// Times it by `plan`, as a peer would: a warm-up, then `plan.reps`
     /// timed runs, or with a batch target batches of runs doubled until one
-    /// lasts that long. Returns the time per run of each.
-    pub fn time(&mut self, plan: &PeerPlan) -> Vec<Duration> {
+    /// lasts that long. Returns the time per run of each, and the process's
+    /// CPU time over the wall time of the timed runs (as a peer reports it).
+    pub fn time(&mut self, plan: &PeerPlan) -> (Vec<Duration>, f64) {
         let steps = &mut self.0;
         let mut batch = 1u32;
         if plan.batch.is_zero() {
@@ -470,7 +471,8 @@ impl RustSequential {
                 }
             }
         }
-        (0..plan.reps.max(1))
+        let (cpu0, wall0) = (crate::suite::child::cpu_time_ns(), Instant::now());
+        let times = (0..plan.reps.max(1))
             .map(|_| {
                 if plan.batch.is_zero() {
                     steps.setup();
@@ -486,7 +488,9 @@ impl RustSequential {
                     t.elapsed() / batch
                 }
             })
-            .collect()
+            .collect();
+        let cpu = crate::suite::child::cpu_time_ns().saturating_sub(cpu0) as f64;
+        (times, cpu / wall0.elapsed().as_nanos().max(1) as f64)
     }
 }
 
