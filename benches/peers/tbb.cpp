@@ -5,7 +5,11 @@
 // programs; this file holds only the parallel structure, which is the Rust
 // version's in TBB's idiom:
 //
-// * a `join(a, b)` is `tbb::parallel_invoke(a, b)`;
+// * a `join(a, b)` is `tbb::parallel_invoke(b, a)` (`tbb_join` below): oneTBB's
+//   two-function parallel_invoke spawns its first function and runs its
+//   second on the calling thread, and prescient::join runs a on the calling
+//   thread and offers b — the order matters to knapsack's branch and bound,
+//   whose search depends on which branch sets the bound first;
 // * a `scope` with k spawns is a `tbb::task_group` with k `run`s and a `wait`
 //   (nqueens, sort's quarters, strassen's products, health's villages,
 //   sparselu's phases);
@@ -47,12 +51,18 @@ using peer::black_box;
 
 namespace {
 
+// prescient::join(a, b) in oneTBB: a on the calling thread, b offered.
+template <class A, class B>
+void tbb_join(A&& a, B&& b) {
+    tbb::parallel_invoke(b, a);
+}
+
 // ---- fork-join ----
 
 uint64_t fib_tbb(uint64_t n) {
     if (n < 2) return n;
     uint64_t a, b;
-    tbb::parallel_invoke([&] { a = fib_tbb(black_box(n - 1)); }, [&] { b = fib_tbb(black_box(n - 2)); });
+    tbb_join([&] { a = fib_tbb(black_box(n - 1)); }, [&] { b = fib_tbb(black_box(n - 2)); });
     return a + b;
 }
 
@@ -63,7 +73,7 @@ struct FibTbb : Fib {
 
 uint64_t sum_tbb(const Node* node) {
     uint64_t left, right;
-    tbb::parallel_invoke([&] { left = node->left ? sum_tbb(black_box(node->left)) : 0; },
+    tbb_join([&] { left = node->left ? sum_tbb(black_box(node->left)) : 0; },
                          [&] { right = node->right ? sum_tbb(black_box(node->right)) : 0; });
     return node->value + left + right;
 }
@@ -319,7 +329,7 @@ void cilkmerge_tbb(const Elm* a, size_t na, const Elm* b, size_t nb, Elm* dest) 
     size_t split1 = na / 2;
     size_t split2 = binsplit(a[split1], b, nb);
     dest[split1 + split2] = a[split1];
-    tbb::parallel_invoke([=] { cilkmerge_tbb(a, split1, b, split2, dest); },
+    tbb_join([=] { cilkmerge_tbb(a, split1, b, split2, dest); },
                          [=] {
                              cilkmerge_tbb(a + split1 + 1, na - split1 - 1, b + split2, nb - split2,
                                            dest + split1 + split2 + 1);
@@ -340,7 +350,7 @@ void cilksort_tbb(Elm* low, Elm* tmp, size_t size) {
     g.run([=] { cilksort_tbb(c, tc, quarter); });
     g.run([=] { cilksort_tbb(d, td, size - 3 * quarter); });
     g.wait();
-    tbb::parallel_invoke([=] { cilkmerge_tbb(a, quarter, b, quarter, ta); },
+    tbb_join([=] { cilkmerge_tbb(a, quarter, b, quarter, ta); },
                          [=] { cilkmerge_tbb(c, quarter, d, size - 3 * quarter, tc); });
     cilkmerge_tbb(ta, 2 * quarter, tc, size - 2 * quarter, a);
 }
@@ -442,15 +452,15 @@ struct SparseluTbb : Sparselu {
 struct TbbJoin {
     template <class A, class B>
     static void join(A&& a, B&& b) {
-        tbb::parallel_invoke(a, b);
+        tbb_join(a, b);
     }
 };
 
 uint64_t delannoy_tbb(uint64_t m, uint64_t n) {
     if (m == 0 || n == 0) return 1;
     uint64_t a, b, c;
-    tbb::parallel_invoke(
-        [&] { tbb::parallel_invoke([&] { a = delannoy_tbb(m - 1, n); }, [&] { b = delannoy_tbb(m, n - 1); }); },
+    tbb_join(
+        [&] { tbb_join([&] { a = delannoy_tbb(m - 1, n); }, [&] { b = delannoy_tbb(m, n - 1); }); },
         [&] { c = delannoy_tbb(m - 1, n - 1); });
     return a + b + c;
 }
@@ -467,7 +477,7 @@ int64_t knapsack_tbb(const Item* items, size_t n, int64_t c, int64_t v, std::ato
     int64_t ub = v + c * e.value / e.weight;
     if (ub < best->load(std::memory_order_relaxed)) return INT64_MIN;
     int64_t without, with;
-    tbb::parallel_invoke([&] { without = knapsack_tbb(items + 1, n - 1, c, v, best); },
+    tbb_join([&] { without = knapsack_tbb(items + 1, n - 1, c, v, best); },
                          [&] { with = knapsack_tbb(items + 1, n - 1, c - e.weight, v + e.value, best); });
     int64_t result = std::max(without, with);
     if (result > best->load(std::memory_order_relaxed)) fetch_max(*best, result);

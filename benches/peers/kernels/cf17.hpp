@@ -136,11 +136,14 @@ inline void seqquick(Elm* v, size_t len) {
 // `seqmerge`: on equal keys b's goes first.
 inline void seqmerge(const Elm* a, size_t na, const Elm* b, size_t nb, Elm* dest) {
     size_t i = 0, j = 0;
+    // Branch-free, as LLVM compiles the Rust loop (GCC keeps the branch of
+    // the if/else form, mispredicted on random keys: about 15 % slower).
     while (i < na && j < nb) {
-        if (a[i] < b[j])
-            *dest++ = a[i++];
-        else
-            *dest++ = b[j++];
+        Elm x = a[i], y = b[j];
+        bool take_a = x < y;
+        *dest++ = take_a ? x : y;
+        i += take_a;
+        j += !take_a;
     }
     if (i < na)
         std::memcpy(dest, a + i, (na - i) * sizeof(Elm));

@@ -137,6 +137,14 @@ typedef std::array<uint8_t, 20> UtsState;
 
 inline uint32_t rotl(uint32_t x, int n) { return (x << n) | (x >> (32 - n)); }
 
+// GCC's -O3 vectorisation of this function (its message schedule and byte
+// loads) made uts' SHA-1 2.5 times slower than without it, and than Clang's
+// or LLVM's code for the same loops (docs/measurements.md, "The C/C++
+// peers"): GCC compiles it unvectorised, so that the GCC-built peers run the
+// kernel as fast as the others.
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("no-tree-vectorize")))
+#endif
 inline void sha1_compress(uint32_t h[5], const uint8_t* block) {
     uint32_t w[80];
     for (int t = 0; t < 16; t++)
