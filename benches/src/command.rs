@@ -8,7 +8,7 @@ use clap::{Parser, Subcommand};
 
 use crate::cli;
 
-use crate::{competing, report, tables};
+use crate::{competing, peers, report, tables};
 
 /// Prescient's benchmark tables, side by side with rayon, chili and the
 /// sequential programs.
@@ -69,6 +69,10 @@ pub enum Command {
     // `crate::competing` (the tables start it as `current_exe burn`).
     #[command(name = competing::SUBCOMMAND, hide = true)]
     Burn,
+    // The C/C++ peers beside the sequential references, hidden until the
+    // tables carry them: `crate::peers::cli`.
+    #[command(hide = true)]
+    Peers(peers::cli::Options),
 }
 
 /// The subcommand names (what a first argument must be for [`main`] to
@@ -108,6 +112,7 @@ pub fn run(command: Command) -> i32 {
         Command::Report(options) => report::run(&options).map(drop),
         Command::Publish(options) => report::publish::run(&options),
         Command::Burn => competing::burn(),
+        Command::Peers(options) => peers::cli::run_command(&options),
     };
     match result {
         Ok(()) => 0,

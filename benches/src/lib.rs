@@ -28,6 +28,8 @@
 //!   `--json FILE`), the
 //!   one thread-list parser and the `PRESCIENT_BENCH_THREADS` fallback;
 //!   [`data`] finds the input files, also beside a copied binary.
+//! * [`peers`] runs the C/C++ peers (OpenMP under GCC and LLVM, oneTBB):
+//!   the same programs in other runtimes, built from `benches/peers/`.
 //! * [`competing`] holds `--competing N` of the fork-join and dataflow
 //!   tables: busy processes that share the CPUs with the measurement (the
 //!   hidden subcommand `burn`).
@@ -47,6 +49,7 @@ pub mod data;
 pub mod dataflow;
 pub mod harness;
 pub mod inlining;
+pub mod peers;
 pub mod programs;
 pub mod report;
 pub mod samples;
