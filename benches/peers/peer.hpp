@@ -2,8 +2,8 @@
 // the verification, and the one JSON line it prints. Each peer executable
 // (omp.cpp built by GCC and by Clang, tbb.cpp, starpu.cpp) is this driver plus
 // its runtime's versions of the programs; the Rust side is
-// `benches/src/peers/` (it runs an executable per configuration and parses the
-// line), and `benches/build.rs` builds them.
+// `benches/src/peers/` (it runs an executable per configuration, in a child
+// process like every runner's, and reads the line as the harness's `Record`), and `benches/build.rs` builds them.
 //
 // Command line (one configuration per process, like every Rust child):
 //
@@ -17,8 +17,8 @@
 //   the dataflow and par-loops tables (best of the runs). A program's
 //   `setup` (copying its input) runs before the clock starts and its check
 //   after it stops, as in the Rust closures.
-// * `--warmup-ms W --batch-ms B`: the fork-join suite's plan
-//   (`suite::Pool::calibrate`): warm up for at least W ms doubling a batch of
+// * `--warmup-ms W --batch-ms B`: the fork-join table's plan
+//   (`benches/src/tables/fork_join/pool.rs`): warm up for at least W ms doubling a batch of
 //   runs until one batch lasts B ms, then R batches timed as a whole, each
 //   result checked inside the batch (a scalar compare, as `time_runs` does).
 //   Only programs without a setup step take batches.
@@ -145,7 +145,7 @@ inline double now_ns() {
 }
 
 // The process's CPU time (user + system, all threads) in ns, and its peak RSS
-// in KiB (`getrusage(RUSAGE_SELF)`, as `suite::rusage` reads them).
+// in KiB (`getrusage(RUSAGE_SELF)`, as `harness::record` reads them).
 inline double cpu_time_ns() {
     struct rusage u;
     if (getrusage(RUSAGE_SELF, &u) != 0) return 0;
@@ -176,8 +176,6 @@ struct Context {
     double cpu_per_wall = 0;
     std::string checksum;
     std::string error;
-    // Extra "key":value pairs of the line (the idle program's).
-    std::vector<std::pair<std::string, double>> extra;
 
     // Positional argument `i` as an unsigned integer (`what` names it in the
     // error).
@@ -381,11 +379,6 @@ inline void print_line(const Context& cx, const Runtime& rt) {
     }
     out += "],\"cpu_per_wall\":" + json_number(cx.cpu_per_wall);
     out += ",\"rss_kib\":" + std::to_string(peak_rss_kib());
-    for (const auto& kv : cx.extra) {
-        out += ',';
-        json_string(out, kv.first);
-        out += ':' + json_number(kv.second);
-    }
     out += ",\"verified\":" + std::string(cx.error.empty() && !cx.checksum.empty() ? "true" : "false");
     out += ",\"checksum\":";
     json_string(out, cx.checksum);
@@ -402,16 +395,18 @@ inline void print_line(const Context& cx, const Runtime& rt) {
 }
 
 // glibc's allocator thresholds of every measuring child
-// (`suite::child::steady_allocator`: blocks up to 64 MiB from the heap, 256
+// (`harness::record::steady_allocator`: blocks up to 64 MiB from the heap, 256
 // MiB of free heap kept), so that a peer allocates as the Rust children do.
 inline void steady_allocator() {
     mallopt(M_MMAP_THRESHOLD, 64 << 20);
     mallopt(M_TRIM_THRESHOLD, 256 << 20);
 }
 
-// `idle MS`: the fork-join suite's idle child (`suite::child::run_idle_child`)
-// for a peer: one tiny parallel job (fib(15) through `tiny`), then a sleep of
-// MS ms, and the CPU time the process burned meanwhile.
+// `idle MS`: the fork-join table's idle child (`run_idle_child` in
+// `benches/src/tables/fork_join/child.rs`) for a peer: one tiny parallel job
+// (fib(15) through `tiny`), then a sleep of MS ms; the line's one time is the
+// sleep's wall time and its cpu_per_wall the CPU time the process burned
+// meanwhile over it, as the Rust idle child prints them.
 inline void run_idle(Context& cx, const std::function<uint64_t()>& tiny) {
     cx.expect_args(1);
     uint64_t ms = cx.u64(0, "MS");
@@ -422,8 +417,9 @@ inline void run_idle(Context& cx, const std::function<uint64_t()>& tiny) {
     }
     double cpu0 = cpu_time_ns(), wall0 = now_ns();
     std::this_thread::sleep_for(std::chrono::milliseconds(ms));
-    cx.extra.emplace_back("idle_cpu_ns", cpu_time_ns() - cpu0);
-    cx.extra.emplace_back("idle_wall_ns", now_ns() - wall0);
+    double cpu = cpu_time_ns() - cpu0, wall = now_ns() - wall0;
+    cx.times_ns.push_back(wall);
+    cx.cpu_per_wall = wall > 0 ? cpu / wall : 0;
     cx.checksum = checksum_of_u64(got);
 }
 

@@ -42,46 +42,39 @@ impl Fnv1a {
     }
 }
 
-/// The checksum of a scalar result (fib, the tree's sum, nqueens).
-pub fn of_u64(v: u64) -> String {
-    let mut h = Fnv1a::default();
-    h.u64(v);
-    h.hex()
+/// A value a checksum feeds as little-endian bytes (a float as its bits).
+pub trait Le: Copy {
+    /// Feeds the value to `h`.
+    fn feed(self, h: &mut Fnv1a);
 }
 
-/// The checksum of `f64` values (their bits).
-pub fn of_f64s(values: &[f64]) -> String {
-    let mut h = Fnv1a::default();
-    for v in values {
-        h.u64(v.to_bits());
+macro_rules! le {
+    ($($t:ty),*) => {$(
+        impl Le for $t {
+            fn feed(self, h: &mut Fnv1a) {
+                h.bytes(&self.to_le_bytes());
+            }
+        }
+    )*};
+}
+le!(u8, u32, i32, u64, i64);
+
+impl Le for f32 {
+    fn feed(self, h: &mut Fnv1a) {
+        self.to_bits().feed(h);
     }
-    h.hex()
 }
 
-/// The checksum of `u64` values.
-pub fn of_u64s(values: &[u64]) -> String {
-    let mut h = Fnv1a::default();
-    for &v in values {
-        h.u64(v);
+impl Le for f64 {
+    fn feed(self, h: &mut Fnv1a) {
+        self.to_bits().feed(h);
     }
-    h.hex()
 }
 
-/// The checksum of `i64` values.
-pub fn of_i64s(values: &[i64]) -> String {
+/// The checksum of `values` in order (of a scalar result: `of(&[x])`).
+pub fn of<T: Le>(values: &[T]) -> String {
     let mut h = Fnv1a::default();
-    for &v in values {
-        h.bytes(&v.to_le_bytes());
-    }
-    h.hex()
-}
-
-/// The checksum of `i32` values.
-pub fn of_i32s(values: &[i32]) -> String {
-    let mut h = Fnv1a::default();
-    for &v in values {
-        h.i32(v);
-    }
+    values.iter().for_each(|v| v.feed(&mut h));
     h.hex()
 }
 
@@ -89,17 +82,8 @@ pub fn of_i32s(values: &[i32]) -> String {
 pub fn of_complex(values: &[crate::annotated::fft::Complex]) -> String {
     let mut h = Fnv1a::default();
     for v in values {
-        h.u64(v.re.to_bits());
-        h.u64(v.im.to_bits());
-    }
-    h.hex()
-}
-
-/// The checksum of `u32` values.
-pub fn of_u32s(values: &[u32]) -> String {
-    let mut h = Fnv1a::default();
-    for &v in values {
-        h.bytes(&v.to_le_bytes());
+        v.re.feed(&mut h);
+        v.im.feed(&mut h);
     }
     h.hex()
 }
@@ -108,12 +92,8 @@ pub fn of_u32s(values: &[u32]) -> String {
 /// the presence map, one byte (0 or 1) per block.
 pub fn of_sparselu(m: &Matrix) -> String {
     let mut h = Fnv1a::default();
-    for v in &m.blocks {
-        h.bytes(&v.to_bits().to_le_bytes());
-    }
-    for &p in &m.present {
-        h.bytes(&[u8::from(p)]);
-    }
+    m.blocks.iter().for_each(|v| v.feed(&mut h));
+    m.present.iter().for_each(|&p| u8::from(p).feed(&mut h));
     h.hex()
 }
 
@@ -165,7 +145,8 @@ mod tests {
         let mut h = Fnv1a::default();
         h.bytes(b"a");
         assert_eq!(h.hex(), "af63dc4c8601ec8c");
-        assert_ne!(of_u64(1), of_u64(2));
-        assert_eq!(of_f64s(&[1.5]), of_u64(1.5f64.to_bits()));
+        assert_ne!(of(&[1u64]), of(&[2u64]));
+        assert_eq!(of(&[1.5f64]), of(&[1.5f64.to_bits()]));
+        assert_eq!(of(&[-1i32]), of(&[u32::MAX]));
     }
 }
