@@ -438,10 +438,10 @@ mod tests {
             (3, Duration::from_millis(1))
         );
         assert_eq!(dataflow(Size::Test).len(), 7);
-        let sort = Job::of_row("par-loops", "sort 1000 u64 nearly sorted", Size::Test, 4);
+        let sort = Job::of_row("par-loops", "sort 10000 u64 nearly sorted", Size::Test, 4);
         assert_eq!(
             sort.map(|j| (j.args.join(" "), j.plan.reps)),
-            Some(("1000 nearly-sorted stable".to_string(), 4))
+            Some(("10000 nearly-sorted stable".to_string(), 4))
         );
         for name in cf17_sizes::NAMES {
             for size in crate::cf17::Size::ALL {
