@@ -129,6 +129,8 @@ pub struct LoopTable {
     pub peers: Vec<Runner>,
     /// The peers' records so far, by runner (for their notes).
     pub peer_records: Vec<(String, Record)>,
+    /// The peers' rows that failed so far.
+    pub peer_failures: usize,
     /// The Markdown so far.
     pub md: Md,
     /// The JSON head with the samples so far.
@@ -155,6 +157,7 @@ impl LoopTable {
             reps,
             peers: peers::runners(table),
             peer_records: Vec::new(),
+            peer_failures: 0,
             md: LoopTable::header(counters),
             head: TableHead::new(table, size, threads),
             rows: Vec::new(),
@@ -244,10 +247,13 @@ impl LoopTable {
                         "",
                     ));
                 }
-                Err(e) => self.md.failed(
-                    vec![workload.into(), program.into(), runner, threads.to_string()],
-                    &e,
-                ),
+                Err(e) => {
+                    self.peer_failures += 1;
+                    self.md.failed(
+                        vec![workload.into(), program.into(), runner, threads.to_string()],
+                        &e,
+                    );
+                }
             }
         }
         rows[1..].sort_by_key(|(row, _)| row.threads);

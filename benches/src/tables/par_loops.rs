@@ -427,12 +427,17 @@ pub fn run(options: &Options) -> Result<(), String> {
     let records = table.peer_records.iter().map(|(r, rec)| (r.as_str(), rec));
     table.head.peers = peers::notes(&table.peers, records);
     println!("{}", peers::render_notes(&table.head.peers));
+    let failed = table.peer_failures;
     options.common.write_json(&ParLoopsJson {
         head: table.head,
         reps,
         load_average: load,
         rows: table.rows,
-    })
+    })?;
+    match failed {
+        0 => Ok(()),
+        n => Err(format!("{n} peer row(s) failed (see the table)")),
+    }
 }
 
 #[cfg(test)]

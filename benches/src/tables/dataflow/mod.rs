@@ -396,7 +396,15 @@ pub fn run(options: &Options) -> Result<(), String> {
         json.head.peers = notes;
         options.common.write_json(&json)?;
     }
-    Ok(())
+    match entries
+        .iter()
+        .flat_map(|e| &e.peers)
+        .filter(|p| p.2.is_err())
+        .count()
+    {
+        0 => Ok(()),
+        n => Err(format!("{n} peer row(s) failed (see the table)")),
+    }
 }
 
 /// The runner name of Prescient under `mode`: `prescient-dast-<mode>`.
