@@ -14,8 +14,10 @@
 //!   description (programs × runners × thread counts at a size), one
 //!   child-process runner (each configuration of fork-join and cf17, and
 //!   every peer's row, in a child of its own), one record a measuring child
-//!   prints, one report writer (Markdown and JSON); its [`harness::peers`]
-//!   runs other runtimes' executables as runners.
+//!   prints, one report writer (Markdown and JSON).
+//! * [`peers`] runs the C/C++ peers (OpenMP under GCC and LLVM, oneTBB,
+//!   StarPU; built from `benches/peers/`) as runners of the fork-join,
+//!   dataflow, par-loops and cf17 tables.
 //! * [`tables`] holds the tables, one module per subcommand (`fork-join`,
 //!   `cf17`, `dataflow`, `loops`, `par-loops`, `mpi-heat`, `task-cost`,
 //!   `annotated`, `inlining`, `trace-overhead`, `stack-memory`): each one's
@@ -28,8 +30,6 @@
 //!   `--json FILE`), the
 //!   one thread-list parser and the `PRESCIENT_BENCH_THREADS` fallback;
 //!   [`data`] finds the input files, also beside a copied binary.
-//! * [`peers`] runs the C/C++ peers (OpenMP under GCC and LLVM, oneTBB):
-//!   the same programs in other runtimes, built from `benches/peers/`.
 //! * [`competing`] holds `--competing N` of the fork-join and dataflow
 //!   tables: busy processes that share the CPUs with the measurement (the
 //!   hidden subcommand `burn`).

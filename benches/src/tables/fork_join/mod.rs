@@ -9,11 +9,10 @@
 //! record: the time per run of each sample, its peak RSS and, for
 //! Prescient, the [`prescient::tuning::Counters`] of the measured runs. An
 //! `--child-idle RUNNER THREADS` child measures the CPU time an idle pool
-//! burns in one second. A peer ([`crate::harness::peers`]) is asked for
-//! `fork-join PROGRAM THREADS` with `n=` (fib) or `nodes=` and `layout=`
-//! (a tree) and the child's sampling plan (`reps=`, `warmup_ms=`,
-//! `sample_ms=`); its `checksum`, where it gives one, must be the
-//! program's result (`fib(n)`, the tree's sum).
+//! burns in one second. A C/C++ peer ([`crate::peers`]) runs `fib N` or
+//! `tree NODES` under the child's sampling plan (`--reps`, `--warmup-ms`,
+//! `--batch-ms`), its result checked against the program's (`fib(n)`, the
+//! tree's sum), and its `idle MS` program measures its idle CPU.
 //!
 //! The parent then prints the machine, the table (time, `T/Tseq`, overhead
 //! per join, speedup over the runner's own one-thread time, ratios to rayon
