@@ -110,6 +110,10 @@ pub struct LoopRow {
     /// Suspensions per run (Prescient's runners, `loops` only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub suspensions_per_run: Option<f64>,
+    /// A peer's peak RSS in KiB (its own process; the other runners share
+    /// the table's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peak_rss_kib: Option<u64>,
 }
 
 /// A loop table's rows as they are measured: the Markdown, the JSON rows
@@ -216,6 +220,7 @@ impl LoopTable {
                     vs_rayon: rayon(c.threads).filter(|_| prescient).map(|r| seconds / r),
                     steals_per_run: per_run(|c| c.steals),
                     suspensions_per_run: per_run(|c| c.suspensions),
+                    peak_rss_kib: None,
                 };
                 (row, c.sample)
             })
@@ -242,6 +247,7 @@ impl LoopTable {
                             vs_rayon: None,
                             steals_per_run: None,
                             suspensions_per_run: None,
+                            peak_rss_kib: r.peak_rss_kib,
                             ..rows[0].0.clone()
                         },
                         "",

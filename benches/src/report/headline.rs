@@ -169,7 +169,9 @@ pub fn render_peer_means(rows: &[PeerRatio]) -> String {
     }
     let peers = peers_in(rows);
     let mut out = format!(
-        "Prescient against the C/C++ peers: each peer's time over the best Prescient runner's          (`T_peer / T_prescient`; above 1: Prescient is faster), geometric mean over the          table's programs.\n\n| table | threads | programs | {} |\n|---|---:|---:|{}\n",
+        "Prescient against the C/C++ peers: each peer's time over the best Prescient runner's \
+         (`T_peer / T_prescient`; above 1: Prescient is faster), geometric mean over the \
+         table's programs.\n\n| table | threads | programs | {} |\n|---|---:|---:|{}\n",
         peers.join(" | "),
         "---:|".repeat(peers.len())
     );
@@ -202,20 +204,20 @@ pub fn render_peer_means(rows: &[PeerRatio]) -> String {
 
 /// Every peer ratio, one Markdown table per table with peers: per program
 /// and thread count the best Prescient runner, its time and each peer's
-/// ratio, then the means ([`render_peer_means`]).
+/// ratio (the headline has their means, [`render_peer_means`]).
 pub fn render_peer_ratios(rows: &[PeerRatio]) -> String {
     if rows.is_empty() {
         return "No peer ran (none was built, or no table with peers ran).\n".to_string();
     }
     let peers = peers_in(rows);
-    let mut out = render_peer_means(rows);
+    let mut out = String::new();
     for table in PEER_TABLES {
         let of: Vec<&PeerRatio> = rows.iter().filter(|r| r.table == table).collect();
         if of.is_empty() {
             continue;
         }
         out.push_str(&format!(
-            "\n### {table}\n\n| program | threads | best Prescient | time | {} |\n|---|---:|---|---:|{}\n",
+            "### {table}\n\n| program | threads | best Prescient | time | {} |\n|---|---:|---|---:|{}\n",
             peers.join(" | "),
             "---:|".repeat(peers.len())
         ));
@@ -230,6 +232,7 @@ pub fn render_peer_ratios(rows: &[PeerRatio]) -> String {
                 cells.join(" | ")
             ));
         }
+        out.push('\n');
     }
     out
 }
@@ -321,28 +324,21 @@ mod tests {
             Sample::new("tree", "omp-gcc", 2, 4.0),
         ]);
         let rows = peer_ratios("fork-join", &samples);
-        let got: Vec<(&str, usize, &str, Vec<(String, f64)>)> = rows
+        let got: Vec<String> = rows
             .iter()
             .map(|r| {
-                (
-                    r.program.as_str(),
-                    r.threads,
-                    r.prescient_runner.as_str(),
-                    r.peers.clone(),
+                format!(
+                    "{} {} {} {:?}",
+                    r.program, r.threads, r.prescient_runner, r.peers
                 )
             })
             .collect();
         assert_eq!(
             got,
             [
-                ("fib(30)", 1, "prescient", vec![("tbb".into(), 2.0)]),
-                (
-                    "fib(30)",
-                    2,
-                    "prescient",
-                    vec![("omp-gcc".into(), 2.0), ("tbb".into(), 0.5)]
-                ),
-                ("tree", 2, "prescient", vec![("omp-gcc".into(), 4.0)]),
+                r#"fib(30) 1 prescient [("tbb", 2.0)]"#,
+                r#"fib(30) 2 prescient [("omp-gcc", 2.0), ("tbb", 0.5)]"#,
+                r#"tree 2 prescient [("omp-gcc", 4.0)]"#,
             ]
         );
         let means = render_peer_means(&rows);
