@@ -4,9 +4,14 @@
 //! and cargo's target folder, under which a table writes by default
 //! (`prescient_benches::cli::default_output`). A binary copied to a host
 //! without the source tree or git still says what it is.
+//!
+//! It also builds the C/C++ peers (`peers/build.rs`).
 
 use std::path::Path;
 use std::process::Command;
+
+#[path = "peers/build.rs"]
+mod peers;
 
 fn main() {
     let manifest_dir = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default();
@@ -109,4 +114,6 @@ fn main() {
         println!("cargo:rerun-if-changed={dir}");
     }
     println!("cargo:rerun-if-env-changed=CARGO_ENCODED_RUSTFLAGS");
+
+    peers::build(Path::new(&manifest_dir), Path::new(&out_dir));
 }

@@ -8,7 +8,7 @@ use clap::{Parser, Subcommand};
 
 use crate::cli;
 
-use crate::{competing, report, tables};
+use crate::{competing, peers, report, tables};
 
 /// Prescient's benchmark tables, side by side with rayon, chili and the
 /// sequential programs.
@@ -69,6 +69,11 @@ pub enum Command {
     // `crate::competing` (the tables start it as `current_exe burn`).
     #[command(name = competing::SUBCOMMAND, hide = true)]
     Burn,
+    // Each C/C++ peer's executable, or why it is skipped, one `NAME\tPATH`
+    // line each (hidden; `benches/bundle` copies what it lists):
+    // `crate::peers`.
+    #[command(name = "peer-paths", hide = true)]
+    PeerPaths,
 }
 
 /// The subcommand names (what a first argument must be for [`main`] to
@@ -108,6 +113,15 @@ pub fn run(command: Command) -> i32 {
         Command::Report(options) => report::run(&options).map(drop),
         Command::Publish(options) => report::publish::run(&options),
         Command::Burn => competing::burn(),
+        Command::PeerPaths => {
+            for peer in peers::Peer::ALL {
+                match peer.executable() {
+                    Ok(exe) => println!("{peer}\t{}", exe.display()),
+                    Err(why) => println!("{peer}\tskipped: {why}"),
+                }
+            }
+            Ok(())
+        }
     };
     match result {
         Ok(()) => 0,

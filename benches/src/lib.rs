@@ -14,8 +14,10 @@
 //!   description (programs × runners × thread counts at a size), one
 //!   child-process runner (each configuration of fork-join and cf17, and
 //!   every peer's row, in a child of its own), one record a measuring child
-//!   prints, one report writer (Markdown and JSON); its [`harness::peers`]
-//!   runs other runtimes' executables as runners.
+//!   prints, one report writer (Markdown and JSON).
+//! * [`peers`] runs the C/C++ peers (OpenMP under GCC and LLVM, oneTBB,
+//!   StarPU; built from `benches/peers/`) as runners of the fork-join,
+//!   dataflow, par-loops and cf17 tables.
 //! * [`tables`] holds the tables, one module per subcommand (`fork-join`,
 //!   `cf17`, `dataflow`, `loops`, `par-loops`, `mpi-heat`, `task-cost`,
 //!   `annotated`, `inlining`, `trace-overhead`, `stack-memory`): each one's
@@ -47,6 +49,7 @@ pub mod data;
 pub mod dataflow;
 pub mod harness;
 pub mod inlining;
+pub mod peers;
 pub mod programs;
 pub mod report;
 pub mod samples;

@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use crate::cli::Size;
 use crate::harness::write::finite;
 use crate::harness::{Machine, Outcome};
+use crate::peers::PeerNote;
 
 /// The runner name of the sequential reference.
 pub const SEQUENTIAL: &str = "sequential";
@@ -100,6 +101,10 @@ pub struct TableHead {
     pub competing: usize,
     /// Every measured configuration.
     pub samples: Vec<Sample>,
+    /// The C/C++ peers among its runners: each one's runtime, or why it
+    /// was skipped ([`crate::peers`]; absent in a table without peers).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub peers: Vec<PeerNote>,
 }
 
 impl TableHead {
@@ -113,6 +118,7 @@ impl TableHead {
             threads: threads.to_vec(),
             competing: 0,
             samples: Vec::new(),
+            peers: Vec::new(),
         }
     }
 }

@@ -179,15 +179,19 @@ fn table_checks(table: &str, v: &serde_json::Value, text: &str) {
                     "{text}"
                 );
             }
-            // Per program: seq once, six parallel runners at two counts.
-            assert_eq!(samples.len(), 3 * (1 + 6 * 2), "{v}");
+            // Per program: seq once, six parallel runners and each peer
+            // that ran at two counts; the idle CPU of three and the peers.
+            let peers = v["peers"]
+                .as_array()
+                .map_or(0, |n| n.iter().filter(|n| n["skipped"].is_null()).count());
+            assert_eq!(samples.len(), 3 * (1 + (6 + peers) * 2), "{v}");
             for program in ["fib(20)", "tree 2^10", "tree 2^16"] {
                 for runner in ["prescient", "prescient-never", "rayon", "chili"] {
                     assert!(has(program, runner, 2), "{program} {runner}");
                 }
                 assert!(has(program, "sequential", 1), "{program}");
             }
-            assert_eq!(v["idle"].as_array().unwrap().len(), 3);
+            assert_eq!(v["idle"].as_array().unwrap().len(), 3 + peers);
         }
         "cf17" => {
             // fib at 1 and 2 threads, every runner, through child processes.
@@ -201,7 +205,10 @@ fn table_checks(table: &str, v: &serde_json::Value, text: &str) {
                 .iter()
                 .filter(|r| r["program"] == "fib")
                 .collect();
-            assert_eq!(fib.len(), 11, "{v}");
+            let peers = v["peers"]
+                .as_array()
+                .map_or(0, |n| n.iter().filter(|n| n["skipped"].is_null()).count());
+            assert_eq!(fib.len(), 1 + (5 + peers) * 2, "{v}");
             let tuned2 = fib
                 .iter()
                 .find(|r| r["runner"] == "tuned" && r["threads"] == 2)

@@ -1,6 +1,6 @@
 //! Runners measured inside one process, round robin — what the loop
 //! tables (`loops`, `par-loops`) time — and the rows they give, with the
-//! peers' rows of the same programs beside them.
+//! C/C++ peers' rows of the same programs beside them (par-loops).
 //!
 //! The runners of one workload run round robin, one warm-up round and then
 //! `reps` timed rounds, and each keeps its best time: the machine may be
@@ -13,9 +13,11 @@ use prescient::tuning::Counters;
 use prescient::Runtime;
 use serde::{Deserialize, Serialize};
 
-use super::peers;
+use super::record::Record;
 use super::write::{ms, opt, Md};
+use super::Runner;
 use crate::cli::Size;
+use crate::peers::{self, Job};
 use crate::samples::{Sample, TableHead, SEQUENTIAL};
 
 /// A runner of one workload, measured in process.
@@ -108,6 +110,10 @@ pub struct LoopRow {
     /// Suspensions per run (Prescient's runners, `loops` only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub suspensions_per_run: Option<f64>,
+    /// A peer's peak RSS in KiB (its own process; the other runners share
+    /// the table's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peak_rss_kib: Option<u64>,
 }
 
 /// A loop table's rows as they are measured: the Markdown, the JSON rows
@@ -121,6 +127,14 @@ pub struct LoopTable {
     pub threads: Vec<usize>,
     /// Whether the rows show Prescient's counters (`loops`).
     pub counters: bool,
+    /// The timed rounds (and a peer's timed runs).
+    pub reps: usize,
+    /// The peers' runners ([`crate::peers`]; `loops` has no peer programs).
+    pub peers: Vec<Runner>,
+    /// The peers' records so far, by runner (for their notes).
+    pub peer_records: Vec<(String, Record)>,
+    /// The peers' rows that failed so far.
+    pub peer_failures: usize,
     /// The Markdown so far.
     pub md: Md,
     /// The JSON head with the samples so far.
@@ -130,13 +144,24 @@ pub struct LoopTable {
 }
 
 impl LoopTable {
-    /// An empty table.
-    pub fn new(table: &'static str, size: Size, threads: &[usize], counters: bool) -> LoopTable {
+    /// An empty table of `reps` timed rounds, with Prescient's counters
+    /// where `counters`.
+    pub fn new(
+        table: &'static str,
+        size: Size,
+        threads: &[usize],
+        reps: usize,
+        counters: bool,
+    ) -> LoopTable {
         LoopTable {
             table,
             size,
             threads: threads.to_vec(),
             counters,
+            reps,
+            peers: peers::runners(table),
+            peer_records: Vec::new(),
+            peer_failures: 0,
             md: LoopTable::header(counters),
             head: TableHead::new(table, size, threads),
             rows: Vec::new(),
@@ -155,15 +180,16 @@ impl LoopTable {
     }
 
     /// Adds one workload's rows — the contenders' (the sequential one
-    /// first), then each peer's at each thread count, asked for `peer`
-    /// (its program and input) — ordered by thread count.
+    /// first), then each peer's at each thread count where a peer has the
+    /// program (its result checked against `expect`, the checksum of the
+    /// sequential result) — ordered by thread count.
     pub fn add<O>(
         &mut self,
         (workload, program): (&str, &str),
         contenders: &[Contender<'_, O>],
         timings: &[Timing],
         runs: u64,
-        peer: (&str, Vec<(&'static str, String)>),
+        expect: Option<String>,
     ) {
         let seq = timings[0].best.as_secs_f64();
         let rayon = |threads| {
@@ -194,15 +220,23 @@ impl LoopTable {
                     vs_rayon: rayon(c.threads).filter(|_| prescient).map(|r| seconds / r),
                     steals_per_run: per_run(|c| c.steals),
                     suspensions_per_run: per_run(|c| c.suspensions),
+                    peak_rss_kib: None,
                 };
                 (row, c.sample)
             })
             .collect();
-        for (runner, threads, record) in
-            peers::measure(self.table, self.size, &self.threads, peer.0, &peer.1)
-        {
+        let job = Job::of_row(self.table, program, self.size, self.reps);
+        let measured = match (job, expect) {
+            (Some(job), Some(expect)) if !self.peers.is_empty() => {
+                let t = &self.threads;
+                peers::measure(self.table, self.size, &self.peers, t, &job, &expect)
+            }
+            _ => Vec::new(),
+        };
+        for (runner, threads, record) in measured {
             match record {
                 Ok(r) => {
+                    self.peer_records.push((runner.clone(), r.clone()));
                     let seconds = r.min_ns() / 1e9;
                     rows.push((
                         LoopRow {
@@ -213,15 +247,19 @@ impl LoopTable {
                             vs_rayon: None,
                             steals_per_run: None,
                             suspensions_per_run: None,
+                            peak_rss_kib: r.peak_rss_kib,
                             ..rows[0].0.clone()
                         },
                         "",
                     ));
                 }
-                Err(e) => self.md.failed(
-                    vec![workload.into(), program.into(), runner, threads.to_string()],
-                    &e,
-                ),
+                Err(e) => {
+                    self.peer_failures += 1;
+                    self.md.failed(
+                        vec![workload.into(), program.into(), runner, threads.to_string()],
+                        &e,
+                    );
+                }
             }
         }
         rows[1..].sort_by_key(|(row, _)| row.threads);

@@ -5,7 +5,7 @@
 //! * [`table::Plan`] describes a table: its programs × runners × thread
 //!   counts at one size. A [`table::Runner`] is the sequential reference,
 //!   a runtime of this executable (Prescient under some parameters, rayon,
-//!   chili), or a peer's executable ([`peers`]). The fork-join and CF'17
+//!   chili), or a C/C++ peer's executable ([`crate::peers`]). The fork-join and CF'17
 //!   tables measure every configuration in a child process
 //!   ([`table::Plan::measure`]): this executable again with the table's
 //!   hidden `--child PROGRAM RUNNER THREADS`, or the peer's, so that each
@@ -22,19 +22,10 @@
 //! * [`write`](mod@write) is the report writer: Markdown tables, number formats,
 //!   ratios and geometric means, JSON files; [`machine`] the machine every
 //!   table's JSON records.
-//!
-//! # Adding a peer's rows to a table
-//!
-//! Build an executable `peer-NAME` that answers the questions described in
-//! [`peers`] and put it beside `prescient-bench` (or in the folder of
-//! `PRESCIENT_BENCH_PEERS`): fork-join, dataflow, par-loops and cf17 then
-//! list runner `NAME` after their own, run it at every thread count, and
-//! show and save its rows like their own. Nothing else changes.
 
 pub mod child;
 pub mod inproc;
 pub mod machine;
-pub mod peers;
 pub mod pool;
 pub mod record;
 pub mod table;

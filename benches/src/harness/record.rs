@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 /// The last word of a measuring child: printed as one JSON line on stdout
 /// (the last line that starts with `{` counts), by this executable's
-/// children and by a peer's executable alike (see [`super::peers`]).
+/// children and by a peer's executable alike (see [`crate::peers`]).
 ///
 /// Every field but `times_ns` may be left out.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -28,6 +28,9 @@ pub struct Record {
     /// Process CPU time over wall time during the timed runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu_per_wall: Option<f64>,
+    /// A peer's runtime and compiler, as it names them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runtime: Option<String>,
     /// The program's input, for humans (`n=35`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input: Option<String>,

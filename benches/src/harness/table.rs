@@ -4,7 +4,7 @@
 //! each said ([`Outcome`]).
 
 use std::fmt::Display;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
@@ -14,15 +14,6 @@ use super::write::format_ns;
 use crate::cli::{progress, Size};
 use crate::samples::Sample;
 
-/// A peer's executable ([`super::peers`]).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Peer {
-    /// Its runner's name (`omp-gcc`).
-    pub name: String,
-    /// Its executable.
-    pub path: PathBuf,
-}
-
 /// How a runner runs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Kind {
@@ -31,9 +22,9 @@ pub enum Kind {
     /// A runtime built into this executable (Prescient under some
     /// parameters, rayon, chili): measured at every thread count.
     Own,
-    /// A peer's executable ([`super::peers`]): measured at every thread
-    /// count, in a child of that executable.
-    Peer(Peer),
+    /// A C/C++ peer ([`crate::peers`]): measured at every thread count, in
+    /// a child of its executable.
+    Peer(crate::peers::Peer),
 }
 
 /// Who runs a table's programs.
@@ -84,6 +75,24 @@ impl Runner {
     }
 }
 
+/// The runners of `table`: its own, `(name, sample name)` each (`seq` the
+/// sequential reference, the others built into this executable), then the
+/// C/C++ peers' ([`crate::peers::runners`]).
+pub fn with_peers<'a>(
+    table: &str,
+    own: impl IntoIterator<Item = (&'a str, &'a str)>,
+) -> Vec<Runner> {
+    let own = own.into_iter().map(|(name, sample)| {
+        let kind = if name == "seq" {
+            Kind::Sequential
+        } else {
+            Kind::Own
+        };
+        Runner::new(name, sample, kind)
+    });
+    own.chain(crate::peers::runners(table)).collect()
+}
+
 impl Display for Runner {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.name)
@@ -128,6 +137,13 @@ pub struct Outcome<P> {
     pub result: Result<Record, String>,
 }
 
+impl<P> Outcome<P> {
+    /// The runner's name and what its child measured, if it succeeded.
+    pub fn ran(&self) -> Option<(&str, &Record)> {
+        Some((self.config.runner.name.as_str(), self.result.as_ref().ok()?))
+    }
+}
+
 impl<P: Copy + Display + PartialEq> Plan<P> {
     /// Every configuration, in order: per program, the sequential reference
     /// first (once, at one thread), then per thread count every parallel
@@ -155,12 +171,23 @@ impl<P: Copy + Display + PartialEq> Plan<P> {
     /// Measures every configuration for which `command` gives a child's
     /// command line (`None`: the program has no such runner, and the
     /// configuration is left out), one child at a time, saying on stderr
-    /// which one runs and what it measured. A peer that does not have the
-    /// program (its record says `skipped`) is left out too.
+    /// which one runs and what it measured. A peer that is missing is left
+    /// out, once said why on stderr (the table's notes say it too,
+    /// [`crate::peers::notes`]), as is a configuration whose record says
+    /// `skipped`.
     pub fn measure(&self, command: impl Fn(&Config<P>) -> Option<Command>) -> Vec<Outcome<P>> {
+        for runner in &self.runners {
+            if let Kind::Peer(peer) = runner.kind {
+                if let Err(why) = peer.executable() {
+                    eprintln!("{}: {runner} skipped: {why}", self.table);
+                }
+            }
+        }
+        let missing = |r: &Runner| matches!(r.kind, Kind::Peer(p) if p.executable().is_err());
         let configs: Vec<(Config<P>, Command)> = self
             .configurations()
             .into_iter()
+            .filter(|c| !missing(&c.runner))
             .filter_map(|c| command(&c).map(|command| (c, command)))
             .collect();
         let mut outcomes = Vec::with_capacity(configs.len());
@@ -186,23 +213,6 @@ impl<P: Copy + Display + PartialEq> Plan<P> {
             outcomes.push(Outcome { config, result });
         }
         outcomes
-    }
-}
-
-/// Turns each record whose `checksum` differs from its program's
-/// `expected` one (where both are known) into a failure: how a table
-/// checks a peer's result against its own reference.
-pub fn check_checksums<P: Copy>(
-    outcomes: &mut [Outcome<P>],
-    expected: impl Fn(P) -> Option<String>,
-) {
-    for o in outcomes {
-        let got = o.result.as_ref().ok().and_then(|r| r.checksum.clone());
-        if let (Some(got), Some(want)) = (got, expected(o.config.program)) {
-            if got != want {
-                o.result = Err(format!("wrong result: checksum {got}, expected {want}"));
-            }
-        }
     }
 }
 
@@ -355,23 +365,6 @@ mod tests {
             .as_ref()
             .unwrap_err()
             .contains("exit status: 3"));
-        let mut checked = outcomes.clone();
-        for o in &mut checked {
-            if let Ok(r) = &mut o.result {
-                r.checksum = Some(o.config.threads.to_string());
-            }
-        }
-        check_checksums(&mut checked, |_| Some("1".to_string()));
-        let failed: Vec<usize> = checked
-            .iter()
-            .filter(|o| o.result.is_err())
-            .map(|o| o.config.threads)
-            .collect();
-        assert_eq!(
-            failed,
-            [2, 1, 1, 2],
-            "the records of 2 threads, and the failed ones"
-        );
         let samples = outcomes.samples(|p| format!("{p}!"));
         assert_eq!(samples.len(), 3);
         assert_eq!(

@@ -2,7 +2,7 @@
 //! table's own text, in one self-contained file beside its SVGs and JSON.
 
 use super::build_info::BuildInfo;
-use super::headline::{self, HeadlineRow};
+use super::headline::{self, HeadlineRow, PeerRatio};
 use super::plan;
 use crate::harness::child::Status;
 use crate::harness::Machine;
@@ -60,7 +60,7 @@ pub struct Header<'a> {
 pub fn render(
     header: &Header<'_>,
     runs: &[TableRun],
-    headline_rows: &[HeadlineRow],
+    (headline_rows, peer_ratios): (&[HeadlineRow], &[PeerRatio]),
     plots: &[(String, String)],
 ) -> String {
     let mut out = format!(
@@ -107,6 +107,19 @@ pub fn render(
     }
     out.push_str(&headline::render(headline_rows));
     out.push('\n');
+    if !peer_ratios.is_empty() {
+        out.push_str(&headline::render_peer_means(peer_ratios));
+        out.push('\n');
+    }
+    out.push_str(&format!(
+        "## Prescient against the C/C++ peers\n\nOpenMP tasks under GCC's libgomp (`omp-gcc`) and \
+         LLVM's libomp (`omp-llvm`), oneTBB (`tbb`) and StarPU (`starpu`, dataflow only): the same \
+         programs, inputs and measurement as the Rust rows, each configuration in its own process \
+         ({}). Per program and thread count, the fastest Prescient runner and each peer's time \
+         over its (above 1: Prescient is faster).\n\n{}\n",
+        crate::peers::BINDING,
+        headline::render_peer_ratios(peer_ratios)
+    ));
 
     if !plots.is_empty() {
         out.push_str("## Plots\n\n");

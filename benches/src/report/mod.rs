@@ -61,7 +61,7 @@ use crate::harness::child::{self, Status, Stderr};
 use crate::harness::{load_average, Machine};
 use crate::samples::Sample;
 use build_info::BuildInfo;
-use headline::HeadlineRow;
+use headline::{HeadlineRow, PeerRatio};
 pub use markdown::loaded;
 use markdown::TableRun;
 
@@ -185,6 +185,10 @@ pub struct ReportJson {
     pub tables: Vec<TableRun>,
     /// The headline rows.
     pub headline: Vec<HeadlineRow>,
+    /// Prescient against the C/C++ peers (absent in a report written before
+    /// they ran).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub peer_ratios: Vec<PeerRatio>,
 }
 
 /// The default folder: `benches/results/<host>/<date>` of the checkout this
@@ -297,6 +301,10 @@ impl Folder<'_> {
             .iter()
             .flat_map(|table| headline::rows(table, samples_of(table)))
             .collect();
+        let peer_ratios: Vec<PeerRatio> = headline::PEER_TABLES
+            .iter()
+            .flat_map(|table| headline::peer_ratios(table, samples_of(table)))
+            .collect();
         let mut plots = Vec::new();
         if with_plots {
             for (table, of_table) in &samples {
@@ -336,7 +344,7 @@ impl Folder<'_> {
             elapsed_seconds,
             threads: &self.threads,
         };
-        let text = markdown::render(&header, runs, &headline_rows, &plots);
+        let text = markdown::render(&header, runs, (&headline_rows, &peer_ratios), &plots);
         crate::harness::write::write_file(&self.dir.join("report.md"), &text)?;
         let json = ReportJson {
             host: self.host.clone(),
@@ -350,6 +358,7 @@ impl Folder<'_> {
             elapsed_seconds,
             tables: runs.to_vec(),
             headline: headline_rows.clone(),
+            peer_ratios,
         };
         crate::harness::write::write_json(&self.dir.join("report.json"), &json)?;
         Ok(headline_rows)

@@ -95,7 +95,11 @@ pub fn headline_section(report: &ReportJson, folder: &str) -> String {
             String::new()
         },
         commit = report.build.commit,
-        table = headline::render(&report.headline),
+        table = headline::render(&report.headline)
+            + &match headline::render_peer_means(&report.peer_ratios) {
+                means if means.is_empty() => String::new(),
+                means => format!("\n{means}"),
+            },
     )
 }
 

@@ -8,9 +8,7 @@
 //! thread count: `sequential` (1 thread), `prescient` (the loop's
 //! `#[task_program]` parameters, the table's `prescient-analysed`),
 //! `prescient-default` (`Params::DEFAULT`), `prescient-pf` (PF, capacity 16),
-//! `rayon`, and every peer found ([`crate::harness::peers`]), asked for
-//! `loops loop THREADS` with `n=`, `grain=`, `rounds=` (of the work
-//! function per item) and `reps=`.
+//! and `rayon` (no C/C++ peer has this loop).
 
 use crate::cli::{self, progress, CommonArgs, Size};
 use crate::dataflow::{best_time, runtime};
@@ -286,7 +284,7 @@ pub fn run(options: &Options) -> Result<(), String> {
         .flat_map(|&(name, params)| threads.iter().map(move |&t| (name, t, runtime(t, params))))
         .collect();
     let pools = rayon_pools(&threads)?;
-    let mut table = LoopTable::new(TABLE, size, &threads, true);
+    let mut table = LoopTable::new(TABLE, size, &threads, reps, true);
     for w in &workloads {
         println!(
             "### {} workload: {} items of about {}\n",
@@ -332,20 +330,8 @@ pub fn run(options: &Options) -> Result<(), String> {
                 "grain {grain}: the sequential loop took {per_item:.0} ns per item"
             ));
             let first = table.rows.len();
-            let peer = vec![
-                ("reps", reps.to_string()),
-                ("n", w.n.to_string()),
-                ("grain", grain.to_string()),
-                ("rounds", w.rounds.to_string()),
-            ];
             // Counters cover the warm-up and the timed runs.
-            table.add(
-                (w.name, &program),
-                &list,
-                &best,
-                reps as u64 + 1,
-                ("loop", peer),
-            );
+            table.add((w.name, &program), &list, &best, reps as u64 + 1, None);
             for row in &mut table.rows[first..] {
                 (row.n, row.grain) = (Some(w.n), Some(grain));
             }

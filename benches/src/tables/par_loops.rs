@@ -9,15 +9,16 @@
 //! workload (the program, e.g. `sum of squares 10000000 f64`), the best time
 //! of each runner at each thread count: `sequential` (1 thread), `prescient`
 //! (`Params::DEFAULT`), `prescient-range` (the sum by `for_range_reduce`,
-//! index by index), `rayon`, and every peer found
-//! ([`crate::harness::peers`]), asked for `par-loops WORKLOAD THREADS` with
-//! `reps=` and the input: `sum n=`, `mandelbrot width=`, `stencil width=`,
-//! `sort` or `sort_unstable` with `n=` and `shape=random|nearly-sorted`.
+//! index by index), `rayon`, and the C/C++ peers ([`crate::peers`]:
+//! `omp-gcc`, `omp-llvm`, `tbb`; each in a child process, its best run, its
+//! result checked against the sequential one's checksum); `peers` says what
+//! each peer is, or why it was skipped.
 
 use crate::cli::{self, progress, CommonArgs, Size};
 use crate::dataflow::runtime;
 use crate::harness::inproc::{contenders, rayon_pools, round_robin, LoopRow, LoopTable};
 use crate::harness::load_average;
+use crate::peers::{self, checksum};
 use crate::samples::{TableHead, PRESCIENT};
 use prescient::{Params, Runtime};
 use rayon::prelude::*;
@@ -278,8 +279,7 @@ pub fn run(options: &Options) -> Result<(), String> {
         .map(|&t| ("", t, runtime(t, Params::DEFAULT)))
         .collect();
     let pools = rayon_pools(&threads)?;
-    let mut table = LoopTable::new(TABLE, size, &threads, false);
-    let reps_param = ("reps", reps.to_string());
+    let mut table = LoopTable::new(TABLE, size, &threads, reps, false);
 
     // Sum of squares.
     let n = sizes.sum_n;
@@ -305,8 +305,8 @@ pub fn run(options: &Options) -> Result<(), String> {
         let error = (o - reference).abs() / reference.abs().max(f64::MIN_POSITIVE);
         assert!(error < 1e-9, "{name}: sum {o} vs {reference}");
     });
-    let peer = ("sum", vec![reps_param.clone(), ("n", n.to_string())]);
-    table.add(("sum", &program), &list, &best, 0, peer);
+    let expect = Some(checksum::of(&[reference]));
+    table.add(("sum", &program), &list, &best, 0, expect);
 
     // Mandelbrot and the stencil, one row per chunk.
     let m = sizes.mandelbrot;
@@ -339,11 +339,8 @@ pub fn run(options: &Options) -> Result<(), String> {
     let best = round_robin(&list, &mut vec![0u32; m * m], reps, |image, name| {
         assert!(*image == reference, "{name}: the image differs");
     });
-    let peer = (
-        "mandelbrot",
-        vec![reps_param.clone(), ("width", m.to_string())],
-    );
-    table.add(("mandelbrot", &program), &list, &best, 0, peer);
+    let expect = Some(checksum::of(&reference));
+    table.add(("mandelbrot", &program), &list, &best, 0, expect);
 
     let s = sizes.stencil;
     let program = format!("stencil {s}x{s}");
@@ -375,11 +372,8 @@ pub fn run(options: &Options) -> Result<(), String> {
     let best = round_robin(&list, &mut vec![0.0f64; s * s], reps, |grid, name| {
         assert!(*grid == reference, "{name}: the grid differs");
     });
-    let peer = (
-        "stencil",
-        vec![reps_param.clone(), ("width", s.to_string())],
-    );
-    table.add(("stencil", &program), &list, &best, 0, peer);
+    let expect = Some(checksum::of(&reference));
+    table.add(("stencil", &program), &list, &best, 0, expect);
 
     // Sorts: random and nearly sorted, stable and unstable.
     for (shape, nearly) in [("random", false), ("nearly sorted", true)] {
@@ -425,25 +419,25 @@ pub fn run(options: &Options) -> Result<(), String> {
             let best = round_robin(&list, &mut vec![0u64; sizes.sort_n], reps, |v, name| {
                 assert!(*v == reference, "{name}: not sorted");
             });
-            let shape_param = ("shape", shape.replace(' ', "-"));
-            let peer = (
-                kind,
-                vec![
-                    reps_param.clone(),
-                    ("n", sizes.sort_n.to_string()),
-                    shape_param,
-                ],
-            );
-            table.add(("sort", &program), &list, &best, 0, peer);
+            let expect = Some(checksum::of(&reference));
+            table.add(("sort", &program), &list, &best, 0, expect);
         }
     }
     println!("{}", table.md.text);
+    let records = table.peer_records.iter().map(|(r, rec)| (r.as_str(), rec));
+    table.head.peers = peers::notes(&table.peers, records);
+    println!("{}", peers::render_notes(&table.head.peers));
+    let failed = table.peer_failures;
     options.common.write_json(&ParLoopsJson {
         head: table.head,
         reps,
         load_average: load,
         rows: table.rows,
-    })
+    })?;
+    match failed {
+        0 => Ok(()),
+        n => Err(format!("{n} peer row(s) failed (see the table)")),
+    }
 }
 
 #[cfg(test)]

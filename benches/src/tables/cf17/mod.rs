@@ -14,10 +14,10 @@
 //! The runners are listed in [`runner::RUNNERS`]: the sequential reference
 //! (once per program, at one thread), Prescient under the default, the
 //! analysed (`tuned`) and CF'17's parameters, rayon and chili (where the
-//! program has such a version), then every peer found
-//! ([`crate::harness::peers`], asked for `cf17 PROGRAM THREADS` with
-//! `size=`, `input=` (`test`, `quick` or `paper`), `reps=` and `data=`, the
-//! input files' folder). The parent runs its own executable once per
+//! program has such a version), then the C/C++ peers ([`crate::peers`]:
+//! `omp-gcc`, `omp-llvm`, `tbb`; the same inputs and reps, each result
+//! checked against the checksum of the Rust reference's, which the parent
+//! computes once per program before the children run). The parent runs its own executable once per
 //! configuration with the hidden arguments `cf17 --child PROGRAM RUNNER
 //! THREADS --size SIZE --reps N`; the child builds the pool, prepares the
 //! workload, and inside one entry into the pool makes one warm-up run and
@@ -64,7 +64,8 @@ use std::path::{Path, PathBuf};
 use crate::cf17::workloads::{self, known_name, NAMES};
 use crate::cf17::Size;
 use crate::cli::{self, default_output, ChildArgs, CommonArgs};
-use crate::harness::{peers, table, Kind, Machine, Outcome, Runner};
+use crate::harness::{table, Kind, Machine, Outcome, Runner};
+use crate::peers::{self, Job};
 pub use child::ChildSpec;
 pub use report::Table;
 pub use runner::{cf17_params, default_reps, head_size, params_text, Settings};
@@ -345,12 +346,32 @@ pub fn has_runner(program: &str, runner: &str) -> bool {
 /// cf17 --child ...`, or a peer's), reporting progress on stderr; returns
 /// the outcomes in the order run.
 pub fn collect(settings: &Settings, exe: &Path) -> Vec<Outcome<&'static str>> {
-    settings.plan.measure(|c| match &c.runner.kind {
+    // The Rust reference's checksum of each program a peer runs, computed
+    // here before any child runs (a failure fails the peers' rows).
+    let jobs: Vec<(Job, Result<String, String>)> = settings
+        .plan
+        .programs
+        .iter()
+        .filter_map(|&name| {
+            let available = |r: &Runner| matches!(r.kind, Kind::Peer(p) if p.executable().is_ok());
+            settings.plan.runners.iter().find(|r| available(r))?;
+            let mut job = peers::programs::cf17(name, settings.size).ok()?;
+            job.plan.reps = settings.reps;
+            cli::progress(format!(
+                "{SUBCOMMAND}: {name}, the Rust reference for the peers"
+            ));
+            let expect = peers::programs::cf17_reference(&job);
+            Some((job, expect))
+        })
+        .collect();
+    settings.plan.measure(|c| match c.runner.kind {
         Kind::Peer(peer) => {
-            let params = settings.peer_params();
-            Some(peers::command(
-                peer, SUBCOMMAND, c.program, c.threads, &params,
-            ))
+            let (job, expect) = jobs.iter().find(|(j, _)| j.label == c.program)?;
+            let expect = match expect {
+                Ok(checksum) => checksum.clone(),
+                Err(e) => format!("(none: the Rust reference failed: {e})"),
+            };
+            peer.command(job, c.threads, Some(&expect))
         }
         _ if !has_runner(c.program, &c.runner.name) => None,
         _ => {
@@ -387,9 +408,12 @@ pub fn run_suite(settings: &Settings, exe: &Path) -> i32 {
     let table = Table::new(&outcomes);
     println!("{}", table.render(&plan.threads));
     println!("{}", table.render_summary(&plan.threads));
+    let notes = peers::notes(&plan.runners, outcomes.iter().filter_map(Outcome::ran));
+    println!("{}", peers::render_notes(&notes));
 
     let mut status = 0;
-    let json = report::Cf17Json::new(&machine, settings, &table);
+    let mut json = report::Cf17Json::new(&machine, settings, &table);
+    json.head.peers = notes;
     if let Err(e) = cli::save_json(settings.json.as_deref(), &json) {
         eprintln!("error: {e}");
         status = 1;

@@ -487,6 +487,7 @@ impl Cf17Json {
                 // The CF'17 table measures on a quiet machine only.
                 competing: 0,
                 samples: table.outcomes.samples(|p| table.label(p)),
+                peers: Vec::new(),
             },
             input_size: settings.size.name().to_string(),
             reps: settings.reps,

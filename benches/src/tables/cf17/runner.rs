@@ -1,4 +1,4 @@
-//! The CF'17 table's description: its runners ([`RUNNERS`], a peer's after
+//! The CF'17 table's description: its runners ([`RUNNERS`], the peers' after
 //! them), the Prescient parameters each uses for a program (with their
 //! short text for tables and JSON), and a run's [`Settings`].
 
@@ -11,7 +11,7 @@ use crate::cf17::workloads::NAMES;
 use crate::cf17::Size;
 pub use crate::cf17::SUBCOMMAND;
 use crate::cli::{self, default_output};
-use crate::harness::{peers, Kind, Plan, Runner};
+use crate::harness::{Plan, Runner};
 use crate::samples;
 
 /// The table's own runners, in its order: the name (command line, tables,
@@ -36,20 +36,10 @@ pub const RUNNERS: [(&str, &str); 6] = [
 /// The runners with Prescient parameters (and counters).
 pub const PRESCIENT_RUNNERS: [&str; 3] = ["default", "tuned", "cf17"];
 
-/// The table's runners: its own ([`RUNNERS`]), then every peer found.
+/// The table's runners: its own ([`RUNNERS`]), then the C/C++ peers'
+/// ([`crate::peers`]).
 pub fn runners() -> Vec<Runner> {
-    let own = RUNNERS
-        .iter()
-        .map(|&(name, sample)| {
-            let kind = if name == "seq" {
-                Kind::Sequential
-            } else {
-                Kind::Own
-            };
-            Runner::new(name, sample, kind)
-        })
-        .collect();
-    peers::with_peers(own)
+    crate::harness::table::with_peers(SUBCOMMAND, RUNNERS)
 }
 
 /// The Prescient parameters `runner` uses for `program`; `None` for the
@@ -133,17 +123,6 @@ impl Settings {
             json: default_output("cf17/cf17.json"),
             plots: default_output("cf17"),
         }
-    }
-
-    /// The input a peer is given for `program`.
-    pub fn peer_params(&self) -> Vec<(&'static str, String)> {
-        let data = crate::data::data_dir().display().to_string();
-        vec![
-            ("size", self.plan.size.name().to_string()),
-            ("input", self.size.name().to_string()),
-            ("reps", self.reps.to_string()),
-            ("data", data),
-        ]
     }
 }
 

@@ -8,6 +8,8 @@ use crate::dataflow::{
     best_time, cholesky, compare_exact, matmul, overhead, runtime, sparselu, two_wave, Kernel,
     DEFERRING,
 };
+use crate::harness::Record;
+use crate::peers::checksum;
 use prescient::tuning::{Counters, DastMode};
 use prescient::{Params, Runtime};
 use std::time::{Duration, Instant};
@@ -121,11 +123,12 @@ pub struct Entry {
     pub default_params: bool,
     /// `measured[i][m]`: at the `i`-th thread count under the `m`-th mode.
     pub measured: Vec<Vec<Measured>>,
-    /// What a peer ([`crate::harness::peers`]) is asked for this benchmark:
-    /// its program (`two-wave`, `cholesky`, ...) and input.
-    pub peer: Option<(&'static str, Vec<(&'static str, String)>)>,
-    /// The peers' best times: per peer and thread count, or why it failed.
-    pub peers: Vec<(String, usize, Result<Duration, String>)>,
+    /// The checksum of the sequential reference's result, which a C/C++
+    /// peer's must have ([`crate::peers`]), where a peer runs this
+    /// benchmark.
+    pub expect: Option<String>,
+    /// The peers' records: per peer and thread count, or why it failed.
+    pub peers: Vec<(String, usize, Result<Record, String>)>,
 }
 
 /// What every measurement shares: the thread counts, the modes, the rounds.
@@ -226,9 +229,10 @@ impl Bench {
         kernel: &Kernel<M>,
         (label, program): (String, String),
         original: &M,
-        peer: (&'static str, (usize, usize)),
+        checksum: fn(&M) -> String,
     ) -> Entry {
         let reference = kernel.reference(original);
+        let expect = Some(checksum(&reference));
         let seq = self.sequential(&program, || {
             std::hint::black_box(kernel.reference(original));
         });
@@ -244,8 +248,6 @@ impl Bench {
             },
             |m| (kernel.check)(m, &reference),
         );
-        let (name, (nb, bs)) = peer;
-        let params = vec![("nb", nb.to_string()), ("bs", bs.to_string())];
         Entry {
             label,
             program,
@@ -254,7 +256,7 @@ impl Bench {
             counted_by_default: false,
             default_params: true,
             measured,
-            peer: Some((name, params)),
+            expect,
             peers: Vec::new(),
         }
     }
@@ -276,10 +278,6 @@ impl Bench {
                     |rt| rt.run(|| two_wave::dataflow(tasks, size)),
                     |r| compare_exact(r, &reference, "two_wave"),
                 );
-                let params = vec![
-                    ("task_size", size.to_string()),
-                    ("tasks", tasks.to_string()),
-                ];
                 Entry {
                     label: format!("two_wave {tasks}x2 size {size}"),
                     program,
@@ -288,7 +286,7 @@ impl Bench {
                     counted_by_default: size == two_wave::OVERHEAD,
                     default_params: true,
                     measured,
-                    peer: Some(("two-wave", params)),
+                    expect: Some(checksum::of(&reference)),
                     peers: Vec::new(),
                 }
             })
@@ -305,7 +303,7 @@ impl Bench {
                 format!("cholesky {}/{bs}", nb * bs),
             ),
             &cholesky::generate(nb, bs, 42),
-            ("cholesky", (nb, bs)),
+            |m| checksum::of(&m.data),
         )
     }
 
@@ -319,7 +317,7 @@ impl Bench {
                 format!("matmul {}/{bs}", nb * bs),
             ),
             &matmul::generate(nb, bs, 7),
-            ("matmul", (nb, bs)),
+            |m| checksum::of(&m.c),
         )
     }
 
@@ -335,7 +333,7 @@ impl Bench {
                 format!("sparselu {}/{bs}", nb * bs),
             ),
             &original,
-            ("sparselu", (nb, bs)),
+            checksum::of_sparselu,
         )
     }
 
@@ -384,7 +382,7 @@ impl Bench {
                     counted_by_default: false,
                     default_params: false,
                     measured,
-                    peer: None,
+                    expect: None,
                     peers: Vec::new(),
                 });
             }
@@ -429,7 +427,7 @@ impl Bench {
                     counted_by_default: false,
                     default_params: false,
                     measured,
-                    peer: None,
+                    expect: None,
                     peers: Vec::new(),
                 };
                 rows(&entry, &self.modes);
@@ -497,10 +495,11 @@ pub fn rows(entry: &Entry, modes: &[DastMode]) {
     peers.dedup();
     for peer in peers {
         let mut line = format!("| {:<NAME$} | {peer:<8} | {:>9} |", entry.label, ms(seq));
-        for (_, _, time) in entry.peers.iter().filter(|p| p.0 == peer) {
-            line += &time
-                .as_ref()
-                .map_or_else(|e| format!(" FAILED: {e} | |"), |&t| cell(t));
+        for (_, _, record) in entry.peers.iter().filter(|p| p.0 == peer) {
+            line += &record.as_ref().map_or_else(
+                |e| format!(" FAILED: {e} | |"),
+                |r| cell(Duration::from_nanos(r.min_ns() as u64)),
+            );
         }
         println!("{line}");
     }

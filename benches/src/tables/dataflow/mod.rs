@@ -22,25 +22,28 @@
 //! `--competing N`: the busy processes ([`crate::competing`]) that ran
 //! beside every measurement.
 //!
-//! Every peer found ([`crate::harness::peers`]) is asked for `dataflow
-//! two-wave THREADS` (with `task_size=` and `tasks=`) or `cholesky`,
-//! `matmul`, `sparselu` (with `nb=` tiles of `bs=`), and `reps=`: its best
-//! time follows the modes' rows in the kernels table, and is in each
-//! benchmark's `peers` and in the samples under its name.
+//! The C/C++ peers ([`crate::peers`]: `omp-gcc`, `omp-llvm`, `tbb`,
+//! `starpu`) run two-wave, Cholesky, matmul and SparseLU at the same sizes
+//! and reps, each in a child process, their results checked against the
+//! sequential reference's checksum: a peer's best time follows the modes'
+//! rows in the kernels table, and is in each benchmark's `peers` and in
+//! the samples under its name; the head's `peers` says what each peer is,
+//! or why it was skipped.
 
 pub mod measure;
 pub mod print;
 
 use crate::cli::{self, CommonArgs, Size};
 use crate::competing::{self, CompetingArgs, Competitors};
-use crate::harness::peers;
+use crate::harness::Record;
+use crate::peers::{self, Job};
 use crate::samples::{Sample, TableHead, PRESCIENT, SEQUENTIAL};
 use measure::{Bench, Entry, Measured, Sizes};
 use prescient::tuning::{Counters, DastMode};
 use prescient::Params;
 pub use print::ModeRatio;
 use serde::{Deserialize, Serialize};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// The table's name: its subcommand and the `table` of its JSON.
 pub const TABLE: &str = "dataflow";
@@ -210,6 +213,9 @@ pub struct PeerJson {
     pub threads: usize,
     /// The best timed run, in seconds (absent: it failed).
     pub seconds: Option<f64>,
+    /// The peer's peak RSS, in KiB.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peak_rss_kib: Option<u64>,
     /// Why it failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
@@ -336,26 +342,22 @@ pub fn run(options: &Options) -> Result<(), String> {
     if options.wants(Sparselu) {
         kernels.push(bench.sparselu(&sizes));
     }
+    let peer_runners = peers::runners(TABLE);
+    let kernels_empty = kernels.is_empty();
     for mut entry in kernels {
-        if let Some((program, params)) = &entry.peer {
-            let mut params = params.clone();
-            params.push(("reps", reps.to_string()));
-            entry.peers = peers::measure(TABLE, size, threads, program, &params)
-                .into_iter()
-                .map(|(runner, t, r)| {
-                    (
-                        runner,
-                        t,
-                        r.map(|r| Duration::from_nanos(r.min_ns() as u64)),
-                    )
-                })
-                .collect();
+        let job = Job::of_row(TABLE, &entry.program, size, reps);
+        if let (Some(job), Some(expect)) = (job, &entry.expect) {
+            entry.peers = peers::measure(TABLE, size, &peer_runners, threads, &job, expect);
         }
         measure::rows(&entry, modes);
         if entry.counted_by_default {
             counted.push(entry.label.clone());
         }
         entries.push(entry);
+    }
+    let notes = peers::notes(&peer_runners, entries.iter().flat_map(peer_records));
+    if !kernels_empty {
+        println!("\n{}", peers::render_notes(&notes));
     }
 
     // (e) cost per empty task, all deferred.
@@ -384,16 +386,25 @@ pub fn run(options: &Options) -> Result<(), String> {
     drop(competitors);
     println!("\n(finished in {:.1} s)", started.elapsed().as_secs_f64());
     if options.common.json.is_some() {
-        let json = to_json(
+        let mut json = to_json(
             &bench,
             size,
             options.competing.competing,
             &entries,
             relative_to_off,
         );
+        json.head.peers = notes;
         options.common.write_json(&json)?;
     }
-    Ok(())
+    match entries
+        .iter()
+        .flat_map(|e| &e.peers)
+        .filter(|p| p.2.is_err())
+        .count()
+    {
+        0 => Ok(()),
+        n => Err(format!("{n} peer row(s) failed (see the table)")),
+    }
 }
 
 /// The runner name of Prescient under `mode`: `prescient-dast-<mode>`.
@@ -437,6 +448,14 @@ fn samples(entry: &Entry, threads: &[usize], modes: &[DastMode]) -> Vec<Sample> 
     samples
 }
 
+/// The peers' records of `entry`, by runner.
+fn peer_records(entry: &Entry) -> impl Iterator<Item = (&str, &Record)> + Clone {
+    fn ran((runner, _, r): &(String, usize, Result<Record, String>)) -> Option<(&str, &Record)> {
+        Some((runner.as_str(), r.as_ref().ok()?))
+    }
+    entry.peers.iter().filter_map(ran)
+}
+
 /// The table's JSON, of a run at `size` beside `competing` busy processes.
 fn to_json(
     bench: &Bench,
@@ -460,11 +479,12 @@ fn to_json(
         let peers: Vec<PeerJson> = entry
             .peers
             .iter()
-            .map(|(runner, threads, time)| PeerJson {
+            .map(|(runner, threads, record)| PeerJson {
                 runner: runner.clone(),
                 threads: *threads,
-                seconds: time.as_ref().ok().map(Duration::as_secs_f64),
-                error: time.as_ref().err().cloned(),
+                seconds: record.as_ref().ok().map(|r| r.min_ns() / 1e9),
+                peak_rss_kib: record.as_ref().ok().and_then(|r| r.peak_rss_kib),
+                error: record.as_ref().err().cloned(),
             })
             .collect();
         for peer in &peers {

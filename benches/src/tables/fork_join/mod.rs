@@ -9,11 +9,10 @@
 //! record: the time per run of each sample, its peak RSS and, for
 //! Prescient, the [`prescient::tuning::Counters`] of the measured runs. An
 //! `--child-idle RUNNER THREADS` child measures the CPU time an idle pool
-//! burns in one second. A peer ([`crate::harness::peers`]) is asked for
-//! `fork-join PROGRAM THREADS` with `n=` (fib) or `nodes=` and `layout=`
-//! (a tree) and the child's sampling plan (`reps=`, `warmup_ms=`,
-//! `sample_ms=`); its `checksum`, where it gives one, must be the
-//! program's result (`fib(n)`, the tree's sum).
+//! burns in one second. A C/C++ peer ([`crate::peers`]) runs `fib N` or
+//! `tree NODES` under the child's sampling plan (`--reps`, `--warmup-ms`,
+//! `--batch-ms`), its result checked against the program's (`fib(n)`, the
+//! tree's sum), and its `idle MS` program measures its idle CPU.
 //!
 //! The parent then prints the machine, the table (time, `T/Tseq`, overhead
 //! per join, speedup over the runner's own one-thread time, ratios to rayon
@@ -46,7 +45,8 @@ pub mod report;
 
 use crate::cli::{self, default_output, CommonArgs, Size};
 use crate::competing::{CompetingArgs, Competitors};
-use crate::harness::{peers, table, Kind, Machine, Plan, Runner};
+use crate::harness::{table, Kind, Machine, Outcome, Plan, Runner};
+use crate::peers::{checksum, Job};
 use crate::programs::tree::Layout;
 pub use pool::{Measurement, Pool, Work};
 pub use profile::ProfileOptions;
@@ -63,8 +63,11 @@ use std::path::{Path, PathBuf};
 ///
 /// Programs: fib (fib(35)), tree1k (a balanced tree of 1023 nodes), tree16m
 /// (2^24 - 1 nodes). Runners: seq, prescient-default, prescient-never,
-/// prescient-def-c4, prescient-pf-c4, rayon, chili, then every peer found
-/// (an executable peer-NAME beside this one, or in $PRESCIENT_BENCH_PEERS).
+/// prescient-def-c4, prescient-pf-c4, rayon, chili, then the C/C++ peers
+/// omp-gcc, omp-llvm and tbb (OpenMP tasks under GCC and LLVM, oneTBB;
+/// skipped, with the line that installs them, where they were not built),
+/// their results checked against the closed forms; the trees in the
+/// default layout only.
 ///
 /// With --competing N, N busy processes (one CPU spin loop each) share the
 /// CPUs with every child while it measures.
@@ -305,30 +308,30 @@ pub fn run_table(settings: &Settings, exe: &Path) -> i32 {
             return 1;
         }
     };
-    let mut outcomes = plan.measure(|c| {
-        Some(match &c.runner.kind {
-            Kind::Peer(peer) => peers::command(
-                peer,
-                SUBCOMMAND,
-                c.program.name(),
-                c.threads,
-                &c.program.peer_params(size, settings.tree_layout),
-            ),
-            _ => table::own(
-                exe,
-                settings.child_args(c.program, &c.runner.name, c.threads),
-            ),
-        })
+    let outcomes = plan.measure(|c| match c.runner.kind {
+        // The peers build their trees in the default layout only.
+        Kind::Peer(_) if c.program != Program::Fib && settings.tree_layout != Layout::DEFAULT => {
+            None
+        }
+        Kind::Peer(peer) => {
+            let expect = checksum::of(&[c.program.expected(size)]);
+            peer.command(&Job::fork_join(c.program, size), c.threads, Some(&expect))
+        }
+        _ => Some(table::own(
+            exe,
+            settings.child_args(c.program, &c.runner.name, c.threads),
+        )),
     });
-    // A peer's result, where it gives one, is the program's.
-    table::check_checksums(&mut outcomes, |p| Some(p.expected(size).to_string()));
     let idle = if settings.idle {
         let threads = plan.threads.iter().copied().max().unwrap_or(1);
         let idle_plan = Plan {
             programs: vec!["idle"],
-            runners: programs::runners()
-                .into_iter()
-                .filter(|r| programs::IDLE.contains(&r.name.as_str()))
+            runners: plan
+                .runners
+                .iter()
+                .filter(|r| programs::IDLE.contains(&r.name.as_str()) || r.kind != Kind::Own)
+                .filter(|r| r.kind != Kind::Sequential)
+                .cloned()
                 .collect(),
             threads: vec![threads],
             table: plan.table,
@@ -336,6 +339,9 @@ pub fn run_table(settings: &Settings, exe: &Path) -> i32 {
             timeout: plan.timeout,
         };
         idle_plan.measure(|c| {
+            if let Kind::Peer(peer) = c.runner.kind {
+                return peer.command(&Job::idle(child::idle_time(size)), c.threads, None);
+            }
             let args = cli::child_args(
                 SUBCOMMAND,
                 "--child-idle",
@@ -356,8 +362,13 @@ pub fn run_table(settings: &Settings, exe: &Path) -> i32 {
     if settings.idle {
         println!("{}", report::render_idle(&idle));
     }
+    let records =
+        (outcomes.iter().filter_map(Outcome::ran)).chain(idle.iter().filter_map(Outcome::ran));
+    let notes = crate::peers::notes(&plan.runners, records);
+    println!("{}", crate::peers::render_notes(&notes));
 
-    let json = report::ForkJoinJson::new(&machine, settings, &rendered, &idle);
+    let mut json = report::ForkJoinJson::new(&machine, settings, &rendered, &idle);
+    json.head.peers = notes;
     if let Err(e) = cli::save_json(settings.json.as_deref(), &json) {
         eprintln!("error: {e}");
         return 1;

@@ -10,7 +10,7 @@ use prescient::tuning::{Inlining, QueuePolicy};
 use prescient::Params;
 
 use crate::cli::{self, default_output, Size};
-use crate::harness::{peers, Kind, Outcome, Plan, Runner};
+use crate::harness::{Outcome, Plan, Runner};
 use crate::programs::tree::Layout;
 use crate::programs::{fib, tree};
 use crate::samples;
@@ -95,26 +95,6 @@ impl Program {
             None => fib::expected(Program::fib_n(size)),
             Some(nodes) => tree::expected(nodes),
         }
-    }
-
-    /// The input a peer is given (`n=35`, or `nodes=1023 layout=...`),
-    /// after `size=` and `reps=`, with the child's sampling plan.
-    pub fn peer_params(self, size: Size, layout: Layout) -> Vec<(&'static str, String)> {
-        let s = self.sampling(size);
-        let mut params = vec![
-            ("size", size.name().to_string()),
-            ("reps", s.samples.to_string()),
-            ("warmup_ms", s.warmup.as_millis().to_string()),
-            ("sample_ms", s.sample_target.as_millis().to_string()),
-        ];
-        match self.nodes(size) {
-            None => params.push(("n", Program::fib_n(size).to_string())),
-            Some(nodes) => params.extend([
-                ("nodes", nodes.to_string()),
-                ("layout", layout.name().to_string()),
-            ]),
-        }
-        params
     }
 
     /// How the child samples this program at `size`.
@@ -209,7 +189,8 @@ pub const RUNNERS: [(&str, &str, Option<Params>); 7] = [
     ("chili", samples::CHILI, None),
 ];
 
-/// The runners whose idle CPU the table measures.
+/// The runners whose idle CPU the table measures (and every peer's that
+/// has the idle program).
 pub const IDLE: [&str; 3] = ["prescient-default", "rayon", "chili"];
 
 /// The Prescient parameters of runner `name`, `None` for the others.
@@ -217,20 +198,10 @@ pub fn params(name: &str) -> Option<Params> {
     RUNNERS.iter().find(|r| r.0 == name).and_then(|r| r.2)
 }
 
-/// The table's runners: its own ([`RUNNERS`]), then every peer found.
+/// The table's runners: its own ([`RUNNERS`]), then the C/C++ peers'
+/// ([`crate::peers`]).
 pub fn runners() -> Vec<Runner> {
-    let own = RUNNERS
-        .iter()
-        .map(|&(name, sample, _)| {
-            let kind = if name == "seq" {
-                Kind::Sequential
-            } else {
-                Kind::Own
-            };
-            Runner::new(name, sample, kind)
-        })
-        .collect();
-    peers::with_peers(own)
+    crate::harness::table::with_peers(SUBCOMMAND, RUNNERS.map(|(name, sample, _)| (name, sample)))
 }
 
 /// How a child measures: warm up (and size the batches) for at least
@@ -338,13 +309,5 @@ mod tests {
         assert_eq!(Program::Tree16m.label(Size::Quick), "tree 2^24");
         let names: Vec<String> = runners().into_iter().take(7).map(|r| r.name).collect();
         assert_eq!(names, RUNNERS.map(|r| r.0));
-        assert_eq!(
-            Program::Tree1k
-                .peer_params(Size::Test, Layout::DEFAULT)
-                .last()
-                .unwrap()
-                .1,
-            "level-order"
-        );
     }
 }

@@ -405,6 +405,7 @@ impl ForkJoinJson {
                 threads: settings.plan.threads.clone(),
                 competing: settings.competing,
                 samples: table.outcomes.samples(|p| p.label(size)),
+                peers: Vec::new(),
             },
             tree_layout: settings.tree_layout.name().to_string(),
             programs: settings
