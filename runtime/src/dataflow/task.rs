@@ -233,7 +233,8 @@ unsafe fn complete_after<R>(
             // it is finished once.
             unsafe { complete(shared_addr as *const Shared, raw, id, last, Release::Next) }
         });
-        // SAFETY: as above: the scope is alive.
+        // SAFETY: the task is still counted live (its finish is the job
+        // just made), so its scope is alive (link 7).
         queue_continuation(unsafe { &*(shared_addr as *const Shared) }, job);
     };
     let continuation: Box<dyn FnOnce() + Send + '_> = Box::new(continuation);
