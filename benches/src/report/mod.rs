@@ -82,7 +82,7 @@ const RESERVE_SECONDS: f64 = 5.0;
 /// rewritten after every table.
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct Options {
-    /// Cap every table at its quick size (the report then takes a few
+    /// Cap every table at its quick size (the report then takes about ten
     /// minutes on a small machine).
     #[arg(long, conflicts_with = "test_size")]
     pub quick: bool,
@@ -94,8 +94,10 @@ pub struct Options {
     #[arg(long, value_name = "LIST")]
     pub threads: Option<ThreadList>,
     /// The time budget for all tables: `8m`, `90s`, `1h30m` or seconds.
-    #[arg(long, value_name = "DURATION", default_value = "8m", value_parser = parse_duration)]
-    pub budget: Duration,
+    /// Default: 8m, or with `--quick` / `--test-size` what the tables are
+    /// estimated to need at that size (so that each runs at it), if more.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub budget: Option<Duration>,
     /// The folder to write, which must not hold a report yet (default:
     /// `benches/results/<host>/<date>` of the checkout this was built in,
     /// else `results/<host>/<date>`; `<date>-2`, ... where that exists).
@@ -430,6 +432,9 @@ pub fn run(options: &Options) -> Result<PathBuf, String> {
     } else {
         Size::Full
     };
+    let budget = options.budget.unwrap_or_else(|| {
+        plan::default_budget(&selected, largest, threads.len(), RESERVE_SECONDS)
+    });
 
     let machine = Machine::detect();
     let host = options
@@ -474,7 +479,7 @@ pub fn run(options: &Options) -> Result<PathBuf, String> {
         command,
         threads: threads.clone(),
         competing: options.competing,
-        budget: options.budget,
+        budget,
         start,
     };
 
@@ -491,14 +496,13 @@ pub fn run(options: &Options) -> Result<PathBuf, String> {
         &format!(
             "report: {} table(s) at {threads_arg} thread(s) within {:.0} s, into {}",
             selected.len(),
-            options.budget.as_secs_f64(),
+            budget.as_secs_f64(),
             dir.display()
         ),
     );
     let mut runs: Vec<TableRun> = Vec::new();
     for (i, spec) in selected.iter().enumerate() {
-        let remaining =
-            options.budget.as_secs_f64() - RESERVE_SECONDS - start.elapsed().as_secs_f64();
+        let remaining = budget.as_secs_f64() - RESERVE_SECONDS - start.elapsed().as_secs_f64();
         let remaining_weight: f64 = selected[i..].iter().map(|t| t.weight).sum();
         let mut run = TableRun {
             name: spec.name.to_string(),

@@ -229,6 +229,52 @@ pub fn choose(
     })
 }
 
+/// The budget when none is given: 8 minutes, or, where the size asked for
+/// (`largest`: `--quick`, `--test-size`) is not full, the least budget
+/// (in steps of a quarter over the tables' summed estimates at that size)
+/// under which [`choose`] gives every table that size when each takes its
+/// estimate, plus `reserve_seconds`, if that is more. A user who asks for
+/// quick sizes gets them on any machine and thread list; only an explicit
+/// `--budget` shrinks them. The budget bounds the report; the report takes
+/// what its tables take.
+pub fn default_budget(
+    tables: &[&TableSpec],
+    largest: Size,
+    thread_counts: usize,
+    reserve_seconds: f64,
+) -> std::time::Duration {
+    let floor = 8.0 * 60.0;
+    if largest == Size::Full || tables.is_empty() {
+        return std::time::Duration::from_secs_f64(floor);
+    }
+    let need: f64 = tables
+        .iter()
+        .map(|spec| spec.estimate(largest, thread_counts))
+        .sum();
+    let every_table_fits = |budget: f64| {
+        let mut remaining = budget;
+        tables.iter().enumerate().all(|(i, spec)| {
+            let weight: f64 = tables[i..].iter().map(|t| t.weight).sum();
+            let reserved = smallest_need(&tables[i + 1..], thread_counts);
+            match choose(spec, remaining, weight, reserved, thread_counts, largest) {
+                Some(choice) if choice.size == largest => {
+                    remaining -= choice.estimate_seconds;
+                    true
+                }
+                _ => false,
+            }
+        })
+    };
+    let mut budget = need;
+    for _ in 0..32 {
+        if every_table_fits(budget) {
+            break;
+        }
+        budget *= 1.25;
+    }
+    std::time::Duration::from_secs_f64((budget + reserve_seconds).max(floor))
+}
+
 /// What `tables` need at their test size, in seconds: what a table before
 /// them must leave.
 pub fn smallest_need(tables: &[&TableSpec], thread_counts: usize) -> f64 {
@@ -248,6 +294,35 @@ mod tests {
             assert_eq!(table(spec.name), Some(spec));
         }
         assert_eq!(table("no-such-table"), None);
+    }
+
+    #[test]
+    fn the_default_quick_budget_runs_every_table_at_quick_size() {
+        for thread_counts in [1, 2, 5, 9] {
+            let tables: Vec<&TableSpec> = TABLES.iter().collect();
+            let budget = default_budget(&tables, Size::Quick, thread_counts, 20.0).as_secs_f64();
+            assert!(budget >= 8.0 * 60.0);
+            // Replay the report's planning with every table taking its
+            // estimate: each must get its quick size.
+            let mut remaining = budget - 20.0;
+            for (i, spec) in tables.iter().enumerate() {
+                let weight: f64 = tables[i..].iter().map(|t| t.weight).sum();
+                let reserved = smallest_need(&tables[i + 1..], thread_counts);
+                let choice = choose(
+                    spec,
+                    remaining,
+                    weight,
+                    reserved,
+                    thread_counts,
+                    Size::Quick,
+                )
+                .unwrap();
+                assert_eq!(choice.size, Size::Quick, "{} at {thread_counts}", spec.name);
+                remaining -= choice.estimate_seconds;
+            }
+        }
+        let tables: Vec<&TableSpec> = TABLES.iter().collect();
+        assert_eq!(default_budget(&tables, Size::Full, 2, 20.0).as_secs(), 480);
     }
 
     #[test]
