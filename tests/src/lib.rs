@@ -756,3 +756,10 @@ mod tests {
         assert!(all.iter().all(|t| t.state != '?'));
     }
 }
+
+/// The README's Rust snippets, compiled and run as this crate's doc tests
+/// (`cargo test -p prescient-tests --doc`): the first program and the
+/// dataflow round trip must work as a reader copies them.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeSnippets;
