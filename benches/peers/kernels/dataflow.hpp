@@ -92,36 +92,87 @@ inline Tiled cholesky_generate(size_t nb, size_t bs, uint64_t seed) {
     return m;
 }
 
+// `cholesky::potrf`: column by column, each element a dot product over the
+// row prefixes k < j, k ascending.
 PEER_NOINLINE inline void potrf(double* a, size_t bs) {
     for (size_t j = 0; j < bs; j++) {
-        double d = a[j * bs + j];
-        for (size_t k = 0; k < j; k++) d -= a[j * bs + k] * a[j * bs + k];
+        double* row_j = a + j * bs;
+        double d = row_j[j];
+        for (size_t k = 0; k < j; k++) d -= row_j[k] * row_j[k];
         d = std::sqrt(d);
-        a[j * bs + j] = d;
+        row_j[j] = d;
         for (size_t i = j + 1; i < bs; i++) {
-            double s = a[i * bs + j];
-            for (size_t k = 0; k < j; k++) s -= a[i * bs + k] * a[j * bs + k];
-            a[i * bs + j] = s / d;
+            double* row_i = a + i * bs;
+            double s = row_i[j];
+            for (size_t k = 0; k < j; k++) s -= row_i[k] * row_j[k];
+            row_i[j] = s / d;
         }
     }
 }
 
+// `cholesky::trsm`: four rows of B at a time, each with its own accumulator,
+// then the rows left over one at a time.
 PEER_NOINLINE inline void trsm(const double* l, double* b, size_t bs) {
-    for (size_t r = 0; r < bs; r++) {
+    size_t r = 0;
+    for (; r + 4 <= bs; r += 4) {
+        double* b0 = b + r * bs;
+        double *b1 = b0 + bs, *b2 = b1 + bs, *b3 = b2 + bs;
         for (size_t j = 0; j < bs; j++) {
-            double s = b[r * bs + j];
-            for (size_t k = 0; k < j; k++) s -= b[r * bs + k] * l[j * bs + k];
-            b[r * bs + j] = s / l[j * bs + j];
+            const double* l_j = l + j * bs;
+            double s0 = b0[j], s1 = b1[j], s2 = b2[j], s3 = b3[j];
+            for (size_t k = 0; k < j; k++) {
+                double y = l_j[k];
+                s0 -= b0[k] * y;
+                s1 -= b1[k] * y;
+                s2 -= b2[k] * y;
+                s3 -= b3[k] * y;
+            }
+            b0[j] = s0 / l_j[j];
+            b1[j] = s1 / l_j[j];
+            b2[j] = s2 / l_j[j];
+            b3[j] = s3 / l_j[j];
+        }
+    }
+    for (; r < bs; r++) {
+        double* row = b + r * bs;
+        for (size_t j = 0; j < bs; j++) {
+            const double* l_j = l + j * bs;
+            double s = row[j];
+            for (size_t k = 0; k < j; k++) s -= row[k] * l_j[k];
+            row[j] = s / l_j[j];
         }
     }
 }
 
+// `cholesky::gemm_nt`: C -= A B^T, four elements of a row of C (rows j..j+4
+// of B) at a time, each with its own accumulator, then the elements left
+// over one at a time.
 PEER_NOINLINE inline void gemm_nt(const double* a, const double* b, double* c, size_t bs) {
     for (size_t i = 0; i < bs; i++) {
-        for (size_t j = 0; j < bs; j++) {
-            double s = c[i * bs + j];
-            for (size_t k = 0; k < bs; k++) s -= a[i * bs + k] * b[j * bs + k];
-            c[i * bs + j] = s;
+        const double* a_i = a + i * bs;
+        double* c_i = c + i * bs;
+        size_t j = 0;
+        for (; j + 4 <= bs; j += 4) {
+            const double* b0 = b + j * bs;
+            const double *b1 = b0 + bs, *b2 = b1 + bs, *b3 = b2 + bs;
+            double s0 = c_i[j], s1 = c_i[j + 1], s2 = c_i[j + 2], s3 = c_i[j + 3];
+            for (size_t k = 0; k < bs; k++) {
+                double x = a_i[k];
+                s0 -= x * b0[k];
+                s1 -= x * b1[k];
+                s2 -= x * b2[k];
+                s3 -= x * b3[k];
+            }
+            c_i[j] = s0;
+            c_i[j + 1] = s1;
+            c_i[j + 2] = s2;
+            c_i[j + 3] = s3;
+        }
+        for (; j < bs; j++) {
+            const double* b_j = b + j * bs;
+            double s = c_i[j];
+            for (size_t k = 0; k < bs; k++) s -= a_i[k] * b_j[k];
+            c_i[j] = s;
         }
     }
 }
@@ -188,11 +239,12 @@ inline MatmulProblem matmul_generate(size_t nb, size_t bs, uint64_t seed) {
 // `matmul::gemm`: C += A B on tiles, i-k-j.
 PEER_NOINLINE inline void gemm(const double* a, const double* b, double* c, size_t bs) {
     for (size_t i = 0; i < bs; i++) {
+        const double* a_i = a + i * bs;
+        double* c_i = c + i * bs;
         for (size_t k = 0; k < bs; k++) {
-            double aik = a[i * bs + k];
-            const double* b_row = b + k * bs;
-            double* c_row = c + i * bs;
-            for (size_t j = 0; j < bs; j++) c_row[j] += aik * b_row[j];
+            double a_ik = a_i[k];
+            const double* b_k = b + k * bs;
+            for (size_t j = 0; j < bs; j++) c_i[j] += a_ik * b_k[j];
         }
     }
 }
@@ -259,32 +311,57 @@ inline SparseMatrix sparselu_generate(size_t nb, size_t bs) {
     return m;
 }
 
+// `sparselu::lu0`: BOTS's loops (k, i > k, j > k) over row slices.
 PEER_NOINLINE inline void lu0(float* diag, size_t bs) {
-    for (size_t k = 0; k < bs; k++)
+    for (size_t k = 0; k < bs; k++) {
+        const float* pivot_row = diag + k * bs;
         for (size_t i = k + 1; i < bs; i++) {
-            diag[i * bs + k] /= diag[k * bs + k];
-            for (size_t j = k + 1; j < bs; j++) diag[i * bs + j] -= diag[i * bs + k] * diag[k * bs + j];
+            float* row = diag + i * bs;
+            row[k] /= pivot_row[k];
+            float factor = row[k];
+            for (size_t j = k + 1; j < bs; j++) row[j] -= factor * pivot_row[j];
         }
+    }
 }
 
+// `sparselu::bdiv`: BOTS's loops (i, k, j > k) over row slices.
 PEER_NOINLINE inline void bdiv(const float* diag, float* row, size_t bs) {
-    for (size_t i = 0; i < bs; i++)
+    for (size_t i = 0; i < bs; i++) {
+        float* row_i = row + i * bs;
         for (size_t k = 0; k < bs; k++) {
-            row[i * bs + k] /= diag[k * bs + k];
-            for (size_t j = k + 1; j < bs; j++) row[i * bs + j] -= row[i * bs + k] * diag[k * bs + j];
+            const float* diag_k = diag + k * bs;
+            row_i[k] /= diag_k[k];
+            float factor = row_i[k];
+            for (size_t j = k + 1; j < bs; j++) row_i[j] -= factor * diag_k[j];
         }
+    }
 }
 
+// `sparselu::bmod`: BOTS's i, j, k loops in i, k, j order (each element's
+// updates still in k order), over rows.
 PEER_NOINLINE inline void bmod(const float* row, const float* col, float* inner, size_t bs) {
-    for (size_t i = 0; i < bs; i++)
-        for (size_t j = 0; j < bs; j++)
-            for (size_t k = 0; k < bs; k++) inner[i * bs + j] -= row[i * bs + k] * col[k * bs + j];
+    for (size_t i = 0; i < bs; i++) {
+        const float* row_i = row + i * bs;
+        float* inner_i = inner + i * bs;
+        for (size_t k = 0; k < bs; k++) {
+            float row_ik = row_i[k];
+            const float* col_k = col + k * bs;
+            for (size_t j = 0; j < bs; j++) inner_i[j] -= row_ik * col_k[j];
+        }
+    }
 }
 
+// `sparselu::fwd`: BOTS's j, k, i > k loops in k, i > k, j order (each
+// element's updates still in k order), over rows.
 PEER_NOINLINE inline void fwd(const float* diag, float* col, size_t bs) {
-    for (size_t j = 0; j < bs; j++)
-        for (size_t k = 0; k < bs; k++)
-            for (size_t i = k + 1; i < bs; i++) col[i * bs + j] -= diag[i * bs + k] * col[k * bs + j];
+    for (size_t k = 0; k < bs; k++) {
+        const float* col_k = col + k * bs;
+        for (size_t i = k + 1; i < bs; i++) {
+            float diag_ik = diag[i * bs + k];
+            float* col_i = col + i * bs;
+            for (size_t j = 0; j < bs; j++) col_i[j] -= diag_ik * col_k[j];
+        }
+    }
 }
 
 // BOTS `sparselu_seq_call` (`sparselu::sequential`).

@@ -12,7 +12,12 @@
 //! The matrix is stored tile by tile (`nb × nb` tiles of `bs × bs`, each tile
 //! contiguous and row-major), one dependency region per tile; only the lower
 //! triangle of tiles is used. The kernels are plain loops (no BLAS): the
-//! point is the task graph, not the flop rate. The kernels are
+//! point is the task graph, not the flop rate. They are written over row
+//! slices, and `gemm_nt` and `trsm` four dot products at a time, so that
+//! the compiler keeps bounds checks out of the loops and runs independent
+//! chains side by side; each element's operations and their order are
+//! those of the one-element-at-a-time loops (the tests compare them bit for
+//! bit), and the C/C++ peers' copies have the same loops. The kernels are
 //! `#[inline(never)]`, so the sequential reference and the tasks run the same
 //! machine code.
 
@@ -62,35 +67,82 @@ pub fn generate(nb: usize, bs: usize, seed: u64) -> Tiled {
 
 /// Cholesky of one diagonal tile, in place (lower triangle; the upper
 /// triangle is left as it was).
+///
+/// Column by column (`j`), the diagonal element then the ones below it, each
+/// a dot product over the row prefixes `k < j`, `k` ascending; the rows are
+/// slices taken once per column, so the dot products run without bounds
+/// checks.
+///
+/// # Panics
+/// If `a` is shorter than `bs * bs`.
 #[inline(never)]
 pub fn potrf(a: &mut [f64], bs: usize) {
+    let a = &mut a[..bs * bs];
     for j in 0..bs {
-        let mut d = a[j * bs + j];
-        for k in 0..j {
-            d -= a[j * bs + k] * a[j * bs + k];
+        let (upper, lower) = a.split_at_mut((j + 1) * bs);
+        let row_j = &mut upper[j * bs..];
+        let mut d = row_j[j];
+        for &x in &row_j[..j] {
+            d -= x * x;
         }
         let d = d.sqrt();
-        a[j * bs + j] = d;
-        for i in j + 1..bs {
-            let mut s = a[i * bs + j];
-            for k in 0..j {
-                s -= a[i * bs + k] * a[j * bs + k];
+        row_j[j] = d;
+        let prefix_j = &row_j[..j];
+        for row_i in lower.chunks_exact_mut(bs) {
+            let (prefix_i, rest) = row_i.split_at_mut(j);
+            let mut s = rest[0];
+            for (&x, &y) in prefix_i.iter().zip(prefix_j) {
+                s -= x * y;
             }
-            a[i * bs + j] = s / d;
+            rest[0] = s / d;
         }
     }
 }
 
 /// `B := B L⁻ᵀ` with `L` the lower triangle of a factorised diagonal tile.
+///
+/// Row by row of `B`, each element a dot product of the row's prefix `k <
+/// j` with row `j` of `L` (`k` ascending), then a division. Four rows at a
+/// time, each with its own accumulator, so that four dependent chains of
+/// subtractions run side by side (the rows are independent; each element's
+/// operations and their order are those of one row at a time); the rows
+/// left over (fewer than four) one at a time.
+///
+/// # Panics
+/// If `l` or `b` is shorter than `bs * bs`.
 #[inline(never)]
 pub fn trsm(l: &[f64], b: &mut [f64], bs: usize) {
-    for r in 0..bs {
-        for j in 0..bs {
-            let mut s = b[r * bs + j];
-            for k in 0..j {
-                s -= b[r * bs + k] * l[j * bs + k];
+    let (l, b) = (&l[..bs * bs], &mut b[..bs * bs]);
+    if bs == 0 {
+        return;
+    }
+    let mut quads = b.chunks_exact_mut(4 * bs);
+    for quad in &mut quads {
+        let (b0, rest) = quad.split_at_mut(bs);
+        let (b1, rest) = rest.split_at_mut(bs);
+        let (b2, b3) = rest.split_at_mut(bs);
+        for (j, l_j) in l.chunks_exact(bs).enumerate() {
+            let mut s = [b0[j], b1[j], b2[j], b3[j]];
+            let prefixes = b0[..j].iter().zip(&b1[..j]).zip(&b2[..j]).zip(&b3[..j]);
+            for ((((&x0, &x1), &x2), &x3), &y) in prefixes.zip(&l_j[..j]) {
+                s[0] -= x0 * y;
+                s[1] -= x1 * y;
+                s[2] -= x2 * y;
+                s[3] -= x3 * y;
             }
-            b[r * bs + j] = s / l[j * bs + j];
+            b0[j] = s[0] / l_j[j];
+            b1[j] = s[1] / l_j[j];
+            b2[j] = s[2] / l_j[j];
+            b3[j] = s[3] / l_j[j];
+        }
+    }
+    for row in quads.into_remainder().chunks_exact_mut(bs) {
+        for (j, l_j) in l.chunks_exact(bs).enumerate() {
+            let mut s = row[j];
+            for (&x, &y) in row[..j].iter().zip(&l_j[..j]) {
+                s -= x * y;
+            }
+            row[j] = s / l_j[j];
         }
     }
 }
@@ -102,15 +154,47 @@ pub fn syrk(a: &[f64], c: &mut [f64], bs: usize) {
 }
 
 /// `C := C − A Bᵀ`.
+///
+/// Each element `C[i][j]` is a dot product of row `i` of `A` with row `j`
+/// of `B`, subtracted from `C[i][j]` one product at a time, `k` ascending.
+/// Four elements of a row of `C` at a time (rows `j .. j + 4` of `B`), each
+/// with its own accumulator, so that four dependent chains of subtractions
+/// run side by side and row `i` of `A` is loaded once for the four; the
+/// elements left over (fewer than four) one at a time. Each element's
+/// operations and their order are those of one element at a time.
+///
+/// # Panics
+/// If a tile is shorter than `bs * bs`.
 #[inline(never)]
 pub fn gemm_nt(a: &[f64], b: &[f64], c: &mut [f64], bs: usize) {
-    for i in 0..bs {
-        for j in 0..bs {
-            let mut s = c[i * bs + j];
-            for k in 0..bs {
-                s -= a[i * bs + k] * b[j * bs + k];
+    let (a, b, c) = (&a[..bs * bs], &b[..bs * bs], &mut c[..bs * bs]);
+    if bs == 0 {
+        return;
+    }
+    for (c_i, a_i) in c.chunks_exact_mut(bs).zip(a.chunks_exact(bs)) {
+        let mut c_quads = c_i.chunks_exact_mut(4);
+        let mut b_quads = b.chunks_exact(4 * bs);
+        for (c4, b4) in (&mut c_quads).zip(&mut b_quads) {
+            let (b0, rest) = b4.split_at(bs);
+            let (b1, rest) = rest.split_at(bs);
+            let (b2, b3) = rest.split_at(bs);
+            let mut s = [c4[0], c4[1], c4[2], c4[3]];
+            let rows = a_i.iter().zip(b0).zip(b1).zip(b2).zip(b3);
+            for ((((&x, &y0), &y1), &y2), &y3) in rows {
+                s[0] -= x * y0;
+                s[1] -= x * y1;
+                s[2] -= x * y2;
+                s[3] -= x * y3;
             }
-            c[i * bs + j] = s;
+            c4.copy_from_slice(&s);
+        }
+        let b_rest = b_quads.remainder().chunks_exact(bs);
+        for (c_ij, b_j) in c_quads.into_remainder().iter_mut().zip(b_rest) {
+            let mut s = *c_ij;
+            for (&x, &y) in a_i.iter().zip(b_j) {
+                s -= x * y;
+            }
+            *c_ij = s;
         }
     }
 }
@@ -123,22 +207,22 @@ fn tile_range(nb: usize, bs: usize, i: usize, j: usize) -> std::ops::Range<usize
 /// The sequential reference, in place.
 pub fn sequential(m: &mut Tiled) {
     let (nb, bs) = (m.nb, m.bs);
-    let data = &mut m.data;
-    // Copies of the read tiles keep the borrows simple; the arithmetic is
-    // the same as the dataflow version's.
+    let (data, len) = (&mut m.data, bs * bs);
+    let at = |i: usize, j: usize| i * nb + j;
     for k in 0..nb {
         potrf(&mut data[tile_range(nb, bs, k, k)], bs);
-        let akk = data[tile_range(nb, bs, k, k)].to_vec();
         for i in k + 1..nb {
-            trsm(&akk, &mut data[tile_range(nb, bs, i, k)], bs);
+            let (aik, [akk]) = super::write_and_read(data, len, at(i, k), [at(k, k)]);
+            trsm(akk, aik, bs);
         }
         for i in k + 1..nb {
-            let aik = data[tile_range(nb, bs, i, k)].to_vec();
             for j in k + 1..i {
-                let ajk = data[tile_range(nb, bs, j, k)].to_vec();
-                gemm_nt(&aik, &ajk, &mut data[tile_range(nb, bs, i, j)], bs);
+                let (aij, [aik, ajk]) =
+                    super::write_and_read(data, len, at(i, j), [at(i, k), at(j, k)]);
+                gemm_nt(aik, ajk, aij, bs);
             }
-            syrk(&aik, &mut data[tile_range(nb, bs, i, i)], bs);
+            let (aii, [aik]) = super::write_and_read(data, len, at(i, i), [at(i, k)]);
+            syrk(aik, aii, bs);
         }
     }
 }
@@ -223,5 +307,90 @@ mod tests {
         let original = generate(5, 6, 1);
         let reference = KERNEL.verified_reference(&original);
         assert!(residual(&reference, &original) < 1e-9);
+    }
+
+    /// The kernels one element at a time (the form the C task versions
+    /// write), the specification the kernels above must match bit for bit.
+    mod plain {
+        pub fn potrf(a: &mut [f64], bs: usize) {
+            for j in 0..bs {
+                let mut d = a[j * bs + j];
+                for k in 0..j {
+                    d -= a[j * bs + k] * a[j * bs + k];
+                }
+                let d = d.sqrt();
+                a[j * bs + j] = d;
+                for i in j + 1..bs {
+                    let mut s = a[i * bs + j];
+                    for k in 0..j {
+                        s -= a[i * bs + k] * a[j * bs + k];
+                    }
+                    a[i * bs + j] = s / d;
+                }
+            }
+        }
+
+        pub fn trsm(l: &[f64], b: &mut [f64], bs: usize) {
+            for r in 0..bs {
+                for j in 0..bs {
+                    let mut s = b[r * bs + j];
+                    for k in 0..j {
+                        s -= b[r * bs + k] * l[j * bs + k];
+                    }
+                    b[r * bs + j] = s / l[j * bs + j];
+                }
+            }
+        }
+
+        pub fn gemm_nt(a: &[f64], b: &[f64], c: &mut [f64], bs: usize) {
+            for i in 0..bs {
+                for j in 0..bs {
+                    let mut s = c[i * bs + j];
+                    for k in 0..bs {
+                        s -= a[i * bs + k] * b[j * bs + k];
+                    }
+                    c[i * bs + j] = s;
+                }
+            }
+        }
+    }
+
+    fn bits(values: &[f64]) -> Vec<u64> {
+        values.iter().map(|v| v.to_bits()).collect()
+    }
+
+    #[test]
+    fn kernels_match_plain_loops_bit_for_bit() {
+        let mut state = 5;
+        for bs in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 48] {
+            // One symmetric positive definite tile, two random ones.
+            let spd = generate(1, bs, 3).data;
+            let [b, c] = [0; 2].map(|_| {
+                (0..bs * bs)
+                    .map(|_| crate::dataflow::unit_random(&mut state))
+                    .collect::<Vec<f64>>()
+            });
+
+            let (mut got, mut want) = (spd.clone(), spd.clone());
+            potrf(&mut got, bs);
+            plain::potrf(&mut want, bs);
+            assert_eq!(bits(&got), bits(&want), "potrf, bs {bs}");
+            let l = got;
+
+            let (mut got, mut want) = (b.clone(), b.clone());
+            trsm(&l, &mut got, bs);
+            plain::trsm(&l, &mut want, bs);
+            assert_eq!(bits(&got), bits(&want), "trsm, bs {bs}");
+
+            let (mut got, mut want) = (c.clone(), c.clone());
+            gemm_nt(&b, &l, &mut got, bs);
+            plain::gemm_nt(&b, &l, &mut want, bs);
+            assert_eq!(bits(&got), bits(&want), "gemm_nt, bs {bs}");
+
+            let (mut got, mut want) = (c.clone(), c.clone());
+            syrk(&b, &mut got, bs);
+            plain::gemm_nt(&b, &b, &mut want, bs);
+            assert_eq!(bits(&got), bits(&want), "syrk, bs {bs}");
+        }
     }
 }
