@@ -144,36 +144,52 @@ PEER_NOINLINE inline void trsm(const double* l, double* b, size_t bs) {
     }
 }
 
-// `cholesky::gemm_nt`: C -= A B^T, four elements of a row of C (rows j..j+4
-// of B) at a time, each with its own accumulator, then the elements left
-// over one at a time.
+// `cholesky::sub_dots`: c[r][j + t] -= sum_k a[r][k] b[t][k] for r < R, t < J,
+// k ascending, each element with its own accumulator.
+template <size_t R, size_t J>
+inline void sub_dots(const double* const (&a)[R], const double* const (&b)[J], double* const (&c)[R], size_t j,
+                     size_t n) {
+    double s[R][J];
+    for (size_t r = 0; r < R; r++)
+        for (size_t t = 0; t < J; t++) s[r][t] = c[r][j + t];
+    for (size_t k = 0; k < n; k++) {
+        for (size_t r = 0; r < R; r++) {
+            double x = a[r][k];
+            for (size_t t = 0; t < J; t++) s[r][t] -= x * b[t][k];
+        }
+    }
+    for (size_t r = 0; r < R; r++)
+        for (size_t t = 0; t < J; t++) c[r][j + t] = s[r][t];
+}
+
+// `cholesky::gemm_nt_rows`: the R rows a of A and c of C against B, four
+// columns at a time, then the columns left over one at a time.
+template <size_t R>
+inline void gemm_nt_rows(const double* const (&a)[R], const double* b, double* const (&c)[R], size_t bs) {
+    size_t j = 0;
+    for (; j + 4 <= bs; j += 4) {
+        const double* b_rows[4] = {b + j * bs, b + (j + 1) * bs, b + (j + 2) * bs, b + (j + 3) * bs};
+        sub_dots<R, 4>(a, b_rows, c, j, bs);
+    }
+    for (; j < bs; j++) {
+        const double* b_rows[1] = {b + j * bs};
+        sub_dots<R, 1>(a, b_rows, c, j, bs);
+    }
+}
+
+// `cholesky::gemm_nt`: C -= A B^T in blocks of two rows of C by four
+// columns, the row and columns left over in smaller blocks.
 PEER_NOINLINE inline void gemm_nt(const double* a, const double* b, double* c, size_t bs) {
-    for (size_t i = 0; i < bs; i++) {
-        const double* a_i = a + i * bs;
-        double* c_i = c + i * bs;
-        size_t j = 0;
-        for (; j + 4 <= bs; j += 4) {
-            const double* b0 = b + j * bs;
-            const double *b1 = b0 + bs, *b2 = b1 + bs, *b3 = b2 + bs;
-            double s0 = c_i[j], s1 = c_i[j + 1], s2 = c_i[j + 2], s3 = c_i[j + 3];
-            for (size_t k = 0; k < bs; k++) {
-                double x = a_i[k];
-                s0 -= x * b0[k];
-                s1 -= x * b1[k];
-                s2 -= x * b2[k];
-                s3 -= x * b3[k];
-            }
-            c_i[j] = s0;
-            c_i[j + 1] = s1;
-            c_i[j + 2] = s2;
-            c_i[j + 3] = s3;
-        }
-        for (; j < bs; j++) {
-            const double* b_j = b + j * bs;
-            double s = c_i[j];
-            for (size_t k = 0; k < bs; k++) s -= a_i[k] * b_j[k];
-            c_i[j] = s;
-        }
+    size_t i = 0;
+    for (; i + 2 <= bs; i += 2) {
+        const double* a_rows[2] = {a + i * bs, a + (i + 1) * bs};
+        double* const c_rows[2] = {c + i * bs, c + (i + 1) * bs};
+        gemm_nt_rows<2>(a_rows, b, c_rows, bs);
+    }
+    if (i < bs) {
+        const double* a_rows[1] = {a + i * bs};
+        double* const c_rows[1] = {c + i * bs};
+        gemm_nt_rows<1>(a_rows, b, c_rows, bs);
     }
 }
 
@@ -236,9 +252,24 @@ inline MatmulProblem matmul_generate(size_t nb, size_t bs, uint64_t seed) {
     return p;
 }
 
-// `matmul::gemm`: C += A B on tiles, i-k-j.
+// `matmul::gemm`: C += A B on tiles, i-k-j, two rows of C at a time (the
+// last row alone when bs is odd).
 PEER_NOINLINE inline void gemm(const double* a, const double* b, double* c, size_t bs) {
-    for (size_t i = 0; i < bs; i++) {
+    size_t i = 0;
+    for (; i + 2 <= bs; i += 2) {
+        const double *a0 = a + i * bs, *a1 = a0 + bs;
+        double *c0 = c + i * bs, *c1 = c0 + bs;
+        for (size_t k = 0; k < bs; k++) {
+            double a0k = a0[k], a1k = a1[k];
+            const double* b_k = b + k * bs;
+            for (size_t j = 0; j < bs; j++) {
+                double b_kj = b_k[j];
+                c0[j] += a0k * b_kj;
+                c1[j] += a1k * b_kj;
+            }
+        }
+    }
+    if (i < bs) {
         const double* a_i = a + i * bs;
         double* c_i = c + i * bs;
         for (size_t k = 0; k < bs; k++) {

@@ -13,7 +13,7 @@
 //! contiguous and row-major), one dependency region per tile; only the lower
 //! triangle of tiles is used. The kernels are plain loops (no BLAS): the
 //! point is the task graph, not the flop rate. They are written over row
-//! slices, and `gemm_nt` and `trsm` four dot products at a time, so that
+//! slices, and `gemm_nt` and `trsm` several dot products at a time, so that
 //! the compiler keeps bounds checks out of the loops and runs independent
 //! chains side by side; each element's operations and their order are
 //! those of the one-element-at-a-time loops (the tests compare them bit for
@@ -157,10 +157,11 @@ pub fn syrk(a: &[f64], c: &mut [f64], bs: usize) {
 ///
 /// Each element `C[i][j]` is a dot product of row `i` of `A` with row `j`
 /// of `B`, subtracted from `C[i][j]` one product at a time, `k` ascending.
-/// Four elements of a row of `C` at a time (rows `j .. j + 4` of `B`), each
-/// with its own accumulator, so that four dependent chains of subtractions
-/// run side by side and row `i` of `A` is loaded once for the four; the
-/// elements left over (fewer than four) one at a time. Each element's
+/// Blocks of two rows of `C` by four columns (rows `i, i + 1` of `A`
+/// against rows `j .. j + 4` of `B`), each element with its own accumulator
+/// ([`sub_dots`]): eight independent chains of subtractions run side by
+/// side, and each loaded value of `A` and `B` serves two or four of them;
+/// the row and columns left over in smaller blocks. Each element's
 /// operations and their order are those of one element at a time.
 ///
 /// # Panics
@@ -171,31 +172,75 @@ pub fn gemm_nt(a: &[f64], b: &[f64], c: &mut [f64], bs: usize) {
     if bs == 0 {
         return;
     }
-    for (c_i, a_i) in c.chunks_exact_mut(bs).zip(a.chunks_exact(bs)) {
-        let mut c_quads = c_i.chunks_exact_mut(4);
-        let mut b_quads = b.chunks_exact(4 * bs);
-        for (c4, b4) in (&mut c_quads).zip(&mut b_quads) {
-            let (b0, rest) = b4.split_at(bs);
-            let (b1, rest) = rest.split_at(bs);
-            let (b2, b3) = rest.split_at(bs);
-            let mut s = [c4[0], c4[1], c4[2], c4[3]];
-            let rows = a_i.iter().zip(b0).zip(b1).zip(b2).zip(b3);
-            for ((((&x, &y0), &y1), &y2), &y3) in rows {
-                s[0] -= x * y0;
-                s[1] -= x * y1;
-                s[2] -= x * y2;
-                s[3] -= x * y3;
+    let mut c_pairs = c.chunks_exact_mut(2 * bs);
+    let mut a_pairs = a.chunks_exact(2 * bs);
+    for (c2, a2) in (&mut c_pairs).zip(&mut a_pairs) {
+        let (c0, c1) = c2.split_at_mut(bs);
+        let (a0, a1) = a2.split_at(bs);
+        gemm_nt_rows([a0, a1], b, [c0, c1], bs);
+    }
+    let (c_last, a_last) = (c_pairs.into_remainder(), a_pairs.remainder());
+    if !c_last.is_empty() {
+        gemm_nt_rows([a_last], b, [c_last], bs);
+    }
+}
+
+/// `C[r][·] −= A[r] · Bᵀ` for the `R` rows `a` of `A` and `c` of `C`
+/// (`bs` values each): four columns at a time, then the columns left over
+/// one at a time.
+#[inline(always)]
+fn gemm_nt_rows<const R: usize>(a: [&[f64]; R], b: &[f64], mut c: [&mut [f64]; R], bs: usize) {
+    let mut b_quads = b.chunks_exact(4 * bs);
+    let mut j = 0;
+    for b4 in &mut b_quads {
+        let b_rows = [
+            &b4[..bs],
+            &b4[bs..2 * bs],
+            &b4[2 * bs..3 * bs],
+            &b4[3 * bs..],
+        ];
+        sub_dots(a, b_rows, &mut c, j);
+        j += 4;
+    }
+    for b_j in b_quads.remainder().chunks_exact(bs) {
+        sub_dots(a, [b_j], &mut c, j);
+        j += 1;
+    }
+}
+
+/// `c[r][j + t] −= Σ_k a[r][k] · b[t][k]` for `r < R`, `t < J`, `k`
+/// ascending over the length of `a[0]`, each element with its own
+/// accumulator. The rows are cut to one length first.
+///
+/// # Panics
+/// If a row of `a` or `b` is shorter than `a[0]`, or a row of `c` shorter
+/// than `j + J`.
+#[inline(always)]
+fn sub_dots<const R: usize, const J: usize>(
+    a: [&[f64]; R],
+    b: [&[f64]; J],
+    c: &mut [&mut [f64]; R],
+    j: usize,
+) {
+    let n = a[0].len();
+    let (a, b) = (a.map(|row| &row[..n]), b.map(|row| &row[..n]));
+    let mut s = [[0.0; J]; R];
+    for (s_r, c_r) in s.iter_mut().zip(c.iter()) {
+        s_r.copy_from_slice(&c_r[j..j + J]);
+    }
+    // Indices rather than iterators over the arrays: with `R` and `J`
+    // constants and every row cut to `n`, the compiler then drops every
+    // bounds check from the `k` loop.
+    for k in 0..n {
+        for r in 0..R {
+            let x = a[r][k];
+            for t in 0..J {
+                s[r][t] -= x * b[t][k];
             }
-            c4.copy_from_slice(&s);
         }
-        let b_rest = b_quads.remainder().chunks_exact(bs);
-        for (c_ij, b_j) in c_quads.into_remainder().iter_mut().zip(b_rest) {
-            let mut s = *c_ij;
-            for (&x, &y) in a_i.iter().zip(b_j) {
-                s -= x * y;
-            }
-            *c_ij = s;
-        }
+    }
+    for (s_r, c_r) in s.iter().zip(c.iter_mut()) {
+        c_r[j..j + J].copy_from_slice(s_r);
     }
 }
 

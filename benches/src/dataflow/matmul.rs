@@ -38,8 +38,10 @@ pub fn generate(nb: usize, bs: usize, seed: u64) -> Problem {
 ///
 /// `i`, `k`, `j` order: for each row `i` of `C` and each `k` ascending,
 /// `C[i][·] += A[i][k] · B[k][·]` over contiguous rows, which vectorises;
-/// every element gets its products in `k` order. The rows are slices taken
-/// by `chunks_exact`, so the loops run without bounds checks.
+/// every element gets its products in `k` order. Two rows of `C` at a time
+/// (`i` and `i + 1`, the last row alone when `bs` is odd), so that each row
+/// of `B` loaded serves both; the rows are slices taken by `chunks_exact`,
+/// so the loops run without bounds checks.
 ///
 /// # Panics
 /// If a tile is shorter than `bs * bs`.
@@ -49,9 +51,22 @@ pub fn gemm(a: &[f64], b: &[f64], c: &mut [f64], bs: usize) {
     if bs == 0 {
         return;
     }
-    for (c_i, a_i) in c.chunks_exact_mut(bs).zip(a.chunks_exact(bs)) {
-        for (&a_ik, b_k) in a_i.iter().zip(b.chunks_exact(bs)) {
-            for (c_ij, &b_kj) in c_i.iter_mut().zip(b_k) {
+    let mut c_pairs = c.chunks_exact_mut(2 * bs);
+    let mut a_pairs = a.chunks_exact(2 * bs);
+    for (c2, a2) in (&mut c_pairs).zip(&mut a_pairs) {
+        let (c0, c1) = c2.split_at_mut(bs);
+        let (a0, a1) = a2.split_at(bs);
+        for ((&a0k, &a1k), b_k) in a0.iter().zip(a1).zip(b.chunks_exact(bs)) {
+            for ((c0j, c1j), &b_kj) in c0.iter_mut().zip(c1.iter_mut()).zip(b_k) {
+                *c0j += a0k * b_kj;
+                *c1j += a1k * b_kj;
+            }
+        }
+    }
+    let (c_last, a_last) = (c_pairs.into_remainder(), a_pairs.remainder());
+    if !c_last.is_empty() {
+        for (&a_ik, b_k) in a_last.iter().zip(b.chunks_exact(bs)) {
+            for (c_ij, &b_kj) in c_last.iter_mut().zip(b_k) {
                 *c_ij += a_ik * b_kj;
             }
         }
