@@ -92,37 +92,104 @@ inline Tiled cholesky_generate(size_t nb, size_t bs, uint64_t seed) {
     return m;
 }
 
+// `cholesky::potrf`: column by column, each element a dot product over the
+// row prefixes k < j, k ascending.
 PEER_NOINLINE inline void potrf(double* a, size_t bs) {
     for (size_t j = 0; j < bs; j++) {
-        double d = a[j * bs + j];
-        for (size_t k = 0; k < j; k++) d -= a[j * bs + k] * a[j * bs + k];
+        double* row_j = a + j * bs;
+        double d = row_j[j];
+        for (size_t k = 0; k < j; k++) d -= row_j[k] * row_j[k];
         d = std::sqrt(d);
-        a[j * bs + j] = d;
+        row_j[j] = d;
         for (size_t i = j + 1; i < bs; i++) {
-            double s = a[i * bs + j];
-            for (size_t k = 0; k < j; k++) s -= a[i * bs + k] * a[j * bs + k];
-            a[i * bs + j] = s / d;
+            double* row_i = a + i * bs;
+            double s = row_i[j];
+            for (size_t k = 0; k < j; k++) s -= row_i[k] * row_j[k];
+            row_i[j] = s / d;
         }
     }
 }
 
+// `cholesky::trsm`: four rows of B at a time, each with its own accumulator,
+// then the rows left over one at a time.
 PEER_NOINLINE inline void trsm(const double* l, double* b, size_t bs) {
-    for (size_t r = 0; r < bs; r++) {
+    size_t r = 0;
+    for (; r + 4 <= bs; r += 4) {
+        double* b0 = b + r * bs;
+        double *b1 = b0 + bs, *b2 = b1 + bs, *b3 = b2 + bs;
         for (size_t j = 0; j < bs; j++) {
-            double s = b[r * bs + j];
-            for (size_t k = 0; k < j; k++) s -= b[r * bs + k] * l[j * bs + k];
-            b[r * bs + j] = s / l[j * bs + j];
+            const double* l_j = l + j * bs;
+            double s0 = b0[j], s1 = b1[j], s2 = b2[j], s3 = b3[j];
+            for (size_t k = 0; k < j; k++) {
+                double y = l_j[k];
+                s0 -= b0[k] * y;
+                s1 -= b1[k] * y;
+                s2 -= b2[k] * y;
+                s3 -= b3[k] * y;
+            }
+            b0[j] = s0 / l_j[j];
+            b1[j] = s1 / l_j[j];
+            b2[j] = s2 / l_j[j];
+            b3[j] = s3 / l_j[j];
+        }
+    }
+    for (; r < bs; r++) {
+        double* row = b + r * bs;
+        for (size_t j = 0; j < bs; j++) {
+            const double* l_j = l + j * bs;
+            double s = row[j];
+            for (size_t k = 0; k < j; k++) s -= row[k] * l_j[k];
+            row[j] = s / l_j[j];
         }
     }
 }
 
-PEER_NOINLINE inline void gemm_nt(const double* a, const double* b, double* c, size_t bs) {
-    for (size_t i = 0; i < bs; i++) {
-        for (size_t j = 0; j < bs; j++) {
-            double s = c[i * bs + j];
-            for (size_t k = 0; k < bs; k++) s -= a[i * bs + k] * b[j * bs + k];
-            c[i * bs + j] = s;
+// `cholesky::sub_dots`: c[r][j + t] -= sum_k a[r][k] b[t][k] for r < R, t < J,
+// k ascending, each element with its own accumulator.
+template <size_t R, size_t J>
+inline void sub_dots(const double* const (&a)[R], const double* const (&b)[J], double* const (&c)[R], size_t j,
+                     size_t n) {
+    double s[R][J];
+    for (size_t r = 0; r < R; r++)
+        for (size_t t = 0; t < J; t++) s[r][t] = c[r][j + t];
+    for (size_t k = 0; k < n; k++) {
+        for (size_t r = 0; r < R; r++) {
+            double x = a[r][k];
+            for (size_t t = 0; t < J; t++) s[r][t] -= x * b[t][k];
         }
+    }
+    for (size_t r = 0; r < R; r++)
+        for (size_t t = 0; t < J; t++) c[r][j + t] = s[r][t];
+}
+
+// `cholesky::gemm_nt_rows`: the R rows a of A and c of C against B, four
+// columns at a time, then the columns left over one at a time.
+template <size_t R>
+inline void gemm_nt_rows(const double* const (&a)[R], const double* b, double* const (&c)[R], size_t bs) {
+    size_t j = 0;
+    for (; j + 4 <= bs; j += 4) {
+        const double* b_rows[4] = {b + j * bs, b + (j + 1) * bs, b + (j + 2) * bs, b + (j + 3) * bs};
+        sub_dots<R, 4>(a, b_rows, c, j, bs);
+    }
+    for (; j < bs; j++) {
+        const double* b_rows[1] = {b + j * bs};
+        sub_dots<R, 1>(a, b_rows, c, j, bs);
+    }
+}
+
+// `cholesky::gemm_nt`: C -= A B^T in blocks of two rows of C by four
+// columns, the row and columns left over in smaller blocks.
+PEER_NOINLINE inline void gemm_nt(const double* a, const double* b, double* c, size_t bs) {
+    size_t i = 0;
+    for (; i + 2 <= bs; i += 2) {
+        const double* a_rows[2] = {a + i * bs, a + (i + 1) * bs};
+        double* const c_rows[2] = {c + i * bs, c + (i + 1) * bs};
+        gemm_nt_rows<2>(a_rows, b, c_rows, bs);
+    }
+    if (i < bs) {
+        const double* a_rows[1] = {a + i * bs};
+        double* const c_rows[1] = {c + i * bs};
+        gemm_nt_rows<1>(a_rows, b, c_rows, bs);
     }
 }
 
@@ -185,14 +252,30 @@ inline MatmulProblem matmul_generate(size_t nb, size_t bs, uint64_t seed) {
     return p;
 }
 
-// `matmul::gemm`: C += A B on tiles, i-k-j.
+// `matmul::gemm`: C += A B on tiles, i-k-j, two rows of C at a time (the
+// last row alone when bs is odd).
 PEER_NOINLINE inline void gemm(const double* a, const double* b, double* c, size_t bs) {
-    for (size_t i = 0; i < bs; i++) {
+    size_t i = 0;
+    for (; i + 2 <= bs; i += 2) {
+        const double *a0 = a + i * bs, *a1 = a0 + bs;
+        double *c0 = c + i * bs, *c1 = c0 + bs;
         for (size_t k = 0; k < bs; k++) {
-            double aik = a[i * bs + k];
-            const double* b_row = b + k * bs;
-            double* c_row = c + i * bs;
-            for (size_t j = 0; j < bs; j++) c_row[j] += aik * b_row[j];
+            double a0k = a0[k], a1k = a1[k];
+            const double* b_k = b + k * bs;
+            for (size_t j = 0; j < bs; j++) {
+                double b_kj = b_k[j];
+                c0[j] += a0k * b_kj;
+                c1[j] += a1k * b_kj;
+            }
+        }
+    }
+    if (i < bs) {
+        const double* a_i = a + i * bs;
+        double* c_i = c + i * bs;
+        for (size_t k = 0; k < bs; k++) {
+            double a_ik = a_i[k];
+            const double* b_k = b + k * bs;
+            for (size_t j = 0; j < bs; j++) c_i[j] += a_ik * b_k[j];
         }
     }
 }
@@ -259,32 +342,57 @@ inline SparseMatrix sparselu_generate(size_t nb, size_t bs) {
     return m;
 }
 
+// `sparselu::lu0`: BOTS's loops (k, i > k, j > k) over row slices.
 PEER_NOINLINE inline void lu0(float* diag, size_t bs) {
-    for (size_t k = 0; k < bs; k++)
+    for (size_t k = 0; k < bs; k++) {
+        const float* pivot_row = diag + k * bs;
         for (size_t i = k + 1; i < bs; i++) {
-            diag[i * bs + k] /= diag[k * bs + k];
-            for (size_t j = k + 1; j < bs; j++) diag[i * bs + j] -= diag[i * bs + k] * diag[k * bs + j];
+            float* row = diag + i * bs;
+            row[k] /= pivot_row[k];
+            float factor = row[k];
+            for (size_t j = k + 1; j < bs; j++) row[j] -= factor * pivot_row[j];
         }
+    }
 }
 
+// `sparselu::bdiv`: BOTS's loops (i, k, j > k) over row slices.
 PEER_NOINLINE inline void bdiv(const float* diag, float* row, size_t bs) {
-    for (size_t i = 0; i < bs; i++)
+    for (size_t i = 0; i < bs; i++) {
+        float* row_i = row + i * bs;
         for (size_t k = 0; k < bs; k++) {
-            row[i * bs + k] /= diag[k * bs + k];
-            for (size_t j = k + 1; j < bs; j++) row[i * bs + j] -= row[i * bs + k] * diag[k * bs + j];
+            const float* diag_k = diag + k * bs;
+            row_i[k] /= diag_k[k];
+            float factor = row_i[k];
+            for (size_t j = k + 1; j < bs; j++) row_i[j] -= factor * diag_k[j];
         }
+    }
 }
 
+// `sparselu::bmod`: BOTS's i, j, k loops in i, k, j order (each element's
+// updates still in k order), over rows.
 PEER_NOINLINE inline void bmod(const float* row, const float* col, float* inner, size_t bs) {
-    for (size_t i = 0; i < bs; i++)
-        for (size_t j = 0; j < bs; j++)
-            for (size_t k = 0; k < bs; k++) inner[i * bs + j] -= row[i * bs + k] * col[k * bs + j];
+    for (size_t i = 0; i < bs; i++) {
+        const float* row_i = row + i * bs;
+        float* inner_i = inner + i * bs;
+        for (size_t k = 0; k < bs; k++) {
+            float row_ik = row_i[k];
+            const float* col_k = col + k * bs;
+            for (size_t j = 0; j < bs; j++) inner_i[j] -= row_ik * col_k[j];
+        }
+    }
 }
 
+// `sparselu::fwd`: BOTS's j, k, i > k loops in k, i > k, j order (each
+// element's updates still in k order), over rows.
 PEER_NOINLINE inline void fwd(const float* diag, float* col, size_t bs) {
-    for (size_t j = 0; j < bs; j++)
-        for (size_t k = 0; k < bs; k++)
-            for (size_t i = k + 1; i < bs; i++) col[i * bs + j] -= diag[i * bs + k] * col[k * bs + j];
+    for (size_t k = 0; k < bs; k++) {
+        const float* col_k = col + k * bs;
+        for (size_t i = k + 1; i < bs; i++) {
+            float diag_ik = diag[i * bs + k];
+            float* col_i = col + i * bs;
+            for (size_t j = 0; j < bs; j++) col_i[j] -= diag_ik * col_k[j];
+        }
+    }
 }
 
 // BOTS `sparselu_seq_call` (`sparselu::sequential`).

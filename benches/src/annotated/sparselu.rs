@@ -19,7 +19,7 @@
 //! Here each phase is a [`prescient::scope`] whose spawns sit in the same
 //! loops, and the scope's end is BOTS' `taskwait`. The matrix, its generator
 //! ([`generate`], BOTS' `genmat`), the four block kernels ([`lu0`], [`fwd`],
-//! [`bdiv`], [`bmod`], BOTS' loop for loop) and the sequential reference
+//! [`bdiv`], [`bmod`], BOTS' results bit for bit) and the sequential reference
 //! ([`sparselu_seq`], BOTS' `sparselu_seq_call`) are those of the dataflow
 //! kernel [`crate::dataflow::sparselu`], imported, not copied.
 //!

@@ -35,15 +35,39 @@ pub fn generate(nb: usize, bs: usize, seed: u64) -> Problem {
 }
 
 /// `C := C + A B` on tiles.
+///
+/// `i`, `k`, `j` order: for each row `i` of `C` and each `k` ascending,
+/// `C[i][·] += A[i][k] · B[k][·]` over contiguous rows, which vectorises;
+/// every element gets its products in `k` order. Two rows of `C` at a time
+/// (`i` and `i + 1`, the last row alone when `bs` is odd), so that each row
+/// of `B` loaded serves both; the rows are slices taken by `chunks_exact`,
+/// so the loops run without bounds checks.
+///
+/// # Panics
+/// If a tile is shorter than `bs * bs`.
 #[inline(never)]
 pub fn gemm(a: &[f64], b: &[f64], c: &mut [f64], bs: usize) {
-    for i in 0..bs {
-        for k in 0..bs {
-            let aik = a[i * bs + k];
-            let b_row = &b[k * bs..(k + 1) * bs];
-            let c_row = &mut c[i * bs..(i + 1) * bs];
-            for (c, b) in c_row.iter_mut().zip(b_row) {
-                *c += aik * b;
+    let (a, b, c) = (&a[..bs * bs], &b[..bs * bs], &mut c[..bs * bs]);
+    if bs == 0 {
+        return;
+    }
+    let mut c_pairs = c.chunks_exact_mut(2 * bs);
+    let mut a_pairs = a.chunks_exact(2 * bs);
+    for (c2, a2) in (&mut c_pairs).zip(&mut a_pairs) {
+        let (c0, c1) = c2.split_at_mut(bs);
+        let (a0, a1) = a2.split_at(bs);
+        for ((&a0k, &a1k), b_k) in a0.iter().zip(a1).zip(b.chunks_exact(bs)) {
+            for ((c0j, c1j), &b_kj) in c0.iter_mut().zip(c1.iter_mut()).zip(b_k) {
+                *c0j += a0k * b_kj;
+                *c1j += a1k * b_kj;
+            }
+        }
+    }
+    let (c_last, a_last) = (c_pairs.into_remainder(), a_pairs.remainder());
+    if !c_last.is_empty() {
+        for (&a_ik, b_k) in a_last.iter().zip(b.chunks_exact(bs)) {
+            for (c_ij, &b_kj) in c_last.iter_mut().zip(b_k) {
+                *c_ij += a_ik * b_kj;
             }
         }
     }
@@ -120,6 +144,30 @@ mod tests {
                     .sum();
                 assert!((s - at(&reference.c, r, c)).abs() < 1e-12);
             }
+        }
+    }
+
+    #[test]
+    fn gemm_matches_the_plain_loops_bit_for_bit() {
+        let mut state = 3;
+        for bs in [0, 1, 2, 3, 5, 8, 13, 64] {
+            let [a, b, c] = [0; 3].map(|_| {
+                (0..bs * bs)
+                    .map(|_| crate::dataflow::unit_random(&mut state))
+                    .collect::<Vec<f64>>()
+            });
+            let mut got = c.clone();
+            gemm(&a, &b, &mut got, bs);
+            let mut want = c;
+            for i in 0..bs {
+                for k in 0..bs {
+                    for j in 0..bs {
+                        want[i * bs + j] += a[i * bs + k] * b[k * bs + j];
+                    }
+                }
+            }
+            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&got), bits(&want), "bs {bs}");
         }
     }
 }

@@ -31,6 +31,36 @@ pub mod two_wave;
 use prescient::{Params, Runtime};
 use std::time::{Duration, Instant};
 
+/// Tile `write` of `tiles` (tiles of `len` values, numbered from 0)
+/// mutably and the tiles `reads`, each different from `write`, shared: the
+/// borrows of one kernel call of a sequential reference, without copying
+/// the tiles it reads.
+///
+/// # Panics
+/// If a tile of `reads` is `write`, or a tile is out of range.
+pub fn write_and_read<T, const N: usize>(
+    tiles: &mut [T],
+    len: usize,
+    write: usize,
+    reads: [usize; N],
+) -> (&mut [T], [&[T]; N]) {
+    let (before, rest) = tiles.split_at_mut(write * len);
+    let (tile, after) = rest.split_at_mut(len);
+    let (before, after) = (&*before, &*after);
+    let reads = reads.map(|read| {
+        assert_ne!(
+            read, write,
+            "a tile both read and written by one kernel call"
+        );
+        if read < write {
+            &before[read * len..][..len]
+        } else {
+            &after[(read - write - 1) * len..][..len]
+        }
+    });
+    (tile, reads)
+}
+
 /// A blocked kernel of the dataflow benchmarks (Cholesky, matmul,
 /// SparseLU): its sequential reference and its dataflow version, both in
 /// place on a matrix `M`, and its checker. Each kernel module has its own as
