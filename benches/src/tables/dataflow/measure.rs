@@ -12,6 +12,7 @@ use crate::harness::Record;
 use crate::peers::checksum;
 use prescient::tuning::{Counters, DastMode};
 use prescient::{Params, Runtime};
+use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 /// The workloads of one [`Size`].
@@ -233,20 +234,30 @@ impl Bench {
     ) -> Entry {
         let reference = kernel.reference(original);
         let expect = Some(checksum(&reference));
+        // Every timed run starts from a copy of the input made into the
+        // same buffers (`clone_from`), as the C/C++ peers' runs do: a fresh
+        // clone per run would time the allocator's page faults too, on the
+        // Rust rows only.
+        let scratch = Mutex::new(original.clone());
         let seq = self.sequential(&program, || {
-            std::hint::black_box(kernel.reference(original));
+            let mut m = scratch.lock().unwrap_or_else(PoisonError::into_inner);
+            m.clone_from(original);
+            (kernel.sequential)(&mut m);
+            std::hint::black_box(&*m);
         });
         let measured = self.measure(
             &program,
             Params::DEFAULT,
             |rt| {
-                rt.run(|| {
-                    let mut m = original.clone();
-                    (kernel.dataflow)(&mut m);
-                    m
-                })
+                let mut guard = scratch.lock().unwrap_or_else(PoisonError::into_inner);
+                guard.clone_from(original);
+                let m: &mut M = &mut guard;
+                rt.run(|| (kernel.dataflow)(m));
             },
-            |m| (kernel.check)(m, &reference),
+            |()| {
+                let m = scratch.lock().unwrap_or_else(PoisonError::into_inner);
+                (kernel.check)(&m, &reference)
+            },
         );
         Entry {
             label,
