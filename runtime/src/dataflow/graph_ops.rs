@@ -8,8 +8,9 @@
 //! The runtime never touches a [`DependencyGraph`] directly: submission calls
 //! [`LockedGraph::new_task`], a finished task calls
 //! [`LockedGraph::finish_task`] (done, then delete, in one visit of each of
-//! its shards). Whatever an operation makes ready is appended to a
-//! [`ReadyList`] that the *caller* dispatches outside the locks.
+//! its shards). Whatever an operation makes ready is returned (a new task:
+//! at most itself) or appended to a [`ReadyList`] (a finished task's
+//! successors), and the *caller* dispatches it outside the locks.
 //!
 //! The graph is generic over the payload it holds per task, so this module
 //! uses nothing else of `dataflow` but its pieces in `shard.rs`: the payload
@@ -47,8 +48,9 @@
 //! # Why sharding keeps the graph's invariant
 //! The invariant the runtime relies on (`task.rs`, link 1) is the graph's own
 //! (see the top of `dep-graph/src/graph.rs`): **a task is handed out —
-//! appended to a ready list — only when every earlier task of the scope with
-//! a conflicting access to a shared region is done** (reported done with
+//! returned by `new_task` or appended to a ready list — only when every
+//! earlier task of the scope with a conflicting access to a shared region is
+//! done** (reported done with
 //! [`LockedGraph::done_task`] or [`LockedGraph::finish_task`], which the
 //! runtime does only after the task's body finished). Take an earlier task
 //! `i` and a later task `j` conflicting on region `r`, and let `s = r % S`.
@@ -120,9 +122,9 @@ type LockedShard<T> = CachePadded<SpinLock<ManuallyDrop<Shard<T>>>>;
 /// requests), which the calling worker executes under the shards' locks.
 ///
 /// The graph's safety invariant (see `prescient_graph::DependencyGraph`)
-/// carries over, as the module docs prove: a task is handed out — appended to
-/// a ready list — only when every earlier conflicting task of the scope is
-/// done. The runtime's hand-out of `&mut T` relies on it (see `task.rs`).
+/// carries over, as the module docs prove: a task is handed out — returned
+/// by `new_task` or appended to a ready list — only when every earlier
+/// conflicting task of the scope is done. The runtime's hand-out of `&mut T` relies on it (see `task.rs`).
 pub(crate) struct LockedGraph<T: 'static> {
     /// Shard 0. The shards are each behind a spin lock of their own on cache
     /// lines of their own: the critical sections are a few hundred
@@ -221,7 +223,10 @@ impl<T: 'static> LockedGraph<T> {
     }
 
     /// Registers a task with its accesses. If it has no unfinished
-    /// predecessor it is ready: appended to `ready`.
+    /// predecessor it is ready: returned, with the id it is handed out
+    /// under. (A new task can release nothing but itself, so no ready list
+    /// is involved: the submission path neither borrows one nor loops over
+    /// it.)
     ///
     /// Called by the scope's owner thread only (the one submitter), so that
     /// every shard sees the scope's tasks in program order.
@@ -230,23 +235,25 @@ impl<T: 'static> LockedGraph<T> {
         &self,
         accesses: &[(RegionId, AccessMode)],
         task: T,
-        ready: &mut ReadyList<T>,
-    ) {
+    ) -> Option<(GraphTaskId, T)> {
         let shard = if self.rest.is_empty() {
             0
         } else {
             match self.common_shard(accesses) {
                 Some(shard) => shard,
-                None => return self.new_multi_shard_task(accesses, task, ready),
+                None => return self.new_multi_shard_task(accesses, task),
             }
         };
         let new = self
             .lock_shard(shard)
             .graph
             .new_task(accesses, Held::One(task));
-        if let Some(Held::One(task)) = new.ready {
-            let shard = shard as u32;
-            ready.push((GraphTaskId(Location::One { shard, id: new.id }), task));
+        match new.ready {
+            Some(Held::One(task)) => {
+                let shard = shard as u32;
+                Some((GraphTaskId(Location::One { shard, id: new.id }), task))
+            }
+            _ => None,
         }
     }
 
@@ -270,8 +277,7 @@ impl<T: 'static> LockedGraph<T> {
         &self,
         accesses: &[(RegionId, AccessMode)],
         task: T,
-        ready: &mut ReadyList<T>,
-    ) {
+    ) -> Option<(GraphTaskId, T)> {
         let shards = accesses
             .iter()
             .fold(0u64, |set, &(region, _)| set | 1 << self.shard_of(region));
@@ -326,7 +332,7 @@ impl<T: 'static> LockedGraph<T> {
         }
         // SAFETY: alive; this thread owns its own count and those of the
         // shares the shards handed out at once, and gives them up here.
-        unsafe { release(record, handed_out + 1, ready) };
+        unsafe { release(record, handed_out + 1) }
     }
 
     /// Translates what shard `shard`'s graph just released into hand-outs:
@@ -445,8 +451,8 @@ impl<T: 'static> LockedGraph<T> {
     /// successors it releases go to `ready`.
     ///
     /// # Safety
-    /// `id` was handed out by this graph (appended to a ready list by one of
-    /// its operations), is reported done once, and is not deleted yet. (A
+    /// `id` was handed out by this graph (returned or appended to a ready
+    /// list by one of its operations), is reported done once, and is not deleted yet. (A
     /// multi-shard task's id is its record's address.)
     pub(crate) unsafe fn done_task(&self, id: GraphTaskId, ready: &mut ReadyList<T>) {
         // SAFETY: `id` was handed out by this graph and is not deleted yet
@@ -690,7 +696,7 @@ mod tests {
                     })
                     .collect();
                 let task = model.submit(&accesses);
-                graph.new_task(&accesses, task, &mut ready);
+                ready.extend(graph.new_task(&accesses, task));
                 blocked.push(task);
                 submitted += 1;
             } else if !running.is_empty() && (done.is_empty() || rng.below(3) != 0) {
@@ -749,8 +755,8 @@ mod tests {
     fn one_shard_hands_out_only_single_shard_ids() {
         let graph = LockedGraph::<usize>::new(7, 1, &POOL);
         let mut ready = ReadyList::new();
-        graph.new_task(&[(r(0), Out), (r(1), In), (r(2), InOut)], 0, &mut ready);
-        graph.new_task(&[(r(1), Out), (r(3), Out)], 1, &mut ready);
+        ready.extend(graph.new_task(&[(r(0), Out), (r(1), In), (r(2), InOut)], 0));
+        ready.extend(graph.new_task(&[(r(1), Out), (r(3), Out)], 1));
         let [(id, 0)] = ready[..] else {
             panic!("expected task 0 alone ready, got {ready:?}")
         };
@@ -779,9 +785,9 @@ mod tests {
         let mut ready = ReadyList::new();
         // Task 0 writes region 0 (shard 0), task 1 writes region 1 (shard 1),
         // task 2 reads both: blocked in both shards.
-        graph.new_task(&[(r(0), Out)], 0, &mut ready);
-        graph.new_task(&[(r(1), Out)], 1, &mut ready);
-        graph.new_task(&[(r(0), In), (r(1), In)], 2, &mut ready);
+        ready.extend(graph.new_task(&[(r(0), Out)], 0));
+        ready.extend(graph.new_task(&[(r(1), Out)], 1));
+        ready.extend(graph.new_task(&[(r(0), In), (r(1), In)], 2));
         let handed: Vec<usize> = ready.iter().map(|&(_, task)| task).collect();
         assert_eq!(handed, [0, 1]);
         let (first, second) = (ready[0].0, ready[1].0);
@@ -811,8 +817,8 @@ mod tests {
         // 20 accesses (more than the 16 grouped on the stack) in 20 shards
         // (more than the 4 ids kept inline).
         let wide: Vec<(RegionId, AccessMode)> = (0..20).map(|i| (r(i * 3), Out)).collect();
-        graph.new_task(&wide, 0, &mut ready);
-        graph.new_task(&[(r(57), In), (r(58), In)], 1, &mut ready);
+        ready.extend(graph.new_task(&wide, 0));
+        ready.extend(graph.new_task(&[(r(57), In), (r(58), In)], 1));
         assert_eq!(ready.len(), 1);
         let (id, task) = ready.pop().unwrap();
         assert_eq!(task, 0);
@@ -842,7 +848,7 @@ mod tests {
         let graph = LockedGraph::<usize>::new(97, 4, &POOL);
         assert_eq!(pooled(), 0);
         let mut ready = ReadyList::new();
-        graph.new_task(&[(r(0), Out), (r(1), Out)], 0, &mut ready);
+        ready.extend(graph.new_task(&[(r(0), Out), (r(1), Out)], 0));
         let (id, _) = ready.pop().unwrap();
         // SAFETY: handed out by this graph, finished once.
         unsafe { graph.finish_task(id, &mut ready) };
@@ -869,13 +875,9 @@ mod tests {
         // Task 0 writes region 0: ready. Task 1 reads regions 0, 1, 2: ready
         // in shards 1 and 2, blocked in shard 0. Task 2 writes region 1:
         // blocked behind task 1 in shard 1.
-        graph.new_task(&[(r(0), Out)], Rc::clone(&payload), &mut ready);
-        graph.new_task(
-            &[(r(0), In), (r(1), In), (r(2), In)],
-            Rc::clone(&payload),
-            &mut ready,
-        );
-        graph.new_task(&[(r(1), Out)], Rc::clone(&payload), &mut ready);
+        ready.extend(graph.new_task(&[(r(0), Out)], Rc::clone(&payload)));
+        ready.extend(graph.new_task(&[(r(0), In), (r(1), In), (r(2), In)], Rc::clone(&payload)));
+        ready.extend(graph.new_task(&[(r(1), Out)], Rc::clone(&payload)));
         assert_eq!(ready.len(), 1);
         assert_eq!(Rc::strong_count(&payload), 4);
         drop(ready);

@@ -33,12 +33,12 @@ thread_local! {
 
 /// Takes this thread's ready-list buffer (empty; an empty `Vec` if it is in
 /// use further up the stack).
-pub(crate) fn take_ready_buffer() -> ReadyList<TaskRef> {
+fn take_ready_buffer() -> ReadyList<TaskRef> {
     READY.with(Cell::take)
 }
 
 /// Gives a drained ready-list buffer back for reuse.
-pub(crate) fn return_ready_buffer(ready: ReadyList<TaskRef>) {
+fn return_ready_buffer(ready: ReadyList<TaskRef>) {
     debug_assert!(ready.is_empty());
     READY.with(|cell| cell.set(ready));
 }
@@ -164,14 +164,14 @@ impl Request for GraphRequest {
                 accesses,
                 creator,
             } => {
-                let new = |ready: &mut ReadyList<TaskRef>| {
-                    time_request(Kind::New, Executor::Queued, || {
-                        scope.graph.new_task(accesses.as_slice(), task, ready)
-                    })
-                };
-                // SAFETY: `new_task` appends only a task the graph handed
-                // out; the scope is alive (above).
-                unsafe { release_to(sink, creator, new) }
+                let ready = time_request(Kind::New, Executor::Queued, || {
+                    scope.graph.new_task(accesses.as_slice(), task)
+                });
+                if let Some((id, task)) = ready {
+                    // SAFETY: the graph handed the task out under `id`; it
+                    // runs once, from the job; the scope is alive (above).
+                    sink.dispatch(unsafe { task.into_job(id) }.created_by(creator));
+                }
             }
             Operation::Done(id, last) => {
                 let done = |ready: &mut ReadyList<TaskRef>| {

@@ -240,7 +240,11 @@ impl<'df, 'env> Dataflow<'df, 'env> {
         let mut regions = [(RegionId(0), AccessMode::In); MAX_ACCESSES];
         let regions = &mut regions[..A::COUNT];
         let raw = accesses.into_raw(regions);
-        check_duplicates(regions);
+        // One access cannot name a handle twice: the check (a loop the
+        // compiler does not unroll) is for tuples only.
+        if A::COUNT > 1 {
+            check_duplicates(regions);
+        }
         let shared = &self.core.shared;
         // Task bodies run outside `with_current`'s closure (see there why):
         // only whether this thread is a worker is taken from it.
@@ -341,26 +345,27 @@ fn submit_registered<R>(
         // once its predecessors are done.
         return;
     };
-    let mut ready = graph_requests::take_ready_buffer();
-    crate::dast::time_request(
+    let ready = crate::dast::time_request(
         crate::dast::Kind::New,
         crate::dast::Executor::Inline,
-        || shared.graph.new_task(regions, task, &mut ready),
+        || shared.graph.new_task(regions, task),
     );
-    for (id, task) in ready.drain(..) {
-        if on_a_worker && !has_room {
-            // Lazy task creation: enough tasks are queued and this one is
-            // ready, so run it now as a plain call.
-            // SAFETY: the graph handed the task out under `id`; the scope
-            // is alive (the caller borrows it).
-            run_inlined(|| unsafe { task.run(id) });
-        } else {
-            // SAFETY: the graph handed the task out under `id` (link 1 of
-            // `task.rs`); the scope is alive (the caller borrows it).
-            push_or_inject(shared, unsafe { task.into_job(id) });
-        }
+    let Some((id, task)) = ready else {
+        // Waits for its predecessors: whoever finishes the last one
+        // queues it.
+        return;
+    };
+    if on_a_worker && !has_room {
+        // Lazy task creation: enough tasks are queued and this one is
+        // ready, so run it now as a plain call.
+        // SAFETY: the graph handed the task out under `id`; the scope
+        // is alive (the caller borrows it).
+        run_inlined(|| unsafe { task.run(id) });
+    } else {
+        // SAFETY: the graph handed the task out under `id` (link 1 of
+        // `task.rs`); the scope is alive (the caller borrows it).
+        push_or_inject(shared, unsafe { task.into_job(id) });
     }
-    graph_requests::return_ready_buffer(ready);
 }
 
 /// Queues a job on this worker's deque, or in the runtime's injector from a

@@ -189,7 +189,7 @@ impl<T> Drop for RecordRef<T> {
 }
 
 /// Releases `count` counts of a multi-shard task's countdown; if that brings
-/// it to zero, takes the payload and appends it to `ready`.
+/// it to zero, takes the payload and returns it with the task's id.
 ///
 /// # Safety
 /// `record` is alive, and the caller owns `count` of its `blocking` counts
@@ -198,8 +198,7 @@ impl<T> Drop for RecordRef<T> {
 pub(super) unsafe fn release<T>(
     record: NonNull<Record<T>>,
     count: usize,
-    ready: &mut ReadyList<T>,
-) {
+) -> Option<(GraphTaskId, T)> {
     // SAFETY: alive (contract); only the atomic is reached, through a
     // reference that ends here (if this is not the last count, another thread
     // may hand the task out, run it and free the record right after).
@@ -215,7 +214,9 @@ pub(super) unsafe fn release<T>(
         // alive until the task is deleted, which needs this hand-out.
         let task = unsafe { (*(*record.as_ptr()).payload.get()).take() };
         let task = task.expect("a multi-shard task is handed out once");
-        ready.push((GraphTaskId(Location::Many(record.cast())), task));
+        Some((GraphTaskId(Location::Many(record.cast())), task))
+    } else {
+        None
     }
 }
 
@@ -226,7 +227,7 @@ pub(super) unsafe fn release<T>(
 pub(super) fn release_share<T>(share: RecordRef<T>, ready: &mut ReadyList<T>) {
     // SAFETY: the record is alive (this share was not given up yet), and the
     // share is given up to `release`.
-    unsafe { release(share.into_raw(), 1, ready) };
+    ready.extend(unsafe { release(share.into_raw(), 1) });
 }
 
 /// A graph operation failed: the runtime broke the graph's protocol. The

@@ -216,6 +216,9 @@ unsafe fn execute_job(pointer: *const ()) {
 
 /// One task in the count word (bit 0 is [`WAITING`]).
 const ONE: usize = 2;
+/// How many task counts the owner adds to the word at a time (see
+/// [`LiveCount`]).
+const RESERVE: usize = 64;
 /// Set by the owner when it sleeps on its latch until the count is zero.
 const WAITING: usize = 1;
 
@@ -223,32 +226,51 @@ const WAITING: usize = 1;
 /// the task whose decrement reaches zero never touches the count afterwards
 /// unless the owner is asleep waiting for exactly that decrement.
 ///
-/// The word is `2 * count + waiting`. Only the owner increments and waits.
+/// The word is `2 * (count + reserved) + waiting`. Only the owner
+/// increments and waits.
+/// * The owner counts tasks out of a reservation: when it has none left it
+///   adds [`RESERVE`] counts to the word at once, and each task it submits
+///   takes one of them (an owner-only cell). So the word's cache line is
+///   written by the submitter once per [`RESERVE`] tasks rather than per
+///   task, and stays with the workers that finish tasks; unused counts only
+///   keep the word above zero, which no finishing task can then reach.
 /// * A finishing task subtracts [`ONE`]. If the previous word was
 ///   `ONE | WAITING` the owner is asleep on its latch: the task reads the
 ///   latch pointer (the owner cannot return, so the scope is alive) and sets
 ///   the latch, which does not touch the latch after the swap that wakes the
 ///   owner. Any other previous word: the task does nothing more.
-/// * The owner returns at once if the word is 0 (Acquire: every finished
-///   task's writes are visible, the decrements form a release sequence).
-///   Otherwise it stores its latch pointer and sets [`WAITING`] with a CAS
+/// * The owner first gives its unused reservation back (AcqRel, so that a
+///   zero it leaves is a zero the tasks' decrements reached). It returns at
+///   once if the word is then 0 (Acquire: every finished task's writes are
+///   visible, the decrements form a release sequence). Otherwise it stores its latch pointer and sets [`WAITING`] with a CAS
 ///   that fails if the count reached zero meanwhile; then it sleeps on the
 ///   latch, and clears the bit once woken.
 ///
 /// So when the owner sees zero without sleeping, the task that reached zero
 /// saw `WAITING` clear and stopped touching the scope at its `fetch_sub`; and
 /// when it sleeps, it resumes only after the last task's final access.
+///
+/// Aligned to 128 bytes (two cache lines, as `crossbeam_utils::CachePadded`
+/// on x86-64, for the adjacent-line prefetcher), so that the scope's other
+/// shared words — the queued-task count the submitter reads and writes for
+/// every task — are not on its line: the workers that finish tasks keep it.
+#[repr(align(128))]
 pub(crate) struct LiveCount {
     word: AtomicUsize,
     /// The owner's latch while [`WAITING`] is set; written by the owner before
     /// the CAS that sets the bit (Release), read by the task whose
     /// decrement observes the bit (AcqRel).
     waiter: UnsafeCell<*const Latch>,
+    /// Counts the owner added to the word and no task took yet (owner
+    /// only; zero while it waits).
+    reserved: UnsafeCell<usize>,
 }
 
 // SAFETY: `waiter` is written only by the owner while WAITING is clear (no
 // task reads it then) and read only by the one task whose decrement observed
 // WAITING with a zero count; the CAS/fetch_sub pair orders the two.
+// `reserved` is read and written only by the owner (the scope's one
+// submitter and waiter: `Dataflow` is `!Sync` and its handles `!Send`).
 unsafe impl Sync for LiveCount {}
 // SAFETY: the raw pointer in `waiter` is only an address, dereferenced
 // only under the WAITING protocol described for `Sync` (which does not
@@ -260,24 +282,53 @@ impl LiveCount {
         LiveCount {
             word: AtomicUsize::new(0),
             waiter: UnsafeCell::new(std::ptr::null()),
+            reserved: UnsafeCell::new(0),
         }
     }
 
-    /// Counts a submitted task. Owner only.
+    /// The owner's unused reservation. Owner only.
+    #[inline]
+    fn reserved(&self) -> usize {
+        // SAFETY: only the owner touches `reserved` (see `Sync`), and this
+        // is the owner.
+        unsafe { *self.reserved.get() }
+    }
+
+    /// Sets the owner's unused reservation. Owner only.
+    #[inline]
+    fn set_reserved(&self, reserved: usize) {
+        // SAFETY: only the owner touches `reserved` (see `Sync`), and this
+        // is the owner.
+        unsafe { *self.reserved.get() = reserved };
+    }
+
+    /// Counts a submitted task, out of the owner's reservation (refilled
+    /// with [`RESERVE`] counts when empty). Owner only.
     #[inline]
     pub(crate) fn increment(&self) {
-        self.word.fetch_add(ONE, Ordering::Relaxed);
+        let reserved = match self.reserved() {
+            0 => {
+                // Relaxed as before: the count only needs to be above zero
+                // before the task can finish, and the task is published to
+                // other threads after this (its queue's hand-off orders it).
+                self.word.fetch_add(ONE * RESERVE, Ordering::Relaxed);
+                RESERVE
+            }
+            reserved => reserved,
+        };
+        self.set_reserved(reserved - 1);
     }
 
-    /// Whether no task is live (Acquire: their effects are visible).
+    /// Whether no task is live (Acquire: their effects are visible). Owner
+    /// only (it discounts the owner's reservation).
     #[inline]
     pub(crate) fn is_zero(&self) -> bool {
-        self.word.load(Ordering::Acquire) == 0
+        self.word.load(Ordering::Acquire) == ONE * self.reserved()
     }
 
-    /// The number of live tasks (diagnostics).
+    /// The number of live tasks (diagnostics). Owner only.
     pub(crate) fn count(&self) -> usize {
-        self.word.load(Ordering::Acquire) / ONE
+        self.word.load(Ordering::Acquire) / ONE - self.reserved()
     }
 
     /// Uncounts a finished task; wakes the owner if it waits for this one.
@@ -305,7 +356,17 @@ impl LiveCount {
     /// Waits until no task is live: suspends the calling task (its worker
     /// runs other work), or parks a plain thread. Owner only.
     pub(crate) fn wait(&self) {
-        let mut word = self.word.load(Ordering::Acquire);
+        // Give the unused reservation back: afterwards the word counts live
+        // tasks only, so a finishing task can bring it to zero.
+        let reserved = self.reserved();
+        let mut word = if reserved == 0 {
+            self.word.load(Ordering::Acquire)
+        } else {
+            self.set_reserved(0);
+            // AcqRel: a zero left here is one the tasks' decrements reached,
+            // whose effects the owner must see (as the Acquire load's).
+            self.word.fetch_sub(ONE * reserved, Ordering::AcqRel) - ONE * reserved
+        };
         if word == 0 {
             return;
         }

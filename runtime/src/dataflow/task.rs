@@ -19,7 +19,7 @@
 //!    tested against a brute-force model.
 //! 2. **Bodies run only between hand-out and done**: a registered task's
 //!    body runs only on a payload the graph returned ([`TaskRef`] is created
-//!    at submission by [`boxed`] and run once, from the ready list), and [`finish`]
+//!    at submission by [`boxed`] and run once, from its hand-out), and [`finish`]
 //!    reports the task done only after the body returned — after any
 //!    dataflow scope nested in the body ended, since `dataflow` returns only
 //!    when its tasks finished. The one task that skips the graph is a task
