@@ -159,7 +159,7 @@ pub fn syrk(a: &[f64], c: &mut [f64], bs: usize) {
 /// of `B`, subtracted from `C[i][j]` one product at a time, `k` ascending.
 /// Blocks of two rows of `C` by four columns (rows `i, i + 1` of `A`
 /// against rows `j .. j + 4` of `B`), each element with its own accumulator
-/// ([`sub_dots`]): eight independent chains of subtractions run side by
+/// (`sub_dots`): eight independent chains of subtractions run side by
 /// side, and each loaded value of `A` and `B` serves two or four of them;
 /// the row and columns left over in smaller blocks. Each element's
 /// operations and their order are those of one element at a time.
