@@ -252,18 +252,9 @@ pub fn default_budget(
         .map(|spec| spec.estimate(largest, thread_counts))
         .sum();
     let every_table_fits = |budget: f64| {
-        let mut remaining = budget;
-        tables.iter().enumerate().all(|(i, spec)| {
-            let weight: f64 = tables[i..].iter().map(|t| t.weight).sum();
-            let reserved = smallest_need(&tables[i + 1..], thread_counts);
-            match choose(spec, remaining, weight, reserved, thread_counts, largest) {
-                Some(choice) if choice.size == largest => {
-                    remaining -= choice.estimate_seconds;
-                    true
-                }
-                _ => false,
-            }
-        })
+        replay(tables, budget, thread_counts, largest)
+            .iter()
+            .all(|choice| choice.is_some_and(|c| c.size == largest))
     };
     let mut budget = need;
     for _ in 0..32 {
@@ -273,6 +264,31 @@ pub fn default_budget(
         budget *= 1.25;
     }
     std::time::Duration::from_secs_f64((budget + reserve_seconds).max(floor))
+}
+
+/// The report's planning of `tables` under `budget` seconds (after its
+/// reserve), supposing each table takes exactly its estimate: each table's
+/// [`choose`] in order, `None` where it would be skipped.
+pub fn replay(
+    tables: &[&TableSpec],
+    budget: f64,
+    thread_counts: usize,
+    largest: Size,
+) -> Vec<Option<Choice>> {
+    let mut remaining = budget;
+    tables
+        .iter()
+        .enumerate()
+        .map(|(i, spec)| {
+            let weight: f64 = tables[i..].iter().map(|t| t.weight).sum();
+            let reserved = smallest_need(&tables[i + 1..], thread_counts);
+            let choice = choose(spec, remaining, weight, reserved, thread_counts, largest);
+            if let Some(choice) = choice {
+                remaining -= choice.estimate_seconds;
+            }
+            choice
+        })
+        .collect()
 }
 
 /// What `tables` need at their test size, in seconds: what a table before
@@ -302,23 +318,12 @@ mod tests {
             let tables: Vec<&TableSpec> = TABLES.iter().collect();
             let budget = default_budget(&tables, Size::Quick, thread_counts, 20.0).as_secs_f64();
             assert!(budget >= 8.0 * 60.0);
-            // Replay the report's planning with every table taking its
-            // estimate: each must get its quick size.
-            let mut remaining = budget - 20.0;
-            for (i, spec) in tables.iter().enumerate() {
-                let weight: f64 = tables[i..].iter().map(|t| t.weight).sum();
-                let reserved = smallest_need(&tables[i + 1..], thread_counts);
-                let choice = choose(
-                    spec,
-                    remaining,
-                    weight,
-                    reserved,
-                    thread_counts,
-                    Size::Quick,
-                )
-                .unwrap();
+            // The report's planning, every table taking its estimate: each
+            // gets its quick size.
+            let choices = replay(&tables, budget - 20.0, thread_counts, Size::Quick);
+            for (spec, choice) in tables.iter().zip(choices) {
+                let choice = choice.unwrap_or_else(|| panic!("{} skipped", spec.name));
                 assert_eq!(choice.size, Size::Quick, "{} at {thread_counts}", spec.name);
-                remaining -= choice.estimate_seconds;
             }
         }
         let tables: Vec<&TableSpec> = TABLES.iter().collect();

@@ -12,7 +12,7 @@ use crate::harness::Record;
 use crate::peers::checksum;
 use prescient::tuning::{Counters, DastMode};
 use prescient::{Params, Runtime};
-use std::sync::{Mutex, PoisonError};
+use std::cell::RefCell;
 use std::time::{Duration, Instant};
 
 /// The workloads of one [`Size`].
@@ -238,9 +238,9 @@ impl Bench {
         // same buffers (`clone_from`), as the C/C++ peers' runs do: a fresh
         // clone per run would time the allocator's page faults too, on the
         // Rust rows only.
-        let scratch = Mutex::new(original.clone());
+        let scratch = RefCell::new(original.clone());
         let seq = self.sequential(&program, || {
-            let mut m = scratch.lock().unwrap_or_else(PoisonError::into_inner);
+            let mut m = scratch.borrow_mut();
             m.clone_from(original);
             (kernel.sequential)(&mut m);
             std::hint::black_box(&*m);
@@ -249,15 +249,12 @@ impl Bench {
             &program,
             Params::DEFAULT,
             |rt| {
-                let mut guard = scratch.lock().unwrap_or_else(PoisonError::into_inner);
-                guard.clone_from(original);
-                let m: &mut M = &mut guard;
+                let mut m = scratch.borrow_mut();
+                m.clone_from(original);
+                let m: &mut M = &mut m;
                 rt.run(|| (kernel.dataflow)(m));
             },
-            |()| {
-                let m = scratch.lock().unwrap_or_else(PoisonError::into_inner);
-                (kernel.check)(&m, &reference)
-            },
+            |()| (kernel.check)(&scratch.borrow(), &reference),
         );
         Entry {
             label,
