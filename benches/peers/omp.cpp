@@ -100,7 +100,9 @@ struct TwoWaveOmp : TwoWave {
 };
 
 // The dataflow kernels copy their input inside the timed run, as the Rust
-// runs clone it; `setup` frees the previous run's result before the clock.
+// runs do; `setup` frees the previous run's result before the clock, so the
+// copy's allocation gets that memory back from malloc. (The Rust runs copy
+// into the previous run's buffers with `clone_from` instead.)
 struct CholeskyOmp : Cholesky {
     static constexpr bool kSetup = true;
     using Cholesky::Cholesky;

@@ -235,9 +235,9 @@ impl Bench {
         let reference = kernel.reference(original);
         let expect = Some(checksum(&reference));
         // Every timed run starts from a copy of the input made into the
-        // same buffers (`clone_from`), as the C/C++ peers' runs do: a fresh
-        // clone per run would time the allocator's page faults too, on the
-        // Rust rows only.
+        // previous run's buffers (`clone_from`): a fresh clone per run timed
+        // page faults on the Rust rows that the C/C++ peers' copies (into
+        // memory malloc got back just before the clock) did not pay.
         let scratch = RefCell::new(original.clone());
         let seq = self.sequential(&program, || {
             let mut m = scratch.borrow_mut();
