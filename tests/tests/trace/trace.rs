@@ -12,7 +12,7 @@ use prescient::{
 };
 use prescient_tests::fib_join as fib;
 use std::panic::{self, AssertUnwindSafe};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::Duration;
 
@@ -164,13 +164,26 @@ fn an_event_wait_ends_at_the_setters_strand() {
     let profile = runtime
         .profile(|| {
             let event = Arc::new(Event::new());
+            let started = Arc::new(AtomicBool::new(false));
             let waiter = prescient::spawn({
                 let event = event.clone();
+                let started = started.clone();
                 move || {
+                    started.store(true, Ordering::Release);
                     event.wait();
                     sleep_ms(5);
                 }
             });
+            // The setter's 20 ms start only once the other worker has stolen
+            // the waiter: on a loaded machine the steal itself can take
+            // 20 ms, and a waiter that starts after the set never waits, so
+            // the path the test looks for would not exist. Polling the handle
+            // publishes the waiter (a bare spin on the flag would keep it
+            // unseen on this worker for ever).
+            while !started.load(Ordering::Acquire) {
+                assert!(!waiter.is_finished());
+                std::thread::yield_now();
+            }
             sleep_ms(20);
             event.set();
             waiter.join();
