@@ -79,6 +79,9 @@ fn drop_drains_pending_suspended_and_late_spawned_tasks() {
                         done.fetch_add(1, Ordering::SeqCst);
                     }));
                 }
+                // The clock starts before the setter's 30 ms do, so that a
+                // preemption here cannot make a waiting drop look short.
+                let start = Instant::now();
                 let setter = {
                     let gate = gate.clone();
                     std::thread::spawn(move || {
@@ -86,7 +89,6 @@ fn drop_drains_pending_suspended_and_late_spawned_tasks() {
                         gate.set();
                     })
                 };
-                let start = Instant::now();
                 drop(rt);
                 let took = start.elapsed();
                 setter.join().unwrap();
