@@ -10,9 +10,9 @@
 #[cfg(loom)]
 pub(crate) use self::loom_bool::AtomicBool;
 #[cfg(loom)]
-pub(crate) use loom::sync::atomic::{fence, AtomicPtr, AtomicUsize};
+pub(crate) use loom::sync::atomic::{fence, AtomicPtr, AtomicU8, AtomicUsize};
 #[cfg(not(loom))]
-pub(crate) use std::sync::atomic::{fence, AtomicBool, AtomicPtr, AtomicUsize};
+pub(crate) use std::sync::atomic::{fence, AtomicBool, AtomicPtr, AtomicU8, AtomicUsize};
 
 #[cfg(loom)]
 pub(crate) use loom::thread::{current as current_thread, park, Thread};
@@ -20,9 +20,9 @@ pub(crate) use loom::thread::{current as current_thread, park, Thread};
 pub(crate) use std::thread::{current as current_thread, park, Thread};
 
 #[cfg(loom)]
-pub(crate) use self::loom_lock::{Condvar, Mutex};
+pub(crate) use self::loom_lock::{Condvar, Mutex, MutexGuard};
 #[cfg(not(loom))]
-pub(crate) use parking_lot::{Condvar, Mutex};
+pub(crate) use parking_lot::{Condvar, Mutex, MutexGuard};
 
 use std::time::Duration;
 

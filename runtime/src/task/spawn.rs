@@ -34,12 +34,13 @@ use crate::scheduler::latch::Latch;
 use crate::scheduler::latent::spawn_arena::{run_taken, LatentTask};
 use crate::scheduler::registry::{Registry, RegistryHandle};
 use crate::scheduler::worker::{self, on_worker, TaskPath, WorkerThread};
+use crate::sync::{self, AtomicU8};
 use crate::trace::{self, AtomicStrandRef, StrandRef};
 use crate::unwind::{report, try_drop, PanicPayload};
 use std::cell::UnsafeCell;
 use std::fmt;
 use std::panic::{self, AssertUnwindSafe, Location};
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 const RUNNING: u8 = 0;
@@ -48,7 +49,9 @@ const DETACHED: u8 = 2;
 
 struct HandleState<T> {
     state: AtomicU8,
-    result: UnsafeCell<Option<Result<T, PanicPayload>>>,
+    /// A loom cell under `--cfg loom` (`crate::sync`): the models check
+    /// that the task's write and the one take are ordered.
+    result: sync::UnsafeCell<Option<Result<T, PanicPayload>>>,
     latch: Latch,
     /// The runtime, for a detached task's panic: the spawning worker's
     /// `registry_handle` (a count of that worker's, not the registry's).
@@ -102,7 +105,9 @@ impl<T> HandleState<T> {
         // SAFETY: the state is DONE, seen with Acquire, so the task's one
         // write of `result` happened before; and the caller is the one side
         // that takes it (this function's contract: the second to see DONE).
-        unsafe { (*self.result.get()).take() }.expect("task result missing")
+        self.result
+            .with_mut(|result| unsafe { (*result).take() })
+            .expect("task result missing")
     }
 }
 
@@ -516,7 +521,7 @@ where
     let job = Arc::new(SpawnJob {
         state: HandleState {
             state: AtomicU8::new(RUNNING),
-            result: UnsafeCell::new(None),
+            result: sync::UnsafeCell::new(None),
             latch: Latch::new(),
             registry: registry.clone(),
             last_strand: AtomicStrandRef::new(),
@@ -556,7 +561,9 @@ where
     let result = panic::catch_unwind(AssertUnwindSafe(f));
     state.last_strand.store(trace::task_finish());
     // SAFETY: only the task writes the result, before publishing DONE.
-    unsafe { *state.result.get() = Some(result) };
+    state
+        .result
+        .with_mut(|slot| unsafe { *slot = Some(result) });
     if state.state.swap(DONE, Ordering::AcqRel) == DETACHED {
         // SAFETY: DETACHED: the handle is gone and took nothing; we own it.
         let result = unsafe { state.take() };
@@ -615,11 +622,35 @@ fn drop_detached_result<T>(registry: &Registry, result: Result<T, PanicPayload>)
 /// Process-wide rather than per runtime: a handle may outlive its runtime
 /// (every task has run by then: its shared state is here), and it knows its
 /// record only by the key.
+///
+/// # Invariants (checked by the loom models at the end of this file)
+/// * A record is published once ([`publish`]), and its handle is joined
+///   ([`wait_for`]) or dropped ([`detach`]) once, on one thread: per key, at
+///   most one taker meets the one publisher.
+/// * Every update of a key's entry is one `remove` and at most one `insert`
+///   under its shard's lock, and the entry moves only so: `publish`
+///   absent → `Published`, `Awaited` → `Published` (then sets the event),
+///   `Detached` → absent (then detaches the task); `wait_for` `Published` →
+///   absent (takes the state), absent → `Awaited` (then waits and retries);
+///   `detach` `Published` → absent (the caller detaches the task), absent →
+///   `Detached`. Whichever of publisher and taker comes second finds the
+///   first's entry and removes it: once both have run, the table holds
+///   nothing for the key, and the task is detached (by `publish` or by
+///   `detach`'s caller) exactly once.
+/// * No lost wake-up: a joiner inserts `Awaited` under the lock before it
+///   waits, so the publication after it finds the event and sets it; the
+///   set comes after `Published` is in (and the lock released), so the woken
+///   joiner's retry finds the state.
+/// * Orderings: only the shard's lock. Its release by the publisher and
+///   acquisition by the taker order the shared state's publication before
+///   the taker's use of it; the task's result is ordered by `HandleState`'s
+///   own protocol (its latch and its state's swaps).
 mod published {
     use super::{detach_shared, LatentHandle, SharedState};
+    use crate::sync::{Mutex, MutexGuard};
     use crate::task::event::Event;
     use std::collections::HashMap;
-    use std::sync::{Arc, Mutex, MutexGuard};
+    use std::sync::Arc;
 
     /// What the table holds for a record.
     enum Entry {
@@ -686,21 +717,39 @@ mod published {
         }
     }
 
+    /// The lock is `crate::sync`'s: parking_lot's (no poisoning: every
+    /// update is one insert or remove, so a panic under the lock — an
+    /// allocation failure — cannot leave a shard half updated), loom's under
+    /// `--cfg loom`.
     type Shard = Mutex<Option<HashMap<LatentHandle, Entry>>>;
 
     const SHARDS: usize = 64;
 
+    #[cfg(not(loom))]
     static TABLE: [Shard; SHARDS] = [const { Mutex::new(None) }; SHARDS];
+
+    // loom's `Mutex::new` is not `const`: under loom the table is a lazy
+    // static, which loom makes afresh for each execution of a model.
+    #[cfg(loom)]
+    loom::lazy_static! {
+        static ref TABLE: [Shard; SHARDS] = std::array::from_fn(|_| Mutex::new(None));
+    }
 
     /// The shard of `key`, locked.
     fn shard(key: LatentHandle) -> MutexGuard<'static, Option<HashMap<LatentHandle, Entry>>> {
         let hash = (key.home.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ key.seq)
             .wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        // Every update is one insert or remove, so a panic under the lock
-        // (an allocation failure) cannot leave a shard half updated.
-        TABLE[(hash >> 58) as usize % SHARDS]
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        TABLE[(hash >> 58) as usize % SHARDS].lock()
+    }
+
+    /// How many entries the table holds (the models check that none is
+    /// left behind).
+    #[cfg(all(test, loom))]
+    pub(super) fn len() -> usize {
+        TABLE
+            .iter()
+            .map(|shard| shard.lock().as_ref().map_or(0, HashMap::len))
+            .sum()
     }
 
     /// The worker that recorded `key` publishes it with `state`: leaves it
@@ -780,5 +829,205 @@ mod published {
             Some(Entry::Published(erased)) => unsafe { erased.state::<T>() }.state().latch.is_set(),
             _ => false,
         }
+    }
+}
+
+/// Loom models of the handle protocols (`--cfg loom`), on the real code:
+/// `HandleState`'s swap and result cell (`crate::sync`'s `AtomicU8` and
+/// `UnsafeCell`, loom's under loom), its latch, the `published` table (a
+/// loom lazy static of loom mutexes), `TaskHandle`'s `join` and `Drop`,
+/// `deferred`, `execute_spawn_job` and `run_task`. A plain loom thread stands
+/// in for each worker, thief and joiner: off a worker, `join` and `Event::wait`
+/// wait as a plain thread does (`latch::wait_on_thread`, whose thread handle
+/// and `park` are loom's), and the worker-local steps (`run_here`,
+/// `detach_here`, claiming a job back from the deque) find no worker and do
+/// nothing, as on a thread outside any runtime.
+///
+/// Not covered: the worker-local half of a latent spawn — recording it,
+/// `LatentHandle::run_here`, `detach_here` and `HandleTask::into_job`'s
+/// `DETACHED_OUT` branch, which one worker does alone on its own arena
+/// (`into_job` needs a worker; the models call `published::publish` with
+/// the state it makes, which is its other branch); a joiner suspended as a
+/// fiber (`worker/wait.rs`, whose wake-up the latch and sleep models cover);
+/// and `Event`'s inside: its flag and wait list are std's and parking_lot's
+/// (`Event::new` is a public `const fn`, which loom's types cannot make), so
+/// loom takes each `Event` call as one indivisible, sequentially consistent
+/// step; its wake-up of a parked thread is loom's (`ThreadWaiter`).
+#[cfg(all(test, loom))]
+mod loom_models {
+    use super::*;
+    use crate::params::Params;
+    use crate::scheduler::registry::Handlers;
+    use crate::sync::AtomicUsize;
+    use loom::sync::Arc as LoomArc;
+
+    /// A result that counts its drops.
+    struct Counted(LoomArc<AtomicUsize>);
+
+    impl Drop for Counted {
+        fn drop(&mut self) {
+            self.0.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    fn count(dropped: &AtomicUsize) -> usize {
+        // Read after the threads that may drop were joined.
+        dropped.load(Ordering::Relaxed)
+    }
+
+    /// A deferred task's job, as a deque carries it to a thief.
+    struct Job(JobRef);
+
+    // SAFETY: a spawned task's job owns a reference to its allocation and
+    // may run on any thread, as a steal does.
+    unsafe impl Send for Job {}
+
+    impl Job {
+        /// Runs the job: a thief that stole it.
+        fn run(self) {
+            // SAFETY: the job was made by `deferred` and is run once, here.
+            unsafe { self.0.execute() }
+        }
+    }
+
+    /// A runtime's registry handle with no workers (none start).
+    fn registry() -> Arc<RegistryHandle> {
+        let (registry, _deques) = Registry::new(
+            Params::default(),
+            0,
+            16,
+            Handlers::default(),
+            #[cfg(feature = "trace")]
+            None,
+        );
+        Arc::new(RegistryHandle(registry))
+    }
+
+    /// A task returning a [`Counted`] as `spawn_in` makes it (deferred at
+    /// its spawn): its handle, its job, and a witness reference to the
+    /// shared state that keeps the allocation, and any result still in it,
+    /// alive until the model checks it.
+    fn spawned(
+        dropped: &LoomArc<AtomicUsize>,
+    ) -> (
+        Arc<dyn SharedState<Counted>>,
+        Job,
+        Arc<dyn SharedState<Counted>>,
+    ) {
+        let dropped = dropped.clone();
+        let (shared, job) = deferred(&registry(), move || Counted(dropped));
+        let witness = shared.clone();
+        (shared, Job(job), witness)
+    }
+
+    /// (1) The task ends on a thief while its handle is dropped: whichever
+    /// swap comes second disposes of the result, once. The witness keeps the
+    /// allocation alive, so a result that neither side disposed of would
+    /// still be in it (counted zero drops); two disposals would take an
+    /// empty slot (a panic) or race on the cell (loom reports it).
+    #[test]
+    fn loom_detached_result_is_disposed_of_once() {
+        loom::model(|| {
+            let dropped = LoomArc::new(AtomicUsize::new(0));
+            let (shared, job, witness) = spawned(&dropped);
+            let handle = TaskHandle {
+                inner: Some(HandleInner::Shared(shared)),
+            };
+            let thief = loom::thread::spawn(move || job.run());
+            drop(handle);
+            thief.join().unwrap();
+            assert_eq!(count(&dropped), 1, "disposed of by the detach protocol");
+            assert_eq!(Arc::strong_count(&witness), 1);
+            drop(witness);
+            assert_eq!(count(&dropped), 1);
+        });
+    }
+
+    /// (1) The task ends on a thief while its handle is joined on another
+    /// thread: the joiner waits on the latch and gets the value, which
+    /// loom's cell checks was written before it is taken.
+    #[test]
+    fn loom_joiner_gets_the_result_of_a_task_run_elsewhere() {
+        loom::model(|| {
+            let dropped = LoomArc::new(AtomicUsize::new(0));
+            let (shared, job, witness) = spawned(&dropped);
+            let handle = TaskHandle {
+                inner: Some(HandleInner::Shared(shared)),
+            };
+            let thief = loom::thread::spawn(move || job.run());
+            let value = handle.join();
+            assert_eq!(count(&dropped), 0);
+            drop(value);
+            thief.join().unwrap();
+            assert_eq!(Arc::strong_count(&witness), 1);
+            drop(witness);
+            assert_eq!(count(&dropped), 1);
+        });
+    }
+
+    /// The key of the models' latent record.
+    const KEY: LatentHandle = LatentHandle { home: 1, seq: 1 };
+
+    /// The worker that recorded `KEY` publishes it (`HandleTask::into_job`
+    /// with a live handle: `published::publish`), then runs its job (the
+    /// job went to its deque, where it stays: a thief would run it the
+    /// same way). Returns the witness.
+    fn publish_and_run(dropped: LoomArc<AtomicUsize>) -> Arc<dyn SharedState<Counted>> {
+        let (shared, job, witness) = spawned(&dropped);
+        published::publish(KEY, shared);
+        job.run();
+        witness
+    }
+
+    /// (2) A latent record's handle is joined on another thread while its
+    /// worker publishes it: the joiner gets the published state (waiting on
+    /// its event if it came first: a lost wake-up is a deadlock here, since
+    /// loom's `park` never times out), then the value, and no entry is left
+    /// in the table.
+    #[test]
+    fn loom_handle_joined_elsewhere_gets_the_published_state() {
+        loom::model(|| {
+            let dropped = LoomArc::new(AtomicUsize::new(0));
+            let worker = {
+                let dropped = dropped.clone();
+                loom::thread::spawn(move || publish_and_run(dropped))
+            };
+            let handle: TaskHandle<Counted> = TaskHandle {
+                inner: Some(HandleInner::Latent(KEY)),
+            };
+            let value = handle.join();
+            assert_eq!(count(&dropped), 0);
+            drop(value);
+            let witness = worker.join().unwrap();
+            assert_eq!(published::len(), 0, "an entry was left behind");
+            assert_eq!(Arc::strong_count(&witness), 1);
+            drop(witness);
+            assert_eq!(count(&dropped), 1);
+        });
+    }
+
+    /// (2) A latent record's handle is dropped on another thread while its
+    /// worker publishes it: whichever comes first, the task is detached
+    /// once — its result is disposed of by the detach protocol while the
+    /// witness keeps the allocation — and no entry is left in the table.
+    #[test]
+    fn loom_handle_dropped_elsewhere_detaches_the_published_task_once() {
+        loom::model(|| {
+            let dropped = LoomArc::new(AtomicUsize::new(0));
+            let worker = {
+                let dropped = dropped.clone();
+                loom::thread::spawn(move || publish_and_run(dropped))
+            };
+            let handle: TaskHandle<Counted> = TaskHandle {
+                inner: Some(HandleInner::Latent(KEY)),
+            };
+            drop(handle);
+            let witness = worker.join().unwrap();
+            assert_eq!(published::len(), 0, "an entry was left behind");
+            assert_eq!(count(&dropped), 1, "disposed of by the detach protocol");
+            assert_eq!(Arc::strong_count(&witness), 1);
+            drop(witness);
+            assert_eq!(count(&dropped), 1);
+        });
     }
 }
