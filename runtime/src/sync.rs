@@ -5,7 +5,10 @@
 //! `AtomicBool::swap` as a compare-exchange: see `loom_bool`), otherwise std's,
 //! parking_lot's and crossbeam's; so are the thread handle, `current` and
 //! `park` with which a plain thread waits on a latch. The models therefore
-//! run the real latch, scope-end and wake-up code, not a restatement of it.
+//! run the real latch, scope-end, wake-up and spawn-handle code, not a
+//! restatement of it. (`AtomicU8` needs no `loom_bool`-like wrapper: its one
+//! user, a spawn handle's state, is only swapped, never stored to, and the
+//! loom bug `loom_bool` works around needs another thread's plain store.)
 
 #[cfg(loom)]
 pub(crate) use self::loom_bool::AtomicBool;

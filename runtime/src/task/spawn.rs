@@ -9,7 +9,7 @@
 //! else saw the task), takes it and runs it straight into the joiner: no
 //! allocation, no reference count, no latch. Only a record that is
 //! *published* (a thief asked, its task suspended or ended) becomes what a
-//! deferred task was before: one allocation, a [`SpawnJob`] — the closure
+//! deferred task was before: one allocation, a `SpawnJob` — the closure
 //! and the state the handle shares — whose `JobRef` the deque holds, tagged
 //! with the allocation's address so that the handle's `join` can claim it
 //! back when it is still unstarted in the joiner's deque. The publisher
@@ -17,99 +17,23 @@
 //! the record's identity, where the handle takes it; a task spawned from
 //! outside any worker is a `SpawnJob` from the start.
 //!
-//! The handle and the task share a [`HandleState`]: the task writes the result
-//! and then moves the state to `DONE`; the handle either joins (waits on the
-//! latch and takes the result) or is dropped, which detaches the task. A
-//! detached task's panic goes to the runtime's panic handler — whichever of
-//! "task finished" and "handle dropped" happens second delivers it, decided by
-//! one atomic swap, so a panic is reported exactly once. A detached task's
-//! result is dropped by that same side, under `catch_unwind`: a panic in its
-//! `Drop` is the detached task's panic and goes to the handler too.
+//! The handle and the task share a `HandleState` (`handle_state.rs`, with
+//! the invariants of its protocol); the `published` table keeps its
+//! invariants at its module.
 
 use crate::analysis::SpawnSite;
 use crate::inlining::SiteKey;
 use crate::job::JobRef;
 use crate::runtime::Runtime;
-use crate::scheduler::latch::Latch;
 use crate::scheduler::latent::spawn_arena::{run_taken, LatentTask};
 use crate::scheduler::registry::{Registry, RegistryHandle};
 use crate::scheduler::worker::{self, on_worker, TaskPath, WorkerThread};
-use crate::sync::{self, AtomicU8};
-use crate::trace::{self, AtomicStrandRef, StrandRef};
+use crate::task::handle_state::{deferred, detach_shared, drop_detached_result, SharedState};
+use crate::trace::{self, StrandRef};
 use crate::unwind::{report, try_drop, PanicPayload};
-use std::cell::UnsafeCell;
 use std::fmt;
 use std::panic::{self, AssertUnwindSafe, Location};
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
-
-const RUNNING: u8 = 0;
-const DONE: u8 = 1;
-const DETACHED: u8 = 2;
-
-struct HandleState<T> {
-    state: AtomicU8,
-    /// A loom cell under `--cfg loom` (`crate::sync`): the models check
-    /// that the task's write and the one take are ordered.
-    result: sync::UnsafeCell<Option<Result<T, PanicPayload>>>,
-    latch: Latch,
-    /// The runtime, for a detached task's panic: the spawning worker's
-    /// `registry_handle` (a count of that worker's, not the registry's).
-    registry: Arc<RegistryHandle>,
-    /// The task's last strand (`trace`), written before `state` is DONE.
-    last_strand: AtomicStrandRef,
-}
-
-// SAFETY: `result` is written once by the task before `state` becomes DONE
-// (AcqRel swap) and read only by the side that observed DONE second; T: Send
-// moves the value between those threads.
-unsafe impl<T: Send> Sync for HandleState<T> {}
-// SAFETY: sending the state sends at most one `T` (the result, written once
-// before DONE), which `T: Send` allows; the other fields are `Send`.
-unsafe impl<T: Send> Send for HandleState<T> {}
-
-/// A deferred task's one allocation: the state its handle shares, and the
-/// closure, taken out when the job runs. The handle sees it as
-/// `Arc<dyn SharedState<T>>` (the closure's type is not part of the handle's),
-/// the deque as a `JobRef` to the same address, which owns one reference.
-struct SpawnJob<T, F> {
-    state: HandleState<T>,
-    func: UnsafeCell<Option<F>>,
-}
-
-// SAFETY: `func` is taken once, by the job's one execution (`execute_spawn_job`),
-// and never touched by the handle; `state` is Sync (above); F: Send moves the
-// closure to the executing thread.
-unsafe impl<T: Send, F: Send> Sync for SpawnJob<T, F> {}
-
-/// What a handle reaches through its shared allocation, whatever the
-/// closure's type.
-trait SharedState<T>: Send + Sync {
-    fn state(&self) -> &HandleState<T>;
-}
-
-impl<T: Send, F: Send> SharedState<T> for SpawnJob<T, F> {
-    fn state(&self) -> &HandleState<T> {
-        &self.state
-    }
-}
-
-impl<T> HandleState<T> {
-    /// Takes the result.
-    ///
-    /// # Safety
-    /// The state is DONE, observed with Acquire, and the caller is the only
-    /// one that takes it (the joiner, or whichever of task/handle-drop came
-    /// second).
-    unsafe fn take(&self) -> Result<T, PanicPayload> {
-        // SAFETY: the state is DONE, seen with Acquire, so the task's one
-        // write of `result` happened before; and the caller is the one side
-        // that takes it (this function's contract: the second to see DONE).
-        self.result
-            .with_mut(|result| unsafe { (*result).take() })
-            .expect("task result missing")
-    }
-}
 
 /// The result of a spawned task, to wait for with [`join`](TaskHandle::join).
 ///
@@ -371,18 +295,6 @@ impl<T> Drop for TaskHandle<T> {
     }
 }
 
-/// Detaches the deferred task of `shared`: whichever of "task finished"
-/// and this comes second disposes of the result.
-fn detach_shared<T>(shared: Arc<dyn SharedState<T>>) {
-    let state = shared.state();
-    if state.state.swap(DETACHED, Ordering::AcqRel) == DONE {
-        // SAFETY: DONE observed with Acquire; the task no longer touches
-        // the result, and the handle is gone, so we are the only taker.
-        let result = unsafe { state.take() };
-        drop_detached_result(&state.registry, result);
-    }
-}
-
 /// Starts `f` as a task and returns a handle to its result.
 ///
 /// In a runtime, the task goes to this worker's deque (where other workers
@@ -510,71 +422,6 @@ where
     }
 }
 
-/// The shared state and the job of a deferred task, in one allocation; the
-/// job is tagged with the allocation's address so that the handle's `join`
-/// can claim it.
-fn deferred<F, T>(registry: &Arc<RegistryHandle>, f: F) -> (Arc<dyn SharedState<T>>, JobRef)
-where
-    F: FnOnce() -> T + Send + 'static,
-    T: Send + 'static,
-{
-    let job = Arc::new(SpawnJob {
-        state: HandleState {
-            state: AtomicU8::new(RUNNING),
-            result: sync::UnsafeCell::new(None),
-            latch: Latch::new(),
-            registry: registry.clone(),
-            last_strand: AtomicStrandRef::new(),
-        },
-        func: UnsafeCell::new(Some(f)),
-    });
-    let pointer = Arc::into_raw(job.clone()) as *const ();
-    // SAFETY: `execute_spawn_job::<T, F>` on `pointer` takes back the
-    // reference `into_raw` leaked; a JobRef executes at most once, and the
-    // allocation lives until that reference is dropped.
-    let job_ref = unsafe { JobRef::with_owner(pointer, execute_spawn_job::<T, F>, pointer) };
-    (job, job_ref)
-}
-
-/// Runs a deferred task: the `JobRef` of a [`SpawnJob`].
-///
-/// # Safety
-/// `pointer` came from `Arc::into_raw` in [`deferred`], and this is the
-/// job's one execution.
-unsafe fn execute_spawn_job<T, F>(pointer: *const ())
-where
-    F: FnOnce() -> T,
-{
-    // SAFETY: contract: we own the reference `into_raw` leaked.
-    let job = unsafe { Arc::from_raw(pointer as *const SpawnJob<T, F>) };
-    // SAFETY: only this execution touches `func` (see `SpawnJob`'s Sync).
-    let f = unsafe { (*job.func.get()).take() }.expect("a spawned task runs once");
-    run_task(&job.state, f);
-    // Dropping `job` runs no user code: the closure is gone, and the result
-    // is with the handle or was disposed of by `run_task`.
-}
-
-fn run_task<F, T>(state: &HandleState<T>, f: F)
-where
-    F: FnOnce() -> T,
-{
-    let result = panic::catch_unwind(AssertUnwindSafe(f));
-    state.last_strand.store(trace::task_finish());
-    // SAFETY: only the task writes the result, before publishing DONE.
-    state
-        .result
-        .with_mut(|slot| unsafe { *slot = Some(result) });
-    if state.state.swap(DONE, Ordering::AcqRel) == DETACHED {
-        // SAFETY: DETACHED: the handle is gone and took nothing; we own it.
-        let result = unsafe { state.take() };
-        drop_detached_result(&state.registry, result);
-        return;
-    }
-    // SAFETY: the latch lives in the allocation whose reference the job
-    // holds until after this call; set once.
-    unsafe { Latch::set(&state.latch) };
-}
-
 /// Disposes of the result of an inline task whose handle was dropped, like a
 /// detached task's: its panic goes to the panic handler of the runtime it ran
 /// in, a panic in the `Drop` of its value to that of the runtime the handle is
@@ -596,20 +443,6 @@ fn drop_inline_result<T>(result: Result<T, PanicPayload>, registry: Option<Arc<R
     }
 }
 
-/// Disposes of a detached task's result: a panic goes to the panic handler,
-/// and so does a panic in the `Drop` of a value it returned (this may run on a
-/// worker, where nothing may unwind).
-fn drop_detached_result<T>(registry: &Registry, result: Result<T, PanicPayload>) {
-    let payload = match result {
-        Ok(value) => match try_drop(value) {
-            Ok(()) => return,
-            Err(payload) => payload,
-        },
-        Err(payload) => payload,
-    };
-    registry.handle_detached_panic(payload);
-}
-
 /// The shared states of published handle records, until their handles take
 /// them: a process-wide table keyed by the record's [`LatentHandle`],
 /// sharded by it so that publishers and joiners of different records rarely
@@ -624,8 +457,8 @@ fn drop_detached_result<T>(registry: &Registry, result: Result<T, PanicPayload>)
 /// record only by the key.
 ///
 /// # Invariants (checked by the loom models at the end of this file)
-/// * A record is published once ([`publish`]), and its handle is joined
-///   ([`wait_for`]) or dropped ([`detach`]) once, on one thread: per key, at
+/// * A record is published once (`publish`), and its handle is joined
+///   (`wait_for`) or dropped (`detach`) once, on one thread: per key, at
 ///   most one taker meets the one publisher.
 /// * Every update of a key's entry is one `remove` and at most one `insert`
 ///   under its shard's lock, and the entry moves only so: `publish`
@@ -633,10 +466,10 @@ fn drop_detached_result<T>(registry: &Registry, result: Result<T, PanicPayload>)
 ///   `Detached` → absent (then detaches the task); `wait_for` `Published` →
 ///   absent (takes the state), absent → `Awaited` (then waits and retries);
 ///   `detach` `Published` → absent (the caller detaches the task), absent →
-///   `Detached`. Whichever of publisher and taker comes second finds the
-///   first's entry and removes it: once both have run, the table holds
-///   nothing for the key, and the task is detached (by `publish` or by
-///   `detach`'s caller) exactly once.
+///   `Detached`. So once the publication and the handle's join or drop have
+///   both returned, the table holds nothing for the key, and a dropped
+///   handle's task was detached exactly once: by `publish` if the drop came
+///   first, else by `detach`'s caller.
 /// * No lost wake-up: a joiner inserts `Awaited` under the lock before it
 ///   waits, so the publication after it finds the event and sets it; the
 ///   set comes after `Published` is in (and the lock released), so the woken
@@ -742,13 +575,16 @@ mod published {
         TABLE[(hash >> 58) as usize % SHARDS].lock()
     }
 
-    /// How many entries the table holds (the models check that none is
-    /// left behind).
+    /// Empties the table and returns how many entries it held (the models
+    /// check that none is left behind). What it held is dropped here, while
+    /// the model runs: an entry left in loom's lazy static would be dropped
+    /// after a failed model's execution, which aborts the test instead of
+    /// reporting the failure.
     #[cfg(all(test, loom))]
-    pub(super) fn len() -> usize {
+    pub(super) fn drain() -> usize {
         TABLE
             .iter()
-            .map(|shard| shard.lock().as_ref().map_or(0, HashMap::len))
+            .map(|shard| shard.lock().take().map_or(0, |map| map.len()))
             .sum()
     }
 
@@ -860,6 +696,7 @@ mod loom_models {
     use crate::scheduler::registry::Handlers;
     use crate::sync::AtomicUsize;
     use loom::sync::Arc as LoomArc;
+    use std::sync::atomic::Ordering;
 
     /// A result that counts its drops.
     struct Counted(LoomArc<AtomicUsize>);
@@ -999,7 +836,7 @@ mod loom_models {
             assert_eq!(count(&dropped), 0);
             drop(value);
             let witness = worker.join().unwrap();
-            assert_eq!(published::len(), 0, "an entry was left behind");
+            assert_eq!(published::drain(), 0, "an entry was left behind");
             assert_eq!(Arc::strong_count(&witness), 1);
             drop(witness);
             assert_eq!(count(&dropped), 1);
@@ -1023,7 +860,7 @@ mod loom_models {
             };
             drop(handle);
             let witness = worker.join().unwrap();
-            assert_eq!(published::len(), 0, "an entry was left behind");
+            assert_eq!(published::drain(), 0, "an entry was left behind");
             assert_eq!(count(&dropped), 1, "disposed of by the detach protocol");
             assert_eq!(Arc::strong_count(&witness), 1);
             drop(witness);
