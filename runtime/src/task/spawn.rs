@@ -685,10 +685,13 @@ mod published {
 /// (`into_job` needs a worker; the models call `published::publish` with
 /// the state it makes, which is its other branch); a joiner suspended as a
 /// fiber (`worker/wait.rs`, whose wake-up the latch and sleep models cover);
-/// and `Event`'s inside: its flag and wait list are std's and parking_lot's
+/// `TaskHandle::is_finished` (one read under the shard's lock); a task that
+/// panics (the same protocol, with a payload where the value was); and
+/// `Event`'s inside: its flag and wait list are std's and parking_lot's
 /// (`Event::new` is a public `const fn`, which loom's types cannot make), so
-/// loom takes each `Event` call as one indivisible, sequentially consistent
-/// step; its wake-up of a parked thread is loom's (`ThreadWaiter`).
+/// loom takes each access to them as one indivisible, sequentially
+/// consistent step; the wake-up of the parked joiner (`ThreadWaiter`'s flag
+/// and `park`) is loom's.
 #[cfg(all(test, loom))]
 mod loom_models {
     use super::*;
@@ -707,8 +710,9 @@ mod loom_models {
         }
     }
 
+    /// How many `Counted` were dropped; read after the threads that may
+    /// drop one were joined (the join orders their drops before).
     fn count(dropped: &AtomicUsize) -> usize {
-        // Read after the threads that may drop were joined.
         dropped.load(Ordering::Relaxed)
     }
 
@@ -741,9 +745,9 @@ mod loom_models {
     }
 
     /// A task returning a [`Counted`] as `spawn_in` makes it (deferred at
-    /// its spawn): its handle, its job, and a witness reference to the
-    /// shared state that keeps the allocation, and any result still in it,
-    /// alive until the model checks it.
+    /// its spawn): the shared state its handle holds, its job, and a
+    /// witness reference to that state, which keeps the allocation, and any
+    /// result still in it, alive until the model checks it.
     fn spawned(
         dropped: &LoomArc<AtomicUsize>,
     ) -> (
