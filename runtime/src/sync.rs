@@ -5,14 +5,17 @@
 //! `AtomicBool::swap` as a compare-exchange: see `loom_bool`), otherwise std's,
 //! parking_lot's and crossbeam's; so are the thread handle, `current` and
 //! `park` with which a plain thread waits on a latch. The models therefore
-//! run the real latch, scope-end and wake-up code, not a restatement of it.
+//! run the real latch, scope-end, wake-up and spawn-handle code, not a
+//! restatement of it. (`AtomicU8` needs no `loom_bool`-like wrapper: its one
+//! user, a spawn handle's state, is only swapped, never stored to, and the
+//! loom bug `loom_bool` works around needs another thread's plain store.)
 
 #[cfg(loom)]
 pub(crate) use self::loom_bool::AtomicBool;
 #[cfg(loom)]
-pub(crate) use loom::sync::atomic::{fence, AtomicPtr, AtomicUsize};
+pub(crate) use loom::sync::atomic::{fence, AtomicPtr, AtomicU8, AtomicUsize};
 #[cfg(not(loom))]
-pub(crate) use std::sync::atomic::{fence, AtomicBool, AtomicPtr, AtomicUsize};
+pub(crate) use std::sync::atomic::{fence, AtomicBool, AtomicPtr, AtomicU8, AtomicUsize};
 
 #[cfg(loom)]
 pub(crate) use loom::thread::{current as current_thread, park, Thread};
@@ -20,9 +23,9 @@ pub(crate) use loom::thread::{current as current_thread, park, Thread};
 pub(crate) use std::thread::{current as current_thread, park, Thread};
 
 #[cfg(loom)]
-pub(crate) use self::loom_lock::{Condvar, Mutex};
+pub(crate) use self::loom_lock::{Condvar, Mutex, MutexGuard};
 #[cfg(not(loom))]
-pub(crate) use parking_lot::{Condvar, Mutex};
+pub(crate) use parking_lot::{Condvar, Mutex, MutexGuard};
 
 use std::time::Duration;
 

@@ -4,6 +4,7 @@
 
 pub(crate) mod event;
 pub(crate) mod group;
+mod handle_state;
 pub(crate) mod join;
 pub(crate) mod local;
 pub(crate) mod scope;

@@ -9,7 +9,7 @@
 //! else saw the task), takes it and runs it straight into the joiner: no
 //! allocation, no reference count, no latch. Only a record that is
 //! *published* (a thief asked, its task suspended or ended) becomes what a
-//! deferred task was before: one allocation, a [`SpawnJob`] — the closure
+//! deferred task was before: one allocation, a `SpawnJob` — the closure
 //! and the state the handle shares — whose `JobRef` the deque holds, tagged
 //! with the allocation's address so that the handle's `join` can claim it
 //! back when it is still unstarted in the joiner's deque. The publisher
@@ -17,94 +17,23 @@
 //! the record's identity, where the handle takes it; a task spawned from
 //! outside any worker is a `SpawnJob` from the start.
 //!
-//! The handle and the task share a [`HandleState`]: the task writes the result
-//! and then moves the state to `DONE`; the handle either joins (waits on the
-//! latch and takes the result) or is dropped, which detaches the task. A
-//! detached task's panic goes to the runtime's panic handler — whichever of
-//! "task finished" and "handle dropped" happens second delivers it, decided by
-//! one atomic swap, so a panic is reported exactly once. A detached task's
-//! result is dropped by that same side, under `catch_unwind`: a panic in its
-//! `Drop` is the detached task's panic and goes to the handler too.
+//! The handle and the task share a `HandleState` (`handle_state.rs`, with
+//! the invariants of its protocol); the `published` table keeps its
+//! invariants at its module.
 
 use crate::analysis::SpawnSite;
 use crate::inlining::SiteKey;
 use crate::job::JobRef;
 use crate::runtime::Runtime;
-use crate::scheduler::latch::Latch;
 use crate::scheduler::latent::spawn_arena::{run_taken, LatentTask};
 use crate::scheduler::registry::{Registry, RegistryHandle};
 use crate::scheduler::worker::{self, on_worker, TaskPath, WorkerThread};
-use crate::trace::{self, AtomicStrandRef, StrandRef};
+use crate::task::handle_state::{deferred, detach_shared, drop_detached_result, SharedState};
+use crate::trace::{self, StrandRef};
 use crate::unwind::{report, try_drop, PanicPayload};
-use std::cell::UnsafeCell;
 use std::fmt;
 use std::panic::{self, AssertUnwindSafe, Location};
-use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
-
-const RUNNING: u8 = 0;
-const DONE: u8 = 1;
-const DETACHED: u8 = 2;
-
-struct HandleState<T> {
-    state: AtomicU8,
-    result: UnsafeCell<Option<Result<T, PanicPayload>>>,
-    latch: Latch,
-    /// The runtime, for a detached task's panic: the spawning worker's
-    /// `registry_handle` (a count of that worker's, not the registry's).
-    registry: Arc<RegistryHandle>,
-    /// The task's last strand (`trace`), written before `state` is DONE.
-    last_strand: AtomicStrandRef,
-}
-
-// SAFETY: `result` is written once by the task before `state` becomes DONE
-// (AcqRel swap) and read only by the side that observed DONE second; T: Send
-// moves the value between those threads.
-unsafe impl<T: Send> Sync for HandleState<T> {}
-// SAFETY: sending the state sends at most one `T` (the result, written once
-// before DONE), which `T: Send` allows; the other fields are `Send`.
-unsafe impl<T: Send> Send for HandleState<T> {}
-
-/// A deferred task's one allocation: the state its handle shares, and the
-/// closure, taken out when the job runs. The handle sees it as
-/// `Arc<dyn SharedState<T>>` (the closure's type is not part of the handle's),
-/// the deque as a `JobRef` to the same address, which owns one reference.
-struct SpawnJob<T, F> {
-    state: HandleState<T>,
-    func: UnsafeCell<Option<F>>,
-}
-
-// SAFETY: `func` is taken once, by the job's one execution (`execute_spawn_job`),
-// and never touched by the handle; `state` is Sync (above); F: Send moves the
-// closure to the executing thread.
-unsafe impl<T: Send, F: Send> Sync for SpawnJob<T, F> {}
-
-/// What a handle reaches through its shared allocation, whatever the
-/// closure's type.
-trait SharedState<T>: Send + Sync {
-    fn state(&self) -> &HandleState<T>;
-}
-
-impl<T: Send, F: Send> SharedState<T> for SpawnJob<T, F> {
-    fn state(&self) -> &HandleState<T> {
-        &self.state
-    }
-}
-
-impl<T> HandleState<T> {
-    /// Takes the result.
-    ///
-    /// # Safety
-    /// The state is DONE, observed with Acquire, and the caller is the only
-    /// one that takes it (the joiner, or whichever of task/handle-drop came
-    /// second).
-    unsafe fn take(&self) -> Result<T, PanicPayload> {
-        // SAFETY: the state is DONE, seen with Acquire, so the task's one
-        // write of `result` happened before; and the caller is the one side
-        // that takes it (this function's contract: the second to see DONE).
-        unsafe { (*self.result.get()).take() }.expect("task result missing")
-    }
-}
 
 /// The result of a spawned task, to wait for with [`join`](TaskHandle::join).
 ///
@@ -366,18 +295,6 @@ impl<T> Drop for TaskHandle<T> {
     }
 }
 
-/// Detaches the deferred task of `shared`: whichever of "task finished"
-/// and this comes second disposes of the result.
-fn detach_shared<T>(shared: Arc<dyn SharedState<T>>) {
-    let state = shared.state();
-    if state.state.swap(DETACHED, Ordering::AcqRel) == DONE {
-        // SAFETY: DONE observed with Acquire; the task no longer touches
-        // the result, and the handle is gone, so we are the only taker.
-        let result = unsafe { state.take() };
-        drop_detached_result(&state.registry, result);
-    }
-}
-
 /// Starts `f` as a task and returns a handle to its result.
 ///
 /// In a runtime, the task goes to this worker's deque (where other workers
@@ -505,69 +422,6 @@ where
     }
 }
 
-/// The shared state and the job of a deferred task, in one allocation; the
-/// job is tagged with the allocation's address so that the handle's `join`
-/// can claim it.
-fn deferred<F, T>(registry: &Arc<RegistryHandle>, f: F) -> (Arc<dyn SharedState<T>>, JobRef)
-where
-    F: FnOnce() -> T + Send + 'static,
-    T: Send + 'static,
-{
-    let job = Arc::new(SpawnJob {
-        state: HandleState {
-            state: AtomicU8::new(RUNNING),
-            result: UnsafeCell::new(None),
-            latch: Latch::new(),
-            registry: registry.clone(),
-            last_strand: AtomicStrandRef::new(),
-        },
-        func: UnsafeCell::new(Some(f)),
-    });
-    let pointer = Arc::into_raw(job.clone()) as *const ();
-    // SAFETY: `execute_spawn_job::<T, F>` on `pointer` takes back the
-    // reference `into_raw` leaked; a JobRef executes at most once, and the
-    // allocation lives until that reference is dropped.
-    let job_ref = unsafe { JobRef::with_owner(pointer, execute_spawn_job::<T, F>, pointer) };
-    (job, job_ref)
-}
-
-/// Runs a deferred task: the `JobRef` of a [`SpawnJob`].
-///
-/// # Safety
-/// `pointer` came from `Arc::into_raw` in [`deferred`], and this is the
-/// job's one execution.
-unsafe fn execute_spawn_job<T, F>(pointer: *const ())
-where
-    F: FnOnce() -> T,
-{
-    // SAFETY: contract: we own the reference `into_raw` leaked.
-    let job = unsafe { Arc::from_raw(pointer as *const SpawnJob<T, F>) };
-    // SAFETY: only this execution touches `func` (see `SpawnJob`'s Sync).
-    let f = unsafe { (*job.func.get()).take() }.expect("a spawned task runs once");
-    run_task(&job.state, f);
-    // Dropping `job` runs no user code: the closure is gone, and the result
-    // is with the handle or was disposed of by `run_task`.
-}
-
-fn run_task<F, T>(state: &HandleState<T>, f: F)
-where
-    F: FnOnce() -> T,
-{
-    let result = panic::catch_unwind(AssertUnwindSafe(f));
-    state.last_strand.store(trace::task_finish());
-    // SAFETY: only the task writes the result, before publishing DONE.
-    unsafe { *state.result.get() = Some(result) };
-    if state.state.swap(DONE, Ordering::AcqRel) == DETACHED {
-        // SAFETY: DETACHED: the handle is gone and took nothing; we own it.
-        let result = unsafe { state.take() };
-        drop_detached_result(&state.registry, result);
-        return;
-    }
-    // SAFETY: the latch lives in the allocation whose reference the job
-    // holds until after this call; set once.
-    unsafe { Latch::set(&state.latch) };
-}
-
 /// Disposes of the result of an inline task whose handle was dropped, like a
 /// detached task's: its panic goes to the panic handler of the runtime it ran
 /// in, a panic in the `Drop` of its value to that of the runtime the handle is
@@ -589,20 +443,6 @@ fn drop_inline_result<T>(result: Result<T, PanicPayload>, registry: Option<Arc<R
     }
 }
 
-/// Disposes of a detached task's result: a panic goes to the panic handler,
-/// and so does a panic in the `Drop` of a value it returned (this may run on a
-/// worker, where nothing may unwind).
-fn drop_detached_result<T>(registry: &Registry, result: Result<T, PanicPayload>) {
-    let payload = match result {
-        Ok(value) => match try_drop(value) {
-            Ok(()) => return,
-            Err(payload) => payload,
-        },
-        Err(payload) => payload,
-    };
-    registry.handle_detached_panic(payload);
-}
-
 /// The shared states of published handle records, until their handles take
 /// them: a process-wide table keyed by the record's [`LatentHandle`],
 /// sharded by it so that publishers and joiners of different records rarely
@@ -615,11 +455,35 @@ fn drop_detached_result<T>(registry: &Registry, result: Result<T, PanicPayload>)
 /// Process-wide rather than per runtime: a handle may outlive its runtime
 /// (every task has run by then: its shared state is here), and it knows its
 /// record only by the key.
+///
+/// # Invariants (checked by the loom models at the end of this file)
+/// * A record is published once (`publish`), and its handle is joined
+///   (`wait_for`) or dropped (`detach`) once, on one thread: per key, at
+///   most one taker meets the one publisher.
+/// * Every update of a key's entry is one `remove` and at most one `insert`
+///   under its shard's lock, and the entry moves only so: `publish`
+///   absent → `Published`, `Awaited` → `Published` (then sets the event),
+///   `Detached` → absent (then detaches the task); `wait_for` `Published` →
+///   absent (takes the state), absent → `Awaited` (then waits and retries);
+///   `detach` `Published` → absent (the caller detaches the task), absent →
+///   `Detached`. So once the publication and the handle's join or drop have
+///   both returned, the table holds nothing for the key, and a dropped
+///   handle's task was detached exactly once: by `publish` if the drop came
+///   first, else by `detach`'s caller.
+/// * No lost wake-up: a joiner inserts `Awaited` under the lock before it
+///   waits, so the publication after it finds the event and sets it; the
+///   set comes after `Published` is in (and the lock released), so the woken
+///   joiner's retry finds the state.
+/// * Orderings: only the shard's lock. Its release by the publisher and
+///   acquisition by the taker order the shared state's publication before
+///   the taker's use of it; the task's result is ordered by `HandleState`'s
+///   own protocol (its latch and its state's swaps).
 mod published {
     use super::{detach_shared, LatentHandle, SharedState};
+    use crate::sync::{Mutex, MutexGuard};
     use crate::task::event::Event;
     use std::collections::HashMap;
-    use std::sync::{Arc, Mutex, MutexGuard};
+    use std::sync::Arc;
 
     /// What the table holds for a record.
     enum Entry {
@@ -686,21 +550,42 @@ mod published {
         }
     }
 
+    /// The lock is `crate::sync`'s: parking_lot's (no poisoning: every
+    /// update is one insert or remove, so a panic under the lock — an
+    /// allocation failure — cannot leave a shard half updated), loom's under
+    /// `--cfg loom`.
     type Shard = Mutex<Option<HashMap<LatentHandle, Entry>>>;
 
     const SHARDS: usize = 64;
 
+    #[cfg(not(loom))]
     static TABLE: [Shard; SHARDS] = [const { Mutex::new(None) }; SHARDS];
+
+    // loom's `Mutex::new` is not `const`: under loom the table is a lazy
+    // static, which loom makes afresh for each execution of a model.
+    #[cfg(loom)]
+    loom::lazy_static! {
+        static ref TABLE: [Shard; SHARDS] = std::array::from_fn(|_| Mutex::new(None));
+    }
 
     /// The shard of `key`, locked.
     fn shard(key: LatentHandle) -> MutexGuard<'static, Option<HashMap<LatentHandle, Entry>>> {
         let hash = (key.home.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ key.seq)
             .wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        // Every update is one insert or remove, so a panic under the lock
-        // (an allocation failure) cannot leave a shard half updated.
-        TABLE[(hash >> 58) as usize % SHARDS]
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        TABLE[(hash >> 58) as usize % SHARDS].lock()
+    }
+
+    /// Empties the table and returns how many entries it held (the models
+    /// check that none is left behind). What it held is dropped here, while
+    /// the model runs: an entry left in loom's lazy static would be dropped
+    /// after a failed model's execution, which aborts the test instead of
+    /// reporting the failure.
+    #[cfg(all(test, loom))]
+    pub(super) fn drain() -> usize {
+        TABLE
+            .iter()
+            .map(|shard| shard.lock().take().map_or(0, |map| map.len()))
+            .sum()
     }
 
     /// The worker that recorded `key` publishes it with `state`: leaves it
@@ -780,5 +665,210 @@ mod published {
             Some(Entry::Published(erased)) => unsafe { erased.state::<T>() }.state().latch.is_set(),
             _ => false,
         }
+    }
+}
+
+/// Loom models of the handle protocols (`--cfg loom`), on the real code:
+/// `HandleState`'s swap and result cell (`crate::sync`'s `AtomicU8` and
+/// `UnsafeCell`, loom's under loom), its latch, the `published` table (a
+/// loom lazy static of loom mutexes), `TaskHandle`'s `join` and `Drop`,
+/// `deferred`, `execute_spawn_job` and `run_task`. A plain loom thread stands
+/// in for each worker, thief and joiner: off a worker, `join` and `Event::wait`
+/// wait as a plain thread does (`latch::wait_on_thread`, whose thread handle
+/// and `park` are loom's), and the worker-local steps (`run_here`,
+/// `detach_here`, claiming a job back from the deque) find no worker and do
+/// nothing, as on a thread outside any runtime.
+///
+/// Not covered: the worker-local half of a latent spawn — recording it,
+/// `LatentHandle::run_here`, `detach_here` and `HandleTask::into_job`'s
+/// `DETACHED_OUT` branch, which one worker does alone on its own arena
+/// (`into_job` needs a worker; the models call `published::publish` with
+/// the state it makes, which is its other branch); a joiner suspended as a
+/// fiber (`worker/wait.rs`, whose wake-up the latch and sleep models cover);
+/// `TaskHandle::is_finished` (one read under the shard's lock); a task that
+/// panics (the same protocol, with a payload where the value was); and
+/// `Event`'s inside: its flag and wait list are std's and parking_lot's
+/// (`Event::new` is a public `const fn`, which loom's types cannot make), so
+/// loom takes each access to them as one indivisible, sequentially
+/// consistent step; the wake-up of the parked joiner (`ThreadWaiter`'s flag
+/// and `park`) is loom's.
+#[cfg(all(test, loom))]
+mod loom_models {
+    use super::*;
+    use crate::params::Params;
+    use crate::scheduler::registry::Handlers;
+    use crate::sync::AtomicUsize;
+    use loom::sync::Arc as LoomArc;
+    use std::sync::atomic::Ordering;
+
+    /// A result that counts its drops.
+    struct Counted(LoomArc<AtomicUsize>);
+
+    impl Drop for Counted {
+        fn drop(&mut self) {
+            self.0.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// How many `Counted` were dropped; read after the threads that may
+    /// drop one were joined (the join orders their drops before).
+    fn count(dropped: &AtomicUsize) -> usize {
+        dropped.load(Ordering::Relaxed)
+    }
+
+    /// A deferred task's job, as a deque carries it to a thief.
+    struct Job(JobRef);
+
+    // SAFETY: a spawned task's job owns a reference to its allocation and
+    // may run on any thread, as a steal does.
+    unsafe impl Send for Job {}
+
+    impl Job {
+        /// Runs the job: a thief that stole it.
+        fn run(self) {
+            // SAFETY: the job was made by `deferred` and is run once, here.
+            unsafe { self.0.execute() }
+        }
+    }
+
+    /// A runtime's registry handle with no workers (none start).
+    fn registry() -> Arc<RegistryHandle> {
+        let (registry, _deques) = Registry::new(
+            Params::default(),
+            0,
+            16,
+            Handlers::default(),
+            #[cfg(feature = "trace")]
+            None,
+        );
+        Arc::new(RegistryHandle(registry))
+    }
+
+    /// A task returning a [`Counted`] as `spawn_in` makes it (deferred at
+    /// its spawn): the shared state its handle holds, its job, and a
+    /// witness reference to that state, which keeps the allocation, and any
+    /// result still in it, alive until the model checks it.
+    fn spawned(
+        dropped: &LoomArc<AtomicUsize>,
+    ) -> (
+        Arc<dyn SharedState<Counted>>,
+        Job,
+        Arc<dyn SharedState<Counted>>,
+    ) {
+        let dropped = dropped.clone();
+        let (shared, job) = deferred(&registry(), move || Counted(dropped));
+        let witness = shared.clone();
+        (shared, Job(job), witness)
+    }
+
+    /// (1) The task ends on a thief while its handle is dropped: whichever
+    /// swap comes second disposes of the result, once. The witness keeps the
+    /// allocation alive, so a result that neither side disposed of would
+    /// still be in it (counted zero drops); two disposals would take an
+    /// empty slot (a panic) or race on the cell (loom reports it).
+    #[test]
+    fn loom_detached_result_is_disposed_of_once() {
+        loom::model(|| {
+            let dropped = LoomArc::new(AtomicUsize::new(0));
+            let (shared, job, witness) = spawned(&dropped);
+            let handle = TaskHandle {
+                inner: Some(HandleInner::Shared(shared)),
+            };
+            let thief = loom::thread::spawn(move || job.run());
+            drop(handle);
+            thief.join().unwrap();
+            assert_eq!(count(&dropped), 1, "disposed of by the detach protocol");
+            assert_eq!(Arc::strong_count(&witness), 1);
+            drop(witness);
+            assert_eq!(count(&dropped), 1);
+        });
+    }
+
+    /// (1) The task ends on a thief while its handle is joined on another
+    /// thread: the joiner waits on the latch and gets the value, which
+    /// loom's cell checks was written before it is taken.
+    #[test]
+    fn loom_joiner_gets_the_result_of_a_task_run_elsewhere() {
+        loom::model(|| {
+            let dropped = LoomArc::new(AtomicUsize::new(0));
+            let (shared, job, witness) = spawned(&dropped);
+            let handle = TaskHandle {
+                inner: Some(HandleInner::Shared(shared)),
+            };
+            let thief = loom::thread::spawn(move || job.run());
+            let value = handle.join();
+            assert_eq!(count(&dropped), 0);
+            drop(value);
+            thief.join().unwrap();
+            assert_eq!(Arc::strong_count(&witness), 1);
+            drop(witness);
+            assert_eq!(count(&dropped), 1);
+        });
+    }
+
+    /// The key of the models' latent record.
+    const KEY: LatentHandle = LatentHandle { home: 1, seq: 1 };
+
+    /// The worker that recorded `KEY` publishes it (`HandleTask::into_job`
+    /// with a live handle: `published::publish`), then runs its job (the
+    /// job went to its deque, where it stays: a thief would run it the
+    /// same way). Returns the witness.
+    fn publish_and_run(dropped: LoomArc<AtomicUsize>) -> Arc<dyn SharedState<Counted>> {
+        let (shared, job, witness) = spawned(&dropped);
+        published::publish(KEY, shared);
+        job.run();
+        witness
+    }
+
+    /// (2) A latent record's handle is joined on another thread while its
+    /// worker publishes it: the joiner gets the published state (waiting on
+    /// its event if it came first: a lost wake-up is a deadlock here, since
+    /// loom's `park` never times out), then the value, and no entry is left
+    /// in the table.
+    #[test]
+    fn loom_handle_joined_elsewhere_gets_the_published_state() {
+        loom::model(|| {
+            let dropped = LoomArc::new(AtomicUsize::new(0));
+            let worker = {
+                let dropped = dropped.clone();
+                loom::thread::spawn(move || publish_and_run(dropped))
+            };
+            let handle: TaskHandle<Counted> = TaskHandle {
+                inner: Some(HandleInner::Latent(KEY)),
+            };
+            let value = handle.join();
+            assert_eq!(count(&dropped), 0);
+            drop(value);
+            let witness = worker.join().unwrap();
+            assert_eq!(published::drain(), 0, "an entry was left behind");
+            assert_eq!(Arc::strong_count(&witness), 1);
+            drop(witness);
+            assert_eq!(count(&dropped), 1);
+        });
+    }
+
+    /// (2) A latent record's handle is dropped on another thread while its
+    /// worker publishes it: whichever comes first, the task is detached
+    /// once — its result is disposed of by the detach protocol while the
+    /// witness keeps the allocation — and no entry is left in the table.
+    #[test]
+    fn loom_handle_dropped_elsewhere_detaches_the_published_task_once() {
+        loom::model(|| {
+            let dropped = LoomArc::new(AtomicUsize::new(0));
+            let worker = {
+                let dropped = dropped.clone();
+                loom::thread::spawn(move || publish_and_run(dropped))
+            };
+            let handle: TaskHandle<Counted> = TaskHandle {
+                inner: Some(HandleInner::Latent(KEY)),
+            };
+            drop(handle);
+            let witness = worker.join().unwrap();
+            assert_eq!(published::drain(), 0, "an entry was left behind");
+            assert_eq!(count(&dropped), 1, "disposed of by the detach protocol");
+            assert_eq!(Arc::strong_count(&witness), 1);
+            drop(witness);
+            assert_eq!(count(&dropped), 1);
+        });
     }
 }
