@@ -694,20 +694,11 @@ mod tests {
     use crate::dataflow::handle::{Data, Slot, Tiles};
     use crate::dataflow::scope_core::ScopeCore;
     use crate::dataflow::state::LiveCount;
-    use crate::params::Params;
-    use crate::scheduler::registry::{Handlers, Registry};
+    use crate::scheduler::registry::Registry;
 
     /// A dataflow scope's state, with a registry whose workers never start.
     fn scope_core() -> ScopeCore {
-        let (registry, _deques) = Registry::new(
-            Params::default(),
-            2,
-            16,
-            Handlers::default(),
-            #[cfg(feature = "trace")]
-            None,
-        );
-        ScopeCore::new(registry)
+        ScopeCore::new(Registry::without_threads(2))
     }
 
     /// The raw form of `accesses`, as a task's submission makes it, after

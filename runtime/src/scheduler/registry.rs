@@ -169,6 +169,22 @@ impl Registry {
         (registry, deques)
     }
 
+    /// A registry of `num_workers` workers whose threads never start, with
+    /// the default parameters: for unit tests and loom models of code that
+    /// only needs a registry to point at.
+    #[cfg(test)]
+    pub(crate) fn without_threads(num_workers: usize) -> Arc<Registry> {
+        let (registry, _deques) = Registry::new(
+            Params::default(),
+            num_workers,
+            16,
+            Handlers::default(),
+            #[cfg(feature = "trace")]
+            None,
+        );
+        registry
+    }
+
     pub(crate) fn num_workers(&self) -> usize {
         self.workers.len()
     }

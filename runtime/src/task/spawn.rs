@@ -695,8 +695,6 @@ mod published {
 #[cfg(all(test, loom))]
 mod loom_models {
     use super::*;
-    use crate::params::Params;
-    use crate::scheduler::registry::Handlers;
     use crate::sync::AtomicUsize;
     use loom::sync::Arc as LoomArc;
     use std::sync::atomic::Ordering;
@@ -733,15 +731,7 @@ mod loom_models {
 
     /// A runtime's registry handle with no workers (none start).
     fn registry() -> Arc<RegistryHandle> {
-        let (registry, _deques) = Registry::new(
-            Params::default(),
-            0,
-            16,
-            Handlers::default(),
-            #[cfg(feature = "trace")]
-            None,
-        );
-        Arc::new(RegistryHandle(registry))
+        Arc::new(RegistryHandle(Registry::without_threads(0)))
     }
 
     /// A task returning a [`Counted`] as `spawn_in` makes it (deferred at

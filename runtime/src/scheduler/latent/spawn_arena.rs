@@ -234,15 +234,7 @@ impl LatentSpawns {
             } else {
                 records.remove(index)
             };
-            let pointer = arena.as_mut_ptr().wrapping_add(record.start).cast::<u8>();
-            if newest {
-                Self::shrink(records, arena, base, &self.base, record.start);
-            }
-            Some(Taken {
-                pointer,
-                action: record.ops.run,
-                creator: record.creator,
-            })
+            Some(self.taken(records, arena, base, record, newest))
         })
     }
 
@@ -298,15 +290,7 @@ impl LatentSpawns {
             } else {
                 records.remove(index)
             };
-            let pointer = arena.as_mut_ptr().wrapping_add(record.start).cast::<u8>();
-            if newest {
-                Self::shrink(records, arena, base, &self.base, record.start);
-            }
-            Some(Taken {
-                pointer,
-                action: record.ops.run,
-                creator: record.creator,
-            })
+            Some(self.taken(records, arena, base, record, newest))
         })
     }
 
@@ -326,6 +310,29 @@ impl LatentSpawns {
             Self::shrink(records, arena, base + 1, &self.base, arena.len());
             Some(taken)
         })
+    }
+
+    /// What a take hands its caller for `record`, just removed from
+    /// `records` (the newest one if `newest`, which shrinks the arena to
+    /// its start): where its task is, and how to run it.
+    #[inline(always)]
+    fn taken(
+        &self,
+        records: &mut Vec<Record>,
+        arena: &mut Vec<MaybeUninit<Slot>>,
+        base: usize,
+        record: Record,
+        newest: bool,
+    ) -> Taken<RunFn> {
+        let pointer = arena.as_mut_ptr().wrapping_add(record.start).cast::<u8>();
+        if newest {
+            Self::shrink(records, arena, base, &self.base, record.start);
+        }
+        Taken {
+            pointer,
+            action: record.ops.run,
+            creator: record.creator,
+        }
     }
 
     /// After a record left: when no record is left, records and arena start
